@@ -1,0 +1,14 @@
+//! The shared vocabulary of verdict: agents named by strings outside and by dense
+//! indices inside, the outcome of one pairwise battle, and a battle log.
+//!
+//! A battle between models `a` and `b` ends in one of four outcomes (LMArena schema):
+//! `model_a`, `model_b`, `tie` or `tie (bothbad)`. Its pairwise verdict is
+//! `Z_ab = 1[a ≻ b] − 1[b ≻ a]` (NashEval Eq. 3): +1, −1, or 0 for either tie.
+
+mod battles;
+mod interner;
+mod outcome;
+
+pub use battles::{BattleLog, BattleLogError};
+pub use interner::{Interner, ModelId};
+pub use outcome::{Outcome, ParseOutcomeError};

@@ -1,0 +1,69 @@
+use std::io::Write;
+use std::path::Path;
+
+use crate::IoError;
+
+/// Writes a file atomically: `fill` writes into a temporary file beside `path`, which
+/// is renamed onto `path` only when `fill` succeeds. On any error nothing is left.
+///
+/// # Errors
+/// [`IoError::Write`] when the temporary file cannot be created, written or renamed;
+/// errors of `fill` are passed through.
+pub fn write_atomic<E, F>(path: &Path, fill: F) -> Result<(), E>
+where
+    E: From<IoError>,
+    F: FnOnce(&mut (dyn Write + Send)) -> Result<(), E>,
+{
+    let write_error = |source| IoError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let mut temporary = tempfile::Builder::new()
+        .prefix(".verdict-")
+        .tempfile_in(directory)
+        .map_err(write_error)?;
+    {
+        let mut buffered = std::io::BufWriter::new(temporary.as_file_mut());
+        fill(&mut buffered)?;
+        buffered.flush().map_err(write_error)?;
+    }
+    temporary
+        .persist(path)
+        .map_err(|e| write_error(e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_fill_leaves_no_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.csv");
+        let result: Result<(), IoError> = write_atomic(&target, |w| {
+            w.write_all(b"partial").unwrap();
+            Err(IoError::invalid_file("x", "boom"))
+        });
+        assert!(result.is_err());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn successful_fill_lands_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.csv");
+        write_atomic::<IoError, _>(&target, |w| {
+            w.write_all(b"a,b\n").map_err(|source| IoError::Write {
+                path: target.clone(),
+                source,
+            })
+        })
+        .unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "a,b\n");
+    }
+}

@@ -1,0 +1,388 @@
+//! Battle logs in the LMArena schema: `model_a`, `model_b`, `winner`.
+
+use std::path::Path;
+
+use verdict_feedback::{BattleLog, ModelId, Outcome};
+
+use crate::filter::Filter;
+use crate::parquet_io::read_parquet;
+use crate::text::{read_csv, read_json_array, read_json_lines};
+use crate::{Format, IoError, Table};
+
+/// Where the outcome of a battle is read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WinnerColumns {
+    /// One column of labels `model_a | model_b | tie | tie (bothbad)` (other spellings:
+    /// see [`Outcome::parse`]).
+    Label(String),
+    /// One-hot columns (`winner_model_a, winner_model_b, winner_tie`): 1/true marks the
+    /// outcome; a row with neither side set and no tie column set is an error.
+    OneHot {
+        /// Set when `model_a` won.
+        a: String,
+        /// Set when `model_b` won.
+        b: String,
+        /// Set for a tie; optional.
+        tie: Option<String>,
+    },
+}
+
+/// Which columns hold the two models and the outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BattleSchema {
+    /// First model's column (default `model_a`, or `left` in evalica-style files).
+    pub model_a: String,
+    /// Second model's column (default `model_b`, or `right`).
+    pub model_b: String,
+    /// The outcome.
+    pub winner: WinnerColumns,
+}
+
+const ONE_HOT: [&str; 3] = ["winner_model_a", "winner_model_b", "winner_tie"];
+
+impl BattleSchema {
+    /// The LMArena schema: `model_a`, `model_b`, `winner`.
+    pub fn lmarena() -> Self {
+        Self {
+            model_a: "model_a".into(),
+            model_b: "model_b".into(),
+            winner: WinnerColumns::Label("winner".into()),
+        }
+    }
+
+    /// Every column name the automatic schema may use.
+    fn candidate_columns() -> Vec<String> {
+        ["model_a", "model_b", "winner", "left", "right"]
+            .into_iter()
+            .chain(ONE_HOT)
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Picks the schema from the columns present: `model_a`/`model_b`, else
+    /// `left`/`right`; a `winner` label column, else the one-hot columns.
+    fn detect(table: &Table) -> Self {
+        let present = table.present_columns();
+        let has = |name: &str| present.iter().any(|p| p == name);
+        let (model_a, model_b) = if !has("model_a") && has("left") && has("right") {
+            ("left", "right")
+        } else {
+            ("model_a", "model_b")
+        };
+        let winner = if has("winner") || !(has(ONE_HOT[0]) && has(ONE_HOT[1])) {
+            WinnerColumns::Label("winner".into())
+        } else {
+            WinnerColumns::OneHot {
+                a: ONE_HOT[0].into(),
+                b: ONE_HOT[1].into(),
+                tie: has(ONE_HOT[2]).then(|| ONE_HOT[2].into()),
+            }
+        };
+        Self {
+            model_a: model_a.into(),
+            model_b: model_b.into(),
+            winner,
+        }
+    }
+
+    fn columns(&self) -> Vec<String> {
+        let mut columns = vec![self.model_a.clone(), self.model_b.clone()];
+        match &self.winner {
+            WinnerColumns::Label(c) => columns.push(c.clone()),
+            WinnerColumns::OneHot { a, b, tie } => {
+                columns.extend([a.clone(), b.clone()]);
+                columns.extend(tie.clone());
+            }
+        }
+        columns
+    }
+}
+
+/// How to read a battle log.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    /// The file format; `None` tells it from the extension.
+    pub format: Option<Format>,
+    /// The columns; `None` detects them (see [`BattleSchema`]).
+    pub schema: Option<BattleSchema>,
+    /// Rows must pass every filter.
+    pub filters: Vec<Filter>,
+    /// Sort battles by this column (numeric when every value is a number), stably.
+    pub order_by: Option<String>,
+    /// Further columns kept as metadata beside the log.
+    pub keep: Vec<String>,
+}
+
+/// A battle log with the metadata columns asked for, row for row.
+#[derive(Debug, Clone)]
+pub struct LoadedBattles {
+    /// The battles, in log order (or `order_by` order).
+    pub log: BattleLog,
+    /// The filter, order and kept columns of the same rows.
+    pub metadata: Table,
+    /// Rows in the file before filtering.
+    pub rows_read: usize,
+}
+
+/// Reads any table file (format from `format` or the extension). `wanted` limits the
+/// columns read; `None` reads all.
+///
+/// # Errors
+/// [`IoError`] naming file, line or record, and column.
+pub fn read_table(
+    path: &Path,
+    format: Option<Format>,
+    wanted: Option<&[String]>,
+) -> Result<Table, IoError> {
+    let format = match format {
+        Some(f) => f,
+        None => Format::from_path(path)?,
+    };
+    let file = path.display().to_string();
+    match format {
+        Format::Csv => read_csv(path, &file, wanted),
+        Format::JsonLines => read_json_lines(path, &file, wanted),
+        Format::Json => read_json_array(path, &file, wanted),
+        Format::Parquet => read_parquet(path, &file, wanted),
+    }
+}
+
+/// Reads a battle log, applying filters and the order column.
+///
+/// # Errors
+/// A missing column, an unknown winner label, a missing model name, a model battling
+/// itself, a malformed row, or no battle left after filtering: each an [`IoError`] that
+/// names file, row and column.
+pub fn read_battles(path: &Path, options: &ReadOptions) -> Result<LoadedBattles, IoError> {
+    let mut wanted = match &options.schema {
+        Some(schema) => schema.columns(),
+        None => BattleSchema::candidate_columns(),
+    };
+    let extra: Vec<String> = options
+        .filters
+        .iter()
+        .map(|f| f.column.clone())
+        .chain(options.order_by.clone())
+        .chain(options.keep.iter().cloned())
+        .collect();
+    wanted.extend(extra.iter().cloned());
+    let table = read_table(path, options.format, Some(&wanted))?;
+    let schema = match &options.schema {
+        Some(schema) => schema.clone(),
+        None => BattleSchema::detect(&table),
+    };
+    for column in schema.columns().iter().chain(&extra) {
+        require_column(&table, column)?;
+    }
+    let mut rows = selected_rows(&table, &options.filters);
+    if rows.is_empty() {
+        let message = if table.rows() == 0 {
+            "the log holds no battles".to_owned()
+        } else {
+            let filters: Vec<String> = options.filters.iter().map(ToString::to_string).collect();
+            format!(
+                "no battles left after filtering with {} ({} rows read); check the filter values",
+                filters.join(", "),
+                table.rows()
+            )
+        };
+        return Err(IoError::invalid_file(table.file(), message));
+    }
+    if let Some(column) = &options.order_by {
+        sort_rows(&table, column, &mut rows)?;
+    }
+    let log = build_log(&table, &schema, &rows)?;
+    let metadata = table.select_rows(&rows);
+    Ok(LoadedBattles {
+        log,
+        metadata,
+        rows_read: table.rows(),
+    })
+}
+
+fn require_column(table: &Table, column: &str) -> Result<(), IoError> {
+    if table.column(column).is_some() {
+        return Ok(());
+    }
+    let hint = match column {
+        "model_a" | "model_b" => "name the model columns with --model-a-col/--model-b-col",
+        "winner" => "name the outcome column with --winner-col, or provide one-hot columns winner_model_a, winner_model_b, winner_tie",
+        _ => "check the column name (names are case-sensitive)",
+    };
+    Err(IoError::MissingColumn {
+        file: table.file().to_owned(),
+        column: column.to_owned(),
+        present: table.present_columns().join(", "),
+        hint: hint.to_owned(),
+    })
+}
+
+fn selected_rows(table: &Table, filters: &[Filter]) -> Vec<usize> {
+    let columns: Vec<_> = filters
+        .iter()
+        .map(|f| table.column(&f.column).expect("checked by require_column"))
+        .collect();
+    (0..table.rows())
+        .filter(|&row| {
+            filters
+                .iter()
+                .zip(&columns)
+                .all(|(filter, column)| filter.accepts(column.value(row)))
+        })
+        .collect()
+}
+
+fn sort_rows(table: &Table, column_name: &str, rows: &mut [usize]) -> Result<(), IoError> {
+    let column = table.column(column_name).expect("checked by require_column");
+    if let Some(&row) = rows.iter().find(|&&r| column.value(r).is_none()) {
+        return Err(IoError::invalid(
+            table.location(row, Some(column_name)),
+            "missing value in the order column; every battle needs one",
+        ));
+    }
+    let numeric: Option<Vec<f64>> = column
+        .dictionary()
+        .iter()
+        .map(|v| v.trim().parse::<f64>().ok().filter(|x| !x.is_nan()))
+        .collect();
+    let code = |row: usize| column.code(row).expect("checked above");
+    match numeric {
+        Some(keys) => rows.sort_by(|&x, &y| keys[code(x)].total_cmp(&keys[code(y)])),
+        None => rows.sort_by(|&x, &y| column.dictionary()[code(x)].cmp(&column.dictionary()[code(y)])),
+    }
+    Ok(())
+}
+
+/// Maps dictionary codes to values lazily, so each distinct value is parsed once and
+/// models enter the interner in order of first appearance among the kept rows.
+struct CodeCache<T> {
+    values: Vec<Option<T>>,
+}
+
+impl<T: Copy> CodeCache<T> {
+    fn new(size: usize) -> Self {
+        Self {
+            values: vec![None; size],
+        }
+    }
+
+    fn get_or<E>(&mut self, code: usize, make: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+        if let Some(value) = self.values[code] {
+            return Ok(value);
+        }
+        let value = make()?;
+        self.values[code] = Some(value);
+        Ok(value)
+    }
+}
+
+fn build_log(table: &Table, schema: &BattleSchema, rows: &[usize]) -> Result<BattleLog, IoError> {
+    let column = |name: &str| table.column(name).expect("checked by require_column");
+    let (column_a, column_b) = (column(&schema.model_a), column(&schema.model_b));
+    let mut log = BattleLog::new();
+    let mut ids_a = CodeCache::<ModelId>::new(column_a.dictionary().len());
+    let mut ids_b = CodeCache::<ModelId>::new(column_b.dictionary().len());
+    let mut outcomes = OutcomeReader::new(table, &schema.winner);
+    for &row in rows {
+        let missing = |name: &str| {
+            IoError::invalid(
+                table.location(row, Some(name)),
+                "missing model name; every battle needs two models",
+            )
+        };
+        let code_a = column_a.code(row).ok_or_else(|| missing(&schema.model_a))?;
+        let code_b = column_b.code(row).ok_or_else(|| missing(&schema.model_b))?;
+        let a = ids_a.get_or(code_a, || {
+            Ok::<_, IoError>(log.models_mut().intern(&column_a.dictionary()[code_a]))
+        })?;
+        let b = ids_b.get_or(code_b, || {
+            Ok::<_, IoError>(log.models_mut().intern(&column_b.dictionary()[code_b]))
+        })?;
+        if a == b {
+            return Err(IoError::invalid(
+                table.location(row, Some(&schema.model_b)),
+                format!(
+                    "model {:?} battles itself; remove the row or fix the model name",
+                    log.models().name(a)
+                ),
+            ));
+        }
+        let outcome = outcomes.read(row)?;
+        log.push_ids(a, b, outcome);
+    }
+    Ok(log)
+}
+
+/// Reads outcomes from label or one-hot columns with located errors.
+struct OutcomeReader<'a> {
+    table: &'a Table,
+    winner: &'a WinnerColumns,
+    labels: CodeCache<Outcome>,
+}
+
+impl<'a> OutcomeReader<'a> {
+    fn new(table: &'a Table, winner: &'a WinnerColumns) -> Self {
+        let size = match winner {
+            WinnerColumns::Label(name) => table.column(name).map_or(0, |c| c.dictionary().len()),
+            WinnerColumns::OneHot { .. } => 0,
+        };
+        Self {
+            table,
+            winner,
+            labels: CodeCache::new(size),
+        }
+    }
+
+    fn read(&mut self, row: usize) -> Result<Outcome, IoError> {
+        let table = self.table;
+        match self.winner {
+            WinnerColumns::Label(name) => {
+                let column = table.column(name).expect("checked by require_column");
+                let location = || table.location(row, Some(name));
+                let code = column.code(row).ok_or_else(|| {
+                    IoError::invalid(
+                        location(),
+                        "missing winner; expected model_a | model_b | tie | tie (bothbad)",
+                    )
+                })?;
+                self.labels.get_or(code, || {
+                    Outcome::parse(&column.dictionary()[code])
+                        .map_err(|e| IoError::invalid(location(), e.to_string()))
+                })
+            }
+            WinnerColumns::OneHot { a, b, tie } => {
+                let flag = |name: &str| one_hot_flag(table, row, name);
+                let a_won = flag(a)?;
+                let b_won = flag(b)?;
+                let tied = match tie {
+                    Some(name) => flag(name)?,
+                    None => false,
+                };
+                match (a_won, b_won, tied) {
+                    (true, false, false) => Ok(Outcome::WinA),
+                    (false, true, false) => Ok(Outcome::WinB),
+                    (false, false, true) => Ok(Outcome::Tie),
+                    _ => Err(IoError::invalid(
+                        table.location(row, None),
+                        format!(
+                            "one-hot winner columns {a}, {b}{} must mark exactly one outcome",
+                            tie.as_ref().map(|t| format!(", {t}")).unwrap_or_default()
+                        ),
+                    )),
+                }
+            }
+        }
+    }
+}
+
+fn one_hot_flag(table: &Table, row: usize, name: &str) -> Result<bool, IoError> {
+    let column = table.column(name).expect("checked by require_column");
+    match column.value(row).map(str::trim) {
+        Some("1" | "1.0" | "true" | "True" | "TRUE") => Ok(true),
+        Some("0" | "0.0" | "false" | "False" | "FALSE") => Ok(false),
+        other => Err(IoError::invalid(
+            table.location(row, Some(name)),
+            format!("expected 0 or 1, found {:?}", other.unwrap_or("")),
+        )),
+    }
+}

@@ -1,0 +1,23 @@
+//! Reading and writing tables of records: CSV, JSON Lines, a JSON array, and Parquet.
+//!
+//! Every error names its place — file, line or row, column — and how to fix it, e.g.
+//! `battles.csv:1042: column "winner": expected model_a | model_b | tie | tie (bothbad),
+//! found "draw"`. Outputs are written to a temporary file beside the target and renamed
+//! on success, so no half-written file is ever left behind.
+
+mod atomic;
+mod battles;
+mod error;
+mod filter;
+mod format;
+mod parquet_io;
+mod table;
+mod text;
+
+pub use atomic::write_atomic;
+pub use battles::{read_battles, read_table, BattleSchema, LoadedBattles, ReadOptions, WinnerColumns};
+pub use error::{IoError, Location, RowRef};
+pub use filter::{Filter, FilterOp};
+pub use format::Format;
+pub use parquet_io::write_battles_parquet;
+pub use table::{Column, Table};

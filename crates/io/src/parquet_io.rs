@@ -1,0 +1,170 @@
+//! Parquet through Arrow: projected reading into dictionary-encoded columns, and
+//! writing battle logs.
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema};
+use arrow::util::display::{ArrayFormatter, FormatOptions};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::{ArrowWriter, ProjectionMask};
+use verdict_feedback::BattleLog;
+
+use crate::table::{ColumnBuilder, RowRefs};
+use crate::text::Wanted;
+use crate::{write_atomic, IoError, Table};
+
+const BATCH_ROWS: usize = 1 << 16;
+
+/// Reads the wanted top-level columns of a Parquet file.
+pub(crate) fn read_parquet(path: &Path, file: &str, wanted: Wanted<'_>) -> Result<Table, IoError> {
+    let handle = File::open(path).map_err(|source| IoError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let not_parquet =
+        |e: parquet::errors::ParquetError| IoError::invalid_file(file, format!("not a readable Parquet file: {e}"));
+    let builder = ParquetRecordBatchReaderBuilder::try_new(handle).map_err(not_parquet)?;
+    let schema = builder.schema().clone();
+    let present: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+    let indices: Vec<usize> = present
+        .iter()
+        .enumerate()
+        .filter(|(_, name)| wanted.is_none_or(|w| w.contains(name)))
+        .map(|(i, _)| i)
+        .collect();
+    let mask = ProjectionMask::roots(builder.parquet_schema(), indices.iter().copied());
+    let reader = builder
+        .with_projection(mask)
+        .with_batch_size(BATCH_ROWS)
+        .build()
+        .map_err(not_parquet)?;
+    let mut builders: Vec<ColumnBuilder> =
+        indices.iter().map(|&i| ColumnBuilder::new(&present[i])).collect();
+    let mut rows = 0usize;
+    for batch in reader {
+        let batch = batch.map_err(|e| {
+            IoError::invalid_file(file, format!("unreadable data after row {rows}: {e}"))
+        })?;
+        for (builder, array) in builders.iter_mut().zip(batch.columns()) {
+            append_array(builder, array).map_err(|message| {
+                IoError::invalid(
+                    crate::Location {
+                        file: file.to_owned(),
+                        row: Some(crate::RowRef::Record(rows as u64 + 1)),
+                        column: Some(builder.name().to_owned()),
+                    },
+                    message,
+                )
+            })?;
+        }
+        rows += batch.num_rows();
+    }
+    let columns = builders.into_iter().map(ColumnBuilder::finish).collect();
+    Ok(Table::new(file, present, columns, rows, RowRefs::records()))
+}
+
+/// Appends every value of `array` as text; dictionary arrays map their (few) distinct
+/// values once, so a categorical column costs one lookup per row.
+fn append_array(builder: &mut ColumnBuilder, array: &ArrayRef) -> Result<(), String> {
+    if let Some(dictionary) = array.as_any_dictionary_opt() {
+        let mut value_codes = Vec::with_capacity(dictionary.values().len());
+        for_each_text(dictionary.values(), |text| {
+            value_codes.push(text.map(|t| builder.code_of(t)));
+        })?;
+        let keys = dictionary.normalized_keys();
+        for (row, key) in keys.into_iter().enumerate() {
+            let code = if array.is_null(row) {
+                None
+            } else {
+                value_codes.get(key).copied().flatten()
+            };
+            builder.push_code(code);
+        }
+        return Ok(());
+    }
+    for_each_text(array.as_ref(), |text| builder.push(text))
+}
+
+/// Calls `visit` with the text of each value (`None` for null) of a flat array.
+fn for_each_text(array: &dyn Array, mut visit: impl FnMut(Option<&str>)) -> Result<(), String> {
+    match array.data_type() {
+        DataType::Utf8 => array.as_string::<i32>().iter().for_each(visit),
+        DataType::LargeUtf8 => array.as_string::<i64>().iter().for_each(visit),
+        DataType::Utf8View => array.as_string_view().iter().for_each(visit),
+        DataType::Boolean => array
+            .as_boolean()
+            .iter()
+            .for_each(|b| visit(b.map(|b| if b { "true" } else { "false" }))),
+        DataType::Struct(_) | DataType::Map(_, _) => {
+            return Err(format!(
+                "nested type {} is not supported here; flatten the column",
+                array.data_type()
+            ))
+        }
+        _ => {
+            let formatter = ArrayFormatter::try_new(array, &FormatOptions::default())
+                .map_err(|e| format!("cannot read type {}: {e}", array.data_type()))?;
+            let mut text = String::new();
+            for row in 0..array.len() {
+                if array.is_null(row) {
+                    visit(None);
+                } else {
+                    text.clear();
+                    use std::fmt::Write;
+                    write!(text, "{}", formatter.value(row)).map_err(|e| e.to_string())?;
+                    visit(Some(&text));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes a battle log as Parquet with the LMArena columns `model_a`, `model_b`,
+/// `winner` (plain UTF-8 strings, Snappy-compressed, dictionary-encoded pages).
+///
+/// # Errors
+/// [`IoError::Write`] when the file cannot be written.
+pub fn write_battles_parquet(path: &Path, log: &BattleLog) -> Result<(), IoError> {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("model_a", DataType::Utf8, false),
+        Field::new("model_b", DataType::Utf8, false),
+        Field::new("winner", DataType::Utf8, false),
+    ]));
+    let names = log.models();
+    let write_error = |e: parquet::errors::ParquetError| IoError::Write {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e),
+    };
+    write_atomic::<IoError, _>(path, |out| {
+        let properties = parquet::file::properties::WriterProperties::builder()
+            .set_compression(parquet::basic::Compression::SNAPPY)
+            .build();
+        let mut writer =
+            ArrowWriter::try_new(out, schema.clone(), Some(properties)).map_err(write_error)?;
+        for start in (0..log.len()).step_by(BATCH_ROWS * 4) {
+            let end = (start + BATCH_ROWS * 4).min(log.len());
+            let rows = start..end;
+            let model_a: StringArray = rows
+                .clone()
+                .map(|r| Some(names.name(log.battle(r).0)))
+                .collect();
+            let model_b: StringArray = rows
+                .clone()
+                .map(|r| Some(names.name(log.battle(r).1)))
+                .collect();
+            let winner: StringArray = rows.map(|r| Some(log.battle(r).2.label())).collect();
+            let batch = RecordBatch::try_new(
+                schema.clone(),
+                vec![Arc::new(model_a), Arc::new(model_b), Arc::new(winner)],
+            )
+            .map_err(|e| write_error(e.into()))?;
+            writer.write(&batch).map_err(write_error)?;
+        }
+        writer.close().map_err(write_error)?;
+        Ok(())
+    })
+}

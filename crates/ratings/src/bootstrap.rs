@@ -1,0 +1,253 @@
+//! Bootstrap intervals.
+//!
+//! Bradley–Terry reads only the per-pair outcome counts, so resampling the N battles
+//! with replacement is the same as drawing the counts of the (pair, outcome) cells from
+//! `Multinomial(N, n_c / N)`. That is what [`bootstrap_bradley_terry`] does, by
+//! conditional binomials, at a cost that depends on the number of cells, not on N.
+//! Each replicate is refitted from the full-data estimate by chord-Newton steps with
+//! the full-data Hessian factor (falling back to full Newton if they stall).
+//!
+//! Round `r` draws from its own ChaCha8 stream `(seed, r)`, so results are identical
+//! whatever the number of threads.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Binomial, Distribution};
+use rayon::prelude::*;
+use verdict_feedback::BattleLog;
+
+use crate::bradley_terry::Problem;
+use crate::{BradleyTerry, BtFit, Elo, EloScale, PairCounts, RatingsError, Regularization};
+
+/// Chord iterations tried before a replicate falls back to full Newton.
+const CHORD_MAX_ITER: usize = 50;
+
+/// Bootstrap settings.
+///
+/// | Name | Default | Meaning | Range |
+/// |---|---|---|---|
+/// | `rounds` | 1000 | resamples | ≥ 1 |
+/// | `seed` | 0 | seed of every draw | any |
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bootstrap {
+    /// Number of resamples.
+    pub rounds: usize,
+    /// Seed.
+    pub seed: u64,
+}
+
+impl Default for Bootstrap {
+    fn default() -> Self {
+        Self {
+            rounds: 1000,
+            seed: 0,
+        }
+    }
+}
+
+/// The scores of every bootstrap replicate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BootstrapDraws {
+    /// `scores[r][m]`: model m's score in replicate r.
+    pub scores: Vec<Vec<f64>>,
+    /// Replicates whose MLE did not exist and which carried the fallback prior.
+    pub prior_rounds: usize,
+    /// Replicates that did not converge within the iteration cap.
+    pub unconverged_rounds: usize,
+}
+
+impl BootstrapDraws {
+    /// Percentile interval of every model at `confidence` (e.g. 0.95).
+    pub fn intervals(&self, confidence: f64) -> Vec<(f64, f64)> {
+        let models = self.scores.first().map_or(0, Vec::len);
+        let (lower, upper) = ((1.0 - confidence) / 2.0, (1.0 + confidence) / 2.0);
+        (0..models)
+            .map(|m| {
+                let mut column: Vec<f64> = self.scores.iter().map(|round| round[m]).collect();
+                column.sort_by(f64::total_cmp);
+                (percentile(&column, lower), percentile(&column, upper))
+            })
+            .collect()
+    }
+}
+
+/// The `q`-quantile of sorted values by linear interpolation between order statistics
+/// (Hyndman–Fan type 7, numpy's and pandas' default).
+pub fn percentile(sorted: &[f64], q: f64) -> f64 {
+    assert!(!sorted.is_empty() && (0.0..=1.0).contains(&q));
+    let position = q * (sorted.len() - 1) as f64;
+    let below = position.floor() as usize;
+    let above = (below + 1).min(sorted.len() - 1);
+    let weight = position - below as f64;
+    sorted[below] + weight * (sorted[above] - sorted[below])
+}
+
+fn round_rng(seed: u64, round: usize) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(round as u64);
+    rng
+}
+
+/// Counts of all cells drawn from `Multinomial(total, cells / total)` by conditional
+/// binomials.
+fn resample_cells(cells: &[f64], total: f64, rng: &mut ChaCha8Rng) -> Vec<f64> {
+    let mut remaining_draws = total.round() as u64;
+    let mut remaining_mass = total;
+    cells
+        .iter()
+        .map(|&mass| {
+            if remaining_draws == 0 || mass <= 0.0 {
+                return 0.0;
+            }
+            let p = (mass / remaining_mass).min(1.0);
+            remaining_mass -= mass;
+            let drawn = if p >= 1.0 {
+                remaining_draws
+            } else {
+                Binomial::new(remaining_draws, p)
+                    .expect("p lies in [0, 1]")
+                    .sample(rng)
+            };
+            remaining_draws -= drawn;
+            drawn as f64
+        })
+        .collect()
+}
+
+/// Bootstrap replicates of a Bradley–Terry fit, each on the rating `scale`.
+///
+/// # Errors
+/// [`RatingsError::Setting`] for zero rounds; errors of [`BradleyTerry::fit`].
+pub fn bootstrap_bradley_terry(
+    counts: &PairCounts,
+    settings: &BradleyTerry,
+    fit: &BtFit,
+    scale: &EloScale,
+    bootstrap: &Bootstrap,
+) -> Result<BootstrapDraws, RatingsError> {
+    if bootstrap.rounds == 0 {
+        return Err(RatingsError::setting("rounds", 0, "at least 1"));
+    }
+    let cells: Vec<f64> = counts.pairs().iter().flat_map(|p| p.cells()).collect();
+    let total = counts.battles();
+    let full = Problem::new(counts, settings.ties, fit.regularization.weight());
+    let start = fit_point(fit, counts.models());
+    let hessian = full.evaluate(&start, true).hessian.expect("requested");
+    let factor = full
+        .factor(hessian)
+        .ok_or_else(|| RatingsError::Numerical("the Hessian at the fit".into()))?;
+    let max_iter = settings.max_iter.unwrap_or(crate::bradley_terry::DEFAULT_NEWTON_MAX_ITER);
+    let replicates: Vec<(Vec<f64>, bool, bool)> = (0..bootstrap.rounds)
+        .into_par_iter()
+        .map(|round| {
+            let mut rng = round_rng(bootstrap.seed, round);
+            let drawn = resample_cells(&cells, total, &mut rng);
+            let pairs = counts
+                .pairs()
+                .iter()
+                .zip(drawn.chunks_exact(3))
+                .map(|(p, c)| p.with_cells([c[0], c[1], c[2]]))
+                .collect();
+            let resampled = counts.with_pairs(pairs);
+            let regularization = match &fit.regularization {
+                Regularization::None => settings.regularization(&resampled),
+                kept => kept.clone(),
+            };
+            let used_prior = matches!(regularization, Regularization::Prior { .. })
+                && !matches!(fit.regularization, Regularization::Prior { .. });
+            let problem = Problem::new(&resampled, settings.ties, regularization.weight());
+            let refit = problem
+                .chord(start.clone(), &factor, settings.tol, CHORD_MAX_ITER, regularization.clone())
+                .unwrap_or_else(|| problem.newton(start.clone(), settings.tol, max_iter, regularization));
+            let converged = refit.status == crate::FitStatus::Converged;
+            (scale.scores(&refit.beta), used_prior, converged)
+        })
+        .collect();
+    Ok(BootstrapDraws {
+        prior_rounds: replicates.iter().filter(|r| r.1).count(),
+        unconverged_rounds: replicates.iter().filter(|r| !r.2).count(),
+        scores: replicates.into_iter().map(|r| r.0).collect(),
+    })
+}
+
+fn fit_point(fit: &BtFit, models: usize) -> nalgebra::DVector<f64> {
+    let mut x: Vec<f64> = fit.beta.clone();
+    x.extend(fit.theta);
+    debug_assert!(x.len() >= models);
+    nalgebra::DVector::from_vec(x)
+}
+
+/// Bootstrap replicates of Elo: each round replays N battles drawn with replacement,
+/// in the order drawn (as FastChat's `get_bootstrap_result` did). Costs O(N) a round.
+///
+/// # Errors
+/// Bad settings, zero rounds, or an empty log.
+pub fn bootstrap_elo(
+    log: &BattleLog,
+    elo: &Elo,
+    bootstrap: &Bootstrap,
+) -> Result<BootstrapDraws, RatingsError> {
+    elo.validate()?;
+    if bootstrap.rounds == 0 {
+        return Err(RatingsError::setting("rounds", 0, "at least 1"));
+    }
+    if log.is_empty() {
+        return Err(RatingsError::NotEnoughData("the log holds no battles".into()));
+    }
+    let n = log.len();
+    let scores = (0..bootstrap.rounds)
+        .into_par_iter()
+        .map(|round| {
+            let mut rng = round_rng(bootstrap.seed, round);
+            elo.replay(log, (0..n).map(|_| rng.random_range(0..n)))
+        })
+        .collect();
+    Ok(BootstrapDraws {
+        scores,
+        prior_rounds: 0,
+        unconverged_rounds: 0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentile_matches_numpy_linear() {
+        // numpy.quantile([1, 2, 3, 4], [0.25, 0.5, 0.975]) = [1.75, 2.5, 3.925]
+        let v = [1.0, 2.0, 3.0, 4.0];
+        assert!((percentile(&v, 0.25) - 1.75).abs() < 1e-15);
+        assert!((percentile(&v, 0.5) - 2.5).abs() < 1e-15);
+        assert!((percentile(&v, 0.975) - 3.925).abs() < 1e-12);
+    }
+
+    #[test]
+    fn multinomial_draw_keeps_the_total() {
+        let mut rng = round_rng(7, 3);
+        let cells = [5.0, 0.0, 10.0, 85.0];
+        let drawn = resample_cells(&cells, 100.0, &mut rng);
+        assert_eq!(drawn.iter().sum::<f64>(), 100.0);
+        assert_eq!(drawn[1], 0.0);
+    }
+
+    /// Mean of each cell over many draws is within 4 standard errors of n p
+    /// (binomial marginal, sd = sqrt(n p (1-p) / rounds)).
+    #[test]
+    fn multinomial_marginals_are_unbiased() {
+        let cells = [10.0, 30.0, 60.0];
+        let rounds = 4000;
+        let mut sums = [0.0; 3];
+        for r in 0..rounds {
+            let drawn = resample_cells(&cells, 100.0, &mut round_rng(1, r));
+            for c in 0..3 {
+                sums[c] += drawn[c];
+            }
+        }
+        for c in 0..3 {
+            let p = cells[c] / 100.0;
+            let se = (100.0 * p * (1.0 - p) / rounds as f64).sqrt();
+            assert!((sums[c] / rounds as f64 - 100.0 * p).abs() < 4.0 * se);
+        }
+    }
+}

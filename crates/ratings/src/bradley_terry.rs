@@ -1,0 +1,609 @@
+//! Bradley–Terry by maximum likelihood (arena tutorial, BT section):
+//! `P(i beats j) = p_i / (p_i + p_j)`, `p_i = exp(beta_i)`, fitted to the pair counts
+//! alone, so the result never depends on the order of the log.
+//!
+//! Two solvers reach the same fixed point (they agree to 1e-9 in `p`):
+//! - Newton: minimises `f(beta) = -l(beta) + l2/2 * sum_i (beta_i / ln 10)^2` with the
+//!   exact Hessian, a backtracking line search, and the null direction `1` (strengths
+//!   are defined up to a common shift) handled by adding `c 1 1^T` to the Hessian.
+//! - MM, the tutorial's Zermelo iteration `p_i <- W_i / sum_j n_ij / (p_i + p_j)`,
+//!   then `p <- p / sum(p)` (Hunter 2004); for the unregularized `half`/`drop` models.
+//!
+//! Both stop when `||grad f||_inf <= tol * max(1, N)` (N battles) and report the
+//! iterations and the final gradient norm; reaching `max_iter` first is reported as
+//! [`FitStatus::MaxIterations`], never silently.
+//!
+//! Where the MLE does not exist (see [`crate::mle_obstacles`]) and no `l2` is given,
+//! the fit adds the weak Gaussian prior `l2 = DEFAULT_PRIOR_L2`, which keeps every
+//! strength finite, and says so in [`BtFit::regularization`].
+
+use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
+use serde::Serialize;
+
+use crate::likelihood::TieModel;
+use crate::{mle_obstacles, MleObstacle, PairCounts, RatingsError};
+
+/// Precision of the Gaussian prior used when the MLE does not exist, in the `l2`
+/// units of [`BradleyTerry::l2`]: standard deviation 10 in log10-strength (4000 rating
+/// points), far weaker than any data it meets.
+pub const DEFAULT_PRIOR_L2: f64 = 0.01;
+
+/// Default stopping tolerance on `||grad||_inf / max(1, N)`.
+pub const DEFAULT_TOLERANCE: f64 = 1e-12;
+
+/// Default iteration cap for Newton.
+pub const DEFAULT_NEWTON_MAX_ITER: usize = 100;
+
+/// Default iteration cap for MM, whose convergence is linear.
+pub const DEFAULT_MM_MAX_ITER: usize = 100_000;
+
+/// Armijo constant of the backtracking line search.
+const ARMIJO: f64 = 1e-4;
+
+/// Halvings tried by the line search before a step is taken anyway.
+const MAX_HALVINGS: usize = 60;
+
+/// The solver used for a fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Solver {
+    /// Newton's method with line search (default).
+    #[default]
+    Newton,
+    /// The MM (Zermelo) iteration of the tutorial.
+    Mm,
+}
+
+/// Bradley–Terry settings.
+///
+/// | Name | Default | Meaning | Range |
+/// |---|---|---|---|
+/// | `ties` | `Half` | how ties enter the likelihood | `Half`, `Drop`, `Davidson` |
+/// | `solver` | `Newton` | Newton or MM (Zermelo) | |
+/// | `tol` | 1e-12 | stop when `‖∇f‖∞ ≤ tol·max(1, N)` | > 0 |
+/// | `max_iter` | 100 (Newton), 100000 (MM) | iteration cap, reported when hit | ≥ 1 |
+/// | `l2` | none | ridge `l2/2 Σ (β_i/ln 10)²`; GenAI-Arena's recipe is 0.5 | ≥ 0 |
+///
+/// `l2` is in log10-strength units (rating / 400): `l2 = 0.5` is what
+/// scikit-learn's `LogisticRegression(C=1.0)` on battles duplicated as in FastChat's
+/// `compute_elo_mle_with_tie` minimises (its objective is `2C` times ours).
+///
+/// # Errors
+/// [`BradleyTerry::fit`] rejects bad settings, fewer than two models, an empty log,
+/// Davidson without ties, and MM where it does not apply.
+///
+/// ```
+/// use verdict_feedback::{BattleLog, Outcome};
+/// use verdict_ratings::{BradleyTerry, PairCounts};
+/// let mut log = BattleLog::new();
+/// log.push("a", "b", Outcome::WinA)?;
+/// log.push("b", "a", Outcome::Tie)?;
+/// let fit = BradleyTerry::default().fit(&PairCounts::from_log(&log))?;
+/// assert!(fit.beta[0] > fit.beta[1]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct BradleyTerry {
+    /// How ties enter the likelihood.
+    pub ties: TieModel,
+    /// Which solver.
+    pub solver: Solver,
+    /// Stopping tolerance on the gradient per battle.
+    pub tol: f64,
+    /// Iteration cap; `None` takes the solver's default.
+    pub max_iter: Option<usize>,
+    /// Ridge penalty in log10-strength units; `None` is the plain MLE (with the
+    /// fallback prior where it does not exist).
+    pub l2: Option<f64>,
+}
+
+impl Default for BradleyTerry {
+    fn default() -> Self {
+        Self {
+            ties: TieModel::Half,
+            solver: Solver::Newton,
+            tol: DEFAULT_TOLERANCE,
+            max_iter: None,
+            l2: None,
+        }
+    }
+}
+
+/// Whether an iterative fit met its tolerance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FitStatus {
+    /// The gradient met the tolerance.
+    Converged,
+    /// The iteration cap came first; the result is the last iterate.
+    MaxIterations,
+}
+
+/// The penalty a fit carried.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Regularization {
+    /// The plain maximum-likelihood estimate.
+    None,
+    /// A ridge penalty the user asked for.
+    L2 {
+        /// Its weight.
+        l2: f64,
+    },
+    /// The fallback prior, because the MLE does not exist.
+    Prior {
+        /// Its weight ([`DEFAULT_PRIOR_L2`]).
+        l2: f64,
+        /// Why the MLE does not exist.
+        obstacles: Vec<MleObstacle>,
+    },
+}
+
+impl Regularization {
+    /// The ridge weight in log10-strength units (0 for none).
+    pub fn weight(&self) -> f64 {
+        match self {
+            Regularization::None => 0.0,
+            Regularization::L2 { l2 } | Regularization::Prior { l2, .. } => *l2,
+        }
+    }
+}
+
+/// A fitted Bradley–Terry model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BtFit {
+    /// Log-strengths `beta_i = ln p_i`, centred to mean zero.
+    pub beta: Vec<f64>,
+    /// Davidson's `theta = ln nu`, for the Davidson tie model.
+    pub theta: Option<f64>,
+    /// Iterations run.
+    pub iterations: usize,
+    /// `‖∇f‖∞` at the result.
+    pub gradient_norm: f64,
+    /// Converged or stopped at the cap.
+    pub status: FitStatus,
+    /// The penalty carried.
+    pub regularization: Regularization,
+    /// Log-likelihood at the result (without the penalty).
+    pub log_likelihood: f64,
+    /// The tie model.
+    pub ties: TieModel,
+    /// The solver.
+    pub solver: Solver,
+}
+
+impl BtFit {
+    /// `P(i beats j)` under the fit (for Davidson, excluding ties).
+    pub fn win_probability(&self, i: usize, j: usize) -> f64 {
+        self.ties
+            .probabilities(self.beta[i] - self.beta[j], self.theta.unwrap_or(0.0))
+            .0
+    }
+
+    /// Strengths `p_i = exp(beta_i)` normalised to sum to one.
+    pub fn strengths(&self) -> Vec<f64> {
+        let max = self.beta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let raw: Vec<f64> = self.beta.iter().map(|b| (b - max).exp()).collect();
+        let total: f64 = raw.iter().sum();
+        raw.iter().map(|p| p / total).collect()
+    }
+}
+
+/// `ln(10)^2`: converts `l2` from log10-strength to natural-log units.
+const LN10_SQUARED: f64 = std::f64::consts::LN_10 * std::f64::consts::LN_10;
+
+impl BradleyTerry {
+    /// Checks the settings.
+    ///
+    /// # Errors
+    /// [`RatingsError::Setting`] for a tolerance that is not positive and finite, a
+    /// zero iteration cap, or a negative or non-finite `l2`.
+    pub fn validate(&self) -> Result<(), RatingsError> {
+        if !(self.tol.is_finite() && self.tol > 0.0) {
+            return Err(RatingsError::setting("tol", self.tol, "a positive number"));
+        }
+        if self.max_iter == Some(0) {
+            return Err(RatingsError::setting("max_iter", 0, "at least 1"));
+        }
+        if let Some(l2) = self.l2 {
+            if !(l2.is_finite() && l2 >= 0.0) {
+                return Err(RatingsError::setting("l2", l2, "a non-negative number"));
+            }
+        }
+        Ok(())
+    }
+
+    fn max_iter(&self) -> usize {
+        self.max_iter.unwrap_or(match self.solver {
+            Solver::Newton => DEFAULT_NEWTON_MAX_ITER,
+            Solver::Mm => DEFAULT_MM_MAX_ITER,
+        })
+    }
+
+    /// The penalty this fit will carry on `counts`.
+    pub fn regularization(&self, counts: &PairCounts) -> Regularization {
+        match self.l2 {
+            Some(l2) if l2 > 0.0 => Regularization::L2 { l2 },
+            _ => {
+                let obstacles = mle_obstacles(counts, self.ties);
+                if obstacles.is_empty() {
+                    Regularization::None
+                } else {
+                    Regularization::Prior {
+                        l2: DEFAULT_PRIOR_L2,
+                        obstacles,
+                    }
+                }
+            }
+        }
+    }
+
+    /// Fits the model to `counts`.
+    ///
+    /// # Errors
+    /// See [`BradleyTerry`].
+    pub fn fit(&self, counts: &PairCounts) -> Result<BtFit, RatingsError> {
+        self.validate()?;
+        check_data(counts, self.ties)?;
+        let regularization = self.regularization(counts);
+        match self.solver {
+            Solver::Newton => {
+                let problem = Problem::new(counts, self.ties, regularization.weight());
+                let start = problem.start();
+                Ok(problem.newton(start, self.tol, self.max_iter(), regularization))
+            }
+            Solver::Mm => {
+                if self.ties == TieModel::Davidson {
+                    return Err(RatingsError::Unsupported(
+                        "the MM solver fits the half and drop tie models; use the Newton solver for Davidson ties".into(),
+                    ));
+                }
+                if regularization != Regularization::None {
+                    return Err(RatingsError::Unsupported(
+                        "the MM solver fits the plain MLE only; use the Newton solver with an L2 penalty or where the MLE does not exist".into(),
+                    ));
+                }
+                Ok(minorize_maximize(counts, self.ties, self.tol, self.max_iter()))
+            }
+        }
+    }
+}
+
+fn check_data(counts: &PairCounts, ties: TieModel) -> Result<(), RatingsError> {
+    if counts.models() < 2 {
+        return Err(RatingsError::NotEnoughData(format!(
+            "a leaderboard needs at least 2 models, found {}",
+            counts.models()
+        )));
+    }
+    let battles = counts.battles();
+    if battles == 0.0 {
+        return Err(RatingsError::NotEnoughData("the log holds no battles".into()));
+    }
+    if ties == TieModel::Drop && counts.ties() == battles {
+        return Err(RatingsError::NotEnoughData(
+            "every battle is a tie, and --ties drop leaves nothing to fit; use --ties half".into(),
+        ));
+    }
+    if ties == TieModel::Davidson {
+        let ties_seen = counts.ties();
+        if ties_seen == 0.0 || ties_seen == battles {
+            return Err(RatingsError::NotEnoughData(format!(
+                "Davidson's tie model needs both ties and decisive battles, found {ties_seen} ties in {battles} battles; use --ties half or drop"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The penalised negative log-likelihood over `beta` (and `theta` for Davidson).
+pub(crate) struct Problem<'a> {
+    counts: &'a PairCounts,
+    ties: TieModel,
+    /// Ridge weight in natural-log units.
+    lambda: f64,
+    models: usize,
+    dims: usize,
+    threshold_scale: f64,
+}
+
+/// Value, gradient and (optionally) Hessian of the objective at one point.
+pub(crate) struct Evaluation {
+    pub value: f64,
+    pub gradient: DVector<f64>,
+    pub hessian: Option<DMatrix<f64>>,
+    pub log_likelihood: f64,
+}
+
+impl<'a> Problem<'a> {
+    pub(crate) fn new(counts: &'a PairCounts, ties: TieModel, l2: f64) -> Self {
+        let models = counts.models();
+        let dims = models + usize::from(ties == TieModel::Davidson);
+        Self {
+            counts,
+            ties,
+            lambda: l2 / LN10_SQUARED,
+            models,
+            dims,
+            threshold_scale: counts.battles().max(1.0),
+        }
+    }
+
+    /// Equal strengths; for Davidson, `nu` matching the observed tie rate at `d = 0`.
+    pub(crate) fn start(&self) -> DVector<f64> {
+        let mut x = DVector::zeros(self.dims);
+        if self.ties == TieModel::Davidson {
+            let (ties, battles) = (self.counts.ties(), self.counts.battles());
+            x[self.models] = (2.0 * ties / (battles - ties)).ln();
+        }
+        x
+    }
+
+    fn theta(&self, x: &DVector<f64>) -> f64 {
+        if self.ties == TieModel::Davidson {
+            x[self.models]
+        } else {
+            0.0
+        }
+    }
+
+    pub(crate) fn evaluate(&self, x: &DVector<f64>, with_hessian: bool) -> Evaluation {
+        let theta = self.theta(x);
+        let mut gradient = DVector::zeros(self.dims);
+        let mut hessian = with_hessian.then(|| DMatrix::zeros(self.dims, self.dims));
+        let mut log_likelihood = 0.0;
+        let t_index = self.models;
+        for pair in self.counts.pairs() {
+            let (i, j) = (pair.i as usize, pair.j as usize);
+            let terms = self.ties.pair_terms(x[i] - x[j], theta, pair.cells());
+            log_likelihood += terms.loglik;
+            gradient[i] -= terms.d;
+            gradient[j] += terms.d;
+            if let Some(h) = hessian.as_mut() {
+                h[(i, i)] -= terms.dd;
+                h[(j, j)] -= terms.dd;
+                h[(i, j)] += terms.dd;
+                h[(j, i)] += terms.dd;
+            }
+            if self.ties == TieModel::Davidson {
+                gradient[t_index] -= terms.theta;
+                if let Some(h) = hessian.as_mut() {
+                    h[(i, t_index)] -= terms.d_theta;
+                    h[(t_index, i)] -= terms.d_theta;
+                    h[(j, t_index)] += terms.d_theta;
+                    h[(t_index, j)] += terms.d_theta;
+                    h[(t_index, t_index)] -= terms.theta_theta;
+                }
+            }
+        }
+        let mut penalty = 0.0;
+        if self.lambda > 0.0 {
+            for m in 0..self.models {
+                penalty += 0.5 * self.lambda * x[m] * x[m];
+                gradient[m] += self.lambda * x[m];
+                if let Some(h) = hessian.as_mut() {
+                    h[(m, m)] += self.lambda;
+                }
+            }
+        }
+        Evaluation {
+            value: -log_likelihood + penalty,
+            gradient,
+            hessian,
+            log_likelihood,
+        }
+    }
+
+    /// Gradient threshold for convergence.
+    pub(crate) fn threshold(&self, tol: f64) -> f64 {
+        tol * self.threshold_scale
+    }
+
+    /// Factor of the Hessian made definite: without a penalty the common shift of all
+    /// strengths is a null direction, removed by adding `c 1 1^T` on the strength block
+    /// (the gradient is orthogonal to it, so the Newton step is unchanged). Falls back
+    /// to Levenberg damping if the matrix is still not numerically definite.
+    pub(crate) fn factor(&self, mut hessian: DMatrix<f64>) -> Option<Cholesky<f64, Dyn>> {
+        let scale = (0..self.models).map(|m| hessian[(m, m)]).sum::<f64>() / self.models as f64;
+        let scale = if scale > 0.0 { scale } else { 1.0 };
+        if self.lambda == 0.0 {
+            let shift = scale / self.models as f64;
+            for r in 0..self.models {
+                for c in 0..self.models {
+                    hessian[(r, c)] += shift;
+                }
+            }
+        }
+        let mut damping = 0.0;
+        for _ in 0..20 {
+            let mut attempt = hessian.clone();
+            for d in 0..self.dims {
+                attempt[(d, d)] += damping;
+            }
+            if let Some(factor) = Cholesky::new(attempt) {
+                return Some(factor);
+            }
+            damping = if damping == 0.0 { 1e-10 * scale } else { damping * 100.0 };
+        }
+        None
+    }
+
+    /// Centres the strengths to mean zero when no penalty pins them.
+    fn centre(&self, x: &mut DVector<f64>) {
+        if self.lambda == 0.0 {
+            let mean = x.rows(0, self.models).sum() / self.models as f64;
+            for m in 0..self.models {
+                x[m] -= mean;
+            }
+        }
+    }
+
+    /// Damped Newton from `x`.
+    pub(crate) fn newton(
+        &self,
+        mut x: DVector<f64>,
+        tol: f64,
+        max_iter: usize,
+        regularization: Regularization,
+    ) -> BtFit {
+        let threshold = self.threshold(tol);
+        let mut evaluation = self.evaluate(&x, true);
+        let mut iterations = 0;
+        while evaluation.gradient.amax() > threshold && iterations < max_iter {
+            iterations += 1;
+            let hessian = evaluation.hessian.take().expect("requested");
+            let Some(factor) = self.factor(hessian) else {
+                break;
+            };
+            let step = -factor.solve(&evaluation.gradient);
+            let slope = evaluation.gradient.dot(&step);
+            let mut t = 1.0;
+            let mut candidate = &x + &step;
+            let mut next = self.evaluate(&candidate, true);
+            for _ in 0..MAX_HALVINGS {
+                if next.value <= evaluation.value + ARMIJO * t * slope {
+                    break;
+                }
+                t *= 0.5;
+                candidate = &x + &step * t;
+                next = self.evaluate(&candidate, true);
+            }
+            if next.value > evaluation.value && step.amax() * t < 1e-15 {
+                break; // No progress is possible in floating point.
+            }
+            x = candidate;
+            self.centre(&mut x);
+            evaluation = self.evaluate(&x, true);
+        }
+        self.finish(x, evaluation, iterations, threshold, regularization, Solver::Newton)
+    }
+
+    /// Chord iterations `x <- x - F^{-1} grad(x)` with a fixed factor `F` (of the
+    /// Hessian at a nearby point); `None` when they fail to converge within
+    /// `max_iter`, so the caller can fall back to [`Problem::newton`].
+    pub(crate) fn chord(
+        &self,
+        mut x: DVector<f64>,
+        factor: &Cholesky<f64, Dyn>,
+        tol: f64,
+        max_iter: usize,
+        regularization: Regularization,
+    ) -> Option<BtFit> {
+        let threshold = self.threshold(tol);
+        let mut evaluation = self.evaluate(&x, false);
+        for iterations in 0..=max_iter {
+            if evaluation.gradient.amax() <= threshold {
+                return Some(self.finish(x, evaluation, iterations, threshold, regularization, Solver::Newton));
+            }
+            let next_x = &x - factor.solve(&evaluation.gradient);
+            let next = self.evaluate(&next_x, false);
+            if !next.value.is_finite() || next.value > evaluation.value + 1e-12 * evaluation.value.abs() {
+                return None;
+            }
+            x = next_x;
+            self.centre(&mut x);
+            evaluation = self.evaluate(&x, false);
+        }
+        None
+    }
+
+    fn finish(
+        &self,
+        x: DVector<f64>,
+        evaluation: Evaluation,
+        iterations: usize,
+        threshold: f64,
+        regularization: Regularization,
+        solver: Solver,
+    ) -> BtFit {
+        let gradient_norm = evaluation.gradient.amax();
+        BtFit {
+            beta: x.rows(0, self.models).iter().copied().collect(),
+            theta: (self.ties == TieModel::Davidson).then(|| x[self.models]),
+            iterations,
+            gradient_norm,
+            status: if gradient_norm <= threshold {
+                FitStatus::Converged
+            } else {
+                FitStatus::MaxIterations
+            },
+            regularization,
+            log_likelihood: evaluation.log_likelihood,
+            ties: self.ties,
+            solver,
+        }
+    }
+}
+
+/// Effective wins `W_i` and battles `n_ij` (ties as half wins, or dropped).
+fn effective_counts(counts: &PairCounts, ties: TieModel) -> (Vec<f64>, Vec<(usize, usize, f64)>) {
+    let tie_share = if ties == TieModel::Half { 0.5 } else { 0.0 };
+    let mut wins = vec![0.0; counts.models()];
+    let mut battles = Vec::with_capacity(counts.pairs().len());
+    for p in counts.pairs() {
+        let (i, j) = (p.i as usize, p.j as usize);
+        wins[i] += p.wins_i + tie_share * p.ties;
+        wins[j] += p.wins_j + tie_share * p.ties;
+        battles.push((i, j, p.wins_i + p.wins_j + 2.0 * tie_share * p.ties));
+    }
+    (wins, battles)
+}
+
+/// One MM (Zermelo) step `p_i <- W_i / sum_j n_ij / (p_i + p_j)`, renormalised to sum
+/// one (arena tutorial, BT section). Returns the gradient `‖∇‖∞` in `beta` at the
+/// input `p`, which costs nothing extra: `g_i = W_i - p_i sum_j n_ij/(p_i+p_j)`.
+fn mm_step(p: &mut [f64], wins: &[f64], battles: &[(usize, usize, f64)], denominators: &mut [f64]) -> f64 {
+    denominators.iter_mut().for_each(|d| *d = 0.0);
+    for &(i, j, n) in battles {
+        let share = n / (p[i] + p[j]);
+        denominators[i] += share;
+        denominators[j] += share;
+    }
+    let mut gradient_norm: f64 = 0.0;
+    for m in 0..p.len() {
+        gradient_norm = gradient_norm.max((wins[m] - p[m] * denominators[m]).abs());
+        p[m] = wins[m] / denominators[m];
+    }
+    let total: f64 = p.iter().sum();
+    p.iter_mut().for_each(|x| *x /= total);
+    gradient_norm
+}
+
+/// The first `iterations` MM iterates from `p = 1/K` (the tutorial's table), each
+/// normalised to sum one. Models without a battle keep `p = 0` from iterate 1 on.
+pub fn mm_iterates(counts: &PairCounts, ties: TieModel, iterations: usize) -> Vec<Vec<f64>> {
+    let (wins, battles) = effective_counts(counts, ties);
+    let k = counts.models();
+    let mut p = vec![1.0 / k as f64; k];
+    let mut denominators = vec![0.0; k];
+    (0..iterations)
+        .map(|_| {
+            mm_step(&mut p, &wins, &battles, &mut denominators);
+            p.clone()
+        })
+        .collect()
+}
+
+fn minorize_maximize(counts: &PairCounts, ties: TieModel, tol: f64, max_iter: usize) -> BtFit {
+    let (wins, battles) = effective_counts(counts, ties);
+    let k = counts.models();
+    let problem = Problem::new(counts, ties, 0.0);
+    let threshold = problem.threshold(tol);
+    let mut p = vec![1.0 / k as f64; k];
+    let mut denominators = vec![0.0; k];
+    let mut iterations = 0;
+    loop {
+        // mm_step reports the gradient at its input: keep that input once it converged.
+        let before = p.clone();
+        let gradient_norm = mm_step(&mut p, &wins, &battles, &mut denominators);
+        if gradient_norm <= threshold || iterations >= max_iter {
+            p = before;
+            break;
+        }
+        iterations += 1;
+    }
+    let mut x = DVector::from_iterator(k, p.iter().map(|v| v.ln()));
+    problem.centre(&mut x);
+    let evaluation = problem.evaluate(&x, false);
+    problem.finish(x, evaluation, iterations, threshold, Regularization::None, Solver::Mm)
+}

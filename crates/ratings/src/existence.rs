@@ -1,0 +1,237 @@
+//! When does the Bradley–Terry maximum-likelihood estimate exist? Exactly when the
+//! directed graph "i beat j at least once" is strongly connected (Ford 1957; Hunter
+//! 2004, Assumption 1): otherwise some group of models beat every outsider it met and
+//! the likelihood keeps rising as the group's strengths go to infinity.
+
+use serde::Serialize;
+
+use crate::{PairCounts, TieModel};
+
+/// One reason the maximum-likelihood estimate does not exist.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum MleObstacle {
+    /// These models never won (nor tied, where a tie counts as half a win).
+    NeverWins {
+        /// Model indices.
+        models: Vec<u32>,
+    },
+    /// These models never lost (nor tied).
+    NeverLoses {
+        /// Model indices.
+        models: Vec<u32>,
+    },
+    /// The comparison graph falls apart into this many groups that never met.
+    Disconnected {
+        /// Number of connected groups.
+        groups: usize,
+    },
+    /// Some group of models beat every outsider it met (no single model to blame).
+    Dominant {
+        /// Number of strongly connected groups.
+        groups: usize,
+    },
+}
+
+impl MleObstacle {
+    /// A sentence naming the models involved.
+    pub fn describe(&self, names: &[String]) -> String {
+        let list = |models: &[u32]| {
+            models
+                .iter()
+                .map(|&m| names[m as usize].as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            MleObstacle::NeverWins { models } => format!("never won: {}", list(models)),
+            MleObstacle::NeverLoses { models } => format!("never lost: {}", list(models)),
+            MleObstacle::Disconnected { groups } => {
+                format!("the comparison graph has {groups} groups that never met")
+            }
+            MleObstacle::Dominant { groups } => format!(
+                "{groups} groups of models where one beat every outsider it met"
+            ),
+        }
+    }
+}
+
+/// The reasons the MLE of `counts` under `ties` does not exist; empty when it exists.
+pub fn mle_obstacles(counts: &PairCounts, ties: TieModel) -> Vec<MleObstacle> {
+    let k = counts.models();
+    let mut beats: Vec<Vec<u32>> = vec![Vec::new(); k];
+    let mut undirected: Vec<Vec<u32>> = vec![Vec::new(); k];
+    let tie_counts = ties != TieModel::Drop;
+    for p in counts.pairs() {
+        let tied = tie_counts && p.ties > 0.0;
+        if p.wins_i > 0.0 || tied {
+            beats[p.i as usize].push(p.j);
+        }
+        if p.wins_j > 0.0 || tied {
+            beats[p.j as usize].push(p.i);
+        }
+        if p.total() > 0.0 {
+            undirected[p.i as usize].push(p.j);
+            undirected[p.j as usize].push(p.i);
+        }
+    }
+    let strong = strongly_connected_components(&beats);
+    if strong <= 1 {
+        return Vec::new();
+    }
+    let mut obstacles = Vec::new();
+    let never_wins: Vec<u32> = (0..k as u32).filter(|&m| beats[m as usize].is_empty()).collect();
+    let mut has_in = vec![false; k];
+    beats.iter().flatten().for_each(|&j| has_in[j as usize] = true);
+    let never_loses: Vec<u32> = (0..k as u32).filter(|&m| !has_in[m as usize]).collect();
+    if !never_wins.is_empty() {
+        obstacles.push(MleObstacle::NeverWins { models: never_wins });
+    }
+    if !never_loses.is_empty() {
+        obstacles.push(MleObstacle::NeverLoses {
+            models: never_loses,
+        });
+    }
+    let groups = connected_components(&undirected);
+    if groups > 1 {
+        obstacles.push(MleObstacle::Disconnected { groups });
+    }
+    if obstacles.is_empty() {
+        obstacles.push(MleObstacle::Dominant { groups: strong });
+    }
+    obstacles
+}
+
+/// Iterative depth-first order of `graph` from every unvisited node.
+fn finish_order(graph: &[Vec<u32>]) -> Vec<u32> {
+    let mut visited = vec![false; graph.len()];
+    let mut order = Vec::with_capacity(graph.len());
+    for start in 0..graph.len() {
+        if visited[start] {
+            continue;
+        }
+        visited[start] = true;
+        let mut stack = vec![(start as u32, 0usize)];
+        while let Some((node, next)) = stack.pop() {
+            if let Some(&child) = graph[node as usize].get(next) {
+                stack.push((node, next + 1));
+                if !visited[child as usize] {
+                    visited[child as usize] = true;
+                    stack.push((child, 0));
+                }
+            } else {
+                order.push(node);
+            }
+        }
+    }
+    order
+}
+
+/// Number of strongly connected components (Kosaraju).
+fn strongly_connected_components(graph: &[Vec<u32>]) -> usize {
+    let order = finish_order(graph);
+    let mut reversed: Vec<Vec<u32>> = vec![Vec::new(); graph.len()];
+    for (from, targets) in graph.iter().enumerate() {
+        for &to in targets {
+            reversed[to as usize].push(from as u32);
+        }
+    }
+    let mut assigned = vec![false; graph.len()];
+    let mut components = 0;
+    for &root in order.iter().rev() {
+        if assigned[root as usize] {
+            continue;
+        }
+        components += 1;
+        let mut stack = vec![root];
+        assigned[root as usize] = true;
+        while let Some(node) = stack.pop() {
+            for &next in &reversed[node as usize] {
+                if !assigned[next as usize] {
+                    assigned[next as usize] = true;
+                    stack.push(next);
+                }
+            }
+        }
+    }
+    components
+}
+
+/// Number of connected components of an undirected graph.
+fn connected_components(graph: &[Vec<u32>]) -> usize {
+    let mut seen = vec![false; graph.len()];
+    let mut components = 0;
+    for start in 0..graph.len() {
+        if seen[start] {
+            continue;
+        }
+        components += 1;
+        seen[start] = true;
+        let mut stack = vec![start as u32];
+        while let Some(node) = stack.pop() {
+            for &next in &graph[node as usize] {
+                if !seen[next as usize] {
+                    seen[next as usize] = true;
+                    stack.push(next);
+                }
+            }
+        }
+    }
+    components
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PairTally;
+
+    fn tally(i: u32, j: u32, wins_i: f64, wins_j: f64, ties: f64) -> PairTally {
+        PairTally {
+            i,
+            j,
+            wins_i,
+            wins_j,
+            ties,
+        }
+    }
+
+    #[test]
+    fn a_cycle_has_an_mle() {
+        let counts = PairCounts::from_pairs(
+            3,
+            vec![tally(0, 1, 1.0, 0.0, 0.0), tally(1, 2, 1.0, 0.0, 0.0), tally(0, 2, 0.0, 1.0, 0.0)],
+        );
+        assert!(mle_obstacles(&counts, TieModel::Half).is_empty());
+    }
+
+    #[test]
+    fn a_model_that_never_wins_is_named() {
+        let counts = PairCounts::from_pairs(
+            3,
+            vec![tally(0, 1, 1.0, 1.0, 0.0), tally(1, 2, 2.0, 0.0, 0.0)],
+        );
+        let obstacles = mle_obstacles(&counts, TieModel::Half);
+        assert_eq!(obstacles, vec![MleObstacle::NeverWins { models: vec![2] }]);
+        let names = ["a".to_string(), "b".to_string(), "c".to_string()];
+        assert_eq!(obstacles[0].describe(&names), "never won: c");
+    }
+
+    #[test]
+    fn ties_connect_unless_dropped() {
+        let counts = PairCounts::from_pairs(2, vec![tally(0, 1, 0.0, 0.0, 3.0)]);
+        assert!(mle_obstacles(&counts, TieModel::Half).is_empty());
+        assert!(!mle_obstacles(&counts, TieModel::Drop).is_empty());
+    }
+
+    #[test]
+    fn disconnected_groups_are_counted() {
+        let counts = PairCounts::from_pairs(
+            4,
+            vec![tally(0, 1, 1.0, 1.0, 0.0), tally(2, 3, 1.0, 1.0, 0.0)],
+        );
+        assert_eq!(
+            mle_obstacles(&counts, TieModel::Half),
+            vec![MleObstacle::Disconnected { groups: 2 }]
+        );
+    }
+}

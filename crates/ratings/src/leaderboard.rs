@@ -1,0 +1,132 @@
+//! A leaderboard: models sorted by score, with intervals and ranks.
+//!
+//! `rank` is 1 + the number of models with a strictly higher score; `rank_ub` (LMArena's
+//! "rank (UB)") is 1 + the number of models whose interval lies wholly above this
+//! model's: whose lower bound exceeds this model's upper bound.
+
+use serde::Serialize;
+
+use crate::ModelTally;
+
+/// How intervals were made.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum IntervalMethod {
+    /// Percentile bootstrap.
+    Bootstrap {
+        /// Resamples.
+        rounds: usize,
+        /// Seed.
+        seed: u64,
+    },
+    /// Normal intervals from the sandwich covariance.
+    Sandwich,
+}
+
+/// The intervals of a leaderboard.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Interval {
+    /// How they were made.
+    pub method: IntervalMethod,
+    /// Coverage, e.g. 0.95.
+    pub confidence: f64,
+}
+
+/// One model's line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Standing {
+    /// Model name.
+    pub name: String,
+    /// Score on the method's scale.
+    pub score: f64,
+    /// Lower interval bound.
+    pub ci_low: Option<f64>,
+    /// Upper interval bound.
+    pub ci_high: Option<f64>,
+    /// 1 + models scoring strictly higher.
+    pub rank: usize,
+    /// 1 + models whose lower bound is above this model's upper bound.
+    pub rank_ub: Option<usize>,
+    /// Battles won.
+    pub wins: u64,
+    /// Battles lost.
+    pub losses: u64,
+    /// Battles tied.
+    pub ties: u64,
+    /// All battles.
+    pub battles: u64,
+}
+
+/// Models sorted by descending score (ties in score by name).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Leaderboard {
+    /// `bradley-terry` or `elo`.
+    pub method: String,
+    /// The intervals, if any.
+    pub interval: Option<Interval>,
+    /// The models, best first.
+    pub models: Vec<Standing>,
+}
+
+impl Leaderboard {
+    /// Builds and sorts a leaderboard; `intervals[m]` is model m's `(low, high)`.
+    pub fn new(
+        method: &str,
+        names: &[String],
+        scores: &[f64],
+        intervals: Option<(Interval, Vec<(f64, f64)>)>,
+        tallies: &[ModelTally],
+    ) -> Self {
+        let (interval, bounds) = match intervals {
+            Some((interval, bounds)) => (Some(interval), Some(bounds)),
+            None => (None, None),
+        };
+        let mut models: Vec<Standing> = (0..names.len())
+            .map(|m| {
+                let bound = bounds.as_ref().map(|b| b[m]);
+                let rank = 1 + scores.iter().filter(|&&s| s > scores[m]).count();
+                let rank_ub = bounds.as_ref().map(|b| {
+                    1 + b.iter().filter(|(low, _)| *low > b[m].1).count()
+                });
+                Standing {
+                    name: names[m].clone(),
+                    score: scores[m],
+                    ci_low: bound.map(|b| b.0),
+                    ci_high: bound.map(|b| b.1),
+                    rank,
+                    rank_ub,
+                    wins: tallies[m].wins,
+                    losses: tallies[m].losses,
+                    ties: tallies[m].ties,
+                    battles: tallies[m].battles(),
+                }
+            })
+            .collect();
+        models.sort_by(|x, y| y.score.total_cmp(&x.score).then_with(|| x.name.cmp(&y.name)));
+        Self {
+            method: method.to_owned(),
+            interval,
+            models,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_and_upper_bound_ranks() {
+        let names = ["a", "b", "c"].map(String::from);
+        let tallies = [ModelTally::default(); 3];
+        let interval = Interval {
+            method: IntervalMethod::Sandwich,
+            confidence: 0.95,
+        };
+        // a is clearly above c; b overlaps both.
+        let bounds = vec![(1100.0, 1200.0), (1000.0, 1150.0), (900.0, 1050.0)];
+        let board = Leaderboard::new("x", &names, &[1150.0, 1080.0, 980.0], Some((interval, bounds)), &tallies);
+        let order: Vec<_> = board.models.iter().map(|s| (s.name.as_str(), s.rank, s.rank_ub)).collect();
+        assert_eq!(order, vec![("a", 1, Some(1)), ("b", 2, Some(1)), ("c", 3, Some(2))]);
+    }
+}

@@ -1,0 +1,30 @@
+//! Ratings from pairwise battles: the win matrix, online Elo, Bradley–Terry by maximum
+//! likelihood (MM and Newton solvers, three tie models), and intervals by bootstrap or
+//! sandwich.
+//!
+//! Bradley–Terry (arena tutorial, BT section): `P(i beats j) = p_i / (p_i + p_j)`, with
+//! `p_i = exp(beta_i)`. Scores are shown on the LMArena scale
+//! `400 * log10(p_i) + c = 400/ln(10) * beta_i + c`, `c` placing the mean at 1000 or an
+//! anchor model at a chosen rating.
+
+mod bootstrap;
+mod bradley_terry;
+mod counts;
+mod elo;
+mod error;
+mod existence;
+mod leaderboard;
+mod likelihood;
+mod sandwich;
+mod scale;
+
+pub use bootstrap::{bootstrap_bradley_terry, bootstrap_elo, percentile, Bootstrap, BootstrapDraws};
+pub use bradley_terry::{mm_iterates, BradleyTerry, BtFit, FitStatus, Regularization, Solver, DEFAULT_PRIOR_L2};
+pub use counts::{PairCounts, PairTally, ModelTally};
+pub use elo::{Elo, EloRun};
+pub use error::RatingsError;
+pub use existence::{mle_obstacles, MleObstacle};
+pub use leaderboard::{Interval, IntervalMethod, Leaderboard, Standing};
+pub use likelihood::TieModel;
+pub use sandwich::sandwich_covariance;
+pub use scale::{Center, EloScale};
