@@ -1,1 +1,51 @@
-fn main() {}
+//! `verdict`: evaluate LLMs and other agents from relative feedback.
+//!
+//! A thin layer: each subcommand turns its flags into library settings, makes one
+//! library call, and renders the result. Errors print their cause chain and exit 2.
+
+mod args;
+mod bench;
+mod demo;
+mod output;
+mod progress;
+mod rank;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::{Cli, Command};
+
+fn run() -> anyhow::Result<ExitCode> {
+    let cli = Cli::parse();
+    if let Some(threads) = cli.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()
+            .map_err(|e| anyhow::anyhow!("cannot start {threads} threads: {e}"))?;
+    }
+    match cli.command {
+        Command::Rank(args) => rank::run(args, cli.quiet)?,
+        Command::Demo => demo::run()?,
+        Command::Bench(args) => bench::run(args, cli.quiet)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(code) => code,
+        Err(error) => {
+            let broken_pipe = error.chain().any(|cause| {
+                cause
+                    .downcast_ref::<std::io::Error>()
+                    .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            });
+            if broken_pipe {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}

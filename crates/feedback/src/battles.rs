@@ -88,6 +88,29 @@ impl BattleLog {
         (0..self.len()).map(move |r| self.battle(r))
     }
 
+    /// The same log with models numbered in name order, so that two logs holding the
+    /// same battles in any order get the same ids (and bit-identical fits).
+    pub fn with_models_by_name(&self) -> BattleLog {
+        let mut sorted: Vec<&str> = self.models.names().iter().map(String::as_str).collect();
+        sorted.sort_unstable();
+        let mut models = Interner::new();
+        for name in sorted {
+            models.intern(name);
+        }
+        let relabel: Vec<ModelId> = self
+            .models
+            .names()
+            .iter()
+            .map(|name| models.get(name).expect("every name was interned"))
+            .collect();
+        BattleLog {
+            models,
+            a: self.a.iter().map(|id| relabel[id.index()]).collect(),
+            b: self.b.iter().map(|id| relabel[id.index()]).collect(),
+            outcome: self.outcome.clone(),
+        }
+    }
+
     /// The same battles in the order given by `order` (a permutation or any
     /// selection of row indices, repeats allowed), with the same model ids.
     pub fn reordered(&self, order: &[usize]) -> BattleLog {
@@ -110,6 +133,15 @@ mod tests {
         let err = log.push("x", "x", Outcome::Tie).unwrap_err();
         assert!(err.to_string().contains("\"x\" battles itself"));
         assert!(log.is_empty());
+    }
+
+    #[test]
+    fn models_by_name_relabels_consistently() {
+        let mut log = BattleLog::new();
+        log.push("zeta", "alpha", Outcome::WinA).unwrap();
+        let sorted = log.with_models_by_name();
+        assert_eq!(sorted.models().names(), ["alpha", "zeta"]);
+        assert_eq!(sorted.battle(0), (ModelId(1), ModelId(0), Outcome::WinA));
     }
 
     #[test]

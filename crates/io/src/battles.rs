@@ -124,26 +124,65 @@ pub struct LoadedBattles {
     pub rows_read: usize,
 }
 
-/// Reads any table file (format from `format` or the extension). `wanted` limits the
-/// columns read; `None` reads all.
+/// Where a table comes from: a file, or bytes already in memory (standard input, data
+/// bundled in a program) with a label used in messages.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// A file on disk.
+    File(std::path::PathBuf),
+    /// In-memory bytes and the name to show for them.
+    Bytes {
+        /// Shown in messages in place of a file name.
+        label: String,
+        /// The file's content.
+        data: Vec<u8>,
+    },
+}
+
+impl Source {
+    /// The name shown in messages.
+    pub fn label(&self) -> String {
+        match self {
+            Source::File(path) => path.display().to_string(),
+            Source::Bytes { label, .. } => label.clone(),
+        }
+    }
+}
+
+/// Reads any table (format from `format` or the source's extension). `wanted` limits
+/// the columns read; `None` reads all.
 ///
 /// # Errors
 /// [`IoError`] naming file, line or record, and column.
 pub fn read_table(
-    path: &Path,
+    source: &Source,
     format: Option<Format>,
     wanted: Option<&[String]>,
 ) -> Result<Table, IoError> {
+    let label = source.label();
     let format = match format {
         Some(f) => f,
-        None => Format::from_path(path)?,
+        None => Format::from_path(Path::new(&label))?,
     };
-    let file = path.display().to_string();
-    match format {
-        Format::Csv => read_csv(path, &file, wanted),
-        Format::JsonLines => read_json_lines(path, &file, wanted),
-        Format::Json => read_json_array(path, &file, wanted),
-        Format::Parquet => read_parquet(path, &file, wanted),
+    match source {
+        Source::File(path) => {
+            let file = std::fs::File::open(path).map_err(|source| IoError::Read {
+                path: path.clone(),
+                source,
+            })?;
+            match format {
+                Format::Csv => read_csv(file, &label, wanted),
+                Format::JsonLines => read_json_lines(file, &label, wanted),
+                Format::Json => read_json_array(file, &label, wanted),
+                Format::Parquet => read_parquet(file, &label, wanted),
+            }
+        }
+        Source::Bytes { data, .. } => match format {
+            Format::Csv => read_csv(data.as_slice(), &label, wanted),
+            Format::JsonLines => read_json_lines(data.as_slice(), &label, wanted),
+            Format::Json => read_json_array(data.as_slice(), &label, wanted),
+            Format::Parquet => read_parquet(bytes::Bytes::from(data.clone()), &label, wanted),
+        },
     }
 }
 
@@ -153,7 +192,7 @@ pub fn read_table(
 /// A missing column, an unknown winner label, a missing model name, a model battling
 /// itself, a malformed row, or no battle left after filtering: each an [`IoError`] that
 /// names file, row and column.
-pub fn read_battles(path: &Path, options: &ReadOptions) -> Result<LoadedBattles, IoError> {
+pub fn read_battles(source: &Source, options: &ReadOptions) -> Result<LoadedBattles, IoError> {
     let mut wanted = match &options.schema {
         Some(schema) => schema.columns(),
         None => BattleSchema::candidate_columns(),
@@ -166,7 +205,7 @@ pub fn read_battles(path: &Path, options: &ReadOptions) -> Result<LoadedBattles,
         .chain(options.keep.iter().cloned())
         .collect();
     wanted.extend(extra.iter().cloned());
-    let table = read_table(path, options.format, Some(&wanted))?;
+    let table = read_table(source, options.format, Some(&wanted))?;
     let schema = match &options.schema {
         Some(schema) => schema.clone(),
         None => BattleSchema::detect(&table),
@@ -310,7 +349,7 @@ fn build_log(table: &Table, schema: &BattleSchema, rows: &[usize]) -> Result<Bat
         let outcome = outcomes.read(row)?;
         log.push_ids(a, b, outcome);
     }
-    Ok(log)
+    Ok(log.with_models_by_name())
 }
 
 /// Reads outcomes from label or one-hot columns with located errors.

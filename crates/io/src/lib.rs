@@ -15,7 +15,9 @@ mod table;
 mod text;
 
 pub use atomic::write_atomic;
-pub use battles::{read_battles, read_table, BattleSchema, LoadedBattles, ReadOptions, WinnerColumns};
+pub use battles::{
+    read_battles, read_table, BattleSchema, LoadedBattles, ReadOptions, Source, WinnerColumns,
+};
 pub use error::{IoError, Location, RowRef};
 pub use filter::{Filter, FilterOp};
 pub use format::Format;

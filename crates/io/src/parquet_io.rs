@@ -1,7 +1,6 @@
 //! Parquet through Arrow: projected reading into dictionary-encoded columns, and
 //! writing battle logs.
 
-use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -10,6 +9,7 @@ use arrow::datatypes::{DataType, Field, Schema};
 use arrow::util::display::{ArrayFormatter, FormatOptions};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::{ArrowWriter, ProjectionMask};
+use parquet::file::reader::ChunkReader;
 use verdict_feedback::BattleLog;
 
 use crate::table::{ColumnBuilder, RowRefs};
@@ -19,11 +19,11 @@ use crate::{write_atomic, IoError, Table};
 const BATCH_ROWS: usize = 1 << 16;
 
 /// Reads the wanted top-level columns of a Parquet file.
-pub(crate) fn read_parquet(path: &Path, file: &str, wanted: Wanted<'_>) -> Result<Table, IoError> {
-    let handle = File::open(path).map_err(|source| IoError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+pub(crate) fn read_parquet<T: ChunkReader + 'static>(
+    handle: T,
+    file: &str,
+    wanted: Wanted<'_>,
+) -> Result<Table, IoError> {
     let not_parquet =
         |e: parquet::errors::ParquetError| IoError::invalid_file(file, format!("not a readable Parquet file: {e}"));
     let builder = ParquetRecordBatchReaderBuilder::try_new(handle).map_err(not_parquet)?;

@@ -1,9 +1,7 @@
 //! Readers of the text formats: CSV, JSON Lines, and a JSON array of objects.
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::io::{BufRead, BufReader, Read};
 
 use serde_json::Value;
 
@@ -18,13 +16,6 @@ fn is_wanted(wanted: Wanted<'_>, name: &str) -> bool {
     wanted.is_none_or(|names| names.iter().any(|n| n == name))
 }
 
-fn open(path: &Path) -> Result<File, IoError> {
-    File::open(path).map_err(|source| IoError::Read {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
 fn at(file: &str, row: RowRef) -> Location {
     Location {
         file: file.to_owned(),
@@ -34,11 +25,11 @@ fn at(file: &str, row: RowRef) -> Location {
 }
 
 /// Reads a CSV file with a header row.
-pub(crate) fn read_csv(path: &Path, file: &str, wanted: Wanted<'_>) -> Result<Table, IoError> {
+pub(crate) fn read_csv(input: impl Read, file: &str, wanted: Wanted<'_>) -> Result<Table, IoError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(false)
-        .from_reader(BufReader::with_capacity(1 << 20, open(path)?));
+        .from_reader(BufReader::with_capacity(1 << 20, input));
     let csv_error = |e: csv::Error| {
         let line = e.position().map_or(0, |p| p.line());
         let message = match e.kind() {
@@ -140,11 +131,11 @@ fn json_text(value: &Value) -> Option<String> {
 
 /// Reads JSON Lines: one object per line, blank lines ignored.
 pub(crate) fn read_json_lines(
-    path: &Path,
+    input: impl Read,
     file: &str,
     wanted: Wanted<'_>,
 ) -> Result<Table, IoError> {
-    let reader = BufReader::with_capacity(1 << 20, open(path)?);
+    let reader = BufReader::with_capacity(1 << 20, input);
     let mut columns = ObjectColumns::new(wanted);
     let mut lines = Vec::new();
     for (number, line) in reader.lines().enumerate() {
@@ -173,11 +164,11 @@ pub(crate) fn read_json_lines(
 
 /// Reads a JSON array of objects (the FastChat "clean battle" format).
 pub(crate) fn read_json_array(
-    path: &Path,
+    input: impl Read,
     file: &str,
     wanted: Wanted<'_>,
 ) -> Result<Table, IoError> {
-    let reader = BufReader::with_capacity(1 << 20, open(path)?);
+    let reader = BufReader::with_capacity(1 << 20, input);
     let value: Value = serde_json::from_reader(reader).map_err(|e| {
         IoError::invalid(
             at(file, RowRef::Line(e.line() as u64)),

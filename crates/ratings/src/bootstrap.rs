@@ -114,7 +114,8 @@ fn resample_cells(cells: &[f64], total: f64, rng: &mut ChaCha8Rng) -> Vec<f64> {
         .collect()
 }
 
-/// Bootstrap replicates of a Bradley–Terry fit, each on the rating `scale`.
+/// Bootstrap replicates of a Bradley–Terry fit, each on the rating `scale`;
+/// `on_round` is called once per finished replicate (for progress bars).
 ///
 /// # Errors
 /// [`RatingsError::Setting`] for zero rounds; errors of [`BradleyTerry::fit`].
@@ -124,6 +125,7 @@ pub fn bootstrap_bradley_terry(
     fit: &BtFit,
     scale: &EloScale,
     bootstrap: &Bootstrap,
+    on_round: &(dyn Fn() + Sync),
 ) -> Result<BootstrapDraws, RatingsError> {
     if bootstrap.rounds == 0 {
         return Err(RatingsError::setting("rounds", 0, "at least 1"));
@@ -160,6 +162,7 @@ pub fn bootstrap_bradley_terry(
                 .chord(start.clone(), &factor, settings.tol, CHORD_MAX_ITER, regularization.clone())
                 .unwrap_or_else(|| problem.newton(start.clone(), settings.tol, max_iter, regularization));
             let converged = refit.status == crate::FitStatus::Converged;
+            on_round();
             (scale.scores(&refit.beta), used_prior, converged)
         })
         .collect();
@@ -178,7 +181,8 @@ fn fit_point(fit: &BtFit, models: usize) -> nalgebra::DVector<f64> {
 }
 
 /// Bootstrap replicates of Elo: each round replays N battles drawn with replacement,
-/// in the order drawn (as FastChat's `get_bootstrap_result` did). Costs O(N) a round.
+/// in the order drawn (as FastChat's `get_bootstrap_result` did). Costs O(N) a round;
+/// `on_round` is called once per finished replicate.
 ///
 /// # Errors
 /// Bad settings, zero rounds, or an empty log.
@@ -186,6 +190,7 @@ pub fn bootstrap_elo(
     log: &BattleLog,
     elo: &Elo,
     bootstrap: &Bootstrap,
+    on_round: &(dyn Fn() + Sync),
 ) -> Result<BootstrapDraws, RatingsError> {
     elo.validate()?;
     if bootstrap.rounds == 0 {
@@ -199,7 +204,9 @@ pub fn bootstrap_elo(
         .into_par_iter()
         .map(|round| {
             let mut rng = round_rng(bootstrap.seed, round);
-            elo.replay(log, (0..n).map(|_| rng.random_range(0..n)))
+            let ratings = elo.replay(log, (0..n).map(|_| rng.random_range(0..n)));
+            on_round();
+            ratings
         })
         .collect();
     Ok(BootstrapDraws {

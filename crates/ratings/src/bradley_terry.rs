@@ -40,6 +40,9 @@ pub const DEFAULT_MM_MAX_ITER: usize = 100_000;
 /// Armijo constant of the backtracking line search.
 const ARMIJO: f64 = 1e-4;
 
+/// Relative size of objective changes that floating point still resolves.
+const RESOLUTION: f64 = 1e-13;
+
 /// Halvings tried by the line search before a step is taken anyway.
 const MAX_HALVINGS: usize = 60;
 
@@ -460,8 +463,12 @@ impl<'a> Problem<'a> {
             let mut t = 1.0;
             let mut candidate = &x + &step;
             let mut next = self.evaluate(&candidate, true);
+            // Near the optimum the predicted decrease falls below the resolution of f
+            // and Armijo cannot tell progress from noise: take the full Newton step,
+            // which converges quadratically there.
+            let resolvable = -slope > RESOLUTION * (1.0 + evaluation.value.abs());
             for _ in 0..MAX_HALVINGS {
-                if next.value <= evaluation.value + ARMIJO * t * slope {
+                if !resolvable || next.value <= evaluation.value + ARMIJO * t * slope {
                     break;
                 }
                 t *= 0.5;

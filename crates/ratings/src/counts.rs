@@ -61,8 +61,8 @@ impl ModelTally {
     }
 }
 
-/// The per-pair counts of a battle log over `models` models, pairs in order of first
-/// appearance. Reading a log costs one pass; resampling and fitting then cost a
+/// The per-pair counts of a battle log over `models` models, pairs sorted by
+/// `(i, j)`. Reading a log costs one pass; resampling and fitting then cost a
 /// function of the number of pairs only, not of the log's length.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PairCounts {
@@ -107,6 +107,9 @@ impl PairCounts {
                 Outcome::Tie | Outcome::TieBothBad => tally.ties += 1.0,
             }
         }
+        // Pairs in (i, j) order, not order of appearance: every later sum then runs in
+        // the same order whatever the order of the log, so fits are bit-identical.
+        pairs.sort_unstable_by_key(|p| (p.i, p.j));
         Self { models, pairs }
     }
 

@@ -3,6 +3,9 @@
 //! `R_B' = R_B - K (S_A - E_A)`, with `S_A` = 1, 0, or 1/2 for a tie. The total rating
 //! is conserved; the result depends on the order of the battles.
 
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use verdict_feedback::BattleLog;
 
 use crate::RatingsError;
@@ -92,6 +95,14 @@ impl Elo {
         }
         Ok(self.replay(log, 0..log.len()))
     }
+}
+
+/// The row order `0..n` permuted by a ChaCha8 stream seeded with `seed`
+/// (Fisher–Yates), for replaying Elo in a reproducible shuffled order.
+pub fn shuffled_order(n: usize, seed: u64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+    order
 }
 
 #[cfg(test)]

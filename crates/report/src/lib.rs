@@ -1,0 +1,27 @@
+//! Rendering of verdict results: aligned tables for people, JSON and CSV for scripts,
+//! and plots. Domain crates compute `Serialize` structs; only this crate formats them.
+//!
+//! # The `rank` JSON schema
+//! One method:
+//! ```text
+//! {"method": "bradley-terry" | "elo",
+//!  "interval": {"method": {"kind": "bootstrap", "rounds": 1000, "seed": 0} | {"kind": "sandwich"},
+//!               "confidence": 0.95} | null,
+//!  "models": [{"name", "score", "ci_low", "ci_high", "rank", "rank_ub",
+//!              "wins", "losses", "ties", "battles"}, ...],      // best first
+//!  "fit": {"solver", "ties", "iterations", "gradient_norm", "status",
+//!          "regularization", "log_likelihood", "tie_parameter"} | null,
+//!  "matrices": {"models", "wins", "ties", "win_probability"} | null,   // --matrix
+//!  "battles": N, "source": "file", "notes": ["..."]}
+//! ```
+//! `--method all`: `{"method": "all", "leaderboards": [<one method>, ...]}`.
+
+mod error;
+mod plot;
+mod rank;
+mod table;
+
+pub use error::ReportError;
+pub use plot::plot_leaderboard;
+pub use rank::{FitSummary, Matrices, RankOutput, RankReport};
+pub use table::{render_csv, render_table, TextTable};

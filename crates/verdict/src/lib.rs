@@ -1,0 +1,23 @@
+//! verdict: evaluation of LLMs and other agents from relative feedback.
+//!
+//! This crate is the facade: it re-exports the workspace's crates and holds the
+//! pipelines that the command line and the Python module call, so that both give the
+//! same numbers bit for bit.
+//!
+//! - [`feedback`]: models, outcomes, battle logs.
+//! - [`io`]: CSV / JSON Lines / JSON / Parquet with located errors, atomic writes.
+//! - [`ratings`]: win matrix, Elo, Bradley–Terry, bootstrap and sandwich intervals.
+//! - [`report`]: tables, JSON/CSV schemas, plots.
+//! - [`sim`]: synthetic data with known ground truth.
+//! - [`rank`]: the leaderboard pipeline behind `verdict rank`.
+
+pub use verdict_feedback as feedback;
+pub use verdict_io as io;
+pub use verdict_ratings as ratings;
+pub use verdict_report as report;
+pub use verdict_sim as sim;
+
+mod error;
+pub mod rank;
+
+pub use error::VerdictError;

@@ -1,0 +1,281 @@
+//! Command-line flags: raw values as clap parses them. `rank.rs` and `bench.rs` turn
+//! them into validated library settings.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use verdict::io::{Filter, Format};
+
+/// Evaluate LLMs and other agents from relative feedback.
+#[derive(Debug, Parser)]
+#[command(name = "verdict", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    /// Hide progress bars.
+    #[arg(long, global = true)]
+    pub quiet: bool,
+    /// Worker threads (default: one per core). Results do not depend on it.
+    #[arg(long, global = true)]
+    pub threads: Option<usize>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Leaderboard from a battle log: Bradley–Terry (default) or Elo, with intervals.
+    Rank(Box<RankArgs>),
+    /// The arena tutorial's four bots end to end, on bundled data.
+    Demo,
+    /// Benchmarks and benchmark data.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MethodArg {
+    /// Bradley–Terry maximum likelihood.
+    #[value(alias = "bradley-terry")]
+    Bt,
+    /// Online Elo in log order.
+    Elo,
+    /// Bradley–Terry and Elo side by side.
+    All,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TiesArg {
+    /// A tie is half a win for each side.
+    Half,
+    /// Ties are ignored.
+    Drop,
+    /// Davidson's tie model.
+    Davidson,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SolverArg {
+    /// Newton's method (fast, exact Hessian).
+    Newton,
+    /// The MM (Zermelo) iteration of the tutorial.
+    Mm,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Aligned text for people.
+    Table,
+    /// JSON (schema in the verdict-report crate docs).
+    Json,
+    /// CSV, one row per model.
+    Csv,
+}
+
+/// `--ci`: a confidence level (0.95), or `sandwich` / `sandwich:LEVEL`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CiArg {
+    pub sandwich: bool,
+    pub level: f64,
+}
+
+impl FromStr for CiArg {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let (sandwich, level) = match text.strip_prefix("sandwich") {
+            Some("") => (true, "0.95"),
+            Some(rest) => (true, rest.strip_prefix(':').ok_or("expected sandwich or sandwich:LEVEL")?),
+            None => (false, text),
+        };
+        let level: f64 = level
+            .parse()
+            .map_err(|_| format!("{text:?} is not a level like 0.95, nor sandwich[:LEVEL]"))?;
+        if !(level > 0.0 && level < 1.0) {
+            return Err(format!("confidence level {level} must lie strictly between 0 and 1"));
+        }
+        Ok(Self { sandwich, level })
+    }
+}
+
+/// `--anchor MODEL=RATING`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnchorArg {
+    pub model: String,
+    pub rating: f64,
+}
+
+impl FromStr for AnchorArg {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let (model, rating) = text
+            .rsplit_once('=')
+            .ok_or_else(|| format!("{text:?} is not MODEL=RATING (e.g. mixtral-8x7b-instruct-v0.1=1114)"))?;
+        let rating: f64 = rating
+            .trim()
+            .parse()
+            .ok()
+            .filter(|r: &f64| r.is_finite())
+            .ok_or_else(|| format!("anchor rating {rating:?} is not a finite number"))?;
+        if model.is_empty() {
+            return Err("the anchor names no model (MODEL=RATING)".into());
+        }
+        Ok(Self {
+            model: model.to_owned(),
+            rating,
+        })
+    }
+}
+
+/// Where the battles are.
+#[derive(Debug, Clone, Args)]
+pub struct LogArgs {
+    /// Battle log: .csv, .jsonl, .json (array) or .parquet; "-" reads standard input.
+    pub log: PathBuf,
+    /// Input format, overriding the extension (required for standard input).
+    #[arg(long, value_name = "csv|jsonl|json|parquet")]
+    pub input_format: Option<Format>,
+    /// Keep only rows where COLUMN=VALUE (also COLUMN!=VALUE, COLUMN~TEXT); repeatable.
+    #[arg(long = "filter", value_name = "COLUMN=VALUE")]
+    pub filters: Vec<Filter>,
+    /// Sort battles by this column (e.g. tstamp) before Elo replays them.
+    #[arg(long, value_name = "COLUMN")]
+    pub order_by: Option<String>,
+    /// Column of the first model (default model_a, or left).
+    #[arg(long, value_name = "COLUMN")]
+    pub model_a_col: Option<String>,
+    /// Column of the second model (default model_b, or right).
+    #[arg(long, value_name = "COLUMN")]
+    pub model_b_col: Option<String>,
+    /// Column of the outcome labels (default winner, or one-hot winner_model_a/_b/_tie).
+    #[arg(long, value_name = "COLUMN")]
+    pub winner_col: Option<String>,
+}
+
+/// `verdict rank`.
+#[derive(Debug, Clone, Args)]
+pub struct RankArgs {
+    #[command(flatten)]
+    pub input: LogArgs,
+    /// Rating method.
+    #[arg(long, value_enum, default_value = "bt")]
+    pub method: MethodArg,
+    /// Elo K-factor.
+    #[arg(long, default_value_t = 32.0)]
+    pub k: f64,
+    /// Elo starting rating.
+    #[arg(long, default_value_t = 1000.0)]
+    pub initial: f64,
+    /// Replay Elo in a permutation of the log seeded with S.
+    #[arg(long, value_name = "S")]
+    pub shuffle_seed: Option<u64>,
+    /// How Bradley–Terry treats ties.
+    #[arg(long, value_enum, default_value = "half")]
+    pub ties: TiesArg,
+    /// Bradley–Terry solver.
+    #[arg(long, value_enum, default_value = "newton")]
+    pub solver: SolverArg,
+    /// Ridge penalty l2/2·Σ(rating/400)²; GenAI-Arena's recipe is 0.5.
+    #[arg(long)]
+    pub l2: Option<f64>,
+    /// Stop when ‖gradient‖∞ ≤ tol·battles.
+    #[arg(long, default_value_t = 1e-12)]
+    pub tol: f64,
+    /// Iteration cap (default 100 for Newton, 100000 for MM).
+    #[arg(long)]
+    pub max_iter: Option<usize>,
+    /// Pin one model's rating, e.g. mixtral-8x7b-instruct-v0.1=1114.
+    #[arg(long, value_name = "MODEL=RATING")]
+    pub anchor: Option<AnchorArg>,
+    /// Mean Bradley–Terry rating when no anchor is given.
+    #[arg(long, default_value_t = 1000.0)]
+    pub mean: f64,
+    /// Bootstrap rounds; 0 turns intervals off.
+    #[arg(long, default_value_t = 1000)]
+    pub bootstrap: usize,
+    /// Interval level (0.95), or "sandwich[:LEVEL]" for robust sandwich intervals.
+    #[arg(long, default_value = "0.95")]
+    pub ci: CiArg,
+    /// Seed of the bootstrap.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Also print the win matrix and the predicted win-probability matrix.
+    #[arg(long)]
+    pub matrix: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutputFormat,
+    /// Write the output to FILE instead of standard output (atomically).
+    #[arg(long, short, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Draw the leaderboard with its intervals (.svg or .png).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Write a synthetic LMArena-like battle log (Parquet or CSV by extension).
+    Arena(ArenaArgs),
+    /// Time each stage of `verdict rank` on a log: read, count, fit, bootstrap.
+    Rank(BenchRankArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ArenaArgs {
+    /// Number of models.
+    #[arg(long, default_value_t = 200)]
+    pub models: usize,
+    /// Number of battles.
+    #[arg(long, default_value_t = 5_000_000)]
+    pub battles: usize,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Output file (.parquet or .csv).
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BenchRankArgs {
+    #[command(flatten)]
+    pub input: LogArgs,
+    /// Bootstrap rounds.
+    #[arg(long, default_value_t = 1000)]
+    pub bootstrap: usize,
+    /// Repetitions of the single fit (its time is the median).
+    #[arg(long, default_value_t = 5)]
+    pub repeat: usize,
+    /// Output format (table or json).
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutputFormat,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ci_accepts_levels_and_sandwich() {
+        assert_eq!("0.9".parse::<CiArg>().unwrap(), CiArg { sandwich: false, level: 0.9 });
+        assert_eq!("sandwich".parse::<CiArg>().unwrap(), CiArg { sandwich: true, level: 0.95 });
+        assert_eq!("sandwich:0.8".parse::<CiArg>().unwrap(), CiArg { sandwich: true, level: 0.8 });
+        assert!("1.5".parse::<CiArg>().is_err());
+        assert!("sandwichx".parse::<CiArg>().is_err());
+    }
+
+    #[test]
+    fn anchor_splits_at_the_last_equals_sign() {
+        let anchor: AnchorArg = "a=b=1114".parse().unwrap();
+        assert_eq!((anchor.model.as_str(), anchor.rating), ("a=b", 1114.0));
+        assert!("model".parse::<AnchorArg>().is_err());
+        assert!("model=NaN".parse::<AnchorArg>().is_err());
+    }
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,124 @@
+//! `verdict bench`: synthetic arena logs and per-stage timings of `verdict rank`.
+
+use std::fmt::Write;
+use std::time::Instant;
+
+use anyhow::Context;
+use verdict::io::{write_atomic, write_battles_parquet, IoError};
+use verdict::ratings::{bootstrap_bradley_terry, Bootstrap, BradleyTerry, EloScale, PairCounts};
+use verdict::sim::ArenaSimulation;
+
+use crate::args::{ArenaArgs, BenchCommand, BenchRankArgs, OutputFormat};
+use crate::progress;
+use crate::rank::load;
+
+pub fn run(command: BenchCommand, quiet: bool) -> anyhow::Result<()> {
+    match command {
+        BenchCommand::Arena(args) => arena(&args),
+        BenchCommand::Rank(args) => stages(&args, quiet),
+    }
+}
+
+fn arena(args: &ArenaArgs) -> anyhow::Result<()> {
+    let simulation = ArenaSimulation {
+        models: args.models,
+        battles: args.battles,
+        seed: args.seed,
+        ..ArenaSimulation::default()
+    };
+    let arena = simulation.simulate()?;
+    let extension = args.out.extension().and_then(|e| e.to_str()).unwrap_or("");
+    match extension {
+        "parquet" => write_battles_parquet(&args.out, &arena.log)?,
+        "csv" => write_atomic::<IoError, _>(&args.out, |w| {
+            let names = arena.log.models();
+            let mut text = String::from("model_a,model_b,winner\n");
+            for (a, b, outcome) in arena.log.iter() {
+                let _ = writeln!(text, "{},{},{}", names.name(a), names.name(b), outcome.label());
+            }
+            w.write_all(text.as_bytes()).map_err(|source| IoError::Write {
+                path: args.out.clone(),
+                source,
+            })
+        })?,
+        _ => anyhow::bail!("{}: write the arena as .parquet or .csv", args.out.display()),
+    }
+    eprintln!(
+        "wrote {} battles over {} models to {}",
+        args.battles,
+        args.models,
+        args.out.display()
+    );
+    Ok(())
+}
+
+fn seconds(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64()
+}
+
+fn stages(args: &BenchRankArgs, quiet: bool) -> anyhow::Result<()> {
+    anyhow::ensure!(args.repeat > 0, "--repeat must be at least 1");
+    let start = Instant::now();
+    let loaded = load(&args.input)?;
+    let read = seconds(start);
+    let start = Instant::now();
+    let counts = PairCounts::from_log(&loaded.log);
+    let count = seconds(start);
+    let settings = BradleyTerry::default();
+    let mut fits = Vec::new();
+    let mut fit = None;
+    for _ in 0..args.repeat {
+        let start = Instant::now();
+        fit = Some(settings.fit(&counts)?);
+        fits.push(seconds(start));
+    }
+    fits.sort_by(f64::total_cmp);
+    let fit_time = fits[fits.len() / 2];
+    let fit = fit.context("at least one fit ran")?;
+    let bar = progress::bar(args.bootstrap, "bootstrap", quiet);
+    let start = Instant::now();
+    let bootstrap = Bootstrap {
+        rounds: args.bootstrap,
+        seed: 0,
+    };
+    if args.bootstrap > 0 {
+        bootstrap_bradley_terry(&counts, &settings, &fit, &EloScale::default(), &bootstrap, &|| bar.inc(1))?;
+    }
+    bar.finish_and_clear();
+    let boot = seconds(start);
+    let threads = rayon::current_num_threads();
+    let rows = [
+        ("read", read),
+        ("count", count),
+        ("fit (median)", fit_time),
+        ("bootstrap", boot),
+    ];
+    match args.format {
+        OutputFormat::Json => {
+            let value = serde_json::json!({
+                "battles": loaded.log.len(),
+                "models": counts.models(),
+                "pairs": counts.pairs().len(),
+                "threads": threads,
+                "bootstrap_rounds": args.bootstrap,
+                "fit_iterations": fit.iterations,
+                "seconds": {"read": read, "count": count, "fit": fit_time, "bootstrap": boot},
+            });
+            println!("{}", serde_json::to_string_pretty(&value)?);
+        }
+        _ => {
+            println!(
+                "{} battles, {} models, {} pairs, {} threads, {} bootstrap rounds",
+                loaded.log.len(),
+                counts.models(),
+                counts.pairs().len(),
+                threads,
+                args.bootstrap
+            );
+            for (stage, time) in rows {
+                println!("{stage:<14} {time:>9.4} s");
+            }
+        }
+    }
+    Ok(())
+}

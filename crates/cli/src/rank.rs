@@ -1,0 +1,132 @@
+//! `verdict rank`: flags → settings → [`verdict::rank::rank`] → rendered output.
+
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::Context;
+use verdict::io::{read_battles, BattleSchema, LoadedBattles, ReadOptions, Source, WinnerColumns};
+use verdict::rank::{rank, EloOrder, Intervals, Method, RankSettings};
+use verdict::ratings::{Bootstrap, BradleyTerry, Elo, Solver, TieModel};
+use verdict::report::{plot_leaderboard, render_csv, render_table, RankReport};
+
+use crate::args::{LogArgs, MethodArg, OutputFormat, RankArgs, SolverArg, TiesArg};
+use crate::output::emit;
+use crate::progress;
+
+/// The schema named by the column flags, or `None` to detect it.
+fn schema(input: &LogArgs) -> Option<BattleSchema> {
+    if input.model_a_col.is_none() && input.model_b_col.is_none() && input.winner_col.is_none() {
+        return None;
+    }
+    let default = BattleSchema::lmarena();
+    Some(BattleSchema {
+        model_a: input.model_a_col.clone().unwrap_or(default.model_a),
+        model_b: input.model_b_col.clone().unwrap_or(default.model_b),
+        winner: input.winner_col.clone().map_or(default.winner, WinnerColumns::Label),
+    })
+}
+
+/// Reads the battle log the flags name ("-" is standard input).
+pub fn load(input: &LogArgs) -> anyhow::Result<LoadedBattles> {
+    let source = if input.log == Path::new("-") {
+        let format = input
+            .input_format
+            .context("reading standard input needs --input-format csv|jsonl|json|parquet")?;
+        let mut data = Vec::new();
+        std::io::stdin().read_to_end(&mut data).context("cannot read standard input")?;
+        let label = match format {
+            verdict::io::Format::Csv => "<stdin>.csv",
+            verdict::io::Format::JsonLines => "<stdin>.jsonl",
+            verdict::io::Format::Json => "<stdin>.json",
+            verdict::io::Format::Parquet => "<stdin>.parquet",
+        };
+        Source::Bytes {
+            label: label.into(),
+            data,
+        }
+    } else {
+        Source::File(input.log.clone())
+    };
+    let options = ReadOptions {
+        format: input.input_format,
+        schema: schema(input),
+        filters: input.filters.clone(),
+        order_by: input.order_by.clone(),
+        keep: Vec::new(),
+    };
+    Ok(read_battles(&source, &options)?)
+}
+
+/// Library settings from the flags.
+pub fn settings(args: &RankArgs) -> RankSettings {
+    RankSettings {
+        method: match args.method {
+            MethodArg::Bt => Method::BradleyTerry,
+            MethodArg::Elo => Method::Elo,
+            MethodArg::All => Method::All,
+        },
+        bradley_terry: BradleyTerry {
+            ties: match args.ties {
+                TiesArg::Half => TieModel::Half,
+                TiesArg::Drop => TieModel::Drop,
+                TiesArg::Davidson => TieModel::Davidson,
+            },
+            solver: match args.solver {
+                SolverArg::Newton => Solver::Newton,
+                SolverArg::Mm => Solver::Mm,
+            },
+            tol: args.tol,
+            max_iter: args.max_iter,
+            l2: args.l2,
+        },
+        elo: Elo {
+            initial: args.initial,
+            k: args.k,
+            ..Elo::default()
+        },
+        elo_order: args.shuffle_seed.map_or(EloOrder::Log, EloOrder::Shuffled),
+        mean_rating: args.mean,
+        anchor: args.anchor.as_ref().map(|a| (a.model.clone(), a.rating)),
+        intervals: if args.ci.sandwich {
+            Intervals::Sandwich
+        } else if args.bootstrap == 0 {
+            Intervals::None
+        } else {
+            Intervals::Bootstrap(Bootstrap {
+                rounds: args.bootstrap,
+                seed: args.seed,
+            })
+        },
+        confidence: args.ci.level,
+        matrices: args.matrix,
+    }
+}
+
+/// Renders a report in the requested format.
+pub fn render(report: &RankReport, format: OutputFormat) -> anyhow::Result<String> {
+    Ok(match format {
+        OutputFormat::Table => render_table(report),
+        OutputFormat::Json => {
+            let mut text = serde_json::to_string_pretty(report)?;
+            text.push('\n');
+            text
+        }
+        OutputFormat::Csv => render_csv(report)?,
+    })
+}
+
+pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
+    let loaded = load(&args.input)?;
+    let settings = settings(&args);
+    let bar = progress::bar(settings.bootstrap_rounds(), "bootstrap", quiet);
+    let source = args.input.log.display().to_string();
+    let report = rank(&loaded.log, &source, &settings, &|| bar.inc(1))?;
+    bar.finish_and_clear();
+    let text = render(&report, args.format)?;
+    if let Some(path) = &args.plot {
+        let first = report.outputs()[0];
+        let title = format!("{} ({} battles)", first.leaderboard.method, first.battles);
+        plot_leaderboard(path, &first.leaderboard, &title)?;
+    }
+    emit(&text, args.out.as_deref())
+}

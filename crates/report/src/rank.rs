@@ -1,0 +1,94 @@
+use serde::Serialize;
+use verdict_ratings::{BtFit, FitStatus, Leaderboard, Regularization, Solver, TieModel};
+
+/// The iterative fit behind a Bradley–Terry leaderboard.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FitSummary {
+    /// Newton or MM.
+    pub solver: Solver,
+    /// Tie model.
+    pub ties: TieModel,
+    /// Iterations run.
+    pub iterations: usize,
+    /// `‖∇f‖∞` at the result.
+    pub gradient_norm: f64,
+    /// Converged or stopped at the cap.
+    pub status: FitStatus,
+    /// The penalty carried (and why, for the fallback prior).
+    pub regularization: Regularization,
+    /// Log-likelihood at the result.
+    pub log_likelihood: f64,
+    /// Davidson's `nu`, for the Davidson tie model.
+    pub tie_parameter: Option<f64>,
+}
+
+impl From<&BtFit> for FitSummary {
+    fn from(fit: &BtFit) -> Self {
+        Self {
+            solver: fit.solver,
+            ties: fit.ties,
+            iterations: fit.iterations,
+            gradient_norm: fit.gradient_norm,
+            status: fit.status,
+            regularization: fit.regularization.clone(),
+            log_likelihood: fit.log_likelihood,
+            tie_parameter: fit.theta.map(f64::exp),
+        }
+    }
+}
+
+/// Observed and predicted pairwise matrices, rows and columns in leaderboard order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Matrices {
+    /// Row and column names.
+    pub models: Vec<String>,
+    /// `wins[r][c]`: battles r won against c.
+    pub wins: Vec<Vec<f64>>,
+    /// `ties[r][c]`: battles r and c tied.
+    pub ties: Vec<Vec<f64>>,
+    /// `win_probability[r][c]`: predicted P(r beats c) (Bradley–Terry only).
+    pub win_probability: Option<Vec<Vec<f64>>>,
+}
+
+/// One method's leaderboard with everything reported beside it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RankOutput {
+    /// The leaderboard.
+    #[serde(flatten)]
+    pub leaderboard: Leaderboard,
+    /// The fit, for Bradley–Terry.
+    pub fit: Option<FitSummary>,
+    /// The matrices, when asked for.
+    pub matrices: Option<Matrices>,
+    /// Battles used.
+    pub battles: usize,
+    /// The input file.
+    pub source: String,
+    /// Warnings and remarks a reader must see (prior used, unconverged rounds, ...).
+    pub notes: Vec<String>,
+}
+
+/// What `verdict rank` prints: one leaderboard, or several side by side.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum RankReport {
+    /// One method.
+    Single(Box<RankOutput>),
+    /// `--method all`.
+    All {
+        /// Always `"all"`.
+        method: &'static str,
+        /// One per method.
+        leaderboards: Vec<RankOutput>,
+    },
+}
+
+impl RankReport {
+    /// The leaderboards in the report.
+    pub fn outputs(&self) -> Vec<&RankOutput> {
+        match self {
+            RankReport::Single(output) => vec![output],
+            RankReport::All { leaderboards, .. } => leaderboards.iter().collect(),
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! Aligned text tables and CSV for `verdict rank`.
+
+use std::fmt::Write;
+
+use verdict_ratings::{FitStatus, IntervalMethod, Leaderboard, Regularization};
+
+use crate::{Matrices, RankOutput, RankReport, ReportError};
+
+/// A plain aligned table: a header and rows of cells; numeric-looking cells are
+/// right-aligned, text left-aligned.
+#[derive(Debug, Clone, Default)]
+pub struct TextTable {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+fn looks_numeric(cell: &str) -> bool {
+    let trimmed = cell.trim_start_matches(['[', '-', '+']);
+    trimmed.chars().next().is_some_and(|c| c.is_ascii_digit()) || cell == "-"
+}
+
+impl TextTable {
+    /// A table with these column titles.
+    pub fn new(header: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        Self {
+            header: header.into_iter().map(Into::into).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Appends a row (as many cells as titles).
+    pub fn push(&mut self, row: Vec<String>) {
+        debug_assert_eq!(row.len(), self.header.len());
+        self.rows.push(row);
+    }
+
+    /// The table as text, columns separated by two spaces.
+    pub fn render(&self) -> String {
+        let columns = self.header.len();
+        let mut widths: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
+        for row in &self.rows {
+            for (c, cell) in row.iter().enumerate() {
+                widths[c] = widths[c].max(cell.chars().count());
+            }
+        }
+        let numeric: Vec<bool> = (0..columns)
+            .map(|c| !self.rows.is_empty() && self.rows.iter().all(|r| looks_numeric(&r[c])))
+            .collect();
+        let mut out = String::new();
+        for row in std::iter::once(&self.header).chain(&self.rows) {
+            let cells: Vec<String> = row
+                .iter()
+                .enumerate()
+                .map(|(c, cell)| {
+                    if numeric[c] {
+                        format!("{cell:>width$}", width = widths[c])
+                    } else {
+                        format!("{cell:<width$}", width = widths[c])
+                    }
+                })
+                .collect();
+            out.push_str(cells.join("  ").trim_end());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn method_title(method: &str) -> &str {
+    match method {
+        "bradley-terry" => "Bradley–Terry",
+        "elo" => "Elo",
+        other => other,
+    }
+}
+
+fn interval_cell(low: Option<f64>, high: Option<f64>) -> String {
+    match (low, high) {
+        (Some(l), Some(h)) => format!("[{l:.1}, {h:.1}]"),
+        _ => "-".into(),
+    }
+}
+
+fn optional(value: Option<usize>) -> String {
+    value.map_or_else(|| "-".into(), |v| v.to_string())
+}
+
+fn describe_output(output: &RankOutput) -> String {
+    let board = &output.leaderboard;
+    let mut text = format!(
+        "{}: {} models, {} battles from {}",
+        method_title(&board.method),
+        board.models.len(),
+        output.battles,
+        output.source
+    );
+    if let Some(fit) = &output.fit {
+        let solver = match fit.solver {
+            verdict_ratings::Solver::Newton => "Newton",
+            verdict_ratings::Solver::Mm => "MM",
+        };
+        let status = match fit.status {
+            FitStatus::Converged => "converged",
+            FitStatus::MaxIterations => "STOPPED AT THE ITERATION CAP",
+        };
+        let ties = serde_json::to_value(fit.ties).unwrap_or_default();
+        let _ = write!(
+            text,
+            "\n  fit: {solver}, ties {}, {status} after {} iterations, |grad| = {:.2e}",
+            ties.as_str().unwrap_or("?"),
+            fit.iterations,
+            fit.gradient_norm
+        );
+        if let Some(nu) = fit.tie_parameter {
+            let _ = write!(text, ", Davidson nu = {nu:.4}");
+        }
+        match &fit.regularization {
+            Regularization::None => {}
+            Regularization::L2 { l2 } => {
+                let _ = write!(text, ", L2 penalty {l2}");
+            }
+            Regularization::Prior { l2, .. } => {
+                let _ = write!(text, ", fallback prior l2 = {l2} (no MLE, see notes)");
+            }
+        }
+    }
+    if let Some(interval) = &board.interval {
+        let how = match &interval.method {
+            IntervalMethod::Bootstrap { rounds, seed } => {
+                format!("percentile bootstrap, {rounds} rounds, seed {seed}")
+            }
+            IntervalMethod::Sandwich => "sandwich (robust) normal intervals".into(),
+        };
+        let _ = write!(text, "\n  {}% intervals: {how}", interval.confidence * 100.0);
+    }
+    text
+}
+
+fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) -> TextTable {
+    let ci_title = confidence.map_or("CI".to_owned(), |c| format!("{}% CI", c * 100.0));
+    let mut table = TextTable::new([
+        "rank", "rank_ub", "model", "score", &ci_title, "wins", "losses", "ties", "battles",
+    ]);
+    for s in &board.models {
+        table.push(vec![
+            s.rank.to_string(),
+            optional(s.rank_ub),
+            s.name.clone(),
+            format!("{:.1}", s.score),
+            interval_cell(s.ci_low, s.ci_high),
+            s.wins.to_string(),
+            s.losses.to_string(),
+            s.ties.to_string(),
+            s.battles.to_string(),
+        ]);
+    }
+    table
+}
+
+fn matrix_table(title: &str, names: &[String], values: &[Vec<f64>], decimals: usize) -> String {
+    let mut table = TextTable::new(std::iter::once(String::new()).chain(names.iter().cloned()));
+    for (name, row) in names.iter().zip(values) {
+        let mut cells = vec![name.clone()];
+        cells.extend(row.iter().map(|v| format!("{v:.decimals$}")));
+        table.push(cells);
+    }
+    format!("{title}\n{}", table.render())
+}
+
+fn render_matrices(matrices: &Matrices) -> String {
+    let mut out = matrix_table("Win matrix (row beat column):", &matrices.models, &matrices.wins, 0);
+    if matrices.ties.iter().flatten().any(|&t| t > 0.0) {
+        out.push('\n');
+        out.push_str(&matrix_table("Ties:", &matrices.models, &matrices.ties, 0));
+    }
+    if let Some(probabilities) = &matrices.win_probability {
+        out.push('\n');
+        out.push_str(&matrix_table(
+            "Predicted P(row beats column):",
+            &matrices.models,
+            probabilities,
+            3,
+        ));
+    }
+    out
+}
+
+fn render_output(output: &RankOutput) -> String {
+    let board = &output.leaderboard;
+    let mut out = describe_output(output);
+    out.push_str("\n\n");
+    out.push_str(&leaderboard_table(board, board.interval.as_ref().map(|i| i.confidence)).render());
+    if let Some(matrices) = &output.matrices {
+        out.push('\n');
+        out.push_str(&render_matrices(matrices));
+    }
+    for note in &output.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    out
+}
+
+/// Side-by-side table of several leaderboards, rows in the first one's order.
+fn side_by_side(outputs: &[RankOutput]) -> String {
+    let mut header = vec!["model".to_owned()];
+    for output in outputs {
+        let title = output.leaderboard.method.clone();
+        header.extend([format!("{title} rank"), format!("{title} score"), format!("{title} CI")]);
+    }
+    let mut table = TextTable::new(header);
+    let Some(first) = outputs.first() else {
+        return String::new();
+    };
+    for standing in &first.leaderboard.models {
+        let mut row = vec![standing.name.clone()];
+        for output in outputs {
+            match output.leaderboard.models.iter().find(|s| s.name == standing.name) {
+                Some(s) => row.extend([
+                    s.rank.to_string(),
+                    format!("{:.1}", s.score),
+                    interval_cell(s.ci_low, s.ci_high),
+                ]),
+                None => row.extend(["-".into(), "-".into(), "-".into()]),
+            }
+        }
+        table.push(row);
+    }
+    table.render()
+}
+
+/// The human-readable report.
+pub fn render_table(report: &RankReport) -> String {
+    match report {
+        RankReport::Single(output) => render_output(output),
+        RankReport::All { leaderboards, .. } => {
+            let mut out = String::new();
+            for output in leaderboards {
+                out.push_str(&describe_output(output));
+                out.push('\n');
+            }
+            out.push('\n');
+            out.push_str(&side_by_side(leaderboards));
+            for output in leaderboards {
+                if let Some(matrices) = &output.matrices {
+                    out.push('\n');
+                    out.push_str(&render_matrices(matrices));
+                    break;
+                }
+            }
+            for output in leaderboards {
+                for note in &output.notes {
+                    let _ = writeln!(out, "note ({}): {note}", output.leaderboard.method);
+                }
+            }
+            out
+        }
+    }
+}
+
+/// CSV: one row per (method, model):
+/// `method,name,score,ci_low,ci_high,rank,rank_ub,wins,losses,ties,battles`.
+///
+/// # Errors
+/// [`ReportError::Csv`] if formatting fails.
+pub fn render_csv(report: &RankReport) -> Result<String, ReportError> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record([
+        "method", "name", "score", "ci_low", "ci_high", "rank", "rank_ub", "wins", "losses",
+        "ties", "battles",
+    ])?;
+    let text = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+    for output in report.outputs() {
+        for s in &output.leaderboard.models {
+            writer.write_record([
+                output.leaderboard.method.clone(),
+                s.name.clone(),
+                s.score.to_string(),
+                text(s.ci_low),
+                text(s.ci_high),
+                s.rank.to_string(),
+                s.rank_ub.map(|r| r.to_string()).unwrap_or_default(),
+                s.wins.to_string(),
+                s.losses.to_string(),
+                s.ties.to_string(),
+                s.battles.to_string(),
+            ])?;
+        }
+    }
+    let bytes = writer.into_inner().map_err(|e| ReportError::Csv(e.into_error().into()))?;
+    Ok(String::from_utf8(bytes).expect("CSV of UTF-8 strings is UTF-8"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_align_right_and_text_left() {
+        let mut table = TextTable::new(["model", "score"]);
+        table.push(vec!["a".into(), "1000.0".into()]);
+        table.push(vec!["longer".into(), "99.5".into()]);
+        assert_eq!(table.render(), "model    score\na       1000.0\nlonger    99.5\n");
+    }
+}

@@ -1,0 +1,19 @@
+/// Any error of a verdict pipeline, with its cause intact.
+#[derive(Debug, thiserror::Error)]
+pub enum VerdictError {
+    /// Reading or writing files.
+    #[error(transparent)]
+    Io(#[from] verdict_io::IoError),
+    /// A rating method.
+    #[error(transparent)]
+    Ratings(#[from] verdict_ratings::RatingsError),
+    /// Rendering or plotting.
+    #[error(transparent)]
+    Report(#[from] verdict_report::ReportError),
+    /// A simulation setting.
+    #[error(transparent)]
+    Simulation(#[from] verdict_sim::SimulationError),
+    /// A pipeline setting outside its range.
+    #[error("{0}")]
+    Settings(String),
+}

@@ -1,0 +1,355 @@
+//! The leaderboard pipeline: battle log → counts → Bradley–Terry and/or Elo →
+//! intervals → [`RankReport`].
+
+use statrs::distribution::{ContinuousCDF, Normal};
+use verdict_feedback::BattleLog;
+use verdict_ratings::{
+    bootstrap_bradley_terry, bootstrap_elo, sandwich_covariance, shuffled_order, Bootstrap,
+    BradleyTerry, BtFit, Center, Elo, EloScale, FitStatus, Interval, IntervalMethod, Leaderboard,
+    PairCounts, RatingsError, Regularization,
+};
+use verdict_report::{FitSummary, Matrices, RankOutput, RankReport};
+
+use crate::VerdictError;
+
+/// Which leaderboards to compute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// Bradley–Terry by maximum likelihood.
+    BradleyTerry,
+    /// Online Elo.
+    Elo,
+    /// Both, side by side.
+    All,
+}
+
+/// The order in which Elo replays the battles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EloOrder {
+    /// The log's order (after any `--order-by`).
+    Log,
+    /// A seeded permutation of it.
+    Shuffled(u64),
+}
+
+/// How intervals are made.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Intervals {
+    /// No intervals.
+    None,
+    /// Percentile bootstrap.
+    Bootstrap(Bootstrap),
+    /// Sandwich normal intervals (Bradley–Terry only).
+    Sandwich,
+}
+
+/// Settings of [`rank`].
+///
+/// | Name | Default | Meaning |
+/// |---|---|---|
+/// | `method` | Bradley–Terry | which leaderboards |
+/// | `bradley_terry` | [`BradleyTerry::default`] | ties, solver, tolerance, L2 |
+/// | `elo` | [`Elo::default`] | K = 32, start 1000, base 10, scale 400 |
+/// | `elo_order` | log order | order of the Elo replay |
+/// | `mean_rating` | 1000 | mean of the Bradley–Terry scores, unless anchored |
+/// | `anchor` | none | `(model, rating)` pinned exactly (both methods) |
+/// | `intervals` | bootstrap, 1000 rounds, seed 0 | |
+/// | `confidence` | 0.95 | interval coverage, in (0, 1) |
+/// | `matrices` | false | add win / tie / predicted matrices |
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankSettings {
+    /// Which leaderboards.
+    pub method: Method,
+    /// Bradley–Terry settings.
+    pub bradley_terry: BradleyTerry,
+    /// Elo settings.
+    pub elo: Elo,
+    /// Elo replay order.
+    pub elo_order: EloOrder,
+    /// Mean Bradley–Terry score when no anchor is given.
+    pub mean_rating: f64,
+    /// A model pinned at a rating.
+    pub anchor: Option<(String, f64)>,
+    /// Interval method.
+    pub intervals: Intervals,
+    /// Interval coverage.
+    pub confidence: f64,
+    /// Whether to add the matrices.
+    pub matrices: bool,
+}
+
+impl Default for RankSettings {
+    fn default() -> Self {
+        Self {
+            method: Method::BradleyTerry,
+            bradley_terry: BradleyTerry::default(),
+            elo: Elo::default(),
+            elo_order: EloOrder::Log,
+            mean_rating: 1000.0,
+            anchor: None,
+            intervals: Intervals::Bootstrap(Bootstrap::default()),
+            confidence: 0.95,
+            matrices: false,
+        }
+    }
+}
+
+impl RankSettings {
+    /// Number of bootstrap rounds the settings will run (for progress bars).
+    pub fn bootstrap_rounds(&self) -> usize {
+        let methods = if self.method == Method::All { 2 } else { 1 };
+        match &self.intervals {
+            Intervals::Bootstrap(b) => b.rounds * methods,
+            _ => 0,
+        }
+    }
+
+    fn validate(&self) -> Result<(), VerdictError> {
+        if !(self.confidence > 0.0 && self.confidence < 1.0) {
+            return Err(VerdictError::Settings(format!(
+                "confidence level {} must lie strictly between 0 and 1 (e.g. --ci 0.95)",
+                self.confidence
+            )));
+        }
+        if !self.mean_rating.is_finite() {
+            return Err(VerdictError::Settings("the mean rating must be finite".into()));
+        }
+        if let Some((_, rating)) = &self.anchor {
+            if !rating.is_finite() {
+                return Err(VerdictError::Settings("the anchor rating must be finite".into()));
+            }
+        }
+        self.bradley_terry.validate()?;
+        self.elo.validate()?;
+        Ok(())
+    }
+}
+
+/// Resolves the anchor's model name to its index.
+fn anchor_index(log: &BattleLog, anchor: &Option<(String, f64)>) -> Result<Option<(usize, f64)>, RatingsError> {
+    let Some((name, rating)) = anchor else {
+        return Ok(None);
+    };
+    match log.models().get(name) {
+        Some(id) => Ok(Some((id.index(), *rating))),
+        None => {
+            let mut known: Vec<&str> = log.models().names().iter().map(String::as_str).collect();
+            known.sort_unstable();
+            let shown = known.iter().take(8).copied().collect::<Vec<_>>().join(", ");
+            let more = if known.len() > 8 { format!(" and {} more", known.len() - 8) } else { String::new() };
+            Err(RatingsError::UnknownAnchor {
+                model: name.clone(),
+                known: format!("{shown}{more}"),
+            })
+        }
+    }
+}
+
+/// Fits the leaderboards `settings` asks for; `on_round` is called once per bootstrap
+/// replicate.
+///
+/// # Errors
+/// Bad settings, an unknown anchor, too few models, or a method/interval mismatch.
+pub fn rank(
+    log: &BattleLog,
+    source: &str,
+    settings: &RankSettings,
+    on_round: &(dyn Fn() + Sync),
+) -> Result<RankReport, VerdictError> {
+    settings.validate()?;
+    if log.models().len() < 2 {
+        return Err(RatingsError::NotEnoughData(format!(
+            "a leaderboard needs at least 2 models, found {}",
+            log.models().len()
+        ))
+        .into());
+    }
+    let counts = PairCounts::from_log(log);
+    let anchor = anchor_index(log, &settings.anchor)?;
+    let context = Context {
+        log,
+        counts: &counts,
+        source,
+        settings,
+        anchor,
+    };
+    Ok(match settings.method {
+        Method::BradleyTerry => RankReport::Single(Box::new(context.bradley_terry(on_round)?)),
+        Method::Elo => RankReport::Single(Box::new(context.elo(on_round)?)),
+        Method::All => RankReport::All {
+            method: "all",
+            leaderboards: vec![context.bradley_terry(on_round)?, context.elo(on_round)?],
+        },
+    })
+}
+
+struct Context<'a> {
+    log: &'a BattleLog,
+    counts: &'a PairCounts,
+    source: &'a str,
+    settings: &'a RankSettings,
+    anchor: Option<(usize, f64)>,
+}
+
+impl Context<'_> {
+    fn interval(&self, method: IntervalMethod) -> Interval {
+        Interval {
+            method,
+            confidence: self.settings.confidence,
+        }
+    }
+
+    fn output(&self, leaderboard: Leaderboard, fit: Option<FitSummary>, matrices: Option<Matrices>, notes: Vec<String>) -> RankOutput {
+        RankOutput {
+            leaderboard,
+            fit,
+            matrices,
+            battles: self.log.len(),
+            source: self.source.to_owned(),
+            notes,
+        }
+    }
+
+    /// Observed matrices plus `predicted(i, j)`, in leaderboard order.
+    fn matrices(&self, board: &Leaderboard, predicted: impl Fn(usize, usize) -> f64) -> Option<Matrices> {
+        if !self.settings.matrices {
+            return None;
+        }
+        let order: Vec<usize> = board
+            .models
+            .iter()
+            .map(|s| self.log.models().get(&s.name).expect("leaderboard names come from the log").index())
+            .collect();
+        let (wins, ties) = (self.counts.win_matrix(), self.counts.tie_matrix());
+        let pick = |m: &Vec<Vec<f64>>| -> Vec<Vec<f64>> {
+            order.iter().map(|&r| order.iter().map(|&c| m[r][c]).collect()).collect()
+        };
+        let probability = order
+            .iter()
+            .map(|&r| order.iter().map(|&c| if r == c { 0.5 } else { predicted(r, c) }).collect())
+            .collect();
+        Some(Matrices {
+            models: board.models.iter().map(|s| s.name.clone()).collect(),
+            wins: pick(&wins),
+            ties: pick(&ties),
+            win_probability: Some(probability),
+        })
+    }
+
+    fn bradley_terry(&self, on_round: &(dyn Fn() + Sync)) -> Result<RankOutput, VerdictError> {
+        let settings = self.settings;
+        let fit = settings.bradley_terry.fit(self.counts)?;
+        let scale = EloScale {
+            center: match self.anchor {
+                Some((model, rating)) => Center::Anchor { model, rating },
+                None => Center::Mean(settings.mean_rating),
+            },
+            ..EloScale::default()
+        };
+        let scores = scale.scores(&fit.beta);
+        let mut notes = fit_notes(&fit, self.log.models().names());
+        let intervals = match &settings.intervals {
+            Intervals::None => None,
+            Intervals::Bootstrap(bootstrap) => {
+                let draws = bootstrap_bradley_terry(self.counts, &settings.bradley_terry, &fit, &scale, bootstrap, on_round)?;
+                if draws.prior_rounds > 0 {
+                    notes.push(format!(
+                        "{} of {} bootstrap replicates had no maximum-likelihood estimate and carried the fallback prior",
+                        draws.prior_rounds, bootstrap.rounds
+                    ));
+                }
+                if draws.unconverged_rounds > 0 {
+                    notes.push(format!(
+                        "{} of {} bootstrap replicates stopped at the iteration cap",
+                        draws.unconverged_rounds, bootstrap.rounds
+                    ));
+                }
+                Some((
+                    self.interval(IntervalMethod::Bootstrap {
+                        rounds: bootstrap.rounds,
+                        seed: bootstrap.seed,
+                    }),
+                    draws.intervals(settings.confidence),
+                ))
+            }
+            Intervals::Sandwich => {
+                let covariance = sandwich_covariance(self.counts, &fit)?;
+                let z = Normal::new(0.0, 1.0)
+                    .expect("standard normal")
+                    .inverse_cdf(0.5 + settings.confidence / 2.0);
+                let bounds = scale
+                    .score_variances(&covariance)
+                    .iter()
+                    .zip(&scores)
+                    .map(|(variance, score)| (score - z * variance.sqrt(), score + z * variance.sqrt()))
+                    .collect();
+                Some((self.interval(IntervalMethod::Sandwich), bounds))
+            }
+        };
+        let board = Leaderboard::new("bradley-terry", self.log.models().names(), &scores, intervals, &self.counts.tallies());
+        let matrices = self.matrices(&board, |i, j| fit.win_probability(i, j));
+        Ok(self.output(board, Some(FitSummary::from(&fit)), matrices, notes))
+    }
+
+    fn elo(&self, on_round: &(dyn Fn() + Sync)) -> Result<RankOutput, VerdictError> {
+        let settings = self.settings;
+        let elo = &settings.elo;
+        let (order, mut notes) = match settings.elo_order {
+            EloOrder::Log => ((0..self.log.len()).collect::<Vec<_>>(), vec!["Elo depends on the order of the battles: replayed in log order".to_owned()]),
+            EloOrder::Shuffled(seed) => (
+                shuffled_order(self.log.len(), seed),
+                vec![format!("Elo depends on the order of the battles: replayed in a shuffled order (seed {seed})")],
+            ),
+        };
+        let shift = |ratings: &[f64]| match self.anchor {
+            Some((model, rating)) => rating - ratings[model],
+            None => 0.0,
+        };
+        let mut ratings = elo.replay(self.log, order);
+        let offset = shift(&ratings);
+        ratings.iter_mut().for_each(|r| *r += offset);
+        let intervals = match &settings.intervals {
+            Intervals::None => None,
+            Intervals::Sandwich => {
+                notes.push("sandwich intervals apply to Bradley–Terry only; Elo is shown without intervals (use --bootstrap)".into());
+                None
+            }
+            Intervals::Bootstrap(bootstrap) => {
+                let mut draws = bootstrap_elo(self.log, elo, bootstrap, on_round)?;
+                for round in &mut draws.scores {
+                    let offset = shift(round);
+                    round.iter_mut().for_each(|r| *r += offset);
+                }
+                Some((
+                    self.interval(IntervalMethod::Bootstrap {
+                        rounds: bootstrap.rounds,
+                        seed: bootstrap.seed,
+                    }),
+                    draws.intervals(settings.confidence),
+                ))
+            }
+        };
+        let board = Leaderboard::new("elo", self.log.models().names(), &ratings, intervals, &self.counts.tallies());
+        let matrices = self.matrices(&board, |i, j| elo.expected(ratings[i], ratings[j]));
+        Ok(self.output(board, None, matrices, notes))
+    }
+}
+
+/// Remarks a reader of a Bradley–Terry fit must see.
+fn fit_notes(fit: &BtFit, names: &[String]) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Regularization::Prior { l2, obstacles } = &fit.regularization {
+        let reasons: Vec<String> = obstacles.iter().map(|o| o.describe(names)).collect();
+        notes.push(format!(
+            "the maximum-likelihood estimate does not exist ({}); a weak Gaussian prior (l2 = {l2}) keeps every score finite. Scores of the models named are bounds more than estimates; pass --l2 to choose the penalty yourself",
+            reasons.join("; ")
+        ));
+    }
+    if fit.status == FitStatus::MaxIterations {
+        notes.push(format!(
+            "the fit stopped at the iteration cap ({} iterations) with gradient norm {:.3e}; raise --max-iter or use the Newton solver",
+            fit.iterations, fit.gradient_norm
+        ));
+    }
+    notes
+}
