@@ -84,14 +84,20 @@ impl FromStr for CiArg {
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let (sandwich, level) = match text.strip_prefix("sandwich") {
             Some("") => (true, "0.95"),
-            Some(rest) => (true, rest.strip_prefix(':').ok_or("expected sandwich or sandwich:LEVEL")?),
+            Some(rest) => (
+                true,
+                rest.strip_prefix(':')
+                    .ok_or("expected sandwich or sandwich:LEVEL")?,
+            ),
             None => (false, text),
         };
         let level: f64 = level
             .parse()
             .map_err(|_| format!("{text:?} is not a level like 0.95, nor sandwich[:LEVEL]"))?;
         if !(level > 0.0 && level < 1.0) {
-            return Err(format!("confidence level {level} must lie strictly between 0 and 1"));
+            return Err(format!(
+                "confidence level {level} must lie strictly between 0 and 1"
+            ));
         }
         Ok(Self { sandwich, level })
     }
@@ -108,9 +114,9 @@ impl FromStr for AnchorArg {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let (model, rating) = text
-            .rsplit_once('=')
-            .ok_or_else(|| format!("{text:?} is not MODEL=RATING (e.g. mixtral-8x7b-instruct-v0.1=1114)"))?;
+        let (model, rating) = text.rsplit_once('=').ok_or_else(|| {
+            format!("{text:?} is not MODEL=RATING (e.g. mixtral-8x7b-instruct-v0.1=1114)")
+        })?;
         let rating: f64 = rating
             .trim()
             .parse()
@@ -150,6 +156,9 @@ pub struct LogArgs {
     /// Column of the outcome labels (default winner, or one-hot winner_model_a/_b/_tie).
     #[arg(long, value_name = "COLUMN")]
     pub winner_col: Option<String>,
+    /// Drop rows where a model battles itself (real dumps have a few) instead of failing.
+    #[arg(long)]
+    pub skip_self_battles: bool,
 }
 
 /// `verdict rank`.
@@ -258,9 +267,27 @@ mod tests {
 
     #[test]
     fn ci_accepts_levels_and_sandwich() {
-        assert_eq!("0.9".parse::<CiArg>().unwrap(), CiArg { sandwich: false, level: 0.9 });
-        assert_eq!("sandwich".parse::<CiArg>().unwrap(), CiArg { sandwich: true, level: 0.95 });
-        assert_eq!("sandwich:0.8".parse::<CiArg>().unwrap(), CiArg { sandwich: true, level: 0.8 });
+        assert_eq!(
+            "0.9".parse::<CiArg>().unwrap(),
+            CiArg {
+                sandwich: false,
+                level: 0.9
+            }
+        );
+        assert_eq!(
+            "sandwich".parse::<CiArg>().unwrap(),
+            CiArg {
+                sandwich: true,
+                level: 0.95
+            }
+        );
+        assert_eq!(
+            "sandwich:0.8".parse::<CiArg>().unwrap(),
+            CiArg {
+                sandwich: true,
+                level: 0.8
+            }
+        );
         assert!("1.5".parse::<CiArg>().is_err());
         assert!("sandwichx".parse::<CiArg>().is_err());
     }

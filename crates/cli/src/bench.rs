@@ -34,14 +34,24 @@ fn arena(args: &ArenaArgs) -> anyhow::Result<()> {
             let names = arena.log.models();
             let mut text = String::from("model_a,model_b,winner\n");
             for (a, b, outcome) in arena.log.iter() {
-                let _ = writeln!(text, "{},{},{}", names.name(a), names.name(b), outcome.label());
+                let _ = writeln!(
+                    text,
+                    "{},{},{}",
+                    names.name(a),
+                    names.name(b),
+                    outcome.label()
+                );
             }
-            w.write_all(text.as_bytes()).map_err(|source| IoError::Write {
-                path: args.out.clone(),
-                source,
-            })
+            w.write_all(text.as_bytes())
+                .map_err(|source| IoError::Write {
+                    path: args.out.clone(),
+                    source,
+                })
         })?,
-        _ => anyhow::bail!("{}: write the arena as .parquet or .csv", args.out.display()),
+        _ => anyhow::bail!(
+            "{}: write the arena as .parquet or .csv",
+            args.out.display()
+        ),
     }
     eprintln!(
         "wrote {} battles over {} models to {}",
@@ -82,7 +92,14 @@ fn stages(args: &BenchRankArgs, quiet: bool) -> anyhow::Result<()> {
         seed: 0,
     };
     if args.bootstrap > 0 {
-        bootstrap_bradley_terry(&counts, &settings, &fit, &EloScale::default(), &bootstrap, &|| bar.inc(1))?;
+        bootstrap_bradley_terry(
+            &counts,
+            &settings,
+            &fit,
+            &EloScale::default(),
+            &bootstrap,
+            &|| bar.inc(1),
+        )?;
     }
     bar.finish_and_clear();
     let boot = seconds(start);

@@ -5,7 +5,9 @@ use std::fmt::Write;
 
 use verdict::io::{read_battles, ReadOptions, Source};
 use verdict::rank::{rank, RankSettings};
-use verdict::ratings::{mm_iterates, shuffled_order, BradleyTerry, Elo, PairCounts, Solver, TieModel};
+use verdict::ratings::{
+    mm_iterates, shuffled_order, BradleyTerry, Elo, PairCounts, Solver, TieModel,
+};
 use verdict::report::render_table;
 
 const TUTORIAL_LOG: &[u8] = include_bytes!("../../../examples/data/tutorial-arena.csv");
@@ -15,19 +17,33 @@ fn ratings_line(names: &[String], values: &[f64], signed: bool) -> String {
     names
         .iter()
         .zip(values)
-        .map(|(n, v)| if signed { format!("{n}={v:+.1}") } else { format!("{n}={v:.1}") })
+        .map(|(n, v)| {
+            if signed {
+                format!("{n}={v:+.1}")
+            } else {
+                format!("{n}={v:.1}")
+            }
+        })
         .collect::<Vec<_>>()
         .join("  ")
 }
 
 fn strengths_line(values: &[f64]) -> String {
-    values.iter().map(|p| format!("{p:.4}")).collect::<Vec<_>>().join("  ")
+    values
+        .iter()
+        .map(|p| format!("{p:.4}"))
+        .collect::<Vec<_>>()
+        .join("  ")
 }
 
 fn ranking(names: &[String], values: &[f64]) -> String {
     let mut order: Vec<usize> = (0..names.len()).collect();
     order.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
-    order.iter().map(|&m| names[m].as_str()).collect::<Vec<_>>().join(" > ")
+    order
+        .iter()
+        .map(|&m| names[m].as_str())
+        .collect::<Vec<_>>()
+        .join(" > ")
 }
 
 pub fn run() -> anyhow::Result<()> {
@@ -39,7 +55,12 @@ pub fn run() -> anyhow::Result<()> {
     let names = log.models().names();
     let counts = PairCounts::from_log(&log);
     let mut out = String::new();
-    writeln!(out, "The arena tutorial: {} bots, {} battles (bundled examples/data/tutorial-arena.csv)\n", names.len(), log.len())?;
+    writeln!(
+        out,
+        "The arena tutorial: {} bots, {} battles (bundled examples/data/tutorial-arena.csv)\n",
+        names.len(),
+        log.len()
+    )?;
 
     let elo = Elo::default();
     let (a, b, _) = log.battle(0);
@@ -59,9 +80,21 @@ pub fn run() -> anyhow::Result<()> {
     let listed = elo.run(&log)?;
     let shuffled = elo.replay(&log, shuffled_order(log.len(), SHUFFLE_SEED));
     let difference: Vec<f64> = shuffled.iter().zip(&listed).map(|(s, l)| s - l).collect();
-    writeln!(out, "  as-listed order:   {}", ratings_line(names, &listed, false))?;
-    writeln!(out, "  shuffled (seed {SHUFFLE_SEED}): {}", ratings_line(names, &shuffled, false))?;
-    writeln!(out, "  difference:        {}", ratings_line(names, &difference, true))?;
+    writeln!(
+        out,
+        "  as-listed order:   {}",
+        ratings_line(names, &listed, false)
+    )?;
+    writeln!(
+        out,
+        "  shuffled (seed {SHUFFLE_SEED}): {}",
+        ratings_line(names, &shuffled, false)
+    )?;
+    writeln!(
+        out,
+        "  difference:        {}",
+        ratings_line(names, &difference, true)
+    )?;
     writeln!(
         out,
         "  total rating: {:.1} as listed, {:.1} shuffled (Elo only moves points between players)",
@@ -76,17 +109,31 @@ pub fn run() -> anyhow::Result<()> {
     )?;
 
     let iterates = mm_iterates(&counts, TieModel::Half, 20);
-    writeln!(out, "Bradley–Terry, MM (Zermelo) iteration p_i <- W_i / sum_j n_ij/(p_i+p_j), renormalised")?;
+    writeln!(
+        out,
+        "Bradley–Terry, MM (Zermelo) iteration p_i <- W_i / sum_j n_ij/(p_i+p_j), renormalised"
+    )?;
     let header: Vec<String> = names.iter().map(|n| format!("{n:>6}")).collect();
     writeln!(out, "  {:>6}  {}", "", header.join("  "))?;
-    writeln!(out, "  {:>6}  {}", "start", strengths_line(&vec![1.0 / names.len() as f64; names.len()]))?;
+    writeln!(
+        out,
+        "  {:>6}  {}",
+        "start",
+        strengths_line(&vec![1.0 / names.len() as f64; names.len()])
+    )?;
     for iteration in [1, 2, 3, 20] {
         let label = format!("it {iteration}");
-        writeln!(out, "  {label:>6}  {}", strengths_line(&iterates[iteration - 1]))?;
+        writeln!(
+            out,
+            "  {label:>6}  {}",
+            strengths_line(&iterates[iteration - 1])
+        )?;
     }
     let p20 = &iterates[19];
     let index = |name: &str| log.models().get(name).map(|id| id.index());
-    if let (Some(ia), Some(ib), Some(ic), Some(id)) = (index("A"), index("B"), index("C"), index("D")) {
+    if let (Some(ia), Some(ib), Some(ic), Some(id)) =
+        (index("A"), index("B"), index("C"), index("D"))
+    {
         writeln!(
             out,
             "  iterate 20 (the tutorial's \"converged\" row): P(A beats D) = {:.3}, P(B beats C) = {:.3}",
@@ -123,7 +170,11 @@ pub fn run() -> anyhow::Result<()> {
         writeln!(
             out,
             "  shuffled battles: Bradley–Terry strengths {}\n",
-            if identical { "bit-identical" } else { "DIFFERENT (a bug)" }
+            if identical {
+                "bit-identical"
+            } else {
+                "DIFFERENT (a bug)"
+            }
         )?;
     }
 
@@ -132,7 +183,10 @@ pub fn run() -> anyhow::Result<()> {
         ..RankSettings::default()
     };
     let report = rank(&log, "tutorial-arena.csv", &settings, &|| {})?;
-    writeln!(out, "verdict rank tutorial-arena.csv --matrix  (the converged fit, 95% bootstrap intervals)\n")?;
+    writeln!(
+        out,
+        "verdict rank tutorial-arena.csv --matrix  (the converged fit, 95% bootstrap intervals)\n"
+    )?;
     out.push_str(&render_table(&report));
     print!("{out}");
     Ok(())

@@ -7,10 +7,11 @@ use verdict::io::{write_atomic, IoError};
 pub fn emit(text: &str, out: Option<&Path>) -> anyhow::Result<()> {
     match out {
         Some(path) => write_atomic::<IoError, _>(path, |w| {
-            w.write_all(text.as_bytes()).map_err(|source| IoError::Write {
-                path: path.to_path_buf(),
-                source,
-            })
+            w.write_all(text.as_bytes())
+                .map_err(|source| IoError::Write {
+                    path: path.to_path_buf(),
+                    source,
+                })
         })?,
         None => {
             let mut stdout = std::io::stdout().lock();

@@ -22,7 +22,10 @@ fn schema(input: &LogArgs) -> Option<BattleSchema> {
     Some(BattleSchema {
         model_a: input.model_a_col.clone().unwrap_or(default.model_a),
         model_b: input.model_b_col.clone().unwrap_or(default.model_b),
-        winner: input.winner_col.clone().map_or(default.winner, WinnerColumns::Label),
+        winner: input
+            .winner_col
+            .clone()
+            .map_or(default.winner, WinnerColumns::Label),
     })
 }
 
@@ -33,7 +36,9 @@ pub fn load(input: &LogArgs) -> anyhow::Result<LoadedBattles> {
             .input_format
             .context("reading standard input needs --input-format csv|jsonl|json|parquet")?;
         let mut data = Vec::new();
-        std::io::stdin().read_to_end(&mut data).context("cannot read standard input")?;
+        std::io::stdin()
+            .read_to_end(&mut data)
+            .context("cannot read standard input")?;
         let label = match format {
             verdict::io::Format::Csv => "<stdin>.csv",
             verdict::io::Format::JsonLines => "<stdin>.jsonl",
@@ -53,8 +58,16 @@ pub fn load(input: &LogArgs) -> anyhow::Result<LoadedBattles> {
         filters: input.filters.clone(),
         order_by: input.order_by.clone(),
         keep: Vec::new(),
+        skip_self_battles: input.skip_self_battles,
     };
-    Ok(read_battles(&source, &options)?)
+    let loaded = read_battles(&source, &options)?;
+    if loaded.self_battles_skipped > 0 {
+        eprintln!(
+            "note: skipped {} rows where a model battles itself",
+            loaded.self_battles_skipped
+        );
+    }
+    Ok(loaded)
 }
 
 /// Library settings from the flags.

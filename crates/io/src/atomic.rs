@@ -31,9 +31,7 @@ where
         fill(&mut buffered)?;
         buffered.flush().map_err(write_error)?;
     }
-    temporary
-        .persist(path)
-        .map_err(|e| write_error(e.error))?;
+    temporary.persist(path).map_err(|e| write_error(e.error))?;
     Ok(())
 }
 

@@ -111,6 +111,9 @@ pub struct ReadOptions {
     pub order_by: Option<String>,
     /// Further columns kept as metadata beside the log.
     pub keep: Vec<String>,
+    /// Drop rows where a model battles itself (counted in
+    /// [`LoadedBattles::self_battles_skipped`]) instead of failing on the first one.
+    pub skip_self_battles: bool,
 }
 
 /// A battle log with the metadata columns asked for, row for row.
@@ -122,6 +125,8 @@ pub struct LoadedBattles {
     pub metadata: Table,
     /// Rows in the file before filtering.
     pub rows_read: usize,
+    /// Rows dropped because a model battled itself (with `skip_self_battles`).
+    pub self_battles_skipped: usize,
 }
 
 /// Where a table comes from: a file, or bytes already in memory (standard input, data
@@ -230,12 +235,19 @@ pub fn read_battles(source: &Source, options: &ReadOptions) -> Result<LoadedBatt
     if let Some(column) = &options.order_by {
         sort_rows(&table, column, &mut rows)?;
     }
-    let log = build_log(&table, &schema, &rows)?;
-    let metadata = table.select_rows(&rows);
+    let (log, kept) = build_log(&table, &schema, &rows, options.skip_self_battles)?;
+    if log.is_empty() {
+        return Err(IoError::invalid_file(
+            table.file(),
+            "no battles left: every remaining row has a model battling itself",
+        ));
+    }
+    let metadata = table.select_rows(&kept);
     Ok(LoadedBattles {
         log,
         metadata,
         rows_read: table.rows(),
+        self_battles_skipped: rows.len() - kept.len(),
     })
 }
 
@@ -272,7 +284,9 @@ fn selected_rows(table: &Table, filters: &[Filter]) -> Vec<usize> {
 }
 
 fn sort_rows(table: &Table, column_name: &str, rows: &mut [usize]) -> Result<(), IoError> {
-    let column = table.column(column_name).expect("checked by require_column");
+    let column = table
+        .column(column_name)
+        .expect("checked by require_column");
     if let Some(&row) = rows.iter().find(|&&r| column.value(r).is_none()) {
         return Err(IoError::invalid(
             table.location(row, Some(column_name)),
@@ -287,7 +301,9 @@ fn sort_rows(table: &Table, column_name: &str, rows: &mut [usize]) -> Result<(),
     let code = |row: usize| column.code(row).expect("checked above");
     match numeric {
         Some(keys) => rows.sort_by(|&x, &y| keys[code(x)].total_cmp(&keys[code(y)])),
-        None => rows.sort_by(|&x, &y| column.dictionary()[code(x)].cmp(&column.dictionary()[code(y)])),
+        None => {
+            rows.sort_by(|&x, &y| column.dictionary()[code(x)].cmp(&column.dictionary()[code(y)]))
+        }
     }
     Ok(())
 }
@@ -315,13 +331,20 @@ impl<T: Copy> CodeCache<T> {
     }
 }
 
-fn build_log(table: &Table, schema: &BattleSchema, rows: &[usize]) -> Result<BattleLog, IoError> {
+/// The log of `rows` and the rows it kept (all of them unless self-battles are skipped).
+fn build_log(
+    table: &Table,
+    schema: &BattleSchema,
+    rows: &[usize],
+    skip_self_battles: bool,
+) -> Result<(BattleLog, Vec<usize>), IoError> {
     let column = |name: &str| table.column(name).expect("checked by require_column");
     let (column_a, column_b) = (column(&schema.model_a), column(&schema.model_b));
     let mut log = BattleLog::new();
     let mut ids_a = CodeCache::<ModelId>::new(column_a.dictionary().len());
     let mut ids_b = CodeCache::<ModelId>::new(column_b.dictionary().len());
     let mut outcomes = OutcomeReader::new(table, &schema.winner);
+    let mut kept = Vec::with_capacity(rows.len());
     for &row in rows {
         let missing = |name: &str| {
             IoError::invalid(
@@ -337,19 +360,23 @@ fn build_log(table: &Table, schema: &BattleSchema, rows: &[usize]) -> Result<Bat
         let b = ids_b.get_or(code_b, || {
             Ok::<_, IoError>(log.models_mut().intern(&column_b.dictionary()[code_b]))
         })?;
+        let outcome = outcomes.read(row)?;
         if a == b {
+            if skip_self_battles {
+                continue;
+            }
             return Err(IoError::invalid(
                 table.location(row, Some(&schema.model_b)),
                 format!(
-                    "model {:?} battles itself; remove the row or fix the model name",
+                    "model {:?} battles itself; fix the model name, or pass --skip-self-battles to drop such rows",
                     log.models().name(a)
                 ),
             ));
         }
-        let outcome = outcomes.read(row)?;
         log.push_ids(a, b, outcome);
+        kept.push(row);
     }
-    Ok(log.with_models_by_name())
+    Ok((log.with_models_by_name(), kept))
 }
 
 /// Reads outcomes from label or one-hot columns with located errors.

@@ -24,8 +24,9 @@ pub(crate) fn read_parquet<T: ChunkReader + 'static>(
     file: &str,
     wanted: Wanted<'_>,
 ) -> Result<Table, IoError> {
-    let not_parquet =
-        |e: parquet::errors::ParquetError| IoError::invalid_file(file, format!("not a readable Parquet file: {e}"));
+    let not_parquet = |e: parquet::errors::ParquetError| {
+        IoError::invalid_file(file, format!("not a readable Parquet file: {e}"))
+    };
     let builder = ParquetRecordBatchReaderBuilder::try_new(handle).map_err(not_parquet)?;
     let schema = builder.schema().clone();
     let present: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
@@ -41,8 +42,10 @@ pub(crate) fn read_parquet<T: ChunkReader + 'static>(
         .with_batch_size(BATCH_ROWS)
         .build()
         .map_err(not_parquet)?;
-    let mut builders: Vec<ColumnBuilder> =
-        indices.iter().map(|&i| ColumnBuilder::new(&present[i])).collect();
+    let mut builders: Vec<ColumnBuilder> = indices
+        .iter()
+        .map(|&i| ColumnBuilder::new(&present[i]))
+        .collect();
     let mut rows = 0usize;
     for batch in reader {
         let batch = batch.map_err(|e| {

@@ -66,7 +66,13 @@ pub(crate) fn read_csv(input: impl Read, file: &str, wanted: Wanted<'_>) -> Resu
     }
     let rows = lines.len();
     let columns = selected.into_iter().map(|(_, b)| b.finish()).collect();
-    Ok(Table::new(file, headers, columns, rows, RowRefs::lines(lines)))
+    Ok(Table::new(
+        file,
+        headers,
+        columns,
+        rows,
+        RowRefs::lines(lines),
+    ))
 }
 
 /// Collects JSON objects into columns, adding columns as new keys appear.
@@ -114,7 +120,11 @@ impl<'a> ObjectColumns<'a> {
     }
 
     fn finish(self, file: &str, row_refs: RowRefs) -> Table {
-        let columns = self.builders.into_iter().map(ColumnBuilder::finish).collect();
+        let columns = self
+            .builders
+            .into_iter()
+            .map(ColumnBuilder::finish)
+            .collect();
         Table::new(file, self.present, columns, self.rows, row_refs)
     }
 }
@@ -140,7 +150,8 @@ pub(crate) fn read_json_lines(
     let mut lines = Vec::new();
     for (number, line) in reader.lines().enumerate() {
         let line_number = number as u64 + 1;
-        let line = line.map_err(|e| IoError::invalid(at(file, RowRef::Line(line_number)), e.to_string()))?;
+        let line =
+            line.map_err(|e| IoError::invalid(at(file, RowRef::Line(line_number)), e.to_string()))?;
         if line.trim().is_empty() {
             continue;
         }

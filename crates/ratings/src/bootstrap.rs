@@ -138,7 +138,9 @@ pub fn bootstrap_bradley_terry(
     let factor = full
         .factor(hessian)
         .ok_or_else(|| RatingsError::Numerical("the Hessian at the fit".into()))?;
-    let max_iter = settings.max_iter.unwrap_or(crate::bradley_terry::DEFAULT_NEWTON_MAX_ITER);
+    let max_iter = settings
+        .max_iter
+        .unwrap_or(crate::bradley_terry::DEFAULT_NEWTON_MAX_ITER);
     let replicates: Vec<(Vec<f64>, bool, bool)> = (0..bootstrap.rounds)
         .into_par_iter()
         .map(|round| {
@@ -159,8 +161,16 @@ pub fn bootstrap_bradley_terry(
                 && !matches!(fit.regularization, Regularization::Prior { .. });
             let problem = Problem::new(&resampled, settings.ties, regularization.weight());
             let refit = problem
-                .chord(start.clone(), &factor, settings.tol, CHORD_MAX_ITER, regularization.clone())
-                .unwrap_or_else(|| problem.newton(start.clone(), settings.tol, max_iter, regularization));
+                .chord(
+                    start.clone(),
+                    &factor,
+                    settings.tol,
+                    CHORD_MAX_ITER,
+                    regularization.clone(),
+                )
+                .unwrap_or_else(|| {
+                    problem.newton(start.clone(), settings.tol, max_iter, regularization)
+                });
             let converged = refit.status == crate::FitStatus::Converged;
             on_round();
             (scale.scores(&refit.beta), used_prior, converged)
@@ -197,7 +207,9 @@ pub fn bootstrap_elo(
         return Err(RatingsError::setting("rounds", 0, "at least 1"));
     }
     if log.is_empty() {
-        return Err(RatingsError::NotEnoughData("the log holds no battles".into()));
+        return Err(RatingsError::NotEnoughData(
+            "the log holds no battles".into(),
+        ));
     }
     let n = log.len();
     let scores = (0..bootstrap.rounds)

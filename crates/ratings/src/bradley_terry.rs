@@ -266,7 +266,12 @@ impl BradleyTerry {
                         "the MM solver fits the plain MLE only; use the Newton solver with an L2 penalty or where the MLE does not exist".into(),
                     ));
                 }
-                Ok(minorize_maximize(counts, self.ties, self.tol, self.max_iter()))
+                Ok(minorize_maximize(
+                    counts,
+                    self.ties,
+                    self.tol,
+                    self.max_iter(),
+                ))
             }
         }
     }
@@ -281,7 +286,9 @@ fn check_data(counts: &PairCounts, ties: TieModel) -> Result<(), RatingsError> {
     }
     let battles = counts.battles();
     if battles == 0.0 {
-        return Err(RatingsError::NotEnoughData("the log holds no battles".into()));
+        return Err(RatingsError::NotEnoughData(
+            "the log holds no battles".into(),
+        ));
     }
     if ties == TieModel::Drop && counts.ties() == battles {
         return Err(RatingsError::NotEnoughData(
@@ -426,7 +433,11 @@ impl<'a> Problem<'a> {
             if let Some(factor) = Cholesky::new(attempt) {
                 return Some(factor);
             }
-            damping = if damping == 0.0 { 1e-10 * scale } else { damping * 100.0 };
+            damping = if damping == 0.0 {
+                1e-10 * scale
+            } else {
+                damping * 100.0
+            };
         }
         None
     }
@@ -482,7 +493,14 @@ impl<'a> Problem<'a> {
             self.centre(&mut x);
             evaluation = self.evaluate(&x, true);
         }
-        self.finish(x, evaluation, iterations, threshold, regularization, Solver::Newton)
+        self.finish(
+            x,
+            evaluation,
+            iterations,
+            threshold,
+            regularization,
+            Solver::Newton,
+        )
     }
 
     /// Chord iterations `x <- x - F^{-1} grad(x)` with a fixed factor `F` (of the
@@ -500,11 +518,20 @@ impl<'a> Problem<'a> {
         let mut evaluation = self.evaluate(&x, false);
         for iterations in 0..=max_iter {
             if evaluation.gradient.amax() <= threshold {
-                return Some(self.finish(x, evaluation, iterations, threshold, regularization, Solver::Newton));
+                return Some(self.finish(
+                    x,
+                    evaluation,
+                    iterations,
+                    threshold,
+                    regularization,
+                    Solver::Newton,
+                ));
             }
             let next_x = &x - factor.solve(&evaluation.gradient);
             let next = self.evaluate(&next_x, false);
-            if !next.value.is_finite() || next.value > evaluation.value + 1e-12 * evaluation.value.abs() {
+            if !next.value.is_finite()
+                || next.value > evaluation.value + 1e-12 * evaluation.value.abs()
+            {
                 return None;
             }
             x = next_x;
@@ -559,7 +586,12 @@ fn effective_counts(counts: &PairCounts, ties: TieModel) -> (Vec<f64>, Vec<(usiz
 /// One MM (Zermelo) step `p_i <- W_i / sum_j n_ij / (p_i + p_j)`, renormalised to sum
 /// one (arena tutorial, BT section). Returns the gradient `‖∇‖∞` in `beta` at the
 /// input `p`, which costs nothing extra: `g_i = W_i - p_i sum_j n_ij/(p_i+p_j)`.
-fn mm_step(p: &mut [f64], wins: &[f64], battles: &[(usize, usize, f64)], denominators: &mut [f64]) -> f64 {
+fn mm_step(
+    p: &mut [f64],
+    wins: &[f64],
+    battles: &[(usize, usize, f64)],
+    denominators: &mut [f64],
+) -> f64 {
     denominators.iter_mut().for_each(|d| *d = 0.0);
     for &(i, j, n) in battles {
         let share = n / (p[i] + p[j]);
@@ -612,5 +644,12 @@ fn minorize_maximize(counts: &PairCounts, ties: TieModel, tol: f64, max_iter: us
     let mut x = DVector::from_iterator(k, p.iter().map(|v| v.ln()));
     problem.centre(&mut x);
     let evaluation = problem.evaluate(&x, false);
-    problem.finish(x, evaluation, iterations, threshold, Regularization::None, Solver::Mm)
+    problem.finish(
+        x,
+        evaluation,
+        iterations,
+        threshold,
+        Regularization::None,
+        Solver::Mm,
+    )
 }

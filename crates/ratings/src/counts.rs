@@ -204,7 +204,10 @@ mod tests {
         let xz = counts.pairs()[1];
         assert_eq!((xz.i, xz.j, xz.wins_i, xz.wins_j), (0, 2, 1.0, 0.0));
         let tallies = counts.tallies();
-        assert_eq!((tallies[0].wins, tallies[0].losses, tallies[0].ties), (2, 1, 1));
+        assert_eq!(
+            (tallies[0].wins, tallies[0].losses, tallies[0].ties),
+            (2, 1, 1)
+        );
         assert_eq!(counts.win_matrix()[1][0], 1.0);
         assert_eq!(counts.battles(), 4.0);
     }

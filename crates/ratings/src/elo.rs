@@ -51,7 +51,11 @@ impl Elo {
     /// [`RatingsError::Setting`] for a value outside its range (see the table).
     pub fn validate(&self) -> Result<(), RatingsError> {
         if !self.initial.is_finite() {
-            return Err(RatingsError::setting("initial", self.initial, "a finite number"));
+            return Err(RatingsError::setting(
+                "initial",
+                self.initial,
+                "a finite number",
+            ));
         }
         if !(self.k.is_finite() && self.k > 0.0) {
             return Err(RatingsError::setting("k", self.k, "a positive number"));
@@ -60,7 +64,11 @@ impl Elo {
             return Err(RatingsError::setting("base", self.base, "a number above 1"));
         }
         if !(self.scale.is_finite() && self.scale > 0.0) {
-            return Err(RatingsError::setting("scale", self.scale, "a positive number"));
+            return Err(RatingsError::setting(
+                "scale",
+                self.scale,
+                "a positive number",
+            ));
         }
         Ok(())
     }
@@ -91,7 +99,9 @@ impl Elo {
     pub fn run(&self, log: &BattleLog) -> Result<EloRun, RatingsError> {
         self.validate()?;
         if log.is_empty() {
-            return Err(RatingsError::NotEnoughData("the log holds no battles".into()));
+            return Err(RatingsError::NotEnoughData(
+                "the log holds no battles".into(),
+            ));
         }
         Ok(self.replay(log, 0..log.len()))
     }
@@ -128,7 +138,10 @@ mod tests {
 
     #[test]
     fn bad_settings_are_rejected() {
-        let elo = Elo { k: -1.0, ..Elo::default() };
+        let elo = Elo {
+            k: -1.0,
+            ..Elo::default()
+        };
         assert!(elo.validate().unwrap_err().to_string().contains("k = -1"));
     }
 }

@@ -49,9 +49,9 @@ impl MleObstacle {
             MleObstacle::Disconnected { groups } => {
                 format!("the comparison graph has {groups} groups that never met")
             }
-            MleObstacle::Dominant { groups } => format!(
-                "{groups} groups of models where one beat every outsider it met"
-            ),
+            MleObstacle::Dominant { groups } => {
+                format!("{groups} groups of models where one beat every outsider it met")
+            }
         }
     }
 }
@@ -80,9 +80,14 @@ pub fn mle_obstacles(counts: &PairCounts, ties: TieModel) -> Vec<MleObstacle> {
         return Vec::new();
     }
     let mut obstacles = Vec::new();
-    let never_wins: Vec<u32> = (0..k as u32).filter(|&m| beats[m as usize].is_empty()).collect();
+    let never_wins: Vec<u32> = (0..k as u32)
+        .filter(|&m| beats[m as usize].is_empty())
+        .collect();
     let mut has_in = vec![false; k];
-    beats.iter().flatten().for_each(|&j| has_in[j as usize] = true);
+    beats
+        .iter()
+        .flatten()
+        .for_each(|&j| has_in[j as usize] = true);
     let never_loses: Vec<u32> = (0..k as u32).filter(|&m| !has_in[m as usize]).collect();
     if !never_wins.is_empty() {
         obstacles.push(MleObstacle::NeverWins { models: never_wins });
@@ -199,7 +204,11 @@ mod tests {
     fn a_cycle_has_an_mle() {
         let counts = PairCounts::from_pairs(
             3,
-            vec![tally(0, 1, 1.0, 0.0, 0.0), tally(1, 2, 1.0, 0.0, 0.0), tally(0, 2, 0.0, 1.0, 0.0)],
+            vec![
+                tally(0, 1, 1.0, 0.0, 0.0),
+                tally(1, 2, 1.0, 0.0, 0.0),
+                tally(0, 2, 0.0, 1.0, 0.0),
+            ],
         );
         assert!(mle_obstacles(&counts, TieModel::Half).is_empty());
     }

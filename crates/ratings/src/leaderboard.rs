@@ -85,9 +85,9 @@ impl Leaderboard {
             .map(|m| {
                 let bound = bounds.as_ref().map(|b| b[m]);
                 let rank = 1 + scores.iter().filter(|&&s| s > scores[m]).count();
-                let rank_ub = bounds.as_ref().map(|b| {
-                    1 + b.iter().filter(|(low, _)| *low > b[m].1).count()
-                });
+                let rank_ub = bounds
+                    .as_ref()
+                    .map(|b| 1 + b.iter().filter(|(low, _)| *low > b[m].1).count());
                 Standing {
                     name: names[m].clone(),
                     score: scores[m],
@@ -102,7 +102,11 @@ impl Leaderboard {
                 }
             })
             .collect();
-        models.sort_by(|x, y| y.score.total_cmp(&x.score).then_with(|| x.name.cmp(&y.name)));
+        models.sort_by(|x, y| {
+            y.score
+                .total_cmp(&x.score)
+                .then_with(|| x.name.cmp(&y.name))
+        });
         Self {
             method: method.to_owned(),
             interval,
@@ -125,8 +129,21 @@ mod tests {
         };
         // a is clearly above c; b overlaps both.
         let bounds = vec![(1100.0, 1200.0), (1000.0, 1150.0), (900.0, 1050.0)];
-        let board = Leaderboard::new("x", &names, &[1150.0, 1080.0, 980.0], Some((interval, bounds)), &tallies);
-        let order: Vec<_> = board.models.iter().map(|s| (s.name.as_str(), s.rank, s.rank_ub)).collect();
-        assert_eq!(order, vec![("a", 1, Some(1)), ("b", 2, Some(1)), ("c", 3, Some(2))]);
+        let board = Leaderboard::new(
+            "x",
+            &names,
+            &[1150.0, 1080.0, 980.0],
+            Some((interval, bounds)),
+            &tallies,
+        );
+        let order: Vec<_> = board
+            .models
+            .iter()
+            .map(|s| (s.name.as_str(), s.rank, s.rank_ub))
+            .collect();
+        assert_eq!(
+            order,
+            vec![("a", 1, Some(1)), ("b", 2, Some(1)), ("c", 3, Some(2))]
+        );
     }
 }

@@ -18,9 +18,13 @@ mod likelihood;
 mod sandwich;
 mod scale;
 
-pub use bootstrap::{bootstrap_bradley_terry, bootstrap_elo, percentile, Bootstrap, BootstrapDraws};
-pub use bradley_terry::{mm_iterates, BradleyTerry, BtFit, FitStatus, Regularization, Solver, DEFAULT_PRIOR_L2};
-pub use counts::{PairCounts, PairTally, ModelTally};
+pub use bootstrap::{
+    bootstrap_bradley_terry, bootstrap_elo, percentile, Bootstrap, BootstrapDraws,
+};
+pub use bradley_terry::{
+    mm_iterates, BradleyTerry, BtFit, FitStatus, Regularization, Solver, DEFAULT_PRIOR_L2,
+};
+pub use counts::{ModelTally, PairCounts, PairTally};
 pub use elo::{shuffled_order, Elo, EloRun};
 pub use error::RatingsError;
 pub use existence::{mle_obstacles, MleObstacle};

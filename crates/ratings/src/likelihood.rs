@@ -84,7 +84,11 @@ impl TieModel {
         let [w_i, w_j, ties] = cells;
         match self {
             TieModel::Half | TieModel::Drop => {
-                let counted_ties = if self == TieModel::Half { 0.5 * ties } else { 0.0 };
+                let counted_ties = if self == TieModel::Half {
+                    0.5 * ties
+                } else {
+                    0.0
+                };
                 let (a, b) = (w_i + counted_ties, w_j + counted_ties);
                 let n = a + b;
                 let p = logistic(d);
@@ -100,7 +104,9 @@ impl TieModel {
                 let n = w_i + w_j + ties;
                 let diff = p_i - p_j;
                 PairTerms {
-                    loglik: w_i * (0.5 * d - log_d) + w_j * (-0.5 * d - log_d) + ties * (theta - log_d),
+                    loglik: w_i * (0.5 * d - log_d)
+                        + w_j * (-0.5 * d - log_d)
+                        + ties * (theta - log_d),
                     d: 0.5 * (w_i - w_j) - 0.5 * n * diff,
                     theta: ties - n * p_t,
                     dd: -n * (0.25 * (p_i + p_j) - 0.25 * diff * diff),

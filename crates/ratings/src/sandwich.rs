@@ -14,7 +14,10 @@ use crate::{BtFit, PairCounts, RatingsError};
 ///
 /// # Errors
 /// [`RatingsError::Numerical`] if the Hessian cannot be factored.
-pub fn sandwich_covariance(counts: &PairCounts, fit: &BtFit) -> Result<Vec<Vec<f64>>, RatingsError> {
+pub fn sandwich_covariance(
+    counts: &PairCounts,
+    fit: &BtFit,
+) -> Result<Vec<Vec<f64>>, RatingsError> {
     let k = counts.models();
     let problem = Problem::new(counts, fit.ties, fit.regularization.weight());
     let mut x: Vec<f64> = fit.beta.clone();

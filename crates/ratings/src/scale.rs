@@ -47,7 +47,11 @@ impl EloScale {
     /// [`RatingsError::Setting`] for a non-positive scale or a base not above 1.
     pub fn validate(&self) -> Result<(), RatingsError> {
         if !(self.scale.is_finite() && self.scale > 0.0) {
-            return Err(RatingsError::setting("scale", self.scale, "a positive number"));
+            return Err(RatingsError::setting(
+                "scale",
+                self.scale,
+                "a positive number",
+            ));
         }
         if !(self.base.is_finite() && self.base > 1.0) {
             return Err(RatingsError::setting("base", self.base, "a number above 1"));
@@ -77,7 +81,10 @@ impl EloScale {
         match self.center {
             Center::Mean(_) => {
                 // Var(b_i - mean b) = C_ii - 2/K sum_j C_ij + 1/K^2 sum_jl C_jl.
-                let row_means: Vec<f64> = cov.iter().map(|r| r.iter().sum::<f64>() / k as f64).collect();
+                let row_means: Vec<f64> = cov
+                    .iter()
+                    .map(|r| r.iter().sum::<f64>() / k as f64)
+                    .collect();
                 let grand = row_means.iter().sum::<f64>() / k as f64;
                 (0..k)
                     .map(|i| f2 * (cov[i][i] - 2.0 * row_means[i] + grand).max(0.0))
@@ -101,7 +108,10 @@ mod tests {
         assert!((mean[1] - mean[0] - 400.0).abs() < 1e-12);
         assert!(((mean[0] + mean[1]) / 2.0 - 1000.0).abs() < 1e-12);
         let anchored = EloScale {
-            center: Center::Anchor { model: 0, rating: 1114.0 },
+            center: Center::Anchor {
+                model: 0,
+                rating: 1114.0,
+            },
             ..EloScale::default()
         };
         assert_eq!(anchored.scores(&beta)[0], 1114.0);

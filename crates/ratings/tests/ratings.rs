@@ -5,8 +5,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use verdict_feedback::{BattleLog, Outcome};
 use verdict_ratings::{
-    mle_obstacles, mm_iterates, sandwich_covariance, shuffled_order, BradleyTerry, Elo, FitStatus, PairCounts,
-    Regularization, Solver, TieModel,
+    mle_obstacles, mm_iterates, sandwich_covariance, shuffled_order, BradleyTerry, Elo, FitStatus,
+    PairCounts, Regularization, Solver, TieModel,
 };
 
 /// The tutorial's arena: win matrix rows A, B, C, D (row beat column).
@@ -67,7 +67,12 @@ fn converged_fit_is_the_true_fixed_point() {
     let rounded: Vec<f64> = pn.iter().map(|&p| round4(p)).collect();
     assert_eq!(rounded, [0.7052, 0.2287, 0.0498, 0.0162]);
     for m in 0..4 {
-        assert!((pn[m] - pm[m]).abs() < 1e-9, "model {m}: {} vs {}", pn[m], pm[m]);
+        assert!(
+            (pn[m] - pm[m]).abs() < 1e-9,
+            "model {m}: {} vs {}",
+            pn[m],
+            pm[m]
+        );
     }
     assert_eq!((newton.win_probability(0, 3) * 1e3).round() / 1e3, 0.978);
     assert!(newton.iterations < 20 && mm.iterations > newton.iterations);
@@ -86,8 +91,15 @@ fn shuffle_moves_elo_but_not_bradley_terry() {
     // Conservation: 4 models x 1000 points, up to rounding of 18 additions.
     assert!((listed.iter().sum::<f64>() - 4000.0).abs() < 1e-9);
     assert!((shuffled.iter().sum::<f64>() - 4000.0).abs() < 1e-9);
-    assert!(listed.iter().zip(&shuffled).any(|(a, b)| (a - b).abs() > 0.1));
-    let fit = |l: &BattleLog| BradleyTerry::default().fit(&PairCounts::from_log(l)).unwrap();
+    assert!(listed
+        .iter()
+        .zip(&shuffled)
+        .any(|(a, b)| (a - b).abs() > 0.1));
+    let fit = |l: &BattleLog| {
+        BradleyTerry::default()
+            .fit(&PairCounts::from_log(l))
+            .unwrap()
+    };
     // Same pairs in a different order of first appearance: compare by name.
     let (a, b) = (fit(&log), fit(&shuffled_log));
     for name in ["A", "B", "C", "D"] {
@@ -106,9 +118,12 @@ fn matches_choix_on_a_random_log() {
     let mut log = BattleLog::new();
     for line in log_text.lines().skip(1) {
         let fields: Vec<&str> = line.split(',').collect();
-        log.push(fields[0], fields[1], Outcome::parse(fields[2]).unwrap()).unwrap();
+        log.push(fields[0], fields[1], Outcome::parse(fields[2]).unwrap())
+            .unwrap();
     }
-    let fit = BradleyTerry::default().fit(&PairCounts::from_log(&log)).unwrap();
+    let fit = BradleyTerry::default()
+        .fit(&PairCounts::from_log(&log))
+        .unwrap();
     assert_eq!(fit.regularization, Regularization::None);
     let golden = std::fs::read_to_string(root.join("choix_golden.csv")).unwrap();
     let mut checked = 0;
@@ -116,7 +131,10 @@ fn matches_choix_on_a_random_log() {
         let (name, value) = line.split_once(',').unwrap();
         let expected: f64 = value.parse().unwrap();
         let got = fit.beta[log.models().get(name).unwrap().index()];
-        assert!((got - expected).abs() < 1e-6, "{name}: {got} vs choix {expected}");
+        assert!(
+            (got - expected).abs() < 1e-6,
+            "{name}: {got} vs choix {expected}"
+        );
         checked += 1;
     }
     assert_eq!(checked, 24);
@@ -139,7 +157,8 @@ fn random_log(models: usize, battles: usize, tie_rate: f64, seed: u64) -> Battle
         } else {
             Outcome::WinB
         };
-        log.push(&format!("m{a}"), &format!("m{b}"), outcome).unwrap();
+        log.push(&format!("m{a}"), &format!("m{b}"), outcome)
+            .unwrap();
     }
     log
 }
@@ -147,7 +166,11 @@ fn random_log(models: usize, battles: usize, tie_rate: f64, seed: u64) -> Battle
 /// Newton and MM reach the same MLE on random logs with ties (half and drop).
 #[test]
 fn newton_and_mm_agree_on_random_logs() {
-    for (seed, ties) in [(1, TieModel::Half), (2, TieModel::Drop), (3, TieModel::Half)] {
+    for (seed, ties) in [
+        (1, TieModel::Half),
+        (2, TieModel::Drop),
+        (3, TieModel::Half),
+    ] {
         let counts = PairCounts::from_log(&random_log(20, 3000, 0.2, seed));
         assert!(mle_obstacles(&counts, ties).is_empty());
         let settings = BradleyTerry {
@@ -209,7 +232,10 @@ fn missing_mle_gets_the_documented_prior() {
     let Regularization::Prior { obstacles, .. } = &fit.regularization else {
         panic!("expected the prior, got {:?}", fit.regularization);
     };
-    let text: Vec<String> = obstacles.iter().map(|o| o.describe(log.models().names())).collect();
+    let text: Vec<String> = obstacles
+        .iter()
+        .map(|o| o.describe(log.models().names()))
+        .collect();
     assert!(text.iter().any(|t| t == "never won: loser"), "{text:?}");
     assert!(text.iter().any(|t| t.contains("2 groups")), "{text:?}");
     let mm = BradleyTerry {
@@ -236,7 +262,10 @@ fn sandwich_reduces_to_closed_form_for_two_models() {
     let cov = sandwich_covariance(&counts, &fit).unwrap();
     let var_diff = cov[0][0] + cov[1][1] - 2.0 * cov[0][1];
     let closed_form = 1.0 / (40.0 * 0.75 * 0.25);
-    assert!((var_diff - closed_form).abs() < 1e-9, "{var_diff} vs {closed_form}");
+    assert!(
+        (var_diff - closed_form).abs() < 1e-9,
+        "{var_diff} vs {closed_form}"
+    );
 }
 
 /// Input validation: one model, an empty log, bad settings.
@@ -244,7 +273,9 @@ fn sandwich_reduces_to_closed_form_for_two_models() {
 fn bad_input_gets_clear_errors() {
     let mut log = BattleLog::new();
     log.models_mut().intern("solo");
-    let err = BradleyTerry::default().fit(&PairCounts::from_log(&log)).unwrap_err();
+    let err = BradleyTerry::default()
+        .fit(&PairCounts::from_log(&log))
+        .unwrap_err();
     assert!(err.to_string().contains("at least 2 models, found 1"));
     let bad = BradleyTerry {
         tol: f64::NAN,

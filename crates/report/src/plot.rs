@@ -58,9 +58,17 @@ pub fn plot_leaderboard(path: &Path, board: &Leaderboard, title: &str) -> Result
         .map_err(|e| plot_error(e.to_string()))?;
     let size = (WIDTH, FRAME_HEIGHT + ROW_HEIGHT * board.models.len() as u32);
     if suffix == ".svg" {
-        draw(SVGBackend::new(temporary.path(), size).into_drawing_area(), board, title)
+        draw(
+            SVGBackend::new(temporary.path(), size).into_drawing_area(),
+            board,
+            title,
+        )
     } else {
-        draw(BitMapBackend::new(temporary.path(), size).into_drawing_area(), board, title)
+        draw(
+            BitMapBackend::new(temporary.path(), size).into_drawing_area(),
+            board,
+            title,
+        )
     }
     .map_err(plot_error)?;
     temporary
@@ -85,7 +93,12 @@ where
     let low = lows.fold(f64::INFINITY, f64::min);
     let high = highs.fold(f64::NEG_INFINITY, f64::max);
     let pad = ((high - low) * 0.05).max(1.0);
-    let longest = board.models.iter().map(|s| s.name.chars().count()).max().unwrap_or(4);
+    let longest = board
+        .models
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(4);
     let label_width = (longest as u32 * 8 + 16).min(WIDTH / 2);
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 20))
@@ -112,7 +125,10 @@ where
     chart
         .draw_series(board.models.iter().enumerate().filter_map(|(i, s)| {
             let (lo, hi) = (s.ci_low?, s.ci_high?);
-            Some(PathElement::new(vec![(lo, row_of(i)), (hi, row_of(i))], blue.stroke_width(2)))
+            Some(PathElement::new(
+                vec![(lo, row_of(i)), (hi, row_of(i))],
+                blue.stroke_width(2),
+            ))
         }))
         .map_err(text)?;
     chart

@@ -131,7 +131,11 @@ fn describe_output(output: &RankOutput) -> String {
             }
             IntervalMethod::Sandwich => "sandwich (robust) normal intervals".into(),
         };
-        let _ = write!(text, "\n  {}% intervals: {how}", interval.confidence * 100.0);
+        let _ = write!(
+            text,
+            "\n  {}% intervals: {how}",
+            interval.confidence * 100.0
+        );
     }
     text
 }
@@ -168,7 +172,12 @@ fn matrix_table(title: &str, names: &[String], values: &[Vec<f64>], decimals: us
 }
 
 fn render_matrices(matrices: &Matrices) -> String {
-    let mut out = matrix_table("Win matrix (row beat column):", &matrices.models, &matrices.wins, 0);
+    let mut out = matrix_table(
+        "Win matrix (row beat column):",
+        &matrices.models,
+        &matrices.wins,
+        0,
+    );
     if matrices.ties.iter().flatten().any(|&t| t > 0.0) {
         out.push('\n');
         out.push_str(&matrix_table("Ties:", &matrices.models, &matrices.ties, 0));
@@ -205,7 +214,11 @@ fn side_by_side(outputs: &[RankOutput]) -> String {
     let mut header = vec!["model".to_owned()];
     for output in outputs {
         let title = output.leaderboard.method.clone();
-        header.extend([format!("{title} rank"), format!("{title} score"), format!("{title} CI")]);
+        header.extend([
+            format!("{title} rank"),
+            format!("{title} score"),
+            format!("{title} CI"),
+        ]);
     }
     let mut table = TextTable::new(header);
     let Some(first) = outputs.first() else {
@@ -214,7 +227,12 @@ fn side_by_side(outputs: &[RankOutput]) -> String {
     for standing in &first.leaderboard.models {
         let mut row = vec![standing.name.clone()];
         for output in outputs {
-            match output.leaderboard.models.iter().find(|s| s.name == standing.name) {
+            match output
+                .leaderboard
+                .models
+                .iter()
+                .find(|s| s.name == standing.name)
+            {
                 Some(s) => row.extend([
                     s.rank.to_string(),
                     format!("{:.1}", s.score),
@@ -286,7 +304,9 @@ pub fn render_csv(report: &RankReport) -> Result<String, ReportError> {
             ])?;
         }
     }
-    let bytes = writer.into_inner().map_err(|e| ReportError::Csv(e.into_error().into()))?;
+    let bytes = writer
+        .into_inner()
+        .map_err(|e| ReportError::Csv(e.into_error().into()))?;
     Ok(String::from_utf8(bytes).expect("CSV of UTF-8 strings is UTF-8"))
 }
 
@@ -299,6 +319,9 @@ mod tests {
         let mut table = TextTable::new(["model", "score"]);
         table.push(vec!["a".into(), "1000.0".into()]);
         table.push(vec!["longer".into(), "99.5".into()]);
-        assert_eq!(table.render(), "model    score\na       1000.0\nlonger    99.5\n");
+        assert_eq!(
+            table.render(),
+            "model    score\na       1000.0\nlonger    99.5\n"
+        );
     }
 }

@@ -106,7 +106,11 @@ impl ArenaSimulation {
             return fail("bothbad_share", self.bothbad_share, "a probability");
         }
         if !(self.popularity_exponent.is_finite() && self.popularity_exponent >= 0.0) {
-            return fail("popularity_exponent", self.popularity_exponent, "a non-negative number");
+            return fail(
+                "popularity_exponent",
+                self.popularity_exponent,
+                "a non-negative number",
+            );
         }
         Ok(())
     }

@@ -112,11 +112,15 @@ impl RankSettings {
             )));
         }
         if !self.mean_rating.is_finite() {
-            return Err(VerdictError::Settings("the mean rating must be finite".into()));
+            return Err(VerdictError::Settings(
+                "the mean rating must be finite".into(),
+            ));
         }
         if let Some((_, rating)) = &self.anchor {
             if !rating.is_finite() {
-                return Err(VerdictError::Settings("the anchor rating must be finite".into()));
+                return Err(VerdictError::Settings(
+                    "the anchor rating must be finite".into(),
+                ));
             }
         }
         self.bradley_terry.validate()?;
@@ -126,7 +130,10 @@ impl RankSettings {
 }
 
 /// Resolves the anchor's model name to its index.
-fn anchor_index(log: &BattleLog, anchor: &Option<(String, f64)>) -> Result<Option<(usize, f64)>, RatingsError> {
+fn anchor_index(
+    log: &BattleLog,
+    anchor: &Option<(String, f64)>,
+) -> Result<Option<(usize, f64)>, RatingsError> {
     let Some((name, rating)) = anchor else {
         return Ok(None);
     };
@@ -136,7 +143,11 @@ fn anchor_index(log: &BattleLog, anchor: &Option<(String, f64)>) -> Result<Optio
             let mut known: Vec<&str> = log.models().names().iter().map(String::as_str).collect();
             known.sort_unstable();
             let shown = known.iter().take(8).copied().collect::<Vec<_>>().join(", ");
-            let more = if known.len() > 8 { format!(" and {} more", known.len() - 8) } else { String::new() };
+            let more = if known.len() > 8 {
+                format!(" and {} more", known.len() - 8)
+            } else {
+                String::new()
+            };
             Err(RatingsError::UnknownAnchor {
                 model: name.clone(),
                 known: format!("{shown}{more}"),
@@ -199,7 +210,13 @@ impl Context<'_> {
         }
     }
 
-    fn output(&self, leaderboard: Leaderboard, fit: Option<FitSummary>, matrices: Option<Matrices>, notes: Vec<String>) -> RankOutput {
+    fn output(
+        &self,
+        leaderboard: Leaderboard,
+        fit: Option<FitSummary>,
+        matrices: Option<Matrices>,
+        notes: Vec<String>,
+    ) -> RankOutput {
         RankOutput {
             leaderboard,
             fit,
@@ -211,22 +228,40 @@ impl Context<'_> {
     }
 
     /// Observed matrices plus `predicted(i, j)`, in leaderboard order.
-    fn matrices(&self, board: &Leaderboard, predicted: impl Fn(usize, usize) -> f64) -> Option<Matrices> {
+    fn matrices(
+        &self,
+        board: &Leaderboard,
+        predicted: impl Fn(usize, usize) -> f64,
+    ) -> Option<Matrices> {
         if !self.settings.matrices {
             return None;
         }
         let order: Vec<usize> = board
             .models
             .iter()
-            .map(|s| self.log.models().get(&s.name).expect("leaderboard names come from the log").index())
+            .map(|s| {
+                self.log
+                    .models()
+                    .get(&s.name)
+                    .expect("leaderboard names come from the log")
+                    .index()
+            })
             .collect();
         let (wins, ties) = (self.counts.win_matrix(), self.counts.tie_matrix());
         let pick = |m: &Vec<Vec<f64>>| -> Vec<Vec<f64>> {
-            order.iter().map(|&r| order.iter().map(|&c| m[r][c]).collect()).collect()
+            order
+                .iter()
+                .map(|&r| order.iter().map(|&c| m[r][c]).collect())
+                .collect()
         };
         let probability = order
             .iter()
-            .map(|&r| order.iter().map(|&c| if r == c { 0.5 } else { predicted(r, c) }).collect())
+            .map(|&r| {
+                order
+                    .iter()
+                    .map(|&c| if r == c { 0.5 } else { predicted(r, c) })
+                    .collect()
+            })
             .collect();
         Some(Matrices {
             models: board.models.iter().map(|s| s.name.clone()).collect(),
@@ -251,7 +286,14 @@ impl Context<'_> {
         let intervals = match &settings.intervals {
             Intervals::None => None,
             Intervals::Bootstrap(bootstrap) => {
-                let draws = bootstrap_bradley_terry(self.counts, &settings.bradley_terry, &fit, &scale, bootstrap, on_round)?;
+                let draws = bootstrap_bradley_terry(
+                    self.counts,
+                    &settings.bradley_terry,
+                    &fit,
+                    &scale,
+                    bootstrap,
+                    on_round,
+                )?;
                 if draws.prior_rounds > 0 {
                     notes.push(format!(
                         "{} of {} bootstrap replicates had no maximum-likelihood estimate and carried the fallback prior",
@@ -281,12 +323,20 @@ impl Context<'_> {
                     .score_variances(&covariance)
                     .iter()
                     .zip(&scores)
-                    .map(|(variance, score)| (score - z * variance.sqrt(), score + z * variance.sqrt()))
+                    .map(|(variance, score)| {
+                        (score - z * variance.sqrt(), score + z * variance.sqrt())
+                    })
                     .collect();
                 Some((self.interval(IntervalMethod::Sandwich), bounds))
             }
         };
-        let board = Leaderboard::new("bradley-terry", self.log.models().names(), &scores, intervals, &self.counts.tallies());
+        let board = Leaderboard::new(
+            "bradley-terry",
+            self.log.models().names(),
+            &scores,
+            intervals,
+            &self.counts.tallies(),
+        );
         let matrices = self.matrices(&board, |i, j| fit.win_probability(i, j));
         Ok(self.output(board, Some(FitSummary::from(&fit)), matrices, notes))
     }
@@ -329,7 +379,13 @@ impl Context<'_> {
                 ))
             }
         };
-        let board = Leaderboard::new("elo", self.log.models().names(), &ratings, intervals, &self.counts.tallies());
+        let board = Leaderboard::new(
+            "elo",
+            self.log.models().names(),
+            &ratings,
+            intervals,
+            &self.counts.tallies(),
+        );
         let matrices = self.matrices(&board, |i, j| elo.expected(ratings[i], ratings[j]));
         Ok(self.output(board, None, matrices, notes))
     }

@@ -1,0 +1,426 @@
+//! End-to-end tests of the `verdict` binary, run in temporary folders.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/data")
+}
+
+fn verdict(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args(args)
+        .output()
+        .expect("the verdict binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "verdict failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+/// Runs verdict expecting failure with exit code 2; returns stderr.
+fn failure(args: &[&str]) -> String {
+    let output = verdict(args);
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "expected exit 2 for {args:?}"
+    );
+    assert!(output.stdout.is_empty(), "no output on failure");
+    String::from_utf8(output.stderr).unwrap()
+}
+
+fn json(args: &[&str]) -> Value {
+    serde_json::from_str(&stdout(&verdict(args))).unwrap()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// The demo prints every figure the tutorial prints for Bradley–Terry and the first
+/// Elo update, plus the true fixed point, with the tutorial's rounding.
+#[test]
+fn demo_prints_the_tutorial_figures() {
+    let text = stdout(&verdict(&["demo"]));
+    for expected in [
+        "A 1000 -> 1016.0, B 1000 -> 984.0",
+        "it 1  0.4444  0.3333  0.1667  0.0556",
+        "it 2  0.5195  0.3274  0.1179  0.0352",
+        "it 3  0.5655  0.3122  0.0933  0.0290",
+        "it 20  0.7015  0.2314  0.0506  0.0164",
+        "P(A beats D) = 0.977, P(B beats C) = 0.821",
+        "maximum-likelihood fixed point: 0.7052  0.2287  0.0498  0.0162",
+        "at the MLE: P(A beats D) = 0.978",
+        "total rating: 4000.0 as listed, 4000.0 shuffled",
+        "Bradley–Terry strengths bit-identical",
+    ] {
+        assert!(text.contains(expected), "demo lacks {expected:?}:\n{text}");
+    }
+}
+
+/// The JSON schema scripts rely on: models sorted by score with every field.
+#[test]
+fn rank_json_has_the_documented_schema() {
+    let log = examples().join("llmfao.csv");
+    let report = json(&[
+        "rank",
+        log.to_str().unwrap(),
+        "--format",
+        "json",
+        "--bootstrap",
+        "50",
+        "--matrix",
+    ]);
+    assert_eq!(report["method"], "bradley-terry");
+    let models = report["models"].as_array().unwrap();
+    assert_eq!(models.len(), 59);
+    for field in [
+        "name", "score", "ci_low", "ci_high", "rank", "rank_ub", "wins", "losses", "ties",
+        "battles",
+    ] {
+        assert!(models[0].get(field).is_some(), "missing {field}");
+    }
+    let scores: Vec<f64> = models
+        .iter()
+        .map(|m| m["score"].as_f64().unwrap())
+        .collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]));
+    assert!(models
+        .iter()
+        .all(|m| m["ci_low"].as_f64() <= m["score"].as_f64()
+            && m["score"].as_f64() <= m["ci_high"].as_f64()));
+    assert_eq!(report["fit"]["status"], "converged");
+    assert_eq!(report["matrices"]["wins"].as_array().unwrap().len(), 59);
+    // Mean of the scores is 1000 (the default centre).
+    let mean = scores.iter().sum::<f64>() / scores.len() as f64;
+    assert!((mean - 1000.0).abs() < 1e-9);
+
+    let all = json(&[
+        "rank",
+        log.to_str().unwrap(),
+        "--method",
+        "all",
+        "--format",
+        "json",
+        "--bootstrap",
+        "0",
+    ]);
+    assert_eq!(all["method"], "all");
+    let methods: Vec<&str> = all["leaderboards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(methods, ["bradley-terry", "elo"]);
+}
+
+/// The same battles as CSV, JSON Lines, a JSON array and Parquet give the same
+/// leaderboard; so does a shuffled copy of the CSV for Bradley–Terry (bit for bit),
+/// while Elo changes with the order.
+#[test]
+fn every_format_and_any_order_give_the_same_bradley_terry() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("arena.csv");
+    let parquet = dir.path().join("arena.parquet");
+    for out in [&csv, &parquet] {
+        stdout(&verdict(&[
+            "bench",
+            "arena",
+            "--models",
+            "12",
+            "--battles",
+            "3000",
+            "--seed",
+            "5",
+            "--out",
+            out.to_str().unwrap(),
+        ]));
+    }
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let header = lines.remove(0);
+    let fields = |line: &str| -> Vec<String> { line.split(',').map(str::to_owned).collect() };
+    let jsonl: String = lines
+        .iter()
+        .map(|l| {
+            let f = fields(l);
+            format!(
+                "{{\"model_a\":\"{}\",\"model_b\":\"{}\",\"winner\":\"{}\"}}\n",
+                f[0], f[1], f[2]
+            )
+        })
+        .collect();
+    let jsonl_path = write(dir.path(), "arena.jsonl", &jsonl);
+    let array = format!("[{}]", jsonl.trim_end().replace('\n', ","));
+    let array_path = write(dir.path(), "arena.json", &array);
+    lines.reverse();
+    let reversed_path = write(
+        dir.path(),
+        "reversed.csv",
+        &format!("{header}\n{}\n", lines.join("\n")),
+    );
+
+    let board = |path: &str, method: &str| -> Vec<(String, String)> {
+        let report = json(&[
+            "rank",
+            path,
+            "--format",
+            "json",
+            "--bootstrap",
+            "0",
+            "--method",
+            method,
+        ]);
+        report["models"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["name"].as_str().unwrap().to_owned(),
+                    m["score"].to_string(),
+                )
+            })
+            .collect()
+    };
+    let reference = board(csv.to_str().unwrap(), "bt");
+    for path in [
+        parquet.to_str().unwrap(),
+        &jsonl_path,
+        &array_path,
+        &reversed_path,
+    ] {
+        assert_eq!(board(path, "bt"), reference, "{path}");
+    }
+    assert_ne!(
+        board(&reversed_path, "elo"),
+        board(csv.to_str().unwrap(), "elo")
+    );
+    let listed = board_with(&csv, &["--method", "elo"]);
+    let shuffled = board_with(&csv, &["--method", "elo", "--shuffle-seed", "3"]);
+    assert_ne!(shuffled, listed);
+}
+
+fn board_with(path: &Path, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "rank",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+        "--bootstrap",
+        "0",
+    ];
+    args.extend_from_slice(extra);
+    json(&args)["models"].clone()
+}
+
+/// Bootstrap intervals are reproducible and independent of the thread count.
+#[test]
+fn bootstrap_is_seeded_and_thread_independent() {
+    let log = examples().join("llmfao.csv");
+    let run = |threads: &str, seed: &str| {
+        stdout(&verdict(&[
+            "--threads",
+            threads,
+            "rank",
+            log.to_str().unwrap(),
+            "--format",
+            "csv",
+            "--bootstrap",
+            "200",
+            "--seed",
+            seed,
+        ]))
+    };
+    assert_eq!(run("1", "4"), run("2", "4"));
+    assert_ne!(run("2", "4"), run("2", "5"));
+}
+
+/// Other schemas real dumps use: one-hot winner columns, evalica's left/right, labels
+/// like both_bad, a filter and an anchor.
+#[test]
+fn accepts_other_spellings_filters_and_anchors() {
+    let dir = tempfile::tempdir().unwrap();
+    let one_hot = write(
+        dir.path(),
+        "one_hot.csv",
+        "model_a,model_b,winner_model_a,winner_model_b,winner_tie,language\nx,y,1,0,0,en\ny,z,0,1,0,en\nz,x,0,0,1,de\nx,z,1,0,0,en\ny,x,1,0,0,en\n",
+    );
+    let board = board_with(Path::new(&one_hot), &["--anchor", "x=1114"]);
+    let x = board
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "x")
+        .unwrap();
+    assert_eq!(x["score"].as_f64().unwrap(), 1114.0);
+    assert_eq!(x["wins"], 2);
+    let english = board_with(Path::new(&one_hot), &["--filter", "language=en"]);
+    assert_eq!(
+        english
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["battles"].as_u64().unwrap())
+            .sum::<u64>(),
+        8
+    );
+    let labels = write(dir.path(), "labels.jsonl", "{\"model_a\":\"p\",\"model_b\":\"q\",\"winner\":\"both_bad\"}\n{\"model_a\":\"p\",\"model_b\":\"q\",\"winner\":\"model_a\"}\n");
+    let board = board_with(Path::new(&labels), &[]);
+    assert_eq!(board[0]["ties"], 1);
+}
+
+/// Each kind of bad input gets one clear error naming file, row and column, exit 2,
+/// and no output file.
+#[test]
+fn bad_input_fails_clearly_without_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("board.json");
+    let out_arg = out.to_str().unwrap().to_owned();
+    let cases: Vec<(String, Vec<&str>, &str)> = vec![
+        (
+            write(dir.path(), "missing.csv", "model_a,model_b\nx,y\n"),
+            vec![],
+            "missing column \"winner\" (columns present: model_a, model_b)",
+        ),
+        (
+            write(dir.path(), "label.csv", "model_a,model_b,winner\nx,y,model_a\nx,y,draw!\n"),
+            vec![],
+            "label.csv:3: column \"winner\": expected model_a | model_b | tie | tie (bothbad), found \"draw!\"",
+        ),
+        (
+            write(dir.path(), "self.csv", "model_a,model_b,winner\nx,y,model_a\nx,x,tie\n"),
+            vec![],
+            "self.csv:3: column \"model_b\": model \"x\" battles itself",
+        ),
+        (
+            write(dir.path(), "ragged.csv", "model_a,model_b,winner\nx,y,model_a\nx,y\n"),
+            vec![],
+            "ragged.csv:3: expected 3 fields like the header, found 2",
+        ),
+        (
+            write(dir.path(), "empty.csv", "model_a,model_b,winner,anony\nx,y,model_a,false\n"),
+            vec!["--filter", "anony=true"],
+            "no battles left after filtering with anony=true (1 rows read)",
+        ),
+        (
+            write(dir.path(), "nothing.csv", "model_a,model_b,winner\n"),
+            vec![],
+            "the log holds no battles",
+        ),
+        (
+            write(dir.path(), "broken.parquet", "PAR1 this is not parquet"),
+            vec![],
+            "broken.parquet: not a readable Parquet file",
+        ),
+        (
+            write(dir.path(), "lines.jsonl", "{\"model_a\":\"x\",\"model_b\":\"y\",\"winner\":\"model_a\"}\n[1,2]\n"),
+            vec![],
+            "lines.jsonl:2: expected a JSON object per line",
+        ),
+        (
+            write(dir.path(), "anchor.csv", "model_a,model_b,winner\nx,y,model_a\ny,x,model_a\n"),
+            vec!["--anchor", "nobody=1000"],
+            "anchor model \"nobody\" is not in the log",
+        ),
+        (
+            write(dir.path(), "odd.txt", "model_a,model_b,winner\n"),
+            vec![],
+            "cannot tell the format from the extension",
+        ),
+    ];
+    for (file, extra, message) in cases {
+        let mut args = vec![
+            "rank",
+            file.as_str(),
+            "--bootstrap",
+            "0",
+            "--format",
+            "json",
+            "--out",
+            &out_arg,
+        ];
+        args.extend(extra);
+        let stderr = failure(&args);
+        assert!(
+            stderr.contains(message),
+            "for {file}: expected {message:?} in {stderr:?}"
+        );
+        assert!(!out.exists(), "no output file after an error ({file})");
+    }
+    let one_model = write(
+        dir.path(),
+        "one.csv",
+        "model_a,model_b,winner\nx,y,model_a\n",
+    );
+    let stderr = failure(&["rank", &one_model, "--ci", "1.5"]);
+    assert!(stderr.contains("strictly between 0 and 1"), "{stderr}");
+}
+
+/// Sandwich intervals, a plot in both formats, output to a file, standard input.
+#[test]
+fn sandwich_plots_files_and_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = examples().join("llmfao.csv");
+    let svg = dir.path().join("board.svg");
+    let png = dir.path().join("board.png");
+    let out = dir.path().join("board.csv");
+    for plot in [&svg, &png] {
+        stdout(&verdict(&[
+            "rank",
+            log.to_str().unwrap(),
+            "--ci",
+            "sandwich",
+            "--plot",
+            plot.to_str().unwrap(),
+            "--format",
+            "csv",
+            "--out",
+            out.to_str().unwrap(),
+        ]));
+    }
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+    assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG");
+    let csv = std::fs::read_to_string(&out).unwrap();
+    assert!(csv.starts_with("method,name,score,ci_low,ci_high,rank,rank_ub"));
+    assert_eq!(csv.lines().count(), 60);
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args([
+            "rank",
+            "-",
+            "--input-format",
+            "csv",
+            "--bootstrap",
+            "0",
+            "--format",
+            "json",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"model_a,model_b,winner\nx,y,model_a\ny,x,tie\n")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["models"][0]["name"], "x");
+    let stderr = failure(&["rank", "-"]);
+    assert!(stderr.contains("needs --input-format"));
+}
