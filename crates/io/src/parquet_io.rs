@@ -7,7 +7,9 @@ use std::sync::Arc;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::util::display::{ArrayFormatter, FormatOptions};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
 use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::file::reader::ChunkReader;
 use verdict_feedback::BattleLog;
@@ -27,7 +29,33 @@ pub(crate) fn read_parquet<T: ChunkReader + 'static>(
     let not_parquet = |e: parquet::errors::ParquetError| {
         IoError::invalid_file(file, format!("not a readable Parquet file: {e}"))
     };
-    let builder = ParquetRecordBatchReaderBuilder::try_new(handle).map_err(not_parquet)?;
+    let plain =
+        ArrowReaderMetadata::load(&handle, ArrowReaderOptions::new()).map_err(not_parquet)?;
+    // Ask for string columns as dictionaries: Parquet stores them dictionary-encoded,
+    // so each batch then arrives as a few distinct strings plus integer keys, and no
+    // per-row string is ever materialised.
+    let dictionary_schema = Schema::new(
+        plain
+            .schema()
+            .fields()
+            .iter()
+            .map(|field| match field.data_type() {
+                DataType::Utf8 | DataType::LargeUtf8 => {
+                    Arc::new(field.as_ref().clone().with_data_type(DataType::Dictionary(
+                        Box::new(DataType::Int32),
+                        Box::new(field.data_type().clone()),
+                    )))
+                }
+                _ => field.clone(),
+            })
+            .collect::<Vec<_>>(),
+    );
+    let metadata = ArrowReaderMetadata::try_new(
+        plain.metadata().clone(),
+        ArrowReaderOptions::new().with_schema(Arc::new(dictionary_schema)),
+    )
+    .map_err(not_parquet)?;
+    let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(handle, metadata);
     let schema = builder.schema().clone();
     let present: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
     let indices: Vec<usize> = present

@@ -12,10 +12,10 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rand_distr::{Binomial, Distribution};
 use rayon::prelude::*;
 use verdict_feedback::BattleLog;
 
+use crate::binomial::sample_binomial;
 use crate::bradley_terry::Problem;
 use crate::{BradleyTerry, BtFit, Elo, EloScale, PairCounts, RatingsError, Regularization};
 
@@ -101,13 +101,7 @@ fn resample_cells(cells: &[f64], total: f64, rng: &mut ChaCha8Rng) -> Vec<f64> {
             }
             let p = (mass / remaining_mass).min(1.0);
             remaining_mass -= mass;
-            let drawn = if p >= 1.0 {
-                remaining_draws
-            } else {
-                Binomial::new(remaining_draws, p)
-                    .expect("p lies in [0, 1]")
-                    .sample(rng)
-            };
+            let drawn = sample_binomial(remaining_draws, p, rng);
             remaining_draws -= drawn;
             drawn as f64
         })
@@ -154,26 +148,32 @@ pub fn bootstrap_bradley_terry(
                 .collect();
             let resampled = counts.with_pairs(pairs);
             let regularization = match &fit.regularization {
+                Regularization::None if same_beat_graph(counts, &resampled, settings.ties) => {
+                    Regularization::None
+                }
                 Regularization::None => settings.regularization(&resampled),
                 kept => kept.clone(),
             };
             let used_prior = matches!(regularization, Regularization::Prior { .. })
                 && !matches!(fit.regularization, Regularization::Prior { .. });
             let problem = Problem::new(&resampled, settings.ties, regularization.weight());
-            let refit = problem
-                .chord(
-                    start.clone(),
-                    &factor,
-                    settings.tol,
-                    CHORD_MAX_ITER,
-                    regularization.clone(),
-                )
-                .unwrap_or_else(|| {
-                    problem.newton(start.clone(), settings.tol, max_iter, regularization)
-                });
-            let converged = refit.status == crate::FitStatus::Converged;
+            let (beta, converged) =
+                match problem.chord(start.clone(), &factor, settings.tol, CHORD_MAX_ITER) {
+                    Some(x) => (
+                        x.rows(0, counts.models())
+                            .iter()
+                            .copied()
+                            .collect::<Vec<f64>>(),
+                        true,
+                    ),
+                    None => {
+                        let refit =
+                            problem.newton(start.clone(), settings.tol, max_iter, regularization);
+                        (refit.beta, refit.status == crate::FitStatus::Converged)
+                    }
+                };
             on_round();
-            (scale.scores(&refit.beta), used_prior, converged)
+            (scale.scores(&beta), used_prior, converged)
         })
         .collect();
     Ok(BootstrapDraws {
@@ -181,6 +181,22 @@ pub fn bootstrap_bradley_terry(
         unconverged_rounds: replicates.iter().filter(|r| !r.2).count(),
         scores: replicates.into_iter().map(|r| r.0).collect(),
     })
+}
+
+/// True when every "i beat j" edge of `original` survives in `resampled` (resampling
+/// can only remove edges). The MLE of `original` exists, so the replicate's then does
+/// too, and the graph search of [`crate::mle_obstacles`] can be skipped.
+fn same_beat_graph(original: &PairCounts, resampled: &PairCounts, ties: crate::TieModel) -> bool {
+    let tie_counts = ties != crate::TieModel::Drop;
+    let edges = |p: &crate::PairTally| {
+        let tied = tie_counts && p.ties > 0.0;
+        (p.wins_i > 0.0 || tied, p.wins_j > 0.0 || tied)
+    };
+    original
+        .pairs()
+        .iter()
+        .zip(resampled.pairs())
+        .all(|(o, r)| edges(o) == edges(r))
 }
 
 fn fit_point(fit: &BtFit, models: usize) -> nalgebra::DVector<f64> {

@@ -404,6 +404,27 @@ impl<'a> Problem<'a> {
         }
     }
 
+    /// The gradient alone: one exponential per pair instead of the logarithms of the
+    /// value (the chord iterations of the bootstrap need nothing else).
+    pub(crate) fn gradient(&self, x: &DVector<f64>) -> DVector<f64> {
+        if self.ties == TieModel::Davidson {
+            return self.evaluate(x, false).gradient;
+        }
+        let mut gradient = DVector::zeros(self.dims);
+        for pair in self.counts.pairs() {
+            let (i, j) = (pair.i as usize, pair.j as usize);
+            let d = self.ties.gradient_d(x[i] - x[j], pair.cells());
+            gradient[i] -= d;
+            gradient[j] += d;
+        }
+        if self.lambda > 0.0 {
+            for m in 0..self.models {
+                gradient[m] += self.lambda * x[m];
+            }
+        }
+        gradient
+    }
+
     /// Gradient threshold for convergence.
     pub(crate) fn threshold(&self, tol: f64) -> f64 {
         tol * self.threshold_scale
@@ -504,39 +525,34 @@ impl<'a> Problem<'a> {
     }
 
     /// Chord iterations `x <- x - F^{-1} grad(x)` with a fixed factor `F` (of the
-    /// Hessian at a nearby point); `None` when they fail to converge within
-    /// `max_iter`, so the caller can fall back to [`Problem::newton`].
+    /// Hessian at a nearby point), returning the converged point; `None` when the
+    /// gradient stops shrinking or `max_iter` passes, so the caller can fall back to
+    /// [`Problem::newton`].
     pub(crate) fn chord(
         &self,
         mut x: DVector<f64>,
         factor: &Cholesky<f64, Dyn>,
         tol: f64,
         max_iter: usize,
-        regularization: Regularization,
-    ) -> Option<BtFit> {
+    ) -> Option<DVector<f64>> {
         let threshold = self.threshold(tol);
-        let mut evaluation = self.evaluate(&x, false);
-        for iterations in 0..=max_iter {
-            if evaluation.gradient.amax() <= threshold {
-                return Some(self.finish(
-                    x,
-                    evaluation,
-                    iterations,
-                    threshold,
-                    regularization,
-                    Solver::Newton,
-                ));
+        let mut gradient = self.gradient(&x);
+        for _ in 0..=max_iter {
+            let norm = gradient.amax();
+            if norm <= threshold {
+                return Some(x);
             }
-            let next_x = &x - factor.solve(&evaluation.gradient);
-            let next = self.evaluate(&next_x, false);
-            if !next.value.is_finite()
-                || next.value > evaluation.value + 1e-12 * evaluation.value.abs()
-            {
+            x -= factor.solve(&gradient);
+            // Centring changes neither value nor gradient (only differences matter
+            // without a penalty), so the gradient need not be recomputed after it.
+            self.centre(&mut x);
+            gradient = self.gradient(&x);
+            // The chord contracts the gradient when F is close to the Hessian; if it
+            // does not, leave the point to full Newton.
+            let shrinking = gradient.amax() < norm; // false for NaN too
+            if !shrinking {
                 return None;
             }
-            x = next_x;
-            self.centre(&mut x);
-            evaluation = self.evaluate(&x, false);
         }
         None
     }

@@ -7,6 +7,7 @@
 //! `400 * log10(p_i) + c = 400/ln(10) * beta_i + c`, `c` placing the mean at 1000 or an
 //! anchor model at a chosen rating.
 
+mod binomial;
 mod bootstrap;
 mod bradley_terry;
 mod counts;

@@ -79,6 +79,19 @@ impl TieModel {
         }
     }
 
+    /// `dl/dd` alone for the logistic models (`Half`, `Drop`): `a - n s(d)`.
+    pub(crate) fn gradient_d(self, d: f64, cells: [f64; 3]) -> f64 {
+        debug_assert!(self != TieModel::Davidson);
+        let [w_i, w_j, ties] = cells;
+        let counted_ties = if self == TieModel::Half {
+            0.5 * ties
+        } else {
+            0.0
+        };
+        let a = w_i + counted_ties;
+        a - (a + w_j + counted_ties) * logistic(d)
+    }
+
     /// Log-likelihood terms of a pair with counts `[w_i, w_j, ties]`.
     pub(crate) fn pair_terms(self, d: f64, theta: f64, cells: [f64; 3]) -> PairTerms {
         let [w_i, w_j, ties] = cells;

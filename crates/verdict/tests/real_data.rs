@@ -187,3 +187,47 @@ fn matches_evalica_goldens_on_simple_and_food() {
         );
     }
 }
+
+/// LMArena's own sandwich intervals (arena-rank 0.1.1, recorded by
+/// tests/golden/make_arena_rank_golden.py) on LLMFAO. Scores agree to 0.05 points
+/// (arena-rank stops L-BFGS at gtol 1e-9); interval widths to 1% because arena-rank
+/// adds 1e-5·N to the Hessian diagonal (0.09 here, against diagonal entries of about
+/// 30), which narrows its intervals by a fraction of a percent.
+#[test]
+fn sandwich_intervals_match_arena_rank() {
+    use verdict::rank::{rank, Intervals, RankSettings};
+    let loaded = load(&examples().join("llmfao.csv"), &[], false);
+    let settings = RankSettings {
+        intervals: Intervals::Sandwich,
+        ..RankSettings::default()
+    };
+    let report = rank(&loaded.log, "llmfao.csv", &settings, &|| {}).unwrap();
+    let board = &report.outputs()[0].leaderboard;
+    let golden_path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/golden/arena_rank_llmfao_sandwich.csv");
+    let text = std::fs::read_to_string(golden_path).unwrap();
+    let mut checked = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let fields: Vec<&str> = line.rsplitn(4, ',').collect();
+        let (upper, lower, rating, name) = (fields[0], fields[1], fields[2], fields[3]);
+        let (rating, lower, upper): (f64, f64, f64) = (
+            rating.parse().unwrap(),
+            lower.parse().unwrap(),
+            upper.parse().unwrap(),
+        );
+        let ours = board.models.iter().find(|s| s.name == name).unwrap();
+        assert!(
+            (ours.score - rating).abs() < 0.05,
+            "{name}: {} vs {rating}",
+            ours.score
+        );
+        let width = ours.ci_high.unwrap() - ours.ci_low.unwrap();
+        assert!(
+            (width / (upper - lower) - 1.0).abs() < 0.01,
+            "{name}: width {width} vs {}",
+            upper - lower
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 59);
+}
