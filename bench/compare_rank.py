@@ -1,7 +1,7 @@
 """Side-by-side benchmark of `verdict rank` and the Python tools people use today,
 on the same Parquet battle log, in the same run.
 
-    python3 bench/compare_rank.py FILE.parquet [--rounds 1000] [--python-rounds 50]
+    python3 bench/compare_rank.py FILE.parquet [--rounds 1000] [--python-rounds N]
 
 Each tool runs in its own process (peak memory = that process's maximum RSS):
 - verdict: `verdict rank FILE --bootstrap 0` (read + one fit) and
@@ -13,8 +13,9 @@ Each tool runs in its own process (peak memory = that process's maximum RSS):
 - FastChat count-space approach: deduplicate (model_a, model_b, outcome) rows to
   counts, scipy L-BFGS-B on the weighted BT loss, bootstrap by multinomial
   resampling of the counts, one process per core.
-The Python bootstraps are slow, so they run --python-rounds rounds and report the
-time per round times ROUNDS ("extrapolated"), labelled as such.
+The Python bootstraps are slow, so each runs a few rounds (DEFAULT_ROUNDS, or
+--python-rounds) and reports the time per round times ROUNDS ("extrapolated"),
+labelled as such; the extrapolation includes each tool's pool start-up once.
 """
 import argparse
 import json
@@ -34,6 +35,14 @@ def read_frame(path):
     return pd.read_parquet(path, columns=["model_a", "model_b", "winner"])
 
 
+def timed(out, stage, function, *args, **kwargs):
+    """Runs function(*args, **kwargs), storing its wall time in out[stage]."""
+    start = time.perf_counter()
+    result = function(*args, **kwargs)
+    out[stage] = time.perf_counter() - start
+    return result
+
+
 def tool_arena_rank(path, rounds):
     import multiprocessing as mp
 
@@ -44,9 +53,7 @@ def tool_arena_rank(path, rounds):
     from arena_rank.utils.data_utils import PairDataset
 
     out = {}
-    t = time.perf_counter()
-    df = read_frame(path)
-    out["read"] = time.perf_counter() - t
+    df = timed(out, "read", read_frame, path)
     t = time.perf_counter()
     dataset = PairDataset.from_pandas(df)
     out["prepare"] = time.perf_counter() - t
@@ -66,9 +73,7 @@ def tool_evalica(path, rounds):
     import numpy as np
 
     out = {}
-    t = time.perf_counter()
-    df = read_frame(path)
-    out["read"] = time.perf_counter() - t
+    df = timed(out, "read", read_frame, path)
     t = time.perf_counter()
     mapping = {"model_a": evalica.Winner.X, "model_b": evalica.Winner.Y, "tie": evalica.Winner.Draw, "tie (bothbad)": evalica.Winner.Draw}
     winners = df["winner"].map(mapping).tolist()
@@ -122,9 +127,7 @@ def tool_fastchat(path, rounds):
     import pandas as pd
 
     out = {}
-    t = time.perf_counter()
-    df = read_frame(path)
-    out["read"] = time.perf_counter() - t
+    df = timed(out, "read", read_frame, path)
     t = time.perf_counter()
     n = len(df)
     codes, models = pd.factorize(pd.concat([df["model_a"], df["model_b"]]))
@@ -150,6 +153,9 @@ def tool_fastchat(path, rounds):
 
 
 TOOLS = {"arena-rank": tool_arena_rank, "evalica": tool_evalica, "fastchat-counts": tool_fastchat}
+# Bootstrap rounds each Python tool runs by default (then extrapolated): enough to
+# amortise start-up, few enough to finish in minutes.
+DEFAULT_ROUNDS = {"arena-rank": 10, "evalica": 3, "fastchat-counts": 20}
 
 
 def child(tool, path, rounds):
@@ -185,7 +191,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("file")
     parser.add_argument("--rounds", type=int, default=1000)
-    parser.add_argument("--python-rounds", type=int, default=50)
+    parser.add_argument("--python-rounds", type=int, default=None, help="rounds per Python tool (default: per tool)")
     parser.add_argument("--tools", default="arena-rank,evalica,fastchat-counts")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -204,12 +210,13 @@ def main():
         "bootstrap rounds": args.rounds,
     }
     for tool in [t for t in args.tools.split(",") if t]:
-        out, wall, rss = peak_rss_of([sys.executable, __file__, args.file, "--python-rounds", str(args.python_rounds), "--child", tool])
+        rounds = args.python_rounds or DEFAULT_ROUNDS[tool]
+        out, wall, rss = peak_rss_of([sys.executable, __file__, args.file, "--python-rounds", str(rounds), "--child", tool])
         timings = json.loads(out.strip().splitlines()[-1])
-        timings["bootstrap (extrapolated to %d rounds)" % args.rounds] = timings["bootstrap"] / args.python_rounds * args.rounds
+        timings["bootstrap (extrapolated to %d rounds)" % args.rounds] = timings["bootstrap"] / rounds * args.rounds
         timings["process wall"] = wall
         timings["peak MiB"] = rss
-        timings["bootstrap rounds run"] = args.python_rounds
+        timings["bootstrap rounds run"] = rounds
         results[tool] = timings
 
     print(json.dumps(results, indent=2))

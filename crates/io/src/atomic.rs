@@ -31,6 +31,25 @@ where
         fill(&mut buffered)?;
         buffered.flush().map_err(write_error)?;
     }
+    Ok(persist(temporary, path)?)
+}
+
+/// Renames a finished temporary file onto `path`, readable by all like a file
+/// created normally (temporary files are created owner-only).
+///
+/// # Errors
+/// [`IoError::Write`] when the permissions cannot be set or the rename fails.
+pub fn persist(temporary: tempfile::NamedTempFile, path: &Path) -> Result<(), IoError> {
+    let write_error = |source| IoError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(temporary.path(), std::fs::Permissions::from_mode(0o644))
+            .map_err(write_error)?;
+    }
     temporary.persist(path).map_err(|e| write_error(e.error))?;
     Ok(())
 }
@@ -63,5 +82,11 @@ mod tests {
         })
         .unwrap();
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "a,b\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&target).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o644);
+        }
     }
 }

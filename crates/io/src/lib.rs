@@ -14,7 +14,7 @@ mod parquet_io;
 mod table;
 mod text;
 
-pub use atomic::write_atomic;
+pub use atomic::{persist, write_atomic};
 pub use battles::{
     read_battles, read_table, BattleSchema, LoadedBattles, ReadOptions, Source, WinnerColumns,
 };

@@ -71,9 +71,7 @@ pub fn plot_leaderboard(path: &Path, board: &Leaderboard, title: &str) -> Result
         )
     }
     .map_err(plot_error)?;
-    temporary
-        .persist(path)
-        .map_err(|e| plot_error(e.error.to_string()))?;
+    verdict_io::persist(temporary, path)?;
     Ok(())
 }
 

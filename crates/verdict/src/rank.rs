@@ -5,8 +5,8 @@ use statrs::distribution::{ContinuousCDF, Normal};
 use verdict_feedback::BattleLog;
 use verdict_ratings::{
     bootstrap_bradley_terry, bootstrap_elo, sandwich_covariance, shuffled_order, Bootstrap,
-    BradleyTerry, BtFit, Center, Elo, EloScale, FitStatus, Interval, IntervalMethod, Leaderboard,
-    PairCounts, RatingsError, Regularization,
+    BootstrapDraws, BradleyTerry, BtFit, Center, Elo, EloScale, FitStatus, Interval,
+    IntervalMethod, Leaderboard, PairCounts, RatingsError, Regularization,
 };
 use verdict_report::{FitSummary, Matrices, RankOutput, RankReport};
 
@@ -210,6 +210,44 @@ impl Context<'_> {
         }
     }
 
+    /// The percentile intervals of bootstrap `draws`.
+    fn bootstrap_intervals(
+        &self,
+        bootstrap: &Bootstrap,
+        draws: &BootstrapDraws,
+    ) -> (Interval, Vec<(f64, f64)>) {
+        let method = IntervalMethod::Bootstrap {
+            rounds: bootstrap.rounds,
+            seed: bootstrap.seed,
+        };
+        (
+            self.interval(method),
+            draws.intervals(self.settings.confidence),
+        )
+    }
+
+    /// Sorts `scores` into a leaderboard and wraps it with the matrices (predicted
+    /// win probabilities from `predicted`), the fit and the notes.
+    fn finish(
+        &self,
+        method: &str,
+        scores: &[f64],
+        intervals: Option<(Interval, Vec<(f64, f64)>)>,
+        predicted: impl Fn(usize, usize) -> f64,
+        fit: Option<FitSummary>,
+        notes: Vec<String>,
+    ) -> RankOutput {
+        let board = Leaderboard::new(
+            method,
+            self.log.models().names(),
+            scores,
+            intervals,
+            &self.counts.tallies(),
+        );
+        let matrices = self.matrices(&board, predicted);
+        self.output(board, fit, matrices, notes)
+    }
+
     fn output(
         &self,
         leaderboard: Leaderboard,
@@ -306,13 +344,7 @@ impl Context<'_> {
                         draws.unconverged_rounds, bootstrap.rounds
                     ));
                 }
-                Some((
-                    self.interval(IntervalMethod::Bootstrap {
-                        rounds: bootstrap.rounds,
-                        seed: bootstrap.seed,
-                    }),
-                    draws.intervals(settings.confidence),
-                ))
+                Some(self.bootstrap_intervals(bootstrap, &draws))
             }
             Intervals::Sandwich => {
                 let covariance = sandwich_covariance(self.counts, &fit)?;
@@ -330,15 +362,15 @@ impl Context<'_> {
                 Some((self.interval(IntervalMethod::Sandwich), bounds))
             }
         };
-        let board = Leaderboard::new(
+        let summary = Some(FitSummary::from(&fit));
+        Ok(self.finish(
             "bradley-terry",
-            self.log.models().names(),
             &scores,
             intervals,
-            &self.counts.tallies(),
-        );
-        let matrices = self.matrices(&board, |i, j| fit.win_probability(i, j));
-        Ok(self.output(board, Some(FitSummary::from(&fit)), matrices, notes))
+            |i, j| fit.win_probability(i, j),
+            summary,
+            notes,
+        ))
     }
 
     fn elo(&self, on_round: &(dyn Fn() + Sync)) -> Result<RankOutput, VerdictError> {
@@ -370,24 +402,11 @@ impl Context<'_> {
                     let offset = shift(round);
                     round.iter_mut().for_each(|r| *r += offset);
                 }
-                Some((
-                    self.interval(IntervalMethod::Bootstrap {
-                        rounds: bootstrap.rounds,
-                        seed: bootstrap.seed,
-                    }),
-                    draws.intervals(settings.confidence),
-                ))
+                Some(self.bootstrap_intervals(bootstrap, &draws))
             }
         };
-        let board = Leaderboard::new(
-            "elo",
-            self.log.models().names(),
-            &ratings,
-            intervals,
-            &self.counts.tallies(),
-        );
-        let matrices = self.matrices(&board, |i, j| elo.expected(ratings[i], ratings[j]));
-        Ok(self.output(board, None, matrices, notes))
+        let expected = |i: usize, j: usize| elo.expected(ratings[i], ratings[j]);
+        Ok(self.finish("elo", &ratings, intervals, expected, None, notes))
     }
 }
 
