@@ -5,6 +5,7 @@
 //! same numbers bit for bit.
 //!
 //! - [`feedback`]: models, outcomes, battle logs.
+//! - [`game`]: payoff matrices, maximal lotteries, best responses, gaps, metrics.
 //! - [`io`]: CSV / JSON Lines / JSON / Parquet with located errors, atomic writes.
 //! - [`ratings`]: win matrix, Elo, Bradley–Terry, bootstrap and sandwich intervals.
 //! - [`report`]: tables, JSON/CSV schemas, plots.
@@ -12,6 +13,7 @@
 //! - [`rank`]: the leaderboard pipeline behind `verdict rank`.
 
 pub use verdict_feedback as feedback;
+pub use verdict_game as game;
 pub use verdict_io as io;
 pub use verdict_ratings as ratings;
 pub use verdict_report as report;

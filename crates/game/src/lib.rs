@@ -1,0 +1,29 @@
+//! Preference games (NashEval Sections 3–4, Appendices C, E, I.1).
+//!
+//! A symmetric zero-sum game over K agents is a skew-symmetric payoff matrix
+//! `A = -A^T` with entries in `[-1, 1]`; `A_jk > 0` means the population prefers j to k.
+//! A mixed strategy `pi` on the simplex earns `pi^T A q` against `q`. The **maximal
+//! lottery** is an equilibrium: no agent beats it in expectation, `(A pi)_j <= 0` for
+//! every j; it stays meaningful when preferences are cyclic, where Bradley–Terry's
+//! transitive scores cannot be.
+//!
+//! This crate holds the payoff type, the maximal lottery (canonical minimum-norm when
+//! several exist), the regularized best response and gap of Appendix C (Eq. 29–33),
+//! the evaluation metrics of Appendix I.1 (Eq. 69–72), and the social-choice winners
+//! (Condorcet, Copeland, Borda) used in reports and baselines.
+
+mod error;
+mod lottery;
+mod metrics;
+mod payoff;
+mod simplex;
+mod social;
+
+pub use error::GameError;
+pub use lottery::{maximal_lottery, Lottery, LotteryStatus, GAP_TOLERANCE};
+pub use metrics::{
+    exploitability, game_value, strict_win_rate, support, support_f1, SUPPORT_THRESHOLD,
+};
+pub use payoff::{PayoffMatrix, SKEW_TOLERANCE};
+pub use simplex::{project_to_simplex, Regularizer};
+pub use social::{borda_winners, condorcet_winner, copeland_winners};

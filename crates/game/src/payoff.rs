@@ -1,0 +1,158 @@
+use crate::GameError;
+
+/// Largest `|A_jk + A_kj|` accepted as skew-symmetric (and `|A_jj|` as zero).
+pub const SKEW_TOLERANCE: f64 = 1e-12;
+
+/// A skew-symmetric payoff matrix with entries in `[-1, 1]`, row-major.
+/// `A_jk > 0`: agent j is preferred to agent k (NashEval Section 3).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PayoffMatrix {
+    agents: usize,
+    values: Vec<f64>,
+}
+
+impl PayoffMatrix {
+    /// Checks and stores `rows`.
+    ///
+    /// # Errors
+    /// [`GameError`] for a non-square matrix, fewer than two agents, NaN or infinite
+    /// values, values outside `[-1, 1]`, or a matrix that is not skew-symmetric within
+    /// [`SKEW_TOLERANCE`].
+    pub fn new(rows: &[Vec<f64>]) -> Result<Self, GameError> {
+        let agents = rows.len();
+        if let Some((row, r)) = rows.iter().enumerate().find(|(_, r)| r.len() != agents) {
+            return Err(GameError::Shape {
+                rows: agents,
+                row,
+                length: r.len(),
+            });
+        }
+        if agents < 2 {
+            return Err(GameError::TooFewAgents(agents));
+        }
+        for (row, r) in rows.iter().enumerate() {
+            for (column, &value) in r.iter().enumerate() {
+                if !value.is_finite() {
+                    return Err(GameError::NotFinite { row, column, value });
+                }
+                if value.abs() > 1.0 {
+                    return Err(GameError::OutOfRange { row, column, value });
+                }
+                let mirror = rows[column][row];
+                if (value + mirror).abs() > SKEW_TOLERANCE {
+                    return Err(GameError::NotSkewSymmetric {
+                        row,
+                        column,
+                        value,
+                        mirror,
+                    });
+                }
+            }
+        }
+        Ok(Self {
+            agents,
+            values: rows.iter().flatten().copied().collect(),
+        })
+    }
+
+    /// The margin matrix of pairwise counts (NashEval Eq. 78): `A_jk` is the mean
+    /// verdict of the battles between j and k, `(w_jk - w_kj) / (w_jk + w_kj + t_jk)`,
+    /// ties counting 0. Pairs never observed are 0 when `allow_unobserved`, else an
+    /// error; either way they are returned, as `(j, k)` with `j < k`.
+    ///
+    /// # Errors
+    /// Shape errors, negative or non-finite counts, unobserved pairs when not allowed.
+    pub fn from_counts(
+        wins: &[Vec<f64>],
+        ties: &[Vec<f64>],
+        allow_unobserved: bool,
+    ) -> Result<(Self, Vec<(usize, usize)>), GameError> {
+        let agents = wins.len();
+        let mut rows = vec![vec![0.0; agents]; agents];
+        let mut unobserved = Vec::new();
+        let pairs = (0..agents).flat_map(|j| ((j + 1)..agents).map(move |k| (j, k)));
+        for (j, k) in pairs {
+            {
+                let get = |m: &[Vec<f64>], r: usize, c: usize| {
+                    m.get(r).and_then(|row| row.get(c)).copied()
+                };
+                let (Some(w_jk), Some(w_kj), Some(t)) =
+                    (get(wins, j, k), get(wins, k, j), get(ties, j, k))
+                else {
+                    return Err(GameError::Shape {
+                        rows: agents,
+                        row: j,
+                        length: wins
+                            .get(j)
+                            .map_or(0, Vec::len)
+                            .min(ties.get(j).map_or(0, Vec::len)),
+                    });
+                };
+                for (value, (r, c)) in [(w_jk, (j, k)), (w_kj, (k, j)), (t, (j, k))] {
+                    if !(value.is_finite() && value >= 0.0) {
+                        return Err(GameError::NotFinite {
+                            row: r,
+                            column: c,
+                            value,
+                        });
+                    }
+                }
+                let total = w_jk + w_kj + t;
+                if total == 0.0 {
+                    unobserved.push((j, k));
+                    continue;
+                }
+                rows[j][k] = (w_jk - w_kj) / total;
+                rows[k][j] = -rows[j][k];
+            }
+        }
+        if let (false, Some(&first_pair)) = (allow_unobserved, unobserved.first()) {
+            return Err(GameError::Unobserved {
+                count: unobserved.len(),
+                first_pair,
+            });
+        }
+        Ok((Self::new(&rows)?, unobserved))
+    }
+
+    /// Number of agents K.
+    pub fn agents(&self) -> usize {
+        self.agents
+    }
+
+    /// `A_jk`.
+    pub fn get(&self, j: usize, k: usize) -> f64 {
+        self.values[j * self.agents + k]
+    }
+
+    /// Row j.
+    pub fn row(&self, j: usize) -> &[f64] {
+        &self.values[j * self.agents..(j + 1) * self.agents]
+    }
+
+    /// `A x` written into `out` (no allocation).
+    pub fn apply_into(&self, x: &[f64], out: &mut [f64]) {
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = self.row(j).iter().zip(x).map(|(a, b)| a * b).sum();
+        }
+    }
+
+    /// `A x`.
+    pub fn apply(&self, x: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; self.agents];
+        self.apply_into(x, &mut out);
+        out
+    }
+
+    /// The sub-game on `agents` (in that order).
+    pub fn restricted(&self, agents: &[usize]) -> PayoffMatrix {
+        PayoffMatrix {
+            agents: agents.len(),
+            values: agents
+                .iter()
+                .flat_map(|&j| agents.iter().map(move |&k| (j, k)))
+                .map(|(j, k)| self.get(j, k))
+                .collect(),
+        }
+    }
+}

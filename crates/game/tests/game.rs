@@ -1,0 +1,224 @@
+//! The maximal lottery and the social-choice winners against closed forms, axioms and
+//! a brute force over supports.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use verdict_game::{
+    borda_winners, condorcet_winner, copeland_winners, exploitability, game_value, maximal_lottery,
+    GameError, LotteryStatus, PayoffMatrix, GAP_TOLERANCE,
+};
+
+fn rps() -> Vec<Vec<f64>> {
+    vec![
+        vec![0.0, -1.0, 1.0],
+        vec![1.0, 0.0, -1.0],
+        vec![-1.0, 1.0, 0.0],
+    ]
+}
+
+fn random_game(k: usize, seed: u64) -> PayoffMatrix {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rows = vec![vec![0.0; k]; k];
+    let pairs = (0..k).flat_map(|j| ((j + 1)..k).map(move |l| (j, l)));
+    for (j, l) in pairs {
+        let x: f64 = rng.random_range(-1.0..1.0);
+        rows[j][l] = x;
+        rows[l][j] = -x;
+    }
+    PayoffMatrix::new(&rows).unwrap()
+}
+
+fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= tol)
+}
+
+/// Appendix E.1: three voters with cyclic rankings a≻b≻c, b≻c≻a, c≻a≻b give every pair
+/// a 2:1 majority, margins ±1/3: no Condorcet winner, and the uniform lottery.
+#[test]
+fn three_voter_cycle_gives_the_uniform_lottery() {
+    let third = 1.0 / 3.0;
+    let margins = vec![
+        vec![0.0, third, -third],
+        vec![-third, 0.0, third],
+        vec![third, -third, 0.0],
+    ];
+    let game = PayoffMatrix::new(&margins).unwrap();
+    assert_eq!(condorcet_winner(&game), None);
+    let lottery = maximal_lottery(&game).unwrap();
+    assert!(
+        close(&lottery.probabilities, &[third; 3], 1e-12),
+        "{:?}",
+        lottery.probabilities
+    );
+    assert_eq!(lottery.status, LotteryStatus::Certified);
+}
+
+/// Condorcet consistency: a Condorcet winner gets probability 1.
+#[test]
+fn condorcet_winner_gets_everything() {
+    let rows = vec![
+        vec![0.0, 0.2, 0.1, 0.4],
+        vec![-0.2, 0.0, 0.5, -0.3],
+        vec![-0.1, -0.5, 0.0, 0.6],
+        vec![-0.4, 0.3, -0.6, 0.0],
+    ];
+    let game = PayoffMatrix::new(&rows).unwrap();
+    assert_eq!(condorcet_winner(&game), Some(0));
+    assert_eq!(copeland_winners(&game), vec![0]);
+    let lottery = maximal_lottery(&game).unwrap();
+    assert!(
+        close(&lottery.probabilities, &[1.0, 0.0, 0.0, 0.0], 1e-12),
+        "{:?}",
+        lottery.probabilities
+    );
+}
+
+/// Cloning consistency with a canonical answer: rock–paper–scissors with rock cloned
+/// three times. Every split of 1/3 among the clones is a maximal lottery; the
+/// minimum-norm one is [1/9, 1/9, 1/9, 1/3, 1/3], and paper and scissors keep 1/3.
+#[test]
+fn clones_share_their_original_probability_evenly() {
+    // Agents: rock1, rock2, rock3, paper, scissors.
+    let beats = |x: usize, y: usize| -> f64 {
+        let kind = |a: usize| if a < 3 { 0 } else { a - 2 };
+        match (kind(x), kind(y)) {
+            (a, b) if a == b => 0.0,
+            (0, 2) | (1, 0) | (2, 1) => 1.0,
+            _ => -1.0,
+        }
+    };
+    let rows: Vec<Vec<f64>> = (0..5)
+        .map(|x| (0..5).map(|y| beats(x, y)).collect())
+        .collect();
+    let lottery = maximal_lottery(&PayoffMatrix::new(&rows).unwrap()).unwrap();
+    let ninth = 1.0 / 9.0;
+    let third = 1.0 / 3.0;
+    assert!(
+        close(
+            &lottery.probabilities,
+            &[ninth, ninth, ninth, third, third],
+            1e-9
+        ),
+        "{:?}",
+        lottery.probabilities
+    );
+    let base = maximal_lottery(&PayoffMatrix::new(&rps()).unwrap()).unwrap();
+    assert!(close(&base.probabilities, &[third; 3], 1e-12));
+}
+
+/// The unique equilibrium of a generic game, by enumerating supports (odd sizes: a
+/// skew-symmetric matrix of even order is singular only on a measure-zero set).
+fn brute_force(game: &PayoffMatrix) -> Vec<f64> {
+    let k = game.agents();
+    for mask in 1u32..(1 << k) {
+        let support: Vec<usize> = (0..k).filter(|j| mask & (1 << j) != 0).collect();
+        if support.len().is_multiple_of(2) {
+            continue;
+        }
+        let s = support.len();
+        let system = nalgebra::DMatrix::from_fn(s + 1, s, |r, c| {
+            if r < s {
+                game.get(support[r], support[c])
+            } else {
+                1.0
+            }
+        });
+        let mut rhs = nalgebra::DVector::zeros(s + 1);
+        rhs[s] = 1.0;
+        let Ok(x) = system.svd(true, true).solve(&rhs, 1e-14) else {
+            continue;
+        };
+        if x.iter().any(|&v| v <= 0.0) {
+            continue;
+        }
+        let mut pi = vec![0.0; k];
+        support.iter().zip(x.iter()).for_each(|(&j, &v)| pi[j] = v);
+        if exploitability(game, &pi) <= 1e-12 {
+            return pi;
+        }
+    }
+    panic!("no equilibrium found by enumeration");
+}
+
+#[test]
+fn matches_brute_force_over_supports_up_to_eight_agents() {
+    for k in 2..=8 {
+        for seed in 0..5 {
+            let game = random_game(k, 100 * k as u64 + seed);
+            let lottery = maximal_lottery(&game).unwrap();
+            let exact = brute_force(&game);
+            assert!(
+                close(&lottery.probabilities, &exact, 1e-9),
+                "K={k} seed={seed}: {:?} vs {exact:?}",
+                lottery.probabilities
+            );
+        }
+    }
+}
+
+/// Random games up to K = 200: certified (exploitability ≤ 1e-9), value 0, and no
+/// agent beats the lottery: `T^T A pi ≤ tol` for every pure response T.
+#[test]
+fn random_games_are_certified() {
+    for (k, seed) in [(10, 1), (50, 2), (120, 3), (200, 4)] {
+        let game = random_game(k, seed);
+        let lottery = maximal_lottery(&game).unwrap();
+        assert_eq!(
+            lottery.status,
+            LotteryStatus::Certified,
+            "K={k}: gap {}",
+            lottery.exploitability
+        );
+        let pi = &lottery.probabilities;
+        assert!((pi.iter().sum::<f64>() - 1.0).abs() < 1e-12 && pi.iter().all(|&p| p >= 0.0));
+        assert!(game_value(&game, pi, pi).abs() < 1e-12);
+        assert!(game.apply(pi).iter().all(|&x| x <= GAP_TOLERANCE));
+    }
+}
+
+#[test]
+fn borda_and_copeland_on_a_hand_example() {
+    let game = PayoffMatrix::new(&rps()).unwrap();
+    assert_eq!(copeland_winners(&game), vec![0, 1, 2]);
+    assert_eq!(borda_winners(&game), vec![0, 1, 2]);
+}
+
+/// Bad input: not skew-symmetric, NaN, out of range, one agent, ragged rows,
+/// unobserved pairs unless allowed.
+#[test]
+fn bad_matrices_get_clear_errors() {
+    let not_skew = PayoffMatrix::new(&[vec![0.0, 0.5], vec![0.4, 0.0]]).unwrap_err();
+    assert!(matches!(not_skew, GameError::NotSkewSymmetric { .. }));
+    assert!(not_skew
+        .to_string()
+        .contains("A[0][1] = 0.5 but A[1][0] = 0.4"));
+    let nan = PayoffMatrix::new(&[vec![0.0, f64::NAN], vec![f64::NAN, 0.0]]).unwrap_err();
+    assert!(matches!(nan, GameError::NotFinite { .. }));
+    let range = PayoffMatrix::new(&[vec![0.0, 2.0], vec![-2.0, 0.0]]).unwrap_err();
+    assert!(matches!(range, GameError::OutOfRange { .. }));
+    assert_eq!(
+        PayoffMatrix::new(&[vec![0.0]]).unwrap_err(),
+        GameError::TooFewAgents(1)
+    );
+    assert!(matches!(
+        PayoffMatrix::new(&[vec![0.0, 1.0], vec![-1.0]]).unwrap_err(),
+        GameError::Shape { .. }
+    ));
+    let wins = vec![
+        vec![0.0, 3.0, 0.0],
+        vec![1.0, 0.0, 0.0],
+        vec![0.0, 0.0, 0.0],
+    ];
+    let ties = vec![vec![0.0; 3]; 3];
+    let err = PayoffMatrix::from_counts(&wins, &ties, false).unwrap_err();
+    assert_eq!(
+        err,
+        GameError::Unobserved {
+            count: 2,
+            first_pair: (0, 2)
+        }
+    );
+    let (game, unobserved) = PayoffMatrix::from_counts(&wins, &ties, true).unwrap();
+    assert_eq!(unobserved, vec![(0, 2), (1, 2)]);
+    assert_eq!(game.get(0, 1), 0.5); // (3 - 1) / 4, NashEval Eq. 78
+}
