@@ -27,6 +27,9 @@ pub enum Command {
     Rank(Box<RankArgs>),
     /// The arena tutorial's four bots end to end, on bundled data.
     Demo,
+    /// Maximal lottery of a payoff matrix given as CSV (agent names in the header row
+    /// and the first column).
+    Game(GameArgs),
     /// Benchmarks and benchmark data.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -39,7 +42,9 @@ pub enum MethodArg {
     Bt,
     /// Online Elo in log order.
     Elo,
-    /// Bradley–Terry and Elo side by side.
+    /// The maximal lottery (Nash equilibrium of the margin game).
+    Lottery,
+    /// Bradley–Terry, Elo and the maximal lottery side by side.
     All,
 }
 
@@ -211,6 +216,9 @@ pub struct RankArgs {
     /// Also print the win matrix and the predicted win-probability matrix.
     #[arg(long)]
     pub matrix: bool,
+    /// Maximal lottery: count pairs that never met as ties (margin 0).
+    #[arg(long)]
+    pub allow_unobserved: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutputFormat,
@@ -220,6 +228,16 @@ pub struct RankArgs {
     /// Draw the leaderboard with its intervals (.svg or .png).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+}
+
+/// `verdict game`.
+#[derive(Debug, Clone, Args)]
+pub struct GameArgs {
+    /// Payoff matrix CSV: skew-symmetric, entries in [-1, 1].
+    pub matrix: PathBuf,
+    /// Output format (table or json).
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutputFormat,
 }
 
 #[derive(Debug, Subcommand)]

@@ -6,6 +6,7 @@
 mod args;
 mod bench;
 mod demo;
+mod game;
 mod output;
 mod progress;
 mod rank;
@@ -27,6 +28,7 @@ fn run() -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Rank(args) => rank::run(args, cli.quiet)?,
         Command::Demo => demo::run()?,
+        Command::Game(args) => game::run(&args)?,
         Command::Bench(args) => bench::run(args, cli.quiet)?,
     }
     Ok(ExitCode::SUCCESS)

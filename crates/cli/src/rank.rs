@@ -76,6 +76,7 @@ pub fn settings(args: &RankArgs) -> RankSettings {
         method: match args.method {
             MethodArg::Bt => Method::BradleyTerry,
             MethodArg::Elo => Method::Elo,
+            MethodArg::Lottery => Method::Lottery,
             MethodArg::All => Method::All,
         },
         bradley_terry: BradleyTerry {
@@ -112,6 +113,7 @@ pub fn settings(args: &RankArgs) -> RankSettings {
         },
         confidence: args.ci.level,
         matrices: args.matrix,
+        allow_unobserved: args.allow_unobserved,
     }
 }
 

@@ -114,6 +114,7 @@ fn rank_json_has_the_documented_schema() {
         "json",
         "--bootstrap",
         "0",
+        "--allow-unobserved",
     ]);
     assert_eq!(all["method"], "all");
     let methods: Vec<&str> = all["leaderboards"]
@@ -122,7 +123,13 @@ fn rank_json_has_the_documented_schema() {
         .iter()
         .map(|b| b["method"].as_str().unwrap())
         .collect();
-    assert_eq!(methods, ["bradley-terry", "elo"]);
+    assert_eq!(methods, ["bradley-terry", "elo", "maximal-lottery"]);
+    // LLMFAO has 784 unplayed pairs: without the flag the lottery refuses, naming the fix.
+    let stderr = failure(&["rank", log.to_str().unwrap(), "--method", "lottery"]);
+    assert!(
+        stderr.contains("784 pairs of models never met") && stderr.contains("--allow-unobserved"),
+        "{stderr}"
+    );
 }
 
 /// The same battles as CSV, JSON Lines, a JSON array and Parquet give the same
@@ -423,4 +430,54 @@ fn sandwich_plots_files_and_stdin() {
     assert_eq!(report["models"][0]["name"], "x");
     let stderr = failure(&["rank", "-"]);
     assert!(stderr.contains("needs --input-format"));
+}
+
+/// `--method lottery` on a cyclic arena: the uniform lottery, no Condorcet winner,
+/// probabilities in the JSON; `verdict game` on a matrix file, and its errors.
+#[test]
+fn lottery_and_game_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let cycle = write(
+        dir.path(),
+        "cycle.csv",
+        "model_a,model_b,winner\nrock,scissors,model_a\nscissors,paper,model_a\npaper,rock,model_a\n",
+    );
+    let report = json(&["rank", &cycle, "--method", "lottery", "--format", "json"]);
+    assert_eq!(report["method"], "maximal-lottery");
+    assert_eq!(report["lottery"]["condorcet_winner"], Value::Null);
+    assert_eq!(report["lottery"]["support"].as_array().unwrap().len(), 3);
+    for model in report["models"].as_array().unwrap() {
+        assert!((model["probability"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-9);
+    }
+    let matrix = write(
+        dir.path(),
+        "rps.csv",
+        ",rock,paper,scissors\nrock,0,-1,1\npaper,1,0,-1\nscissors,-1,1,0\n",
+    );
+    let game = json(&["game", &matrix, "--format", "json"]);
+    assert_eq!(game["models"][0]["name"], "rock");
+    assert!(game["exploitability"].as_f64().unwrap() <= 1e-9);
+    assert!(game["value"].as_f64().unwrap().abs() <= 1e-12);
+    for (name, text, message) in [
+        (
+            "skew.csv",
+            ",a,b\na,0,0.5\nb,0.4,0\n",
+            "not skew-symmetric: A[a][b] = 0.5 but A[b][a] = 0.4",
+        ),
+        (
+            "nan.csv",
+            ",a,b\na,0,x\nb,0,0\n",
+            "nan.csv:2: column \"b\": \"x\" is not a number",
+        ),
+        ("one.csv", ",a\na,0\n", "at least 2 agents, found 1"),
+        (
+            "order.csv",
+            ",a,b\nb,0,1\na,-1,0\n",
+            "row 1 is named \"b\" but column 1 is \"a\"",
+        ),
+    ] {
+        let path = write(dir.path(), name, text);
+        let stderr = failure(&["game", &path]);
+        assert!(stderr.contains(message), "{name}: {stderr}");
+    }
 }

@@ -55,12 +55,18 @@ pub struct Standing {
     pub ties: u64,
     /// All battles.
     pub battles: u64,
+    /// Equilibrium probability (maximal lottery only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probability: Option<f64>,
+    /// Exploitability of this model played alone, `max_j A_jm` (maximal lottery only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exploitability: Option<f64>,
 }
 
 /// Models sorted by descending score (ties in score by name).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Leaderboard {
-    /// `bradley-terry` or `elo`.
+    /// `bradley-terry`, `elo` or `maximal-lottery`.
     pub method: String,
     /// The intervals, if any.
     pub interval: Option<Interval>,
@@ -99,6 +105,8 @@ impl Leaderboard {
                     losses: tallies[m].losses,
                     ties: tallies[m].ties,
                     battles: tallies[m].battles(),
+                    probability: None,
+                    exploitability: None,
                 }
             })
             .collect();

@@ -4,11 +4,15 @@
 //! # The `rank` JSON schema
 //! One method:
 //! ```text
-//! {"method": "bradley-terry" | "elo",
+//! {"method": "bradley-terry" | "elo" | "maximal-lottery",
 //!  "interval": {"method": {"kind": "bootstrap", "rounds": 1000, "seed": 0} | {"kind": "sandwich"},
 //!               "confidence": 0.95} | null,
 //!  "models": [{"name", "score", "ci_low", "ci_high", "rank", "rank_ub",
-//!              "wins", "losses", "ties", "battles"}, ...],      // best first
+//!              "wins", "losses", "ties", "battles",
+//!              "probability", "exploitability"}, ...],        // best first; the last
+//!                                                             // two for the lottery only
+//!  "lottery": {"support", "exploitability", "status", "condorcet_winner",
+//!              "unobserved_pairs"},                           // maximal lottery only
 //!  "fit": {"solver", "ties", "iterations", "gradient_norm", "status",
 //!          "regularization", "log_likelihood", "tie_parameter"} | null,
 //!  "matrices": {"models", "wins", "ties", "win_probability"} | null,   // --matrix
@@ -23,5 +27,5 @@ mod table;
 
 pub use error::ReportError;
 pub use plot::plot_leaderboard;
-pub use rank::{FitSummary, Matrices, RankOutput, RankReport};
+pub use rank::{FitSummary, LotterySummary, Matrices, RankOutput, RankReport};
 pub use table::{render_csv, render_table, TextTable};

@@ -46,8 +46,26 @@ pub struct Matrices {
     pub wins: Vec<Vec<f64>>,
     /// `ties[r][c]`: battles r and c tied.
     pub ties: Vec<Vec<f64>>,
-    /// `win_probability[r][c]`: predicted P(r beats c) (Bradley–Terry only).
+    /// `win_probability[r][c]`: predicted P(r beats c) (Bradley–Terry and Elo).
     pub win_probability: Option<Vec<Vec<f64>>>,
+    /// `margins[r][c]`: mean verdict of r against c, the lottery's payoff matrix.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub margins: Option<Vec<Vec<f64>>>,
+}
+
+/// The equilibrium behind a maximal-lottery leaderboard.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LotterySummary {
+    /// The winner set: models with probability above the support threshold.
+    pub support: Vec<String>,
+    /// The lottery's exploitability `max_j (A pi)_j`, its certificate.
+    pub exploitability: f64,
+    /// Certified (exploitability ≤ 1e-9) or not.
+    pub status: verdict_game::LotteryStatus,
+    /// The model preferred to every other, if any.
+    pub condorcet_winner: Option<String>,
+    /// Pairs never observed, treated as ties (margin 0).
+    pub unobserved_pairs: Vec<(String, String)>,
 }
 
 /// One method's leaderboard with everything reported beside it.
@@ -58,6 +76,9 @@ pub struct RankOutput {
     pub leaderboard: Leaderboard,
     /// The fit, for Bradley–Terry.
     pub fit: Option<FitSummary>,
+    /// The equilibrium, for the maximal lottery.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lottery: Option<LotterySummary>,
     /// The matrices, when asked for.
     pub matrices: Option<Matrices>,
     /// Battles used.

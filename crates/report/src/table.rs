@@ -70,7 +70,17 @@ fn method_title(method: &str) -> &str {
     match method {
         "bradley-terry" => "Bradley–Terry",
         "elo" => "Elo",
+        "maximal-lottery" => "Maximal lottery",
         other => other,
+    }
+}
+
+/// A score as shown: probabilities with four decimals, ratings with one.
+fn score_cell(method: &str, score: f64) -> String {
+    if method == "maximal-lottery" {
+        format!("{score:.4}")
+    } else {
+        format!("{score:.1}")
     }
 }
 
@@ -124,6 +134,19 @@ fn describe_output(output: &RankOutput) -> String {
             }
         }
     }
+    if let Some(lottery) = &output.lottery {
+        let status = match lottery.status {
+            verdict_game::LotteryStatus::Certified => "certified",
+            verdict_game::LotteryStatus::Uncertified => "NOT CERTIFIED",
+        };
+        let _ = write!(
+            text,
+            "\n  equilibrium: {status}, exploitability {:.2e}; winner set: {}; Condorcet winner: {}",
+            lottery.exploitability,
+            lottery.support.join(", "),
+            lottery.condorcet_winner.as_deref().unwrap_or("none")
+        );
+    }
     if let Some(interval) = &board.interval {
         let how = match &interval.method {
             IntervalMethod::Bootstrap { rounds, seed } => {
@@ -141,6 +164,32 @@ fn describe_output(output: &RankOutput) -> String {
 }
 
 fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) -> TextTable {
+    if board.method == "maximal-lottery" {
+        let mut table = TextTable::new([
+            "rank",
+            "model",
+            "probability",
+            "alone: exploitability",
+            "wins",
+            "losses",
+            "ties",
+            "battles",
+        ]);
+        for s in &board.models {
+            table.push(vec![
+                s.rank.to_string(),
+                s.name.clone(),
+                score_cell(&board.method, s.score),
+                s.exploitability
+                    .map_or_else(|| "-".into(), |e| format!("{e:.4}")),
+                s.wins.to_string(),
+                s.losses.to_string(),
+                s.ties.to_string(),
+                s.battles.to_string(),
+            ]);
+        }
+        return table;
+    }
     let ci_title = confidence.map_or("CI".to_owned(), |c| format!("{}% CI", c * 100.0));
     let mut table = TextTable::new([
         "rank", "rank_ub", "model", "score", &ci_title, "wins", "losses", "ties", "battles",
@@ -150,7 +199,7 @@ fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) -> TextTable 
             s.rank.to_string(),
             optional(s.rank_ub),
             s.name.clone(),
-            format!("{:.1}", s.score),
+            score_cell(&board.method, s.score),
             interval_cell(s.ci_low, s.ci_high),
             s.wins.to_string(),
             s.losses.to_string(),
@@ -165,7 +214,8 @@ fn matrix_table(title: &str, names: &[String], values: &[Vec<f64>], decimals: us
     let mut table = TextTable::new(std::iter::once(String::new()).chain(names.iter().cloned()));
     for (name, row) in names.iter().zip(values) {
         let mut cells = vec![name.clone()];
-        cells.extend(row.iter().map(|v| format!("{v:.decimals$}")));
+        // `+ 0.0` turns -0.0 into 0.0, so a zero margin never prints as "-0.000".
+        cells.extend(row.iter().map(|v| format!("{:.decimals$}", v + 0.0)));
         table.push(cells);
     }
     format!("{title}\n{}", table.render())
@@ -181,6 +231,15 @@ fn render_matrices(matrices: &Matrices) -> String {
     if matrices.ties.iter().flatten().any(|&t| t > 0.0) {
         out.push('\n');
         out.push_str(&matrix_table("Ties:", &matrices.models, &matrices.ties, 0));
+    }
+    if let Some(margins) = &matrices.margins {
+        out.push('\n');
+        out.push_str(&matrix_table(
+            "Margins (mean verdict of row against column):",
+            &matrices.models,
+            margins,
+            3,
+        ));
     }
     if let Some(probabilities) = &matrices.win_probability {
         out.push('\n');
@@ -235,7 +294,7 @@ fn side_by_side(outputs: &[RankOutput]) -> String {
             {
                 Some(s) => row.extend([
                     s.rank.to_string(),
-                    format!("{:.1}", s.score),
+                    score_cell(&output.leaderboard.method, s.score),
                     interval_cell(s.ci_low, s.ci_high),
                 ]),
                 None => row.extend(["-".into(), "-".into(), "-".into()]),

@@ -10,6 +10,9 @@ pub enum VerdictError {
     /// Rendering or plotting.
     #[error(transparent)]
     Report(#[from] verdict_report::ReportError),
+    /// A game or equilibrium solver.
+    #[error(transparent)]
+    Game(#[from] verdict_game::GameError),
     /// A simulation setting.
     #[error(transparent)]
     Simulation(#[from] verdict_sim::SimulationError),

@@ -3,12 +3,15 @@
 
 use statrs::distribution::{ContinuousCDF, Normal};
 use verdict_feedback::BattleLog;
+use verdict_game::{
+    condorcet_winner, maximal_lottery, GameError, LotteryStatus, PayoffMatrix, SUPPORT_THRESHOLD,
+};
 use verdict_ratings::{
     bootstrap_bradley_terry, bootstrap_elo, sandwich_covariance, shuffled_order, Bootstrap,
     BootstrapDraws, BradleyTerry, BtFit, Center, Elo, EloScale, FitStatus, Interval,
     IntervalMethod, Leaderboard, PairCounts, RatingsError, Regularization,
 };
-use verdict_report::{FitSummary, Matrices, RankOutput, RankReport};
+use verdict_report::{FitSummary, LotterySummary, Matrices, RankOutput, RankReport};
 
 use crate::VerdictError;
 
@@ -19,7 +22,9 @@ pub enum Method {
     BradleyTerry,
     /// Online Elo.
     Elo,
-    /// Both, side by side.
+    /// The maximal lottery of the margin matrix (NashEval Eq. 78).
+    Lottery,
+    /// All three, side by side.
     All,
 }
 
@@ -56,6 +61,7 @@ pub enum Intervals {
 /// | `intervals` | bootstrap, 1000 rounds, seed 0 | |
 /// | `confidence` | 0.95 | interval coverage, in (0, 1) |
 /// | `matrices` | false | add win / tie / predicted matrices |
+/// | `allow_unobserved` | false | lottery: unobserved pairs count as ties |
 #[derive(Debug, Clone, PartialEq)]
 pub struct RankSettings {
     /// Which leaderboards.
@@ -76,6 +82,8 @@ pub struct RankSettings {
     pub confidence: f64,
     /// Whether to add the matrices.
     pub matrices: bool,
+    /// Treat pairs never observed as ties (margin 0) in the maximal lottery.
+    pub allow_unobserved: bool,
 }
 
 impl Default for RankSettings {
@@ -90,6 +98,7 @@ impl Default for RankSettings {
             intervals: Intervals::Bootstrap(Bootstrap::default()),
             confidence: 0.95,
             matrices: false,
+            allow_unobserved: false,
         }
     }
 }
@@ -97,7 +106,11 @@ impl Default for RankSettings {
 impl RankSettings {
     /// Number of bootstrap rounds the settings will run (for progress bars).
     pub fn bootstrap_rounds(&self) -> usize {
-        let methods = if self.method == Method::All { 2 } else { 1 };
+        let methods = match self.method {
+            Method::All => 2,
+            Method::Lottery => 0,
+            _ => 1,
+        };
         match &self.intervals {
             Intervals::Bootstrap(b) => b.rounds * methods,
             _ => 0,
@@ -187,11 +200,25 @@ pub fn rank(
     Ok(match settings.method {
         Method::BradleyTerry => RankReport::Single(Box::new(context.bradley_terry(on_round)?)),
         Method::Elo => RankReport::Single(Box::new(context.elo(on_round)?)),
+        Method::Lottery => RankReport::Single(Box::new(context.lottery()?)),
         Method::All => RankReport::All {
             method: "all",
-            leaderboards: vec![context.bradley_terry(on_round)?, context.elo(on_round)?],
+            leaderboards: vec![
+                context.bradley_terry(on_round)?,
+                context.elo(on_round)?,
+                context.lottery()?,
+            ],
         },
     })
+}
+
+/// A method's pairwise matrix for `--matrix`.
+#[derive(Clone, Copy)]
+enum Pairwise<'a> {
+    /// Predicted P(row beats column).
+    WinProbability(&'a dyn Fn(usize, usize) -> f64),
+    /// Margins `A_jk` (the lottery's payoff matrix).
+    Margin(&'a dyn Fn(usize, usize) -> f64),
 }
 
 struct Context<'a> {
@@ -226,14 +253,15 @@ impl Context<'_> {
         )
     }
 
-    /// Sorts `scores` into a leaderboard and wraps it with the matrices (predicted
-    /// win probabilities from `predicted`), the fit and the notes.
+    /// Sorts `scores` into a leaderboard and wraps it with the matrices (`pairwise`:
+    /// the method's predicted win probabilities, or the lottery's margins), the fit
+    /// and the notes.
     fn finish(
         &self,
         method: &str,
         scores: &[f64],
         intervals: Option<(Interval, Vec<(f64, f64)>)>,
-        predicted: impl Fn(usize, usize) -> f64,
+        pairwise: Pairwise<'_>,
         fit: Option<FitSummary>,
         notes: Vec<String>,
     ) -> RankOutput {
@@ -244,7 +272,7 @@ impl Context<'_> {
             intervals,
             &self.counts.tallies(),
         );
-        let matrices = self.matrices(&board, predicted);
+        let matrices = self.matrices(&board, pairwise);
         self.output(board, fit, matrices, notes)
     }
 
@@ -258,6 +286,7 @@ impl Context<'_> {
         RankOutput {
             leaderboard,
             fit,
+            lottery: None,
             matrices,
             battles: self.log.len(),
             source: self.source.to_owned(),
@@ -265,12 +294,8 @@ impl Context<'_> {
         }
     }
 
-    /// Observed matrices plus `predicted(i, j)`, in leaderboard order.
-    fn matrices(
-        &self,
-        board: &Leaderboard,
-        predicted: impl Fn(usize, usize) -> f64,
-    ) -> Option<Matrices> {
+    /// Observed matrices plus the method's pairwise matrix, in leaderboard order.
+    fn matrices(&self, board: &Leaderboard, pairwise: Pairwise<'_>) -> Option<Matrices> {
         if !self.settings.matrices {
             return None;
         }
@@ -292,20 +317,29 @@ impl Context<'_> {
                 .map(|&r| order.iter().map(|&c| m[r][c]).collect())
                 .collect()
         };
-        let probability = order
+        let (function, diagonal) = match pairwise {
+            Pairwise::WinProbability(f) => (f, 0.5),
+            Pairwise::Margin(f) => (f, 0.0),
+        };
+        let values: Vec<Vec<f64>> = order
             .iter()
             .map(|&r| {
                 order
                     .iter()
-                    .map(|&c| if r == c { 0.5 } else { predicted(r, c) })
+                    .map(|&c| if r == c { diagonal } else { function(r, c) })
                     .collect()
             })
             .collect();
+        let (win_probability, margins) = match pairwise {
+            Pairwise::WinProbability(_) => (Some(values), None),
+            Pairwise::Margin(_) => (None, Some(values)),
+        };
         Some(Matrices {
             models: board.models.iter().map(|s| s.name.clone()).collect(),
             wins: pick(&wins),
             ties: pick(&ties),
-            win_probability: Some(probability),
+            win_probability,
+            margins,
         })
     }
 
@@ -367,7 +401,7 @@ impl Context<'_> {
             "bradley-terry",
             &scores,
             intervals,
-            |i, j| fit.win_probability(i, j),
+            Pairwise::WinProbability(&|i, j| fit.win_probability(i, j)),
             summary,
             notes,
         ))
@@ -406,7 +440,88 @@ impl Context<'_> {
             }
         };
         let expected = |i: usize, j: usize| elo.expected(ratings[i], ratings[j]);
-        Ok(self.finish("elo", &ratings, intervals, expected, None, notes))
+        Ok(self.finish(
+            "elo",
+            &ratings,
+            intervals,
+            Pairwise::WinProbability(&expected),
+            None,
+            notes,
+        ))
+    }
+}
+
+impl Context<'_> {
+    /// The maximal lottery of the margin matrix: probabilities as scores, the winner
+    /// set, each model's exploitability alone, the Condorcet winner.
+    fn lottery(&self) -> Result<RankOutput, VerdictError> {
+        let names = self.log.models().names();
+        let (game, unobserved) = PayoffMatrix::from_counts(
+            &self.counts.win_matrix(),
+            &self.counts.tie_matrix(),
+            self.settings.allow_unobserved,
+        )
+        .map_err(|e| match e {
+            GameError::Unobserved { count, first_pair: (j, k) } => VerdictError::Settings(format!(
+                "the maximal lottery needs every pair's margin, but {count} pairs of models never met (first: {} vs {}); pass --allow-unobserved to count them as ties",
+                names[j], names[k]
+            )),
+            other => other.into(),
+        })?;
+        let lottery = maximal_lottery(&game)?;
+        let probabilities = &lottery.probabilities;
+        let mut notes = Vec::new();
+        if !unobserved.is_empty() {
+            notes.push(format!(
+                "{} pairs never met and count as ties (margin 0)",
+                unobserved.len()
+            ));
+        }
+        if lottery.status == LotteryStatus::Uncertified {
+            notes.push(format!(
+                "the equilibrium is not certified: exploitability {:.3e} exceeds 1e-9",
+                lottery.exploitability
+            ));
+        }
+        let mut output = self.finish(
+            "maximal-lottery",
+            probabilities,
+            None,
+            Pairwise::Margin(&|i, j| game.get(i, j)),
+            None,
+            notes,
+        );
+        for standing in &mut output.leaderboard.models {
+            let m = self
+                .log
+                .models()
+                .get(&standing.name)
+                .expect("names come from the log")
+                .index();
+            standing.probability = Some(probabilities[m]);
+            standing.exploitability = Some(
+                (0..game.agents())
+                    .map(|j| game.get(j, m))
+                    .fold(0.0, f64::max),
+            );
+        }
+        output.lottery = Some(LotterySummary {
+            support: output
+                .leaderboard
+                .models
+                .iter()
+                .filter(|s| s.probability.unwrap_or(0.0) > SUPPORT_THRESHOLD)
+                .map(|s| s.name.clone())
+                .collect(),
+            exploitability: lottery.exploitability,
+            status: lottery.status,
+            condorcet_winner: condorcet_winner(&game).map(|m| names[m].clone()),
+            unobserved_pairs: unobserved
+                .iter()
+                .map(|&(j, k)| (names[j].clone(), names[k].clone()))
+                .collect(),
+        });
+        Ok(output)
     }
 }
 

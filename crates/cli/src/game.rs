@@ -1,0 +1,123 @@
+//! `verdict game MATRIX.csv`: the canonical maximal lottery of a payoff matrix.
+
+use anyhow::Context;
+use serde::Serialize;
+use verdict::game::{exploitability, game_value, maximal_lottery, GameError, PayoffMatrix};
+use verdict::io::{read_table, Format, IoError, Source};
+use verdict::report::TextTable;
+
+use crate::args::{GameArgs, OutputFormat};
+
+#[derive(Serialize)]
+struct AgentProbability {
+    name: String,
+    probability: f64,
+}
+
+/// The JSON of `verdict game`.
+#[derive(Serialize)]
+struct GameReport {
+    models: Vec<AgentProbability>,
+    exploitability: f64,
+    gap: f64,
+    value: f64,
+}
+
+/// Reads the matrix: the first column names the rows, the other headers the columns,
+/// in the same order.
+fn read_matrix(args: &GameArgs) -> anyhow::Result<(Vec<String>, Vec<Vec<f64>>)> {
+    let table = read_table(&Source::File(args.matrix.clone()), Some(Format::Csv), None)?;
+    let columns = table.columns();
+    let file = table.file().to_owned();
+    let Some((first, agents)) = columns.split_first() else {
+        anyhow::bail!("{file}: the matrix has no columns");
+    };
+    let names: Vec<String> = agents.iter().map(|c| c.name().to_owned()).collect();
+    if table.rows() != names.len() {
+        anyhow::bail!(
+            "{file}: the matrix has {} rows but {} agent columns; it must be square with agent names in the header row and the first column",
+            table.rows(),
+            names.len()
+        );
+    }
+    let mut rows = Vec::with_capacity(names.len());
+    for (r, name) in names.iter().enumerate() {
+        let label = first.value(r).unwrap_or("");
+        if label != name {
+            return Err(IoError::invalid(
+                table.location(r, Some(first.name())),
+                format!("row {} is named {label:?} but column {} is {name:?}; rows and columns must list the agents in the same order", r + 1, r + 1),
+            )
+            .into());
+        }
+        let mut row = Vec::with_capacity(names.len());
+        for column in agents {
+            let text = column.value(r).unwrap_or("");
+            let value: f64 = text.trim().parse().map_err(|_| {
+                IoError::invalid(
+                    table.location(r, Some(column.name())),
+                    format!("{text:?} is not a number"),
+                )
+            })?;
+            row.push(value);
+        }
+        rows.push(row);
+    }
+    Ok((names, rows))
+}
+
+/// Names the agents in a game error instead of indices.
+fn describe(error: GameError, names: &[String], file: &str) -> anyhow::Error {
+    let name = |i: usize| names.get(i).map_or("?", String::as_str);
+    match error {
+        GameError::NotSkewSymmetric { row, column, value, mirror } => anyhow::anyhow!(
+            "{file}: not skew-symmetric: A[{}][{}] = {value} but A[{}][{}] = {mirror}; payoffs must satisfy A = -A^T with a zero diagonal",
+            name(row), name(column), name(column), name(row)
+        ),
+        GameError::NotFinite { row, column, value } | GameError::OutOfRange { row, column, value } => anyhow::anyhow!(
+            "{file}: payoff A[{}][{}] = {value}; every payoff must be a finite number in [-1, 1]",
+            name(row), name(column)
+        ),
+        other => anyhow::anyhow!("{file}: {other}"),
+    }
+}
+
+pub fn run(args: &GameArgs) -> anyhow::Result<()> {
+    let (names, rows) = read_matrix(args)?;
+    let file = args.matrix.display().to_string();
+    let game = PayoffMatrix::new(&rows).map_err(|e| describe(e, &names, &file))?;
+    let lottery = maximal_lottery(&game).with_context(|| format!("solving {file}"))?;
+    let pi = &lottery.probabilities;
+    let report = GameReport {
+        models: names
+            .iter()
+            .zip(pi)
+            .map(|(name, &probability)| AgentProbability {
+                name: name.clone(),
+                probability,
+            })
+            .collect(),
+        exploitability: exploitability(&game, pi),
+        gap: lottery.exploitability,
+        value: game_value(&game, pi, pi),
+    };
+    let text = match args.format {
+        OutputFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+        _ => {
+            let mut order: Vec<usize> = (0..names.len()).collect();
+            order.sort_by(|&a, &b| pi[b].total_cmp(&pi[a]).then(a.cmp(&b)));
+            let mut table = TextTable::new(["agent", "probability"]);
+            for m in order {
+                table.push(vec![names[m].clone(), format!("{:.6}", pi[m])]);
+            }
+            format!(
+                "Maximal lottery of {file} ({} agents): exploitability {:.2e}, game value {:.2e}\n\n{}",
+                names.len(),
+                report.exploitability,
+                report.value,
+                table.render()
+            )
+        }
+    };
+    crate::output::emit(&text, None)
+}
