@@ -98,7 +98,7 @@ pub fn run(args: &GameArgs) -> anyhow::Result<()> {
             })
             .collect(),
         exploitability: exploitability(&game, pi),
-        gap: lottery.exploitability,
+        gap: lottery.gap,
         value: game_value(&game, pi, pi),
     };
     let text = match args.format {

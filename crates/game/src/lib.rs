@@ -16,6 +16,7 @@ mod error;
 mod lottery;
 mod metrics;
 mod payoff;
+mod regularized;
 mod simplex;
 mod social;
 
@@ -25,5 +26,6 @@ pub use metrics::{
     exploitability, game_value, strict_win_rate, support, support_f1, SUPPORT_THRESHOLD,
 };
 pub use payoff::{PayoffMatrix, SKEW_TOLERANCE};
+pub use regularized::regularized_equilibrium;
 pub use simplex::{project_to_simplex, Regularizer};
 pub use social::{borda_winners, condorcet_winner, copeland_winners};

@@ -34,7 +34,7 @@ const SOLVER_TOLERANCE: f64 = 1e-10;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LotteryStatus {
-    /// Exploitability ≤ [`GAP_TOLERANCE`].
+    /// Gap ≤ [`GAP_TOLERANCE`].
     Certified,
     /// The solver's best answer misses the tolerance; its exploitability is reported.
     Uncertified,
@@ -45,8 +45,9 @@ pub enum LotteryStatus {
 pub struct Lottery {
     /// Probability of each agent.
     pub probabilities: Vec<f64>,
-    /// `max_j (A pi)_j`, the certificate.
-    pub exploitability: f64,
+    /// The certificate: the gap `G_Omega(pi)` (Eq. 30), which for the maximal lottery
+    /// (`rho = 0`, no costs) is the exploitability `max_j (A pi)_j` (Eq. 69).
+    pub gap: f64,
     /// Certified or not.
     pub status: LotteryStatus,
     /// Interior-point iterations.
@@ -120,13 +121,13 @@ pub fn maximal_lottery(a: &PayoffMatrix) -> Result<Lottery, GameError> {
             LotteryStatus::Uncertified
         },
         probabilities: pi,
-        exploitability: gap,
+        gap,
         iterations: solver.solution.iterations,
     })
 }
 
 /// Clips negatives and rescales to sum one.
-fn normalized(x: &[f64]) -> Vec<f64> {
+pub(crate) fn normalized(x: &[f64]) -> Vec<f64> {
     let clipped: Vec<f64> = x.iter().map(|&v| v.max(0.0)).collect();
     let total: f64 = clipped.iter().sum();
     clipped.iter().map(|v| v / total).collect()

@@ -167,7 +167,7 @@ fn random_games_are_certified() {
             lottery.status,
             LotteryStatus::Certified,
             "K={k}: gap {}",
-            lottery.exploitability
+            lottery.gap
         );
         let pi = &lottery.probabilities;
         assert!((pi.iter().sum::<f64>() - 1.0).abs() < 1e-12 && pi.iter().all(|&p| p >= 0.0));
@@ -221,4 +221,91 @@ fn bad_matrices_get_clear_errors() {
     let (game, unobserved) = PayoffMatrix::from_counts(&wins, &ties, true).unwrap();
     assert_eq!(unobserved, vec![(0, 2), (1, 2)]);
     assert_eq!(game.get(0, 1), 0.5); // (3 - 1) / 4, NashEval Eq. 78
+}
+
+/// Regularized equilibria (rho > 0, with costs): certified by the gap, and the
+/// variational inequality of Lemma 1 holds at every vertex:
+/// `<F(pi), e_j - pi> >= -1e-9`, `F(pi) = -A pi + rho (pi - 1/K) + c`.
+#[test]
+fn regularized_equilibria_solve_the_variational_inequality() {
+    use verdict_game::{regularized_equilibrium, Regularizer};
+    let rps_game = PayoffMatrix::new(&rps()).unwrap();
+    let uniform = regularized_equilibrium(
+        &rps_game,
+        &Regularizer {
+            rho: 0.1,
+            costs: vec![],
+        },
+    )
+    .unwrap();
+    assert!(close(&uniform.probabilities, &[1.0 / 3.0; 3], 1e-12));
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    for (k, rho) in [(3, 0.5), (5, 0.01), (12, 0.001), (40, 0.001), (40, 0.2)] {
+        let game = random_game(k, 7 * k as u64);
+        let costs: Vec<f64> = (0..k).map(|_| rng.random_range(0.0..0.05)).collect();
+        let regularizer = Regularizer {
+            rho,
+            costs: costs.clone(),
+        };
+        let solution = regularized_equilibrium(&game, &regularizer).unwrap();
+        assert_eq!(
+            solution.status,
+            LotteryStatus::Certified,
+            "K={k} rho={rho}: gap {}",
+            solution.gap
+        );
+        let pi = &solution.probabilities;
+        let a_pi = game.apply(pi);
+        let field: Vec<f64> = (0..k)
+            .map(|j| -a_pi[j] + rho * (pi[j] - 1.0 / k as f64) + costs[j])
+            .collect();
+        let at_pi: f64 = field.iter().zip(pi).map(|(f, p)| f * p).sum();
+        for (j, f) in field.iter().enumerate() {
+            assert!(
+                f - at_pi >= -1e-9,
+                "K={k} rho={rho}: vertex {j} violates the VI by {}",
+                at_pi - f
+            );
+        }
+    }
+}
+
+/// As rho shrinks the regularized equilibrium tends to the maximal lottery (unique
+/// for a generic game): at rho = 1e-8 they agree to 1e-5.
+#[test]
+fn vanishing_regularization_recovers_the_maximal_lottery() {
+    use verdict_game::{regularized_equilibrium, Regularizer};
+    let game = random_game(7, 31);
+    let lottery = maximal_lottery(&game).unwrap();
+    let regularized = regularized_equilibrium(
+        &game,
+        &Regularizer {
+            rho: 1e-8,
+            costs: vec![],
+        },
+    )
+    .unwrap();
+    assert!(close(
+        &lottery.probabilities,
+        &regularized.probabilities,
+        1e-5
+    ));
+    let zero = regularized_equilibrium(
+        &game,
+        &Regularizer {
+            rho: 0.0,
+            costs: vec![],
+        },
+    )
+    .unwrap_err();
+    assert!(zero.to_string().contains("rho > 0"));
+    let short = regularized_equilibrium(
+        &game,
+        &Regularizer {
+            rho: 0.1,
+            costs: vec![0.1],
+        },
+    )
+    .unwrap_err();
+    assert!(short.to_string().contains("1 costs for 7 agents"));
 }

@@ -480,7 +480,7 @@ impl Context<'_> {
         if lottery.status == LotteryStatus::Uncertified {
             notes.push(format!(
                 "the equilibrium is not certified: exploitability {:.3e} exceeds 1e-9",
-                lottery.exploitability
+                lottery.gap
             ));
         }
         let mut output = self.finish(
@@ -513,7 +513,7 @@ impl Context<'_> {
                 .filter(|s| s.probability.unwrap_or(0.0) > SUPPORT_THRESHOLD)
                 .map(|s| s.name.clone())
                 .collect(),
-            exploitability: lottery.exploitability,
+            exploitability: lottery.gap,
             status: lottery.status,
             condorcet_winner: condorcet_winner(&game).map(|m| names[m].clone()),
             unobserved_pairs: unobserved

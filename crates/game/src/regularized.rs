@@ -1,0 +1,191 @@
+//! The regularized equilibrium (NashEval Eq. 29–33 with Eq. 74 and Eq. 20): the unique
+//! `pi*` with `G_Omega(pi*) = 0`, i.e. the solution of the variational inequality
+//! `<F(pi*), q - pi*> >= 0` for all q in the simplex, `F(pi) = -A pi + rho (pi - 1/K) + c`
+//! (Lemma 1). For `rho > 0`, `F` is strongly monotone and `pi*` is unique.
+//!
+//! Solved as one convex QP (Clarabel): writing the inner best response of the
+//! maximising player through its Lagrange dual,
+//!
+//! ```text
+//! minimise  rho/2 ||q - u||^2 + c^T q + lambda + u^T w + ||w||^2 / (2 rho)
+//! s.t.      w = A q - c - lambda 1 + mu,  1^T q = 1,  q >= 0,  mu >= 0,
+//! ```
+//!
+//! whose optimal `q` is `pi*` (u = 1/K). The answer is then polished on its support:
+//! `F(pi)_S = lambda 1, 1^T pi_S = 1` is a nonsingular linear system (its matrix
+//! `-A_SS + rho I` is positive definite), solved exactly and kept when it satisfies
+//! the complementarity conditions; the result is certified by the gap `G_Omega`.
+
+use clarabel::algebra::CscMatrix;
+use clarabel::solver::{
+    DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus, ZeroConeT,
+};
+use nalgebra::{DMatrix, DVector};
+
+use crate::lottery::{Lottery, LotteryStatus, GAP_TOLERANCE};
+use crate::{GameError, PayoffMatrix, Regularizer};
+
+/// Entries below this are outside the support when polishing.
+const SUPPORT_CUTOFF: f64 = 1e-9;
+
+/// Interior-point tolerances.
+const SOLVER_TOLERANCE: f64 = 1e-10;
+
+/// Sparse matrix from (row, column, value) triplets, columns in order.
+fn csc(rows: usize, columns: usize, mut triplets: Vec<(usize, usize, f64)>) -> CscMatrix<f64> {
+    triplets.sort_by_key(|&(r, c, _)| (c, r));
+    let mut colptr = vec![0; columns + 1];
+    for &(_, c, _) in &triplets {
+        colptr[c + 1] += 1;
+    }
+    for c in 0..columns {
+        colptr[c + 1] += colptr[c];
+    }
+    let rowval = triplets.iter().map(|t| t.0).collect();
+    let nzval = triplets.iter().map(|t| t.2).collect();
+    CscMatrix::new(rows, columns, colptr, rowval, nzval)
+}
+
+/// The regularized equilibrium of `a` under `regularizer` (`rho > 0`).
+///
+/// # Errors
+/// [`GameError::Solver`] for `rho <= 0` (use [`crate::maximal_lottery`]), costs of
+/// the wrong length or not finite, or a solver failure.
+pub fn regularized_equilibrium(
+    a: &PayoffMatrix,
+    regularizer: &Regularizer,
+) -> Result<Lottery, GameError> {
+    let k = a.agents();
+    let rho = regularizer.rho;
+    if !(rho.is_finite() && rho > 0.0) {
+        return Err(GameError::Solver(format!(
+            "the regularized equilibrium needs rho > 0, found {rho}; rho = 0 is the maximal lottery"
+        )));
+    }
+    if !(regularizer.costs.is_empty() || regularizer.costs.len() == k)
+        || regularizer.costs.iter().any(|c| !c.is_finite())
+    {
+        return Err(GameError::Solver(format!(
+            "{} costs for {k} agents, or a cost that is not finite",
+            regularizer.costs.len()
+        )));
+    }
+    let cost = |j: usize| regularizer.costs.get(j).copied().unwrap_or(0.0);
+    let u = 1.0 / k as f64;
+    // Variables: q (0..k), lambda (k), mu (k+1..2k+1), w (2k+1..3k+1).
+    let n = 3 * k + 1;
+    let (lambda, mu, w) = (k, k + 1, 2 * k + 1);
+    let mut quadratic = Vec::new();
+    for j in 0..k {
+        quadratic.push((j, j, rho));
+        quadratic.push((w + j, w + j, 1.0 / rho));
+    }
+    let mut linear = vec![0.0; n];
+    for j in 0..k {
+        linear[j] = cost(j) - rho * u;
+        linear[w + j] = u;
+    }
+    linear[lambda] = 1.0;
+    // Rows 0..k: w_j - (A q)_j + lambda - mu_j = -c_j; row k: 1^T q = 1;
+    // rows k+1..: -q <= 0, -mu <= 0.
+    let mut constraints = Vec::new();
+    let mut bounds: Vec<f64> = (0..k).map(|j| -cost(j)).collect();
+    bounds.push(1.0);
+    bounds.resize(1 + 3 * k, 0.0);
+    for j in 0..k {
+        constraints.push((j, w + j, 1.0));
+        for l in 0..k {
+            let value = a.get(j, l);
+            if value != 0.0 {
+                constraints.push((j, l, -value));
+            }
+        }
+        constraints.push((j, lambda, 1.0));
+        constraints.push((j, mu + j, -1.0));
+        constraints.push((k, j, 1.0));
+        constraints.push((k + 1 + j, j, -1.0));
+        constraints.push((2 * k + 1 + j, mu + j, -1.0));
+    }
+    let cones = [ZeroConeT(k + 1), NonnegativeConeT(2 * k)];
+    let settings = DefaultSettingsBuilder::default()
+        .verbose(false)
+        .tol_gap_abs(SOLVER_TOLERANCE)
+        .tol_gap_rel(SOLVER_TOLERANCE)
+        .tol_feas(SOLVER_TOLERANCE)
+        .build()
+        .map_err(|e| GameError::Solver(e.to_string()))?;
+    let mut solver = DefaultSolver::new(
+        &csc(n, n, quadratic),
+        &linear,
+        &csc(1 + 3 * k, n, constraints),
+        &bounds,
+        &cones,
+        settings,
+    )
+    .map_err(|e| GameError::Solver(e.to_string()))?;
+    solver.solve();
+    let status = solver.solution.status;
+    if !matches!(status, SolverStatus::Solved | SolverStatus::AlmostSolved) {
+        return Err(GameError::Solver(format!(
+            "interior point stopped with status {status:?}"
+        )));
+    }
+    let mut pi = crate::lottery::normalized(&solver.solution.x[..k]);
+    let (mut scratch, mut response) = (Vec::new(), vec![0.0; k]);
+    let mut gap = regularizer.gap(a, &pi, &mut scratch, &mut response);
+    if let Some(polished) = polish(a, regularizer, &pi) {
+        let polished_gap = regularizer.gap(a, &polished, &mut scratch, &mut response);
+        if polished_gap <= gap {
+            pi = polished;
+            gap = polished_gap;
+        }
+    }
+    Ok(Lottery {
+        status: if gap <= GAP_TOLERANCE {
+            LotteryStatus::Certified
+        } else {
+            LotteryStatus::Uncertified
+        },
+        probabilities: pi,
+        gap,
+        iterations: solver.solution.iterations,
+    })
+}
+
+/// Exact solve of the equilibrium conditions on the support of `pi`, if the result
+/// is nonnegative and no agent outside the support has `F_j < lambda`.
+fn polish(a: &PayoffMatrix, regularizer: &Regularizer, pi: &[f64]) -> Option<Vec<f64>> {
+    let k = pi.len();
+    let rho = regularizer.rho;
+    let u = 1.0 / k as f64;
+    let cost = |j: usize| regularizer.costs.get(j).copied().unwrap_or(0.0);
+    let support: Vec<usize> = (0..k).filter(|&j| pi[j] > SUPPORT_CUTOFF).collect();
+    let s = support.len();
+    let system = DMatrix::from_fn(s + 1, s + 1, |r, c| match (r < s, c < s) {
+        (true, true) => -a.get(support[r], support[c]) + if r == c { rho } else { 0.0 },
+        (true, false) => -1.0,
+        (false, true) => 1.0,
+        (false, false) => 0.0,
+    });
+    let rhs = DVector::from_fn(s + 1, |r, _| {
+        if r < s {
+            rho * u - cost(support[r])
+        } else {
+            1.0
+        }
+    });
+    let solution = system.lu().solve(&rhs)?;
+    if solution.iter().take(s).any(|&x| x < 0.0) {
+        return None;
+    }
+    let lambda = solution[s];
+    let mut full = vec![0.0; k];
+    for (i, &j) in support.iter().enumerate() {
+        full[j] = solution[i];
+    }
+    let a_pi = a.apply(&full);
+    let complementary = (0..k)
+        .filter(|j| !support.contains(j))
+        .all(|j| -a_pi[j] + rho * (0.0 - u) + cost(j) >= lambda - GAP_TOLERANCE);
+    complementary.then(|| crate::lottery::normalized(&full))
+}
