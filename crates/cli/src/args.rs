@@ -166,6 +166,21 @@ pub struct LogArgs {
     pub skip_self_battles: bool,
 }
 
+/// How the maximal lottery's game is solved.
+#[derive(Debug, Clone, Args)]
+pub struct EquilibriumArgs {
+    /// Regularizer strength rho of rho/2·‖π − 1/K‖² (0: the plain maximal lottery).
+    #[arg(long, default_value_t = 0.0)]
+    pub rho: f64,
+    /// Per-agent costs: CSV with columns model (or agent) and cost. A price in the
+    /// regularizer with --rho, or the costs of --budget.
+    #[arg(long, value_name = "FILE")]
+    pub costs: Option<PathBuf>,
+    /// Hard budget C: expected cost at most C for both players (needs --costs).
+    #[arg(long, value_name = "C")]
+    pub budget: Option<f64>,
+}
+
 /// `verdict rank`.
 #[derive(Debug, Clone, Args)]
 pub struct RankArgs {
@@ -219,6 +234,8 @@ pub struct RankArgs {
     /// Maximal lottery: count pairs that never met as ties (margin 0).
     #[arg(long)]
     pub allow_unobserved: bool,
+    #[command(flatten)]
+    pub equilibrium: EquilibriumArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutputFormat,
@@ -235,6 +252,8 @@ pub struct RankArgs {
 pub struct GameArgs {
     /// Payoff matrix CSV: skew-symmetric, entries in [-1, 1].
     pub matrix: PathBuf,
+    #[command(flatten)]
+    pub equilibrium: EquilibriumArgs,
     /// Output format (table or json).
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutputFormat,

@@ -2,7 +2,8 @@
 
 use anyhow::Context;
 use serde::Serialize;
-use verdict::game::{exploitability, game_value, maximal_lottery, GameError, PayoffMatrix};
+use verdict::equilibrium::solve;
+use verdict::game::{exploitability, game_value, GameError, PayoffMatrix};
 use verdict::io::{read_table, Format, IoError, Source};
 use verdict::report::TextTable;
 
@@ -14,7 +15,8 @@ struct AgentProbability {
     probability: f64,
 }
 
-/// The JSON of `verdict game`.
+/// The JSON of `verdict game`: `gap` certifies the solved (possibly regularized or
+/// budgeted) game; `exploitability` is the unregularized Eq. 69.
 #[derive(Serialize)]
 struct GameReport {
     models: Vec<AgentProbability>,
@@ -86,7 +88,8 @@ pub fn run(args: &GameArgs) -> anyhow::Result<()> {
     let (names, rows) = read_matrix(args)?;
     let file = args.matrix.display().to_string();
     let game = PayoffMatrix::new(&rows).map_err(|e| describe(e, &names, &file))?;
-    let lottery = maximal_lottery(&game).with_context(|| format!("solving {file}"))?;
+    let settings = crate::rank::equilibrium_settings(&args.equilibrium)?;
+    let lottery = solve(&game, &names, &settings).with_context(|| format!("solving {file}"))?;
     let pi = &lottery.probabilities;
     let report = GameReport {
         models: names
@@ -111,8 +114,10 @@ pub fn run(args: &GameArgs) -> anyhow::Result<()> {
                 table.push(vec![names[m].clone(), format!("{:.6}", pi[m])]);
             }
             format!(
-                "Maximal lottery of {file} ({} agents): exploitability {:.2e}, game value {:.2e}\n\n{}",
+                "Equilibrium of {file} ({} agents, rho = {}): gap {:.2e}, exploitability {:.2e}, game value {:.2e}\n\n{}",
                 names.len(),
+                settings.rho,
+                report.gap,
                 report.exploitability,
                 report.value,
                 table.render()

@@ -4,12 +4,17 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::Context;
-use verdict::io::{read_battles, BattleSchema, LoadedBattles, ReadOptions, Source, WinnerColumns};
+use verdict::equilibrium::EquilibriumSettings;
+use verdict::io::{
+    read_battles, read_costs, BattleSchema, LoadedBattles, ReadOptions, Source, WinnerColumns,
+};
 use verdict::rank::{rank, EloOrder, Intervals, Method, RankSettings};
 use verdict::ratings::{Bootstrap, BradleyTerry, Elo, Solver, TieModel};
 use verdict::report::{plot_leaderboard, render_csv, render_table, RankReport};
 
-use crate::args::{LogArgs, MethodArg, OutputFormat, RankArgs, SolverArg, TiesArg};
+use crate::args::{
+    EquilibriumArgs, LogArgs, MethodArg, OutputFormat, RankArgs, SolverArg, TiesArg,
+};
 use crate::output::emit;
 use crate::progress;
 
@@ -70,9 +75,22 @@ pub fn load(input: &LogArgs) -> anyhow::Result<LoadedBattles> {
     Ok(loaded)
 }
 
+/// Equilibrium settings from the flags, reading the cost file if one is named.
+pub fn equilibrium_settings(args: &EquilibriumArgs) -> anyhow::Result<EquilibriumSettings> {
+    let costs = match &args.costs {
+        Some(path) => Some(read_costs(&Source::File(path.clone()), None)?),
+        None => None,
+    };
+    Ok(EquilibriumSettings {
+        rho: args.rho,
+        costs,
+        budget: args.budget,
+    })
+}
+
 /// Library settings from the flags.
-pub fn settings(args: &RankArgs) -> RankSettings {
-    RankSettings {
+pub fn settings(args: &RankArgs) -> anyhow::Result<RankSettings> {
+    Ok(RankSettings {
         method: match args.method {
             MethodArg::Bt => Method::BradleyTerry,
             MethodArg::Elo => Method::Elo,
@@ -114,7 +132,8 @@ pub fn settings(args: &RankArgs) -> RankSettings {
         confidence: args.ci.level,
         matrices: args.matrix,
         allow_unobserved: args.allow_unobserved,
-    }
+        equilibrium: equilibrium_settings(&args.equilibrium)?,
+    })
 }
 
 /// Renders a report in the requested format.
@@ -132,7 +151,7 @@ pub fn render(report: &RankReport, format: OutputFormat) -> anyhow::Result<Strin
 
 pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
     let loaded = load(&args.input)?;
-    let settings = settings(&args);
+    let settings = settings(&args)?;
     let bar = progress::bar(settings.bootstrap_rounds(), "bootstrap", quiet);
     let source = args.input.log.display().to_string();
     let report = rank(&loaded.log, &source, &settings, &|| bar.inc(1))?;

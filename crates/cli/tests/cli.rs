@@ -458,6 +458,58 @@ fn lottery_and_game_commands() {
     assert_eq!(game["models"][0]["name"], "rock");
     assert!(game["exploitability"].as_f64().unwrap() <= 1e-9);
     assert!(game["value"].as_f64().unwrap().abs() <= 1e-12);
+    // A hard budget on both players: rock 0.1, paper 0.5, scissors 0.9, C = 0.3 gives
+    // rock/paper half and half (spend 0.3, and no affordable mix beats it).
+    let costs = write(
+        dir.path(),
+        "costs.csv",
+        "model,cost\nrock,0.1\npaper,0.5\nscissors,0.9\n",
+    );
+    let budgeted = json(&[
+        "game", &matrix, "--costs", &costs, "--budget", "0.3", "--format", "json",
+    ]);
+    let p: Vec<f64> = (0..3)
+        .map(|j| budgeted["models"][j]["probability"].as_f64().unwrap())
+        .collect();
+    assert!(
+        (p[0] - 0.5).abs() < 1e-9 && (p[1] - 0.5).abs() < 1e-9 && p[2].abs() < 1e-9,
+        "{p:?}"
+    );
+    assert!(budgeted["gap"].as_f64().unwrap() <= 1e-9);
+    let regularized = json(&[
+        "game", &matrix, "--rho", "0.1", "--costs", &costs, "--format", "json",
+    ]);
+    assert!(regularized["gap"].as_f64().unwrap() <= 1e-9);
+    let bad_costs = write(
+        dir.path(),
+        "bad_costs.csv",
+        "model,cost\nrock,0.1\npaper,0.5\nlizard,0.9\n",
+    );
+    let missing = write(
+        dir.path(),
+        "missing.csv",
+        "model,cost\nrock,0.1\npaper,0.5\n",
+    );
+    for (extra, message) in [
+        (
+            vec!["--costs", bad_costs.as_str(), "--rho", "0.1"],
+            "names agents that are not in the game: lizard",
+        ),
+        (
+            vec!["--costs", missing.as_str(), "--rho", "0.1"],
+            "no cost for agent \"scissors\"",
+        ),
+        (
+            vec!["--costs", costs.as_str(), "--budget", "0.05"],
+            "budget 0.05 is below the cheapest agent's cost 0.1",
+        ),
+        (vec!["--budget", "0.5"], "a budget needs per-agent costs"),
+    ] {
+        let mut args = vec!["game", matrix.as_str()];
+        args.extend(extra);
+        let stderr = failure(&args);
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
     for (name, text, message) in [
         (
             "skew.csv",

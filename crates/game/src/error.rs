@@ -64,6 +64,16 @@ pub enum GameError {
         /// The game's agents.
         agents: usize,
     },
+    /// A hard budget below the cheapest agent's cost.
+    #[error(
+        "budget {limit} is below the cheapest agent's cost {cheapest}; no strategy can meet it"
+    )]
+    InfeasibleBudget {
+        /// The limit given.
+        limit: f64,
+        /// The cheapest agent's cost.
+        cheapest: f64,
+    },
     /// The solver failed.
     #[error("the equilibrium solver failed: {0}")]
     Solver(String),

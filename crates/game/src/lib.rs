@@ -16,12 +16,15 @@ mod error;
 mod lottery;
 mod metrics;
 mod payoff;
+mod qp;
 mod regularized;
 mod simplex;
 mod social;
 
 pub use error::GameError;
-pub use lottery::{maximal_lottery, Lottery, LotteryStatus, GAP_TOLERANCE};
+pub use lottery::{
+    budgeted_lottery, maximal_lottery, HardBudget, Lottery, LotteryStatus, GAP_TOLERANCE,
+};
 pub use metrics::{
     exploitability, game_value, strict_win_rate, support, support_f1, SUPPORT_THRESHOLD,
 };

@@ -13,12 +13,9 @@
 //! interior-point answer when it is feasible for the whole game, which brings the gap
 //! to rounding level. The result is certified by its exploitability `max_j (A pi)_j`.
 
-use clarabel::algebra::CscMatrix;
-use clarabel::solver::{
-    DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus, ZeroConeT,
-};
 use nalgebra::{DMatrix, DVector};
 
+use crate::qp::Qp;
 use crate::{exploitability, GameError, PayoffMatrix};
 
 /// Largest exploitability of a certified equilibrium.
@@ -26,9 +23,6 @@ pub const GAP_TOLERANCE: f64 = 1e-9;
 
 /// Entries below this are treated as outside the support when polishing.
 const SUPPORT_CUTOFF: f64 = 1e-7;
-
-/// Interior-point tolerances (absolute and relative).
-const SOLVER_TOLERANCE: f64 = 1e-10;
 
 /// Whether a lottery met [`GAP_TOLERANCE`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -54,64 +48,140 @@ pub struct Lottery {
     pub iterations: u32,
 }
 
+/// A hard budget `c^T pi <= C` imposed on both players (NashEval Eq. 54–55).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HardBudget {
+    /// Cost of each agent.
+    pub costs: Vec<f64>,
+    /// The limit `C`, at least the cheapest agent's cost.
+    pub limit: f64,
+}
+
+impl HardBudget {
+    fn validate(&self, agents: usize) -> Result<(), GameError> {
+        if self.costs.len() != agents
+            || self.costs.iter().any(|c| !c.is_finite())
+            || !self.limit.is_finite()
+        {
+            return Err(GameError::Solver(format!(
+                "{} costs for {agents} agents, or a cost or limit that is not finite",
+                self.costs.len()
+            )));
+        }
+        let cheapest = self.costs.iter().copied().fold(f64::INFINITY, f64::min);
+        if self.limit < cheapest {
+            return Err(GameError::InfeasibleBudget {
+                limit: self.limit,
+                cheapest,
+            });
+        }
+        Ok(())
+    }
+
+    /// `max_{q in Delta(C)} g^T q`: over the vertices of the simplex cut by the budget,
+    /// the affordable agents and, for each affordable–unaffordable pair, the mix that
+    /// spends exactly `C`.
+    fn best_payoff(&self, g: &[f64]) -> f64 {
+        let c = &self.costs;
+        let mut best = f64::NEG_INFINITY;
+        for j in 0..g.len() {
+            if c[j] > self.limit {
+                continue;
+            }
+            best = best.max(g[j]);
+            for l in 0..g.len() {
+                if c[l] > self.limit {
+                    let theta = (c[l] - self.limit) / (c[l] - c[j]);
+                    best = best.max(theta * g[j] + (1.0 - theta) * g[l]);
+                }
+            }
+        }
+        best
+    }
+}
+
 /// The canonical (minimum-norm) maximal lottery of `a`.
 ///
 /// # Errors
 /// [`GameError::Solver`] if the interior-point method fails outright (it should not:
 /// the problem is always feasible).
 pub fn maximal_lottery(a: &PayoffMatrix) -> Result<Lottery, GameError> {
+    solve_lottery(a, None)
+}
+
+/// The canonical maximal lottery of the game restricted to `Delta(C)` for both
+/// players (NashEval Eq. 55 with `Omega_0 = 0`): the minimum-norm `pi` in `Delta(C)`
+/// with `min_{q in Delta(C)} pi^T A q >= 0`. The inner minimum is written through its
+/// LP dual (`alpha - nu C` with `alpha - nu c_j <= -(A pi)_j`, `nu >= 0`), so the whole
+/// problem is one QP. Certified by the constrained exploitability
+/// `max_{q in Delta(C)} q^T A pi`.
+///
+/// # Errors
+/// [`GameError::InfeasibleBudget`] when `C` is below the cheapest agent's cost; costs
+/// of the wrong length; solver failures.
+pub fn budgeted_lottery(a: &PayoffMatrix, budget: &HardBudget) -> Result<Lottery, GameError> {
+    budget.validate(a.agents())?;
+    solve_lottery(a, Some(budget))
+}
+
+fn solve_lottery(a: &PayoffMatrix, budget: Option<&HardBudget>) -> Result<Lottery, GameError> {
     let k = a.agents();
-    let quadratic = CscMatrix::identity(k);
-    let linear = vec![0.0; k];
-    // Rows: 1^T pi = 1 (zero cone); A pi <= 0 and -pi <= 0 (nonnegative cone).
-    let mut columns: Vec<Vec<(usize, f64)>> = vec![Vec::new(); k];
-    for (c, column) in columns.iter_mut().enumerate() {
-        column.push((0, 1.0));
-        for r in 0..k {
-            let value = a.get(r, c);
-            if value != 0.0 {
-                column.push((1 + r, value));
+    // Variables: pi (0..k), then with a budget alpha (k) and nu (k + 1).
+    let (alpha, nu) = (k, k + 1);
+    let variables = if budget.is_some() { k + 2 } else { k };
+    let mut constraints = Vec::new();
+    let mut bounds = vec![1.0];
+    // Row 0: 1^T pi = 1.
+    constraints.extend((0..k).map(|j| (0, j, 1.0)));
+    // Rows 1..=k: (A pi)_j [+ alpha - nu c_j] <= 0.
+    for j in 0..k {
+        constraints.extend(
+            (0..k)
+                .filter(|&l| a.get(j, l) != 0.0)
+                .map(|l| (1 + j, l, a.get(j, l))),
+        );
+        if let Some(budget) = budget {
+            constraints.push((1 + j, alpha, 1.0));
+            constraints.push((1 + j, nu, -budget.costs[j]));
+        }
+        bounds.push(0.0);
+    }
+    // -pi <= 0.
+    for j in 0..k {
+        constraints.push((1 + k + j, j, -1.0));
+        bounds.push(0.0);
+    }
+    if let Some(budget) = budget {
+        let row = bounds.len();
+        // -alpha + nu C <= 0 (value at least zero), c^T pi <= C, -nu <= 0.
+        constraints.push((row, alpha, -1.0));
+        constraints.push((row, nu, budget.limit));
+        constraints.extend((0..k).map(|j| (row + 1, j, budget.costs[j])));
+        constraints.push((row + 2, nu, -1.0));
+        bounds.extend([0.0, budget.limit, 0.0]);
+    }
+    let qp = Qp {
+        variables,
+        quadratic: (0..k).map(|j| (j, j, 1.0)).collect(),
+        linear: vec![0.0; variables],
+        constraints,
+        bounds,
+        equalities: 1,
+    };
+    let (x, iterations) = qp.solve()?;
+    let mut pi = normalized(&x[..k]);
+    let certificate = |p: &[f64]| match budget {
+        Some(b) => b.best_payoff(&a.apply(p)).max(0.0),
+        None => exploitability(a, p),
+    };
+    let mut gap = certificate(&pi);
+    if budget.is_none() {
+        if let Some(polished) = polish(a, &pi) {
+            let polished_gap = certificate(&polished);
+            if polished_gap <= gap.max(GAP_TOLERANCE) {
+                pi = polished;
+                gap = polished_gap;
             }
-        }
-        column.push((1 + k + c, -1.0));
-    }
-    let mut colptr = vec![0];
-    let (mut rowval, mut nzval) = (Vec::new(), Vec::new());
-    for column in &columns {
-        for &(r, v) in column {
-            rowval.push(r);
-            nzval.push(v);
-        }
-        colptr.push(rowval.len());
-    }
-    let constraints = CscMatrix::new(1 + 2 * k, k, colptr, rowval, nzval);
-    let mut bounds = vec![0.0; 1 + 2 * k];
-    bounds[0] = 1.0;
-    let cones = [ZeroConeT(1), NonnegativeConeT(2 * k)];
-    let settings = DefaultSettingsBuilder::default()
-        .verbose(false)
-        .tol_gap_abs(SOLVER_TOLERANCE)
-        .tol_gap_rel(SOLVER_TOLERANCE)
-        .tol_feas(SOLVER_TOLERANCE)
-        .build()
-        .map_err(|e| GameError::Solver(e.to_string()))?;
-    let mut solver =
-        DefaultSolver::new(&quadratic, &linear, &constraints, &bounds, &cones, settings)
-            .map_err(|e| GameError::Solver(e.to_string()))?;
-    solver.solve();
-    let status = solver.solution.status;
-    if !matches!(status, SolverStatus::Solved | SolverStatus::AlmostSolved) {
-        return Err(GameError::Solver(format!(
-            "interior point stopped with status {status:?}"
-        )));
-    }
-    let mut pi = normalized(&solver.solution.x);
-    let mut gap = exploitability(a, &pi);
-    if let Some(polished) = polish(a, &pi) {
-        let polished_gap = exploitability(a, &polished);
-        if polished_gap <= gap.max(GAP_TOLERANCE) {
-            pi = polished;
-            gap = polished_gap;
         }
     }
     Ok(Lottery {
@@ -122,7 +192,7 @@ pub fn maximal_lottery(a: &PayoffMatrix) -> Result<Lottery, GameError> {
         },
         probabilities: pi,
         gap,
-        iterations: solver.solution.iterations,
+        iterations,
     })
 }
 

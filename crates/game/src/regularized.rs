@@ -16,35 +16,14 @@
 //! `-A_SS + rho I` is positive definite), solved exactly and kept when it satisfies
 //! the complementarity conditions; the result is certified by the gap `G_Omega`.
 
-use clarabel::algebra::CscMatrix;
-use clarabel::solver::{
-    DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus, ZeroConeT,
-};
 use nalgebra::{DMatrix, DVector};
 
 use crate::lottery::{Lottery, LotteryStatus, GAP_TOLERANCE};
+use crate::qp::Qp;
 use crate::{GameError, PayoffMatrix, Regularizer};
 
 /// Entries below this are outside the support when polishing.
 const SUPPORT_CUTOFF: f64 = 1e-9;
-
-/// Interior-point tolerances.
-const SOLVER_TOLERANCE: f64 = 1e-10;
-
-/// Sparse matrix from (row, column, value) triplets, columns in order.
-fn csc(rows: usize, columns: usize, mut triplets: Vec<(usize, usize, f64)>) -> CscMatrix<f64> {
-    triplets.sort_by_key(|&(r, c, _)| (c, r));
-    let mut colptr = vec![0; columns + 1];
-    for &(_, c, _) in &triplets {
-        colptr[c + 1] += 1;
-    }
-    for c in 0..columns {
-        colptr[c + 1] += colptr[c];
-    }
-    let rowval = triplets.iter().map(|t| t.0).collect();
-    let nzval = triplets.iter().map(|t| t.2).collect();
-    CscMatrix::new(rows, columns, colptr, rowval, nzval)
-}
 
 /// The regularized equilibrium of `a` under `regularizer` (`rho > 0`).
 ///
@@ -106,31 +85,16 @@ pub fn regularized_equilibrium(
         constraints.push((k + 1 + j, j, -1.0));
         constraints.push((2 * k + 1 + j, mu + j, -1.0));
     }
-    let cones = [ZeroConeT(k + 1), NonnegativeConeT(2 * k)];
-    let settings = DefaultSettingsBuilder::default()
-        .verbose(false)
-        .tol_gap_abs(SOLVER_TOLERANCE)
-        .tol_gap_rel(SOLVER_TOLERANCE)
-        .tol_feas(SOLVER_TOLERANCE)
-        .build()
-        .map_err(|e| GameError::Solver(e.to_string()))?;
-    let mut solver = DefaultSolver::new(
-        &csc(n, n, quadratic),
-        &linear,
-        &csc(1 + 3 * k, n, constraints),
-        &bounds,
-        &cones,
-        settings,
-    )
-    .map_err(|e| GameError::Solver(e.to_string()))?;
-    solver.solve();
-    let status = solver.solution.status;
-    if !matches!(status, SolverStatus::Solved | SolverStatus::AlmostSolved) {
-        return Err(GameError::Solver(format!(
-            "interior point stopped with status {status:?}"
-        )));
-    }
-    let mut pi = crate::lottery::normalized(&solver.solution.x[..k]);
+    let qp = Qp {
+        variables: n,
+        quadratic,
+        linear,
+        constraints,
+        bounds,
+        equalities: k + 1,
+    };
+    let (x, iterations) = qp.solve()?;
+    let mut pi = crate::lottery::normalized(&x[..k]);
     let (mut scratch, mut response) = (Vec::new(), vec![0.0; k]);
     let mut gap = regularizer.gap(a, &pi, &mut scratch, &mut response);
     if let Some(polished) = polish(a, regularizer, &pi) {
@@ -148,7 +112,7 @@ pub fn regularized_equilibrium(
         },
         probabilities: pi,
         gap,
-        iterations: solver.solution.iterations,
+        iterations,
     })
 }
 

@@ -309,3 +309,61 @@ fn vanishing_regularization_recovers_the_maximal_lottery() {
     .unwrap_err();
     assert!(short.to_string().contains("1 costs for 7 agents"));
 }
+
+/// Hard budget on both players (NashEval Eq. 54–55): a slack budget changes nothing;
+/// a binding one is respected, and no affordable strategy beats the answer (checked
+/// at every vertex of the simplex cut by the budget and at random affordable mixes);
+/// a budget below the cheapest agent is refused.
+#[test]
+fn hard_budget_is_respected_and_certified() {
+    use verdict_game::{budgeted_lottery, HardBudget};
+    let game = random_game(6, 77);
+    let costs = vec![0.1, 0.9, 0.3, 0.7, 0.5, 0.2];
+    let free = maximal_lottery(&game).unwrap();
+    let slack = budgeted_lottery(
+        &game,
+        &HardBudget {
+            costs: costs.clone(),
+            limit: 1.0,
+        },
+    )
+    .unwrap();
+    assert!(close(&free.probabilities, &slack.probabilities, 1e-7));
+    for limit in [0.15, 0.25, 0.4] {
+        let budget = HardBudget {
+            costs: costs.clone(),
+            limit,
+        };
+        let lottery = budgeted_lottery(&game, &budget).unwrap();
+        assert_eq!(
+            lottery.status,
+            LotteryStatus::Certified,
+            "C={limit}: gap {}",
+            lottery.gap
+        );
+        let pi = &lottery.probabilities;
+        let spend: f64 = pi.iter().zip(&costs).map(|(p, c)| p * c).sum();
+        assert!(spend <= limit + 1e-9, "C={limit}: spends {spend}");
+        let a_pi = game.apply(pi);
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        for _ in 0..2000 {
+            let mut q: Vec<f64> = (0..6).map(|_| rng.random::<f64>().powi(4)).collect();
+            let total: f64 = q.iter().sum();
+            q.iter_mut().for_each(|x| *x /= total);
+            let spend_q: f64 = q.iter().zip(&costs).map(|(x, c)| x * c).sum();
+            if spend_q <= limit {
+                let payoff: f64 = q.iter().zip(&a_pi).map(|(x, y)| x * y).sum();
+                assert!(
+                    payoff <= 1e-9,
+                    "C={limit}: an affordable mix earns {payoff}"
+                );
+            }
+        }
+    }
+    let err = budgeted_lottery(&game, &HardBudget { costs, limit: 0.05 }).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("below the cheapest agent's cost 0.1"),
+        "{err}"
+    );
+}

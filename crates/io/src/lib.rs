@@ -7,6 +7,7 @@
 
 mod atomic;
 mod battles;
+mod costs;
 mod error;
 mod filter;
 mod format;
@@ -18,6 +19,7 @@ pub use atomic::{persist, write_atomic};
 pub use battles::{
     read_battles, read_table, BattleSchema, LoadedBattles, ReadOptions, Source, WinnerColumns,
 };
+pub use costs::read_costs;
 pub use error::{IoError, Location, RowRef};
 pub use filter::{Filter, FilterOp};
 pub use format::Format;

@@ -58,9 +58,16 @@ pub struct Matrices {
 pub struct LotterySummary {
     /// The winner set: models with probability above the support threshold.
     pub support: Vec<String>,
-    /// The lottery's exploitability `max_j (A pi)_j`, its certificate.
+    /// Unregularized exploitability `max_j (A pi)_j` (NashEval Eq. 69).
     pub exploitability: f64,
-    /// Certified (exploitability ≤ 1e-9) or not.
+    /// The certificate: the gap of the solved game (Eq. 30; equals the exploitability
+    /// for the plain maximal lottery).
+    pub gap: f64,
+    /// Regularizer strength used.
+    pub rho: f64,
+    /// Hard budget used, if any.
+    pub budget: Option<f64>,
+    /// Certified (gap ≤ 1e-9) or not.
     pub status: verdict_game::LotteryStatus,
     /// The model preferred to every other, if any.
     pub condorcet_winner: Option<String>,

@@ -141,7 +141,10 @@ fn describe_output(output: &RankOutput) -> String {
         };
         let _ = write!(
             text,
-            "\n  equilibrium: {status}, exploitability {:.2e}; winner set: {}; Condorcet winner: {}",
+            "\n  equilibrium (rho = {}{}): {status}, gap {:.2e}, exploitability {:.2e}; winner set: {}; Condorcet winner: {}",
+            lottery.rho,
+            lottery.budget.map(|b| format!(", budget {b}")).unwrap_or_default(),
+            lottery.gap,
             lottery.exploitability,
             lottery.support.join(", "),
             lottery.condorcet_winner.as_deref().unwrap_or("none")

@@ -19,6 +19,7 @@ pub use verdict_ratings as ratings;
 pub use verdict_report as report;
 pub use verdict_sim as sim;
 
+pub mod equilibrium;
 mod error;
 pub mod rank;
 

@@ -4,7 +4,7 @@
 use statrs::distribution::{ContinuousCDF, Normal};
 use verdict_feedback::BattleLog;
 use verdict_game::{
-    condorcet_winner, maximal_lottery, GameError, LotteryStatus, PayoffMatrix, SUPPORT_THRESHOLD,
+    condorcet_winner, exploitability, GameError, LotteryStatus, PayoffMatrix, SUPPORT_THRESHOLD,
 };
 use verdict_ratings::{
     bootstrap_bradley_terry, bootstrap_elo, sandwich_covariance, shuffled_order, Bootstrap,
@@ -13,6 +13,7 @@ use verdict_ratings::{
 };
 use verdict_report::{FitSummary, LotterySummary, Matrices, RankOutput, RankReport};
 
+use crate::equilibrium::{solve, EquilibriumSettings};
 use crate::VerdictError;
 
 /// Which leaderboards to compute.
@@ -62,6 +63,7 @@ pub enum Intervals {
 /// | `confidence` | 0.95 | interval coverage, in (0, 1) |
 /// | `matrices` | false | add win / tie / predicted matrices |
 /// | `allow_unobserved` | false | lottery: unobserved pairs count as ties |
+/// | `equilibrium` | maximal lottery | lottery: rho, costs, hard budget |
 #[derive(Debug, Clone, PartialEq)]
 pub struct RankSettings {
     /// Which leaderboards.
@@ -84,6 +86,8 @@ pub struct RankSettings {
     pub matrices: bool,
     /// Treat pairs never observed as ties (margin 0) in the maximal lottery.
     pub allow_unobserved: bool,
+    /// How the lottery's game is solved (rho, costs, budget).
+    pub equilibrium: EquilibriumSettings,
 }
 
 impl Default for RankSettings {
@@ -99,6 +103,7 @@ impl Default for RankSettings {
             confidence: 0.95,
             matrices: false,
             allow_unobserved: false,
+            equilibrium: EquilibriumSettings::default(),
         }
     }
 }
@@ -468,7 +473,7 @@ impl Context<'_> {
             )),
             other => other.into(),
         })?;
-        let lottery = maximal_lottery(&game)?;
+        let lottery = solve(&game, names, &self.settings.equilibrium)?;
         let probabilities = &lottery.probabilities;
         let mut notes = Vec::new();
         if !unobserved.is_empty() {
@@ -479,7 +484,7 @@ impl Context<'_> {
         }
         if lottery.status == LotteryStatus::Uncertified {
             notes.push(format!(
-                "the equilibrium is not certified: exploitability {:.3e} exceeds 1e-9",
+                "the equilibrium is not certified: gap {:.3e} exceeds 1e-9",
                 lottery.gap
             ));
         }
@@ -513,7 +518,10 @@ impl Context<'_> {
                 .filter(|s| s.probability.unwrap_or(0.0) > SUPPORT_THRESHOLD)
                 .map(|s| s.name.clone())
                 .collect(),
-            exploitability: lottery.gap,
+            exploitability: exploitability(&game, probabilities),
+            gap: lottery.gap,
+            rho: self.settings.equilibrium.rho,
+            budget: self.settings.equilibrium.budget,
             status: lottery.status,
             condorcet_winner: condorcet_winner(&game).map(|m| names[m].clone()),
             unobserved_pairs: unobserved

@@ -1,0 +1,106 @@
+//! Equilibrium settings shared by `verdict rank --method lottery` and `verdict game`:
+//! the regularizer strength `rho`, per-agent costs by name, and a hard budget, turned
+//! into one call of the game layer.
+
+use verdict_game::{
+    budgeted_lottery, maximal_lottery, regularized_equilibrium, HardBudget, Lottery, PayoffMatrix,
+    Regularizer,
+};
+
+use crate::VerdictError;
+
+/// How to solve the game.
+///
+/// | Name | Default | Meaning |
+/// |---|---|---|
+/// | `rho` | 0 | `rho/2 ‖pi − 1/K‖²` (NashEval Eq. 74); 0 is the maximal lottery |
+/// | `costs` | none | per-agent costs by name: a linear price `c^T pi` (Eq. 20), or with `budget` the budget's costs |
+/// | `budget` | none | hard budget `c^T pi ≤ C` on both players (Eq. 54–55) |
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EquilibriumSettings {
+    /// Regularizer strength, ≥ 0.
+    pub rho: f64,
+    /// Costs by agent name.
+    pub costs: Option<Vec<(String, f64)>>,
+    /// Hard budget `C` (needs `costs`).
+    pub budget: Option<f64>,
+}
+
+/// Costs in agent order; every agent needs one and every name must be an agent.
+fn costs_by_agent(names: &[String], costs: &[(String, f64)]) -> Result<Vec<f64>, VerdictError> {
+    let unknown: Vec<&str> = costs
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .filter(|n| !names.iter().any(|m| m == n))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(VerdictError::Settings(format!(
+            "the cost file names agents that are not in the game: {}",
+            unknown.join(", ")
+        )));
+    }
+    names
+        .iter()
+        .map(|name| {
+            costs
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, c)| *c)
+                .ok_or_else(|| {
+                    VerdictError::Settings(format!(
+                        "the cost file gives no cost for agent {name:?}"
+                    ))
+                })
+        })
+        .collect()
+}
+
+/// Solves `game` (agents `names`) under `settings`.
+///
+/// # Errors
+/// Negative or non-finite `rho`, a budget without costs, costs naming unknown agents
+/// or missing an agent, an infeasible budget, `rho > 0` with a budget (not available
+/// yet), solver failures.
+pub fn solve(
+    game: &PayoffMatrix,
+    names: &[String],
+    settings: &EquilibriumSettings,
+) -> Result<Lottery, VerdictError> {
+    let rho = settings.rho;
+    if !(rho.is_finite() && rho >= 0.0) {
+        return Err(VerdictError::Settings(format!(
+            "rho must be a non-negative number, found {rho}"
+        )));
+    }
+    let costs = settings
+        .costs
+        .as_ref()
+        .map(|c| costs_by_agent(names, c))
+        .transpose()?;
+    Ok(match (settings.budget, costs) {
+        (Some(_), None) => {
+            return Err(VerdictError::Settings(
+                "a budget needs per-agent costs (--costs FILE)".into(),
+            ));
+        }
+        (Some(_), Some(_)) if rho > 0.0 => {
+            return Err(VerdictError::Settings(
+                "a hard budget together with rho > 0 is not available yet; use one of them".into(),
+            ));
+        }
+        (Some(limit), Some(costs)) => budgeted_lottery(game, &HardBudget { costs, limit })?,
+        (None, costs) if rho > 0.0 => regularized_equilibrium(
+            game,
+            &Regularizer {
+                rho,
+                costs: costs.unwrap_or_default(),
+            },
+        )?,
+        (None, Some(_)) => {
+            return Err(VerdictError::Settings(
+                "costs as a price need rho > 0 (a pure price makes the cheapest response win outright); pass --rho, or --budget for a hard budget".into(),
+            ));
+        }
+        (None, None) => maximal_lottery(game)?,
+    })
+}
