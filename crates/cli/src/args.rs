@@ -265,6 +265,17 @@ pub enum BenchCommand {
     Arena(ArenaArgs),
     /// Time each stage of `verdict rank` on a log: read, count, fit, bootstrap.
     Rank(BenchRankArgs),
+    /// Time the maximal lottery of a payoff matrix CSV (solver only, median of runs).
+    Lottery(BenchLotteryArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BenchLotteryArgs {
+    /// Payoff matrix CSV (as for `verdict game`).
+    pub matrix: PathBuf,
+    /// Repetitions (the median is reported).
+    #[arg(long, default_value_t = 5)]
+    pub repeat: usize,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -8,7 +8,7 @@ use verdict::io::{write_atomic, write_battles_parquet, IoError};
 use verdict::ratings::{bootstrap_bradley_terry, Bootstrap, BradleyTerry, EloScale, PairCounts};
 use verdict::sim::ArenaSimulation;
 
-use crate::args::{ArenaArgs, BenchCommand, BenchRankArgs, OutputFormat};
+use crate::args::{ArenaArgs, BenchCommand, BenchLotteryArgs, BenchRankArgs, OutputFormat};
 use crate::progress;
 use crate::rank::load;
 
@@ -16,6 +16,7 @@ pub fn run(command: BenchCommand, quiet: bool) -> anyhow::Result<()> {
     match command {
         BenchCommand::Arena(args) => arena(&args),
         BenchCommand::Rank(args) => stages(&args, quiet),
+        BenchCommand::Lottery(args) => lottery(&args),
     }
 }
 
@@ -137,5 +138,22 @@ fn stages(args: &BenchRankArgs, quiet: bool) -> anyhow::Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+fn lottery(args: &BenchLotteryArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(args.repeat > 0, "--repeat must be at least 1");
+    let (_, rows) = crate::game::read_matrix(&args.matrix)?;
+    let game = verdict::game::PayoffMatrix::new(&rows)?;
+    let mut times = Vec::with_capacity(args.repeat);
+    let mut gap = f64::NAN;
+    for _ in 0..args.repeat {
+        let start = Instant::now();
+        gap = verdict::game::maximal_lottery(&game)?.gap;
+        times.push(seconds(start));
+    }
+    times.sort_by(f64::total_cmp);
+    let value = serde_json::json!({"agents": game.agents(), "seconds": times[times.len() / 2], "gap": gap, "repeat": args.repeat});
+    println!("{value}");
     Ok(())
 }

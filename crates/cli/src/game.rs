@@ -27,8 +27,8 @@ struct GameReport {
 
 /// Reads the matrix: the first column names the rows, the other headers the columns,
 /// in the same order.
-fn read_matrix(args: &GameArgs) -> anyhow::Result<(Vec<String>, Vec<Vec<f64>>)> {
-    let table = read_table(&Source::File(args.matrix.clone()), Some(Format::Csv), None)?;
+pub fn read_matrix(path: &std::path::Path) -> anyhow::Result<(Vec<String>, Vec<Vec<f64>>)> {
+    let table = read_table(&Source::File(path.to_path_buf()), Some(Format::Csv), None)?;
     let columns = table.columns();
     let file = table.file().to_owned();
     let Some((first, agents)) = columns.split_first() else {
@@ -85,7 +85,7 @@ fn describe(error: GameError, names: &[String], file: &str) -> anyhow::Error {
 }
 
 pub fn run(args: &GameArgs) -> anyhow::Result<()> {
-    let (names, rows) = read_matrix(args)?;
+    let (names, rows) = read_matrix(&args.matrix)?;
     let file = args.matrix.display().to_string();
     let game = PayoffMatrix::new(&rows).map_err(|e| describe(e, &names, &file))?;
     let settings = crate::rank::equilibrium_settings(&args.equilibrium)?;

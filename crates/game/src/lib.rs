@@ -18,6 +18,7 @@ mod metrics;
 mod payoff;
 mod qp;
 mod regularized;
+mod robust;
 mod simplex;
 mod social;
 
@@ -30,5 +31,8 @@ pub use metrics::{
 };
 pub use payoff::{PayoffMatrix, SKEW_TOLERANCE};
 pub use regularized::regularized_equilibrium;
+pub use robust::{
+    default_radius, robust_lottery, worst_case_payoff, RobustLottery, RADIUS_CONFIDENCE,
+};
 pub use simplex::{project_to_simplex, Regularizer};
 pub use social::{borda_winners, condorcet_winner, copeland_winners};

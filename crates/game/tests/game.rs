@@ -367,3 +367,67 @@ fn hard_budget_is_respected_and_certified() {
         "{err}"
     );
 }
+
+/// Robust maximal lottery (Eq. 79–81): with radius 0 it is a maximal lottery of the
+/// weighted average; with one group the radius does not matter; its LP optimum equals
+/// the worst case computed directly (greedy adversary); and no other lottery tried —
+/// each group's own lottery, the average's, uniform, random ones — has a better worst
+/// case.
+#[test]
+fn robust_lottery_is_optimal_against_the_ambiguity_set() {
+    use verdict_game::{robust_lottery, worst_case_payoff};
+    let groups: Vec<PayoffMatrix> = (0..3).map(|g| random_game(5, 500 + g)).collect();
+    let weights = [0.5, 0.3, 0.2];
+    let average_rows: Vec<Vec<f64>> = (0..5)
+        .map(|i| {
+            (0..5)
+                .map(|j| {
+                    groups
+                        .iter()
+                        .zip(&weights)
+                        .map(|(m, w)| w * m.get(i, j))
+                        .sum()
+                })
+                .collect()
+        })
+        .collect();
+    let average = PayoffMatrix::new(&average_rows).unwrap();
+    let at_zero = robust_lottery(&groups, &weights, 0.0).unwrap();
+    assert!(exploitability(&average, &at_zero.probabilities) <= 1e-8);
+    assert!(at_zero.worst_case.abs() <= 1e-8);
+
+    let single = robust_lottery(&groups[..1], &[1.0], 0.7).unwrap();
+    assert!(exploitability(&groups[0], &single.probabilities) <= 1e-8);
+
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    for tau in [0.1, 0.3, 1.0] {
+        let robust = robust_lottery(&groups, &weights, tau).unwrap();
+        let mut candidates: Vec<Vec<f64>> = groups
+            .iter()
+            .map(|m| maximal_lottery(m).unwrap().probabilities)
+            .collect();
+        candidates.push(maximal_lottery(&average).unwrap().probabilities);
+        candidates.push(vec![0.2; 5]);
+        for _ in 0..500 {
+            let raw: Vec<f64> = (0..5).map(|_| rng.random::<f64>().powi(3)).collect();
+            let total: f64 = raw.iter().sum();
+            candidates.push(raw.iter().map(|x| x / total).collect());
+        }
+        for candidate in &candidates {
+            let other = worst_case_payoff(&groups, &weights, tau, candidate);
+            assert!(
+                other <= robust.worst_case + 1e-8,
+                "tau={tau}: {other} beats {}",
+                robust.worst_case
+            );
+        }
+    }
+    assert!(robust_lottery(&groups, &[0.5, 0.5], 0.1)
+        .unwrap_err()
+        .to_string()
+        .contains("2 group weights for 3 groups"));
+    assert!(robust_lottery(&groups, &weights, 1.5)
+        .unwrap_err()
+        .to_string()
+        .contains("[0, 1]"));
+}
