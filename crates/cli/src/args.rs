@@ -164,6 +164,9 @@ pub struct LogArgs {
     /// Drop rows where a model battles itself (real dumps have a few) instead of failing.
     #[arg(long)]
     pub skip_self_battles: bool,
+    /// Group battles by this column (e.g. category, language) for --robust.
+    #[arg(long, value_name = "COLUMN")]
+    pub group_by: Option<String>,
 }
 
 /// How the maximal lottery's game is solved.
@@ -234,6 +237,12 @@ pub struct RankArgs {
     /// Maximal lottery: count pairs that never met as ties (margin 0).
     #[arg(long)]
     pub allow_unobserved: bool,
+    /// Maximal lottery robust to the mix of --group-by groups (NashEval Eq. 79–81).
+    #[arg(long, requires = "group_by")]
+    pub robust: bool,
+    /// Total-variation radius of --robust (default: Eq. 80's, from groups and battles).
+    #[arg(long, value_name = "TAU", requires = "robust")]
+    pub radius: Option<f64>,
     #[command(flatten)]
     pub equilibrium: EquilibriumArgs,
     /// Output format.

@@ -6,9 +6,10 @@ use std::path::Path;
 use anyhow::Context;
 use verdict::equilibrium::EquilibriumSettings;
 use verdict::io::{
-    read_battles, read_costs, BattleSchema, LoadedBattles, ReadOptions, Source, WinnerColumns,
+    read_battles, read_costs, BattleSchema, IoError, LoadedBattles, ReadOptions, Source,
+    WinnerColumns,
 };
-use verdict::rank::{rank, EloOrder, Intervals, Method, RankSettings};
+use verdict::rank::{rank_with_groups, BattleGroups, EloOrder, Intervals, Method, RankSettings};
 use verdict::ratings::{Bootstrap, BradleyTerry, Elo, Solver, TieModel};
 use verdict::report::{plot_leaderboard, render_csv, render_table, RankReport};
 
@@ -62,7 +63,7 @@ pub fn load(input: &LogArgs) -> anyhow::Result<LoadedBattles> {
         schema: schema(input),
         filters: input.filters.clone(),
         order_by: input.order_by.clone(),
-        keep: Vec::new(),
+        keep: input.group_by.iter().cloned().collect(),
         skip_self_battles: input.skip_self_battles,
     };
     let loaded = read_battles(&source, &options)?;
@@ -133,6 +134,30 @@ pub fn settings(args: &RankArgs) -> anyhow::Result<RankSettings> {
         matrices: args.matrix,
         allow_unobserved: args.allow_unobserved,
         equilibrium: equilibrium_settings(&args.equilibrium)?,
+        robust: args.robust.then_some(args.radius),
+    })
+}
+
+/// Each battle's group from the --group-by column; a battle without a value is an
+/// error at its row.
+fn battle_groups(loaded: &LoadedBattles, column: &str) -> anyhow::Result<BattleGroups> {
+    let values = loaded
+        .metadata
+        .column(column)
+        .with_context(|| format!("column {column:?} was not read"))?;
+    let mut of_battle = Vec::with_capacity(values.len());
+    for row in 0..values.len() {
+        let code = values.code(row).ok_or_else(|| {
+            IoError::invalid(
+                loaded.metadata.location(row, Some(column)),
+                "missing group; every battle needs one for --group-by",
+            )
+        })?;
+        of_battle.push(code);
+    }
+    Ok(BattleGroups {
+        names: values.dictionary().to_vec(),
+        of_battle,
     })
 }
 
@@ -154,7 +179,13 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
     let settings = settings(&args)?;
     let bar = progress::bar(settings.bootstrap_rounds(), "bootstrap", quiet);
     let source = args.input.log.display().to_string();
-    let report = rank(&loaded.log, &source, &settings, &|| bar.inc(1))?;
+    let groups = match &args.input.group_by {
+        Some(column) => Some(battle_groups(&loaded, column)?),
+        None => None,
+    };
+    let report = rank_with_groups(&loaded.log, groups.as_ref(), &source, &settings, &|| {
+        bar.inc(1)
+    })?;
     bar.finish_and_clear();
     let text = render(&report, args.format)?;
     if let Some(path) = &args.plot {

@@ -533,3 +533,35 @@ fn lottery_and_game_commands() {
         assert!(stderr.contains(message), "{name}: {stderr}");
     }
 }
+
+/// `--group-by COLUMN --robust`: the robust lottery over groups with Eq. 80's default
+/// radius `min{1, sqrt(|G|/n) + sqrt(2/n ln(2/0.05))}`, and a given radius.
+#[test]
+fn robust_lottery_over_groups() {
+    let log = examples().join("genai-arena-battles-20240220.json");
+    let log = log.to_str().unwrap();
+    let base = [
+        "rank",
+        log,
+        "--filter",
+        "model_a~_generation",
+        "--skip-self-battles",
+        "--method",
+        "lottery",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--group-by", "anony", "--robust", "--format", "json"]);
+    let report = json(&args);
+    let robust = &report["lottery"]["robust"];
+    assert_eq!(robust["groups"].as_array().unwrap().len(), 2);
+    let n = 1977.0_f64;
+    let expected = (2.0 / n).sqrt() + (2.0 / n * (2.0_f64 / 0.05).ln()).sqrt();
+    assert!((robust["radius"].as_f64().unwrap() - expected).abs() < 1e-12);
+    assert!(robust["worst_case"].as_f64().unwrap() <= 1e-9);
+    args.extend(["--radius", "0.5"]);
+    assert_eq!(json(&args)["lottery"]["robust"]["radius"], 0.5);
+    let mut no_groups = base.to_vec();
+    no_groups.push("--robust");
+    let stderr = failure(&no_groups);
+    assert!(stderr.contains("--group-by"), "{stderr}");
+}

@@ -27,5 +27,5 @@ mod table;
 
 pub use error::ReportError;
 pub use plot::plot_leaderboard;
-pub use rank::{FitSummary, LotterySummary, Matrices, RankOutput, RankReport};
+pub use rank::{FitSummary, LotterySummary, Matrices, RankOutput, RankReport, RobustSummary};
 pub use table::{render_csv, render_table, TextTable};

@@ -67,12 +67,26 @@ pub struct LotterySummary {
     pub rho: f64,
     /// Hard budget used, if any.
     pub budget: Option<f64>,
+    /// The robust lottery's groups, radius and worst case, if robust.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub robust: Option<RobustSummary>,
     /// Certified (gap ≤ 1e-9) or not.
     pub status: verdict_game::LotteryStatus,
     /// The model preferred to every other, if any.
     pub condorcet_winner: Option<String>,
     /// Pairs never observed, treated as ties (margin 0).
     pub unobserved_pairs: Vec<(String, String)>,
+}
+
+/// A robust lottery's ambiguity set and guarantee (NashEval Eq. 79–81).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RobustSummary {
+    /// The groups, in the order of their weights.
+    pub groups: Vec<String>,
+    /// Total-variation radius around the empirical group weights.
+    pub radius: f64,
+    /// Worst-case payoff over the ambiguity set (0 when unbeaten under every mixture).
+    pub worst_case: f64,
 }
 
 /// One method's leaderboard with everything reported beside it.

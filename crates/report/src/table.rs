@@ -149,6 +149,16 @@ fn describe_output(output: &RankOutput) -> String {
             lottery.support.join(", "),
             lottery.condorcet_winner.as_deref().unwrap_or("none")
         );
+        if let Some(robust) = &lottery.robust {
+            let _ = write!(
+                text,
+                "\n  robust over {} groups ({}), radius {:.4}: worst-case payoff {:.4}",
+                robust.groups.len(),
+                robust.groups.join(", "),
+                robust.radius,
+                robust.worst_case
+            );
+        }
     }
     if let Some(interval) = &board.interval {
         let how = match &interval.method {

@@ -4,14 +4,15 @@
 use statrs::distribution::{ContinuousCDF, Normal};
 use verdict_feedback::BattleLog;
 use verdict_game::{
-    condorcet_winner, exploitability, GameError, LotteryStatus, PayoffMatrix, SUPPORT_THRESHOLD,
+    condorcet_winner, default_radius, exploitability, robust_lottery, GameError, Lottery,
+    LotteryStatus, PayoffMatrix, SUPPORT_THRESHOLD,
 };
 use verdict_ratings::{
     bootstrap_bradley_terry, bootstrap_elo, sandwich_covariance, shuffled_order, Bootstrap,
     BootstrapDraws, BradleyTerry, BtFit, Center, Elo, EloScale, FitStatus, Interval,
     IntervalMethod, Leaderboard, PairCounts, RatingsError, Regularization,
 };
-use verdict_report::{FitSummary, LotterySummary, Matrices, RankOutput, RankReport};
+use verdict_report::{FitSummary, LotterySummary, Matrices, RankOutput, RankReport, RobustSummary};
 
 use crate::equilibrium::{solve, EquilibriumSettings};
 use crate::VerdictError;
@@ -64,6 +65,7 @@ pub enum Intervals {
 /// | `matrices` | false | add win / tie / predicted matrices |
 /// | `allow_unobserved` | false | lottery: unobserved pairs count as ties |
 /// | `equilibrium` | maximal lottery | lottery: rho, costs, hard budget |
+/// | `robust` | none | lottery: robust over battle groups, with a radius or Eq. 80's |
 #[derive(Debug, Clone, PartialEq)]
 pub struct RankSettings {
     /// Which leaderboards.
@@ -88,6 +90,9 @@ pub struct RankSettings {
     pub allow_unobserved: bool,
     /// How the lottery's game is solved (rho, costs, budget).
     pub equilibrium: EquilibriumSettings,
+    /// Robust lottery over battle groups (NashEval Eq. 79–81): `Some(radius)`, the
+    /// radius `None` for the default of Eq. 80.
+    pub robust: Option<Option<f64>>,
 }
 
 impl Default for RankSettings {
@@ -104,6 +109,7 @@ impl Default for RankSettings {
             matrices: false,
             allow_unobserved: false,
             equilibrium: EquilibriumSettings::default(),
+            robust: None,
         }
     }
 }
@@ -185,7 +191,40 @@ pub fn rank(
     settings: &RankSettings,
     on_round: &(dyn Fn() + Sync),
 ) -> Result<RankReport, VerdictError> {
+    rank_with_groups(log, None, source, settings, on_round)
+}
+
+/// The group of each battle (e.g. a category or language column), for the robust
+/// maximal lottery.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BattleGroups {
+    /// Group names.
+    pub names: Vec<String>,
+    /// `of_battle[r]`: index into `names` of battle r's group.
+    pub of_battle: Vec<usize>,
+}
+
+/// Like [`rank`], with each battle's group for `settings.robust`.
+///
+/// # Errors
+/// As [`rank`]; also `robust` without groups, or groups not matching the log.
+pub fn rank_with_groups(
+    log: &BattleLog,
+    groups: Option<&BattleGroups>,
+    source: &str,
+    settings: &RankSettings,
+    on_round: &(dyn Fn() + Sync),
+) -> Result<RankReport, VerdictError> {
     settings.validate()?;
+    if let Some(groups) = groups {
+        if groups.of_battle.len() != log.len()
+            || groups.of_battle.iter().any(|&g| g >= groups.names.len())
+        {
+            return Err(VerdictError::Settings(
+                "battle groups do not match the log".into(),
+            ));
+        }
+    }
     if log.models().len() < 2 {
         return Err(RatingsError::NotEnoughData(format!(
             "a leaderboard needs at least 2 models, found {}",
@@ -201,6 +240,7 @@ pub fn rank(
         source,
         settings,
         anchor,
+        groups,
     };
     Ok(match settings.method {
         Method::BradleyTerry => RankReport::Single(Box::new(context.bradley_terry(on_round)?)),
@@ -232,6 +272,7 @@ struct Context<'a> {
     source: &'a str,
     settings: &'a RankSettings,
     anchor: Option<(usize, f64)>,
+    groups: Option<&'a BattleGroups>,
 }
 
 impl Context<'_> {
@@ -473,7 +514,10 @@ impl Context<'_> {
             )),
             other => other.into(),
         })?;
-        let lottery = solve(&game, names, &self.settings.equilibrium)?;
+        let (lottery, robust) = match self.settings.robust {
+            None => (solve(&game, names, &self.settings.equilibrium)?, None),
+            Some(radius) => self.robust_lottery(&game, radius)?,
+        };
         let probabilities = &lottery.probabilities;
         let mut notes = Vec::new();
         if !unobserved.is_empty() {
@@ -522,6 +566,7 @@ impl Context<'_> {
             gap: lottery.gap,
             rho: self.settings.equilibrium.rho,
             budget: self.settings.equilibrium.budget,
+            robust,
             status: lottery.status,
             condorcet_winner: condorcet_winner(&game).map(|m| names[m].clone()),
             unobserved_pairs: unobserved
@@ -530,6 +575,59 @@ impl Context<'_> {
                 .collect(),
         });
         Ok(output)
+    }
+}
+
+impl Context<'_> {
+    /// The robust lottery over the battle groups: per-group margins (Eq. 78), weights
+    /// by battle share, radius given or Eq. 80's. Its certificate is the pooled game's
+    /// exploitability, reported as the gap.
+    fn robust_lottery(
+        &self,
+        pooled: &PayoffMatrix,
+        radius: Option<f64>,
+    ) -> Result<(Lottery, Option<RobustSummary>), VerdictError> {
+        let groups = self.groups.ok_or_else(|| {
+            VerdictError::Settings(
+                "the robust lottery needs battle groups (--group-by COLUMN)".into(),
+            )
+        })?;
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); groups.names.len()];
+        for (battle, &g) in groups.of_battle.iter().enumerate() {
+            members[g].push(battle);
+        }
+        let mut matrices = Vec::new();
+        let mut weights = Vec::new();
+        let mut used = Vec::new();
+        for (g, battles) in members.iter().enumerate().filter(|(_, b)| !b.is_empty()) {
+            let counts = PairCounts::from_log(&self.log.reordered(battles));
+            let (matrix, _) =
+                PayoffMatrix::from_counts(&counts.win_matrix(), &counts.tie_matrix(), true)?;
+            matrices.push(matrix);
+            weights.push(battles.len() as f64 / self.log.len() as f64);
+            used.push(groups.names[g].clone());
+        }
+        let tau = radius.unwrap_or_else(|| default_radius(matrices.len(), self.log.len()));
+        let robust = robust_lottery(&matrices, &weights, tau)?;
+        let gap = exploitability(pooled, &robust.probabilities);
+        let lottery = Lottery {
+            status: if gap <= verdict_game::GAP_TOLERANCE {
+                LotteryStatus::Certified
+            } else {
+                LotteryStatus::Uncertified
+            },
+            probabilities: robust.probabilities,
+            gap,
+            iterations: 0,
+        };
+        Ok((
+            lottery,
+            Some(RobustSummary {
+                groups: used,
+                radius: tau,
+                worst_case: robust.worst_case,
+            }),
+        ))
     }
 }
 
