@@ -169,31 +169,52 @@ fn solve_lottery(a: &PayoffMatrix, budget: Option<&HardBudget>) -> Result<Lotter
         equalities: 1,
     };
     let (x, iterations) = qp.solve()?;
-    let mut pi = normalized(&x[..k]);
+    let pi = normalized(&x[..k]);
     let certificate = |p: &[f64]| match budget {
         Some(b) => b.best_payoff(&a.apply(p)).max(0.0),
         None => exploitability(a, p),
     };
-    let mut gap = certificate(&pi);
-    if budget.is_none() {
-        if let Some(polished) = polish(a, &pi) {
-            let polished_gap = certificate(&polished);
-            if polished_gap <= gap.max(GAP_TOLERANCE) {
-                pi = polished;
-                gap = polished_gap;
-            }
-        }
-    }
-    Ok(Lottery {
-        status: if gap <= GAP_TOLERANCE {
+    let polished = if budget.is_none() {
+        polish(a, &pi)
+    } else {
+        None
+    };
+    Ok(Lottery::best_of(pi, polished, certificate, iterations))
+}
+
+impl Lottery {
+    /// A lottery whose status follows its gap.
+    pub fn with_gap(probabilities: Vec<f64>, gap: f64, iterations: u32) -> Self {
+        let status = if gap <= GAP_TOLERANCE {
             LotteryStatus::Certified
         } else {
             LotteryStatus::Uncertified
-        },
-        probabilities: pi,
-        gap,
-        iterations,
-    })
+        };
+        Self {
+            probabilities,
+            gap,
+            status,
+            iterations,
+        }
+    }
+
+    /// The interior-point answer, or its polished version when that is certified or
+    /// no worse by `certificate`.
+    pub(crate) fn best_of(
+        solved: Vec<f64>,
+        polished: Option<Vec<f64>>,
+        certificate: impl Fn(&[f64]) -> f64,
+        iterations: u32,
+    ) -> Self {
+        let gap = certificate(&solved);
+        match polished {
+            Some(p) if certificate(&p) <= gap.max(GAP_TOLERANCE) => {
+                let polished_gap = certificate(&p);
+                Self::with_gap(p, polished_gap, iterations)
+            }
+            _ => Self::with_gap(solved, gap, iterations),
+        }
+    }
 }
 
 /// Clips negatives and rescales to sum one.

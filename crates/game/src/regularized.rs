@@ -18,7 +18,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
-use crate::lottery::{Lottery, LotteryStatus, GAP_TOLERANCE};
+use crate::lottery::{Lottery, GAP_TOLERANCE};
 use crate::qp::Qp;
 use crate::{GameError, PayoffMatrix, Regularizer};
 
@@ -94,26 +94,13 @@ pub fn regularized_equilibrium(
         equalities: k + 1,
     };
     let (x, iterations) = qp.solve()?;
-    let mut pi = crate::lottery::normalized(&x[..k]);
-    let (mut scratch, mut response) = (Vec::new(), vec![0.0; k]);
-    let mut gap = regularizer.gap(a, &pi, &mut scratch, &mut response);
-    if let Some(polished) = polish(a, regularizer, &pi) {
-        let polished_gap = regularizer.gap(a, &polished, &mut scratch, &mut response);
-        if polished_gap <= gap {
-            pi = polished;
-            gap = polished_gap;
-        }
-    }
-    Ok(Lottery {
-        status: if gap <= GAP_TOLERANCE {
-            LotteryStatus::Certified
-        } else {
-            LotteryStatus::Uncertified
-        },
-        probabilities: pi,
-        gap,
-        iterations,
-    })
+    let pi = crate::lottery::normalized(&x[..k]);
+    let polished = polish(a, regularizer, &pi);
+    let certificate = |p: &[f64]| {
+        let (mut scratch, mut response) = (Vec::new(), vec![0.0; k]);
+        regularizer.gap(a, p, &mut scratch, &mut response)
+    };
+    Ok(Lottery::best_of(pi, polished, certificate, iterations))
 }
 
 /// Exact solve of the equilibrium conditions on the support of `pi`, if the result

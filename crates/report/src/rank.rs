@@ -61,7 +61,8 @@ pub struct LotterySummary {
     /// Unregularized exploitability `max_j (A pi)_j` (NashEval Eq. 69).
     pub exploitability: f64,
     /// The certificate: the gap of the solved game (Eq. 30; equals the exploitability
-    /// for the plain maximal lottery).
+    /// for the plain maximal lottery). For a robust lottery, the pooled game's
+    /// exploitability, which need not be zero.
     pub gap: f64,
     /// Regularizer strength used.
     pub rho: f64,

