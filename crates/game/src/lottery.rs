@@ -106,7 +106,7 @@ impl HardBudget {
 /// [`GameError::Solver`] if the interior-point method fails outright (it should not:
 /// the problem is always feasible).
 pub fn maximal_lottery(a: &PayoffMatrix) -> Result<Lottery, GameError> {
-    solve_lottery(a, None)
+    solve_lottery(a, Side::None)
 }
 
 /// The canonical maximal lottery of the game restricted to `Delta(C)` for both
@@ -121,44 +121,90 @@ pub fn maximal_lottery(a: &PayoffMatrix) -> Result<Lottery, GameError> {
 /// of the wrong length; solver failures.
 pub fn budgeted_lottery(a: &PayoffMatrix, budget: &HardBudget) -> Result<Lottery, GameError> {
     budget.validate(a.agents())?;
-    solve_lottery(a, Some(budget))
+    solve_lottery(a, Side::Budget(budget))
 }
 
-fn solve_lottery(a: &PayoffMatrix, budget: Option<&HardBudget>) -> Result<Lottery, GameError> {
+/// The canonical equilibrium of the game with a linear price and no quadratic term,
+/// `Omega(q) = c^T q` (NashEval Eq. 20 with `rho = 0`): the minimum-norm `pi` with
+/// `min_j (c_j - (A pi)_j) >= c^T pi`, the variational inequality of Lemma 1 for
+/// `F(pi) = -A pi + c`. Certified by its gap `c^T pi - min_j (c_j - (A pi)_j)`.
+///
+/// # Errors
+/// Costs of the wrong length or not finite; solver failures.
+pub fn priced_lottery(a: &PayoffMatrix, costs: &[f64]) -> Result<Lottery, GameError> {
+    if costs.len() != a.agents() || costs.iter().any(|c| !c.is_finite()) {
+        return Err(GameError::Solver(format!(
+            "{} costs for {} agents, or a cost that is not finite",
+            costs.len(),
+            a.agents()
+        )));
+    }
+    solve_lottery(a, Side::Price(costs))
+}
+
+/// What the plain maximal lottery is extended with.
+#[derive(Clone, Copy)]
+enum Side<'a> {
+    None,
+    Budget(&'a HardBudget),
+    Price(&'a [f64]),
+}
+
+fn solve_lottery(a: &PayoffMatrix, side: Side<'_>) -> Result<Lottery, GameError> {
     let k = a.agents();
-    // Variables: pi (0..k), then with a budget alpha (k) and nu (k + 1).
-    let (alpha, nu) = (k, k + 1);
-    let variables = if budget.is_some() { k + 2 } else { k };
+    // Variables: pi (0..k); a budget adds alpha (k) and nu (k + 1); a price adds t (k).
+    let (alpha, nu, t) = (k, k + 1, k);
+    let variables = match side {
+        Side::None => k,
+        Side::Budget(_) => k + 2,
+        Side::Price(_) => k + 1,
+    };
     let mut constraints = Vec::new();
     let mut bounds = vec![1.0];
     // Row 0: 1^T pi = 1.
     constraints.extend((0..k).map(|j| (0, j, 1.0)));
-    // Rows 1..=k: (A pi)_j [+ alpha - nu c_j] <= 0.
+    // Rows 1..=k: (A pi)_j [+ alpha - nu c_j | + t] <= [0 | c_j].
     for j in 0..k {
         constraints.extend(
             (0..k)
                 .filter(|&l| a.get(j, l) != 0.0)
                 .map(|l| (1 + j, l, a.get(j, l))),
         );
-        if let Some(budget) = budget {
-            constraints.push((1 + j, alpha, 1.0));
-            constraints.push((1 + j, nu, -budget.costs[j]));
+        match side {
+            Side::None => bounds.push(0.0),
+            Side::Budget(budget) => {
+                constraints.push((1 + j, alpha, 1.0));
+                constraints.push((1 + j, nu, -budget.costs[j]));
+                bounds.push(0.0);
+            }
+            Side::Price(costs) => {
+                constraints.push((1 + j, t, 1.0));
+                bounds.push(costs[j]);
+            }
         }
-        bounds.push(0.0);
     }
     // -pi <= 0.
     for j in 0..k {
         constraints.push((1 + k + j, j, -1.0));
         bounds.push(0.0);
     }
-    if let Some(budget) = budget {
-        let row = bounds.len();
-        // -alpha + nu C <= 0 (value at least zero), c^T pi <= C, -nu <= 0.
-        constraints.push((row, alpha, -1.0));
-        constraints.push((row, nu, budget.limit));
-        constraints.extend((0..k).map(|j| (row + 1, j, budget.costs[j])));
-        constraints.push((row + 2, nu, -1.0));
-        bounds.extend([0.0, budget.limit, 0.0]);
+    let row = bounds.len();
+    match side {
+        Side::None => {}
+        Side::Budget(budget) => {
+            // -alpha + nu C <= 0 (value at least zero), c^T pi <= C, -nu <= 0.
+            constraints.push((row, alpha, -1.0));
+            constraints.push((row, nu, budget.limit));
+            constraints.extend((0..k).map(|j| (row + 1, j, budget.costs[j])));
+            constraints.push((row + 2, nu, -1.0));
+            bounds.extend([0.0, budget.limit, 0.0]);
+        }
+        Side::Price(costs) => {
+            // c^T pi - t <= 0.
+            constraints.extend((0..k).map(|j| (row, j, costs[j])));
+            constraints.push((row, t, -1.0));
+            bounds.push(0.0);
+        }
     }
     let qp = Qp {
         variables,
@@ -170,14 +216,21 @@ fn solve_lottery(a: &PayoffMatrix, budget: Option<&HardBudget>) -> Result<Lotter
     };
     let (x, iterations) = qp.solve()?;
     let pi = normalized(&x[..k]);
-    let certificate = |p: &[f64]| match budget {
-        Some(b) => b.best_payoff(&a.apply(p)).max(0.0),
-        None => exploitability(a, p),
+    let certificate = |p: &[f64]| match side {
+        Side::None => exploitability(a, p),
+        Side::Budget(b) => b.best_payoff(&a.apply(p)).max(0.0),
+        Side::Price(costs) => {
+            let a_p = a.apply(p);
+            let spend: f64 = p.iter().zip(costs).map(|(x, c)| x * c).sum();
+            let best = (0..k)
+                .map(|j| costs[j] - a_p[j])
+                .fold(f64::INFINITY, f64::min);
+            (spend - best).max(0.0)
+        }
     };
-    let polished = if budget.is_none() {
-        polish(a, &pi)
-    } else {
-        None
+    let polished = match side {
+        Side::None => polish(a, &pi),
+        _ => None,
     };
     Ok(Lottery::best_of(pi, polished, certificate, iterations))
 }

@@ -431,3 +431,25 @@ fn robust_lottery_is_optimal_against_the_ambiguity_set() {
         .to_string()
         .contains("[0, 1]"));
 }
+
+/// A linear price without the quadratic term (`Omega(q) = c^T q`): on rock–paper–
+/// scissors with costs (0.1, 0.5, 0.9), equal `F_j = c_j - (A pi)_j` on the full
+/// support gives the closed form (0.2, 0.6, 0.2).
+#[test]
+fn priced_lottery_matches_the_closed_form() {
+    use verdict_game::priced_lottery;
+    let game = PayoffMatrix::new(&rps()).unwrap();
+    let lottery = priced_lottery(&game, &[0.1, 0.5, 0.9]).unwrap();
+    assert!(
+        close(&lottery.probabilities, &[0.2, 0.6, 0.2], 1e-9),
+        "{:?}",
+        lottery.probabilities
+    );
+    assert_eq!(
+        lottery.status,
+        LotteryStatus::Certified,
+        "gap {}",
+        lottery.gap
+    );
+    assert!(priced_lottery(&game, &[0.1]).is_err());
+}

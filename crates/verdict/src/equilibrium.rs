@@ -3,8 +3,8 @@
 //! into one call of the game layer.
 
 use verdict_game::{
-    budgeted_lottery, maximal_lottery, regularized_equilibrium, HardBudget, Lottery, PayoffMatrix,
-    Regularizer,
+    budgeted_lottery, maximal_lottery, priced_lottery, regularized_equilibrium, HardBudget,
+    Lottery, PayoffMatrix, Regularizer,
 };
 
 use crate::VerdictError;
@@ -96,11 +96,7 @@ pub fn solve(
                 costs: costs.unwrap_or_default(),
             },
         )?,
-        (None, Some(_)) => {
-            return Err(VerdictError::Settings(
-                "costs as a price need rho > 0 (a pure price makes the cheapest response win outright); pass --rho, or --budget for a hard budget".into(),
-            ));
-        }
+        (None, Some(costs)) => priced_lottery(game, &costs)?,
         (None, None) => maximal_lottery(game)?,
     })
 }
