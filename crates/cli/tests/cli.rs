@@ -480,6 +480,26 @@ fn lottery_and_game_commands() {
         "game", &matrix, "--rho", "0.1", "--costs", &costs, "--format", "json",
     ]);
     assert!(regularized["gap"].as_f64().unwrap() <= 1e-9);
+    for extra in [
+        ["--rho", "0.05", "--budget", "0.3"],
+        ["--rho", "0", "--budget", "0.3"],
+    ] {
+        let mut args = vec![
+            "game",
+            matrix.as_str(),
+            "--costs",
+            costs.as_str(),
+            "--format",
+            "json",
+        ];
+        args.extend(extra);
+        let solved = json(&args);
+        assert!(solved["gap"].as_f64().unwrap() <= 1e-9, "{extra:?}");
+        let spend: f64 = (0..3)
+            .map(|j| solved["models"][j]["probability"].as_f64().unwrap() * [0.1, 0.5, 0.9][j])
+            .sum();
+        assert!(spend <= 0.3 + 1e-9, "{extra:?}: spends {spend}");
+    }
     let bad_costs = write(
         dir.path(),
         "bad_costs.csv",

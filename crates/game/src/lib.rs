@@ -31,7 +31,7 @@ pub use metrics::{
     exploitability, game_value, strict_win_rate, support, support_f1, SUPPORT_THRESHOLD,
 };
 pub use payoff::{PayoffMatrix, SKEW_TOLERANCE};
-pub use regularized::regularized_equilibrium;
+pub use regularized::{budgeted_regularized_equilibrium, regularized_equilibrium};
 pub use robust::{
     default_radius, robust_lottery, worst_case_payoff, RobustLottery, RADIUS_CONFIDENCE,
 };

@@ -58,7 +58,7 @@ pub struct HardBudget {
 }
 
 impl HardBudget {
-    fn validate(&self, agents: usize) -> Result<(), GameError> {
+    pub(crate) fn validate(&self, agents: usize) -> Result<(), GameError> {
         if self.costs.len() != agents
             || self.costs.iter().any(|c| !c.is_finite())
             || !self.limit.is_finite()
@@ -81,7 +81,7 @@ impl HardBudget {
     /// `max_{q in Delta(C)} g^T q`: over the vertices of the simplex cut by the budget,
     /// the affordable agents and, for each affordable–unaffordable pair, the mix that
     /// spends exactly `C`.
-    fn best_payoff(&self, g: &[f64]) -> f64 {
+    pub(crate) fn best_payoff(&self, g: &[f64]) -> f64 {
         let c = &self.costs;
         let mut best = f64::NEG_INFINITY;
         for j in 0..g.len() {

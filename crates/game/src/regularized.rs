@@ -20,7 +20,7 @@ use nalgebra::{DMatrix, DVector};
 
 use crate::lottery::{Lottery, GAP_TOLERANCE};
 use crate::qp::Qp;
-use crate::{GameError, PayoffMatrix, Regularizer};
+use crate::{GameError, HardBudget, PayoffMatrix, Regularizer};
 
 /// Entries below this are outside the support when polishing.
 const SUPPORT_CUTOFF: f64 = 1e-9;
@@ -33,6 +33,37 @@ const SUPPORT_CUTOFF: f64 = 1e-9;
 pub fn regularized_equilibrium(
     a: &PayoffMatrix,
     regularizer: &Regularizer,
+) -> Result<Lottery, GameError> {
+    solve_regularized(a, regularizer, None)
+}
+
+/// The regularized equilibrium with a hard budget on both players (NashEval Eq. 55,
+/// `Omega_0 = rho/2 ||pi - 1/K||^2`, no price term): the budget row `c^T pi <= C`
+/// enters the inner best response through one more multiplier `nu >= 0`
+/// (`w = A q - lambda 1 + mu - nu c`, objective `+ nu C`) and constrains `q` directly.
+/// Certified by the variational-inequality gap `max_{q in Delta(C)} <F(pi), pi - q>`,
+/// `F(pi) = -A pi + rho (pi - 1/K)`, evaluated exactly on the vertices of
+/// `Delta(C)`.
+///
+/// # Errors
+/// As [`regularized_equilibrium`], and [`GameError::InfeasibleBudget`].
+pub fn budgeted_regularized_equilibrium(
+    a: &PayoffMatrix,
+    rho: f64,
+    budget: &HardBudget,
+) -> Result<Lottery, GameError> {
+    budget.validate(a.agents())?;
+    let regularizer = Regularizer {
+        rho,
+        costs: Vec::new(),
+    };
+    solve_regularized(a, &regularizer, Some(budget))
+}
+
+fn solve_regularized(
+    a: &PayoffMatrix,
+    regularizer: &Regularizer,
+    budget: Option<&HardBudget>,
 ) -> Result<Lottery, GameError> {
     let k = a.agents();
     let rho = regularizer.rho;
@@ -51,9 +82,10 @@ pub fn regularized_equilibrium(
     }
     let cost = |j: usize| regularizer.costs.get(j).copied().unwrap_or(0.0);
     let u = 1.0 / k as f64;
-    // Variables: q (0..k), lambda (k), mu (k+1..2k+1), w (2k+1..3k+1).
-    let n = 3 * k + 1;
-    let (lambda, mu, w) = (k, k + 1, 2 * k + 1);
+    // Variables: q (0..k), lambda (k), mu (k+1..2k+1), w (2k+1..3k+1), and with a
+    // budget nu (3k+1).
+    let n = 3 * k + 1 + usize::from(budget.is_some());
+    let (lambda, mu, w, nu) = (k, k + 1, 2 * k + 1, 3 * k + 1);
     let mut quadratic = Vec::new();
     for j in 0..k {
         quadratic.push((j, j, rho));
@@ -85,6 +117,17 @@ pub fn regularized_equilibrium(
         constraints.push((k + 1 + j, j, -1.0));
         constraints.push((2 * k + 1 + j, mu + j, -1.0));
     }
+    if let Some(budget) = budget {
+        linear[nu] = budget.limit;
+        for j in 0..k {
+            constraints.push((j, nu, budget.costs[j]));
+        }
+        // c^T q <= C and -nu <= 0.
+        let row = bounds.len();
+        constraints.extend((0..k).map(|j| (row, j, budget.costs[j])));
+        constraints.push((row + 1, nu, -1.0));
+        bounds.extend([budget.limit, 0.0]);
+    }
     let qp = Qp {
         variables: n,
         quadratic,
@@ -95,12 +138,22 @@ pub fn regularized_equilibrium(
     };
     let (x, iterations) = qp.solve()?;
     let pi = crate::lottery::normalized(&x[..k]);
-    let polished = polish(a, regularizer, &pi);
-    let certificate = |p: &[f64]| {
-        let (mut scratch, mut response) = (Vec::new(), vec![0.0; k]);
-        regularizer.gap(a, p, &mut scratch, &mut response)
+    let Some(budget) = budget else {
+        let polished = polish(a, regularizer, &pi);
+        let certificate = |p: &[f64]| {
+            let (mut scratch, mut response) = (Vec::new(), vec![0.0; k]);
+            regularizer.gap(a, p, &mut scratch, &mut response)
+        };
+        return Ok(Lottery::best_of(pi, polished, certificate, iterations));
     };
-    Ok(Lottery::best_of(pi, polished, certificate, iterations))
+    let certificate = |p: &[f64]| {
+        let a_p = a.apply(p);
+        let field: Vec<f64> = (0..k).map(|j| -a_p[j] + rho * (p[j] - u)).collect();
+        let at_p: f64 = field.iter().zip(p).map(|(f, x)| f * x).sum();
+        let negated: Vec<f64> = field.iter().map(|f| -f).collect();
+        (at_p + budget.best_payoff(&negated)).max(0.0)
+    };
+    Ok(Lottery::best_of(pi, None, certificate, iterations))
 }
 
 /// Exact solve of the equilibrium conditions on the support of `pi`, if the result

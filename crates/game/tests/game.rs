@@ -453,3 +453,65 @@ fn priced_lottery_matches_the_closed_form() {
     );
     assert!(priced_lottery(&game, &[0.1]).is_err());
 }
+
+/// Regularized equilibrium under a hard budget on both players (Eq. 55): a slack
+/// budget changes nothing; a binding one is respected and the variational inequality
+/// holds against random affordable strategies.
+#[test]
+fn regularized_equilibrium_under_a_hard_budget() {
+    use verdict_game::{
+        budgeted_regularized_equilibrium, regularized_equilibrium, HardBudget, Regularizer,
+    };
+    let game = random_game(6, 91);
+    let costs = vec![0.1, 0.9, 0.3, 0.7, 0.5, 0.2];
+    let rho = 0.05;
+    let free = regularized_equilibrium(&game, &Regularizer { rho, costs: vec![] }).unwrap();
+    let slack = budgeted_regularized_equilibrium(
+        &game,
+        rho,
+        &HardBudget {
+            costs: costs.clone(),
+            limit: 1.0,
+        },
+    )
+    .unwrap();
+    assert!(close(&free.probabilities, &slack.probabilities, 1e-7));
+    let limit = 0.25;
+    let solution = budgeted_regularized_equilibrium(
+        &game,
+        rho,
+        &HardBudget {
+            costs: costs.clone(),
+            limit,
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        solution.status,
+        LotteryStatus::Certified,
+        "gap {}",
+        solution.gap
+    );
+    let pi = &solution.probabilities;
+    let spend: f64 = pi.iter().zip(&costs).map(|(p, c)| p * c).sum();
+    assert!(spend <= limit + 1e-9);
+    let a_pi = game.apply(pi);
+    let field: Vec<f64> = (0..6)
+        .map(|j| -a_pi[j] + rho * (pi[j] - 1.0 / 6.0))
+        .collect();
+    let at_pi: f64 = field.iter().zip(pi).map(|(f, p)| f * p).sum();
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    for _ in 0..2000 {
+        let mut q: Vec<f64> = (0..6).map(|_| rng.random::<f64>().powi(4)).collect();
+        let total: f64 = q.iter().sum();
+        q.iter_mut().for_each(|x| *x /= total);
+        if q.iter().zip(&costs).map(|(x, c)| x * c).sum::<f64>() <= limit {
+            let at_q: f64 = field.iter().zip(&q).map(|(f, x)| f * x).sum();
+            assert!(
+                at_q - at_pi >= -1e-9,
+                "an affordable q violates the VI by {}",
+                at_pi - at_q
+            );
+        }
+    }
+}

@@ -3,8 +3,8 @@
 //! into one call of the game layer.
 
 use verdict_game::{
-    budgeted_lottery, maximal_lottery, priced_lottery, regularized_equilibrium, HardBudget,
-    Lottery, PayoffMatrix, Regularizer,
+    budgeted_lottery, budgeted_regularized_equilibrium, maximal_lottery, priced_lottery,
+    regularized_equilibrium, HardBudget, Lottery, PayoffMatrix, Regularizer,
 };
 
 use crate::VerdictError;
@@ -59,8 +59,7 @@ fn costs_by_agent(names: &[String], costs: &[(String, f64)]) -> Result<Vec<f64>,
 ///
 /// # Errors
 /// Negative or non-finite `rho`, a budget without costs, costs naming unknown agents
-/// or missing an agent, an infeasible budget, `rho > 0` with a budget (not available
-/// yet), solver failures.
+/// or missing an agent, an infeasible budget, solver failures.
 pub fn solve(
     game: &PayoffMatrix,
     names: &[String],
@@ -83,10 +82,8 @@ pub fn solve(
                 "a budget needs per-agent costs (--costs FILE)".into(),
             ));
         }
-        (Some(_), Some(_)) if rho > 0.0 => {
-            return Err(VerdictError::Settings(
-                "a hard budget together with rho > 0 is not available yet; use one of them".into(),
-            ));
+        (Some(limit), Some(costs)) if rho > 0.0 => {
+            budgeted_regularized_equilibrium(game, rho, &HardBudget { costs, limit })?
         }
         (Some(limit), Some(costs)) => budgeted_lottery(game, &HardBudget { costs, limit })?,
         (None, costs) if rho > 0.0 => regularized_equilibrium(
