@@ -21,6 +21,7 @@ mod regularized;
 mod robust;
 mod simplex;
 mod social;
+mod soft_budget;
 
 pub use error::GameError;
 pub use lottery::{
@@ -37,3 +38,4 @@ pub use robust::{
 };
 pub use simplex::{project_to_simplex, Regularizer};
 pub use social::{borda_winners, condorcet_winner, copeland_winners};
+pub use soft_budget::{soft_budget_equilibrium, SoftBudget};

@@ -515,3 +515,43 @@ fn regularized_equilibrium_under_a_hard_budget() {
         }
     }
 }
+
+/// Soft budget (Eq. 52–53): without a surcharge it is the linear price `lambda_0 c`;
+/// with one it is certified by the VI gap and spends less than without it.
+#[test]
+fn soft_budget_prices_spend_smoothly() {
+    use verdict_game::{regularized_equilibrium, soft_budget_equilibrium, Regularizer, SoftBudget};
+    let game = random_game(6, 123);
+    let costs = vec![0.1, 0.9, 0.3, 0.7, 0.5, 0.2];
+    let rho = 0.05;
+    let linear = SoftBudget {
+        costs: costs.clone(),
+        base_price: 0.02,
+        surcharge: 0.0,
+        budget: 0.3,
+        width: 0.05,
+    };
+    let soft = soft_budget_equilibrium(&game, rho, &linear).unwrap();
+    let priced = regularized_equilibrium(
+        &game,
+        &Regularizer {
+            rho,
+            costs: costs.iter().map(|c| 0.02 * c).collect(),
+        },
+    )
+    .unwrap();
+    assert!(close(&soft.probabilities, &priced.probabilities, 1e-9));
+    let spend = |p: &[f64]| p.iter().zip(&costs).map(|(x, c)| x * c).sum::<f64>();
+    let surcharged = SoftBudget {
+        surcharge: 2.0,
+        ..linear
+    };
+    let tight = soft_budget_equilibrium(&game, rho, &surcharged).unwrap();
+    assert_eq!(tight.status, LotteryStatus::Certified, "gap {}", tight.gap);
+    assert!(spend(&tight.probabilities) < spend(&soft.probabilities));
+    let bad = SoftBudget {
+        width: 0.0,
+        ..surcharged
+    };
+    assert!(soft_budget_equilibrium(&game, rho, &bad).is_err());
+}
