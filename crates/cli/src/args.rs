@@ -182,6 +182,10 @@ pub struct EquilibriumArgs {
     /// Hard budget C: expected cost at most C for both players (needs --costs).
     #[arg(long, value_name = "C")]
     pub budget: Option<f64>,
+    /// When several maximal lotteries exist, return the one of maximum entropy instead
+    /// of minimum norm.
+    #[arg(long)]
+    pub max_entropy: bool,
 }
 
 /// `verdict rank`.

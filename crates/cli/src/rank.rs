@@ -86,6 +86,7 @@ pub fn equilibrium_settings(args: &EquilibriumArgs) -> anyhow::Result<Equilibriu
         rho: args.rho,
         costs,
         budget: args.budget,
+        max_entropy: args.max_entropy,
     })
 }
 

@@ -500,6 +500,8 @@ fn lottery_and_game_commands() {
             .sum();
         assert!(spend <= 0.3 + 1e-9, "{extra:?}: spends {spend}");
     }
+    let entropy = json(&["game", &matrix, "--max-entropy", "--format", "json"]);
+    assert!((entropy["models"][0]["probability"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-6);
     let bad_costs = write(
         dir.path(),
         "bad_costs.csv",

@@ -25,8 +25,8 @@ mod soft_budget;
 
 pub use error::GameError;
 pub use lottery::{
-    budgeted_lottery, maximal_lottery, priced_lottery, HardBudget, Lottery, LotteryStatus,
-    GAP_TOLERANCE,
+    budgeted_lottery, max_entropy_lottery, maximal_lottery, priced_lottery, HardBudget, Lottery,
+    LotteryStatus, GAP_TOLERANCE,
 };
 pub use metrics::{
     exploitability, game_value, strict_win_rate, support, support_f1, SUPPORT_THRESHOLD,

@@ -142,6 +142,57 @@ pub fn priced_lottery(a: &PayoffMatrix, costs: &[f64]) -> Result<Lottery, GameEr
     solve_lottery(a, Side::Price(costs))
 }
 
+/// The maximal lottery of maximum entropy `-sum_j pi_j ln pi_j`: another canonical
+/// choice when several maximal lotteries exist (it spreads probability over every
+/// agent that can carry some). Entropy is concave, so the answer is unique; it is
+/// computed with one exponential cone per agent, `(t_j, pi_j, 1)` with
+/// `pi_j e^(t_j / pi_j) <= 1`, maximising `sum_j t_j`. Certified by its
+/// exploitability.
+///
+/// # Errors
+/// Solver failures.
+pub fn max_entropy_lottery(a: &PayoffMatrix) -> Result<Lottery, GameError> {
+    let k = a.agents();
+    // Variables: pi (0..k), t (k..2k). Rows: 1^T pi = 1; A pi <= 0; then per agent
+    // the exponential cone rows s = (t_j, pi_j, 1).
+    let mut constraints: Vec<(usize, usize, f64)> = (0..k).map(|j| (0, j, 1.0)).collect();
+    let mut bounds = vec![1.0];
+    for j in 0..k {
+        constraints.extend(
+            (0..k)
+                .filter(|&l| a.get(j, l) != 0.0)
+                .map(|l| (1 + j, l, a.get(j, l))),
+        );
+        bounds.push(0.0);
+    }
+    for j in 0..k {
+        let row = 1 + k + 3 * j;
+        constraints.push((row, k + j, -1.0));
+        constraints.push((row + 1, j, -1.0));
+        bounds.extend([0.0, 0.0, 1.0]);
+    }
+    let mut linear = vec![0.0; 2 * k];
+    linear[k..].iter_mut().for_each(|x| *x = -1.0);
+    let qp = Qp {
+        variables: 2 * k,
+        quadratic: Vec::new(),
+        linear,
+        constraints,
+        bounds,
+        equalities: 1,
+        exponential_cones: k,
+    };
+    let (x, iterations) = qp.solve()?;
+    let pi = normalized(&x[..k]);
+    let polished = polish_if_unique(a, &pi);
+    Ok(Lottery::best_of(
+        pi,
+        polished,
+        |p| exploitability(a, p),
+        iterations,
+    ))
+}
+
 /// What the plain maximal lottery is extended with.
 #[derive(Clone, Copy)]
 enum Side<'a> {
@@ -213,6 +264,7 @@ fn solve_lottery(a: &PayoffMatrix, side: Side<'_>) -> Result<Lottery, GameError>
         constraints,
         bounds,
         equalities: 1,
+        exponential_cones: 0,
     };
     let (x, iterations) = qp.solve()?;
     let pi = normalized(&x[..k]);
@@ -280,6 +332,16 @@ pub(crate) fn normalized(x: &[f64]) -> Vec<f64> {
 /// Minimum-norm solution of `A_SS x = 0, 1^T x = 1` on the support of `pi`, if it is
 /// a feasible lottery for the whole game.
 fn polish(a: &PayoffMatrix, pi: &[f64]) -> Option<Vec<f64>> {
+    polish_on_support(a, pi, false)
+}
+
+/// Like [`polish`], only when the equilibrium on the support is unique (the system
+/// has full column rank), so any canonical choice — entropy included — is that point.
+fn polish_if_unique(a: &PayoffMatrix, pi: &[f64]) -> Option<Vec<f64>> {
+    polish_on_support(a, pi, true)
+}
+
+fn polish_on_support(a: &PayoffMatrix, pi: &[f64], require_unique: bool) -> Option<Vec<f64>> {
     let support: Vec<usize> = (0..pi.len()).filter(|&j| pi[j] > SUPPORT_CUTOFF).collect();
     let s = support.len();
     let system = DMatrix::from_fn(s + 1, s, |r, c| {
@@ -291,7 +353,11 @@ fn polish(a: &PayoffMatrix, pi: &[f64]) -> Option<Vec<f64>> {
     });
     let mut rhs = DVector::zeros(s + 1);
     rhs[s] = 1.0;
-    let solution = system.svd(true, true).solve(&rhs, 1e-12).ok()?;
+    let svd = system.svd(true, true);
+    if require_unique && svd.rank(1e-10) < s {
+        return None;
+    }
+    let solution = svd.solve(&rhs, 1e-12).ok()?;
     if solution.iter().any(|&x| x < 0.0) {
         return None;
     }

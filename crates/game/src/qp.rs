@@ -4,7 +4,8 @@
 
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{
-    DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus, ZeroConeT,
+    DefaultSettingsBuilder, DefaultSolver, ExponentialConeT, IPSolver, NonnegativeConeT,
+    SolverStatus, ZeroConeT,
 };
 
 use crate::GameError;
@@ -26,6 +27,9 @@ pub(crate) struct Qp {
     pub bounds: Vec<f64>,
     /// How many leading rows are equalities.
     pub equalities: usize,
+    /// How many exponential cones close the rows (3 rows each, `(x, y, z)` with
+    /// `y e^(x/y) <= z`); the rows between are nonnegative.
+    pub exponential_cones: usize,
 }
 
 /// Sparse matrix from (row, column, value) triplets (duplicates are summed by the
@@ -52,10 +56,9 @@ impl Qp {
     /// solution.
     pub(crate) fn solve(self) -> Result<(Vec<f64>, u32), GameError> {
         let rows = self.bounds.len();
-        let cones = [
-            ZeroConeT(self.equalities),
-            NonnegativeConeT(rows - self.equalities),
-        ];
+        let nonnegative = rows - self.equalities - 3 * self.exponential_cones;
+        let mut cones = vec![ZeroConeT(self.equalities), NonnegativeConeT(nonnegative)];
+        cones.extend((0..self.exponential_cones).map(|_| ExponentialConeT()));
         let settings = DefaultSettingsBuilder::default()
             .verbose(false)
             .tol_gap_abs(SOLVER_TOLERANCE)

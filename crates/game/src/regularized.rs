@@ -135,6 +135,7 @@ fn solve_regularized(
         constraints,
         bounds,
         equalities: k + 1,
+        exponential_cones: 0,
     };
     let (x, iterations) = qp.solve()?;
     let pi = crate::lottery::normalized(&x[..k]);

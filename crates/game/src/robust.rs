@@ -169,6 +169,7 @@ pub fn robust_lottery(
         constraints,
         bounds,
         equalities: 1,
+        exponential_cones: 0,
     };
     let (x, _) = qp.solve()?;
     let probabilities = normalized(&x[..k]);

@@ -555,3 +555,58 @@ fn soft_budget_prices_spend_smoothly() {
     };
     assert!(soft_budget_equilibrium(&game, rho, &bad).is_err());
 }
+
+/// Maximum-entropy maximal lottery: an equilibrium, at least as spread as the
+/// minimum-norm one, equal to it on the cloned rock–paper–scissors (symmetry forces
+/// 1/9 each to the clones), and the unique equilibrium of a generic game.
+#[test]
+fn max_entropy_lottery_is_a_spread_out_equilibrium() {
+    use verdict_game::max_entropy_lottery;
+    let entropy = |p: &[f64]| {
+        -p.iter()
+            .filter(|&&x| x > 0.0)
+            .map(|x| x * x.ln())
+            .sum::<f64>()
+    };
+    let beats = |x: usize, y: usize| -> f64 {
+        let kind = |a: usize| if a < 3 { 0 } else { a - 2 };
+        match (kind(x), kind(y)) {
+            (a, b) if a == b => 0.0,
+            (0, 2) | (1, 0) | (2, 1) => 1.0,
+            _ => -1.0,
+        }
+    };
+    let rows: Vec<Vec<f64>> = (0..5)
+        .map(|x| (0..5).map(|y| beats(x, y)).collect())
+        .collect();
+    let cloned = PayoffMatrix::new(&rows).unwrap();
+    let spread = max_entropy_lottery(&cloned).unwrap();
+    let ninth = 1.0 / 9.0;
+    assert!(
+        close(
+            &spread.probabilities,
+            &[ninth, ninth, ninth, 1.0 / 3.0, 1.0 / 3.0],
+            1e-6
+        ),
+        "{:?}",
+        spread.probabilities
+    );
+    assert!(exploitability(&cloned, &spread.probabilities) <= 1e-6);
+    // A generic game has one maximal lottery: both canonical choices find it, and the
+    // entropy answer is polished to a certified equilibrium.
+    let game = random_game(7, 41);
+    let unique = maximal_lottery(&game).unwrap();
+    let by_entropy = max_entropy_lottery(&game).unwrap();
+    assert!(close(
+        &unique.probabilities,
+        &by_entropy.probabilities,
+        1e-6
+    ));
+    assert!(entropy(&by_entropy.probabilities) >= entropy(&unique.probabilities) - 1e-6);
+    assert_eq!(
+        by_entropy.status,
+        LotteryStatus::Certified,
+        "gap {}",
+        by_entropy.gap
+    );
+}

@@ -3,8 +3,8 @@
 //! into one call of the game layer.
 
 use verdict_game::{
-    budgeted_lottery, budgeted_regularized_equilibrium, maximal_lottery, priced_lottery,
-    regularized_equilibrium, HardBudget, Lottery, PayoffMatrix, Regularizer,
+    budgeted_lottery, budgeted_regularized_equilibrium, max_entropy_lottery, maximal_lottery,
+    priced_lottery, regularized_equilibrium, HardBudget, Lottery, PayoffMatrix, Regularizer,
 };
 
 use crate::VerdictError;
@@ -16,6 +16,7 @@ use crate::VerdictError;
 /// | `rho` | 0 | `rho/2 ‖pi − 1/K‖²` (NashEval Eq. 74); 0 is the maximal lottery |
 /// | `costs` | none | per-agent costs by name: a linear price `c^T pi` (Eq. 20), or with `budget` the budget's costs |
 /// | `budget` | none | hard budget `c^T pi ≤ C` on both players (Eq. 54–55) |
+/// | `max_entropy` | false | canonical choice: maximum entropy instead of minimum norm |
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EquilibriumSettings {
     /// Regularizer strength, ≥ 0.
@@ -24,6 +25,9 @@ pub struct EquilibriumSettings {
     pub costs: Option<Vec<(String, f64)>>,
     /// Hard budget `C` (needs `costs`).
     pub budget: Option<f64>,
+    /// Among several maximal lotteries pick the one of maximum entropy instead of
+    /// minimum norm (plain maximal lottery only).
+    pub max_entropy: bool,
 }
 
 /// Costs in agent order; every agent needs one and every name must be an agent.
@@ -76,6 +80,14 @@ pub fn solve(
         .as_ref()
         .map(|c| costs_by_agent(names, c))
         .transpose()?;
+    if settings.max_entropy {
+        if rho > 0.0 || costs.is_some() {
+            return Err(VerdictError::Settings(
+                "maximum entropy selects among plain maximal lotteries; it does not combine with rho, costs or a budget (their equilibria are unique or canonical already)".into(),
+            ));
+        }
+        return Ok(max_entropy_lottery(game)?);
+    }
     Ok(match (settings.budget, costs) {
         (Some(_), None) => {
             return Err(VerdictError::Settings(
