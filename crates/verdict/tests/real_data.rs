@@ -24,10 +24,14 @@ fn shared_data(folder: &str) -> Option<PathBuf> {
     if path.is_dir() {
         Some(path)
     } else {
-        eprintln!(
-            "SKIPPED: shared data folder {} is missing; this test needs it",
+        // Written to the process's stderr directly: the test harness captures
+        // `eprintln!` of passing tests, and a skip must never pass unseen.
+        use std::io::Write;
+        let message = format!(
+            "SKIPPED: shared data folder {} is missing; this test needs it (set VERDICT_SHARED_DATA)\n",
             path.display()
         );
+        let _ = std::io::stderr().write_all(message.as_bytes());
         None
     }
 }
