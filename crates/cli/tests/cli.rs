@@ -124,6 +124,22 @@ fn rank_json_has_the_documented_schema() {
         .map(|b| b["method"].as_str().unwrap())
         .collect();
     assert_eq!(methods, ["bradley-terry", "elo", "maximal-lottery"]);
+    // Without the flag, `all` leaves the lottery out and says why.
+    let two = json(&[
+        "rank",
+        log.to_str().unwrap(),
+        "--method",
+        "all",
+        "--format",
+        "json",
+        "--bootstrap",
+        "0",
+    ]);
+    assert_eq!(two["leaderboards"].as_array().unwrap().len(), 2);
+    assert!(two["notes"][0]
+        .as_str()
+        .unwrap()
+        .contains("784 pairs of models never met"));
     // LLMFAO has 784 unplayed pairs: without the flag the lottery refuses, naming the fix.
     let stderr = failure(&["rank", log.to_str().unwrap(), "--method", "lottery"]);
     assert!(

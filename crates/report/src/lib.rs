@@ -18,7 +18,9 @@
 //!  "matrices": {"models", "wins", "ties", "win_probability"} | null,   // --matrix
 //!  "battles": N, "source": "file", "notes": ["..."]}
 //! ```
-//! `--method all`: `{"method": "all", "leaderboards": [<one method>, ...]}`.
+//! `--method all`: `{"method": "all", "leaderboards": [<one method>, ...], "notes": [...]}`;
+//! the maximal lottery is left out (with a note) when pairs never met and
+//! `--allow-unobserved` is not given.
 
 mod error;
 mod plot;

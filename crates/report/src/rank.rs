@@ -123,6 +123,8 @@ pub enum RankReport {
         method: &'static str,
         /// One per method.
         leaderboards: Vec<RankOutput>,
+        /// Remarks on the set as a whole (a method left out, and why).
+        notes: Vec<String>,
     },
 }
 

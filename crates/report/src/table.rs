@@ -322,7 +322,11 @@ fn side_by_side(outputs: &[RankOutput]) -> String {
 pub fn render_table(report: &RankReport) -> String {
     match report {
         RankReport::Single(output) => render_output(output),
-        RankReport::All { leaderboards, .. } => {
+        RankReport::All {
+            leaderboards,
+            notes,
+            ..
+        } => {
             let mut out = String::new();
             for output in leaderboards {
                 out.push_str(&describe_output(output));
@@ -341,6 +345,9 @@ pub fn render_table(report: &RankReport) -> String {
                 for note in &output.notes {
                     let _ = writeln!(out, "note ({}): {note}", output.leaderboard.method);
                 }
+            }
+            for note in notes {
+                let _ = writeln!(out, "note: {note}");
             }
             out
         }

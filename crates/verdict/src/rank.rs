@@ -246,14 +246,24 @@ pub fn rank_with_groups(
         Method::BradleyTerry => RankReport::Single(Box::new(context.bradley_terry(on_round)?)),
         Method::Elo => RankReport::Single(Box::new(context.elo(on_round)?)),
         Method::Lottery => RankReport::Single(Box::new(context.lottery()?)),
-        Method::All => RankReport::All {
-            method: "all",
-            leaderboards: vec![
-                context.bradley_terry(on_round)?,
-                context.elo(on_round)?,
-                context.lottery()?,
-            ],
-        },
+        Method::All => {
+            let mut leaderboards = vec![context.bradley_terry(on_round)?, context.elo(on_round)?];
+            let mut notes = Vec::new();
+            let models = log.models().len();
+            let unplayed = models * (models - 1) / 2 - counts.pairs().len();
+            if unplayed > 0 && !settings.allow_unobserved {
+                notes.push(format!(
+                    "maximal lottery left out: {unplayed} pairs of models never met; pass --allow-unobserved to count them as ties"
+                ));
+            } else {
+                leaderboards.push(context.lottery()?);
+            }
+            RankReport::All {
+                method: "all",
+                leaderboards,
+                notes,
+            }
+        }
     })
 }
 
