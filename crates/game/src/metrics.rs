@@ -1,5 +1,6 @@
 //! Evaluation metrics of NashEval Appendix I.1 for one context; averages over test
-//! contexts are means of these.
+//! contexts are means of these. None allocates, so batches of contexts can call
+//! them in a tight loop.
 
 use crate::PayoffMatrix;
 
@@ -9,30 +10,43 @@ pub const SUPPORT_THRESHOLD: f64 = 1e-3;
 /// Unregularized exploitability `max_q q^T A pi = max_j (A pi)_j` (Eq. 69): the best
 /// payoff an opponent gets against `pi`; zero exactly at a maximal lottery.
 pub fn exploitability(a: &PayoffMatrix, pi: &[f64]) -> f64 {
-    a.apply(pi)
-        .into_iter()
+    (0..a.agents())
+        .map(|j| dot(a.row(j), pi))
         .fold(f64::NEG_INFINITY, f64::max)
         .max(0.0)
 }
 
-/// Head-to-head game value `pi^T A q` (Eq. 71).
-pub fn game_value(a: &PayoffMatrix, pi: &[f64], q: &[f64]) -> f64 {
-    pi.iter().zip(a.apply(q)).map(|(p, x)| p * x).sum()
+fn dot(x: &[f64], y: &[f64]) -> f64 {
+    x.iter().zip(y).map(|(a, b)| a * b).sum()
 }
 
-/// Support `S_tau(p) = {j : p_j > tau}`.
+/// Head-to-head game value `pi^T A q` (Eq. 71).
+pub fn game_value(a: &PayoffMatrix, pi: &[f64], q: &[f64]) -> f64 {
+    pi.iter()
+        .enumerate()
+        .map(|(j, p)| p * dot(a.row(j), q))
+        .sum()
+}
+
+/// Support `S_tau(p) = {j : p_j > tau}` (allocates its answer; [`support_f1`] does
+/// not).
 pub fn support(p: &[f64], tau: f64) -> Vec<usize> {
     (0..p.len()).filter(|&j| p[j] > tau).collect()
 }
 
 /// Support F1 `2 |S(pi) ∩ S(ref)| / (|S(pi)| + |S(ref)|)` (Eq. 70).
 pub fn support_f1(pi: &[f64], reference: &[f64], tau: f64) -> f64 {
-    let (s, r) = (support(pi, tau), support(reference, tau));
-    let common = s.iter().filter(|j| r.contains(j)).count();
-    if s.is_empty() && r.is_empty() {
+    let (mut ours, mut theirs, mut common) = (0usize, 0usize, 0usize);
+    for (p, r) in pi.iter().zip(reference) {
+        let (in_ours, in_theirs) = (*p > tau, *r > tau);
+        ours += usize::from(in_ours);
+        theirs += usize::from(in_theirs);
+        common += usize::from(in_ours && in_theirs);
+    }
+    if ours + theirs == 0 {
         return 1.0;
     }
-    2.0 * common as f64 / (s.len() + r.len()) as f64
+    2.0 * common as f64 / (ours + theirs) as f64
 }
 
 /// Strict win rate `1/K sum_j sum_k pi_j W_jk` (Eq. 72), `W_jk` the probability that

@@ -5,14 +5,15 @@
 //! is the Euclidean projection of `1/K - (A^T pi + c) / rho` onto the simplex.
 //! Gap (Eq. 30): `G(pi) = Omega(pi) - pi^T A T(pi) - Omega(T(pi)) >= 0`, zero exactly
 //! at the equilibrium; gradient (Eq. 33, Danskin): `-A T(pi) + grad Omega(pi)`.
-//! Every function writes into caller buffers, so batches of contexts run without
-//! allocation.
+//! Every function writes into caller buffers (`scratch` keeps its capacity), so
+//! batches of contexts run without allocation after the first call.
 
 use crate::PayoffMatrix;
 
-/// Euclidean projection of `v` onto the probability simplex (sort-based, Held et al.
-/// 1974; Duchi et al. 2008), written into `out`; `scratch` holds a sorted copy.
-pub fn project_to_simplex(v: &[f64], scratch: &mut Vec<f64>, out: &mut [f64]) {
+/// Euclidean projection of `v` onto the probability simplex, in place (sort-based,
+/// Held et al. 1974; Duchi et al. 2008); `scratch` holds a sorted copy and keeps its
+/// capacity between calls.
+pub fn project_to_simplex(v: &mut [f64], scratch: &mut Vec<f64>) {
     scratch.clear();
     scratch.extend_from_slice(v);
     scratch.sort_unstable_by(|a, b| b.total_cmp(a));
@@ -25,8 +26,8 @@ pub fn project_to_simplex(v: &[f64], scratch: &mut Vec<f64>, out: &mut [f64]) {
             theta = candidate;
         }
     }
-    for (o, &x) in out.iter_mut().zip(v) {
-        *o = (x - theta).max(0.0);
+    for x in v.iter_mut() {
+        *x = (*x - theta).max(0.0);
     }
 }
 
@@ -70,8 +71,8 @@ impl Regularizer {
         }
         if self.rho > 0.0 {
             let uniform = 1.0 / k as f64;
-            let target: Vec<f64> = out.iter().map(|g| uniform - g / self.rho).collect();
-            project_to_simplex(&target, scratch, out);
+            out.iter_mut().for_each(|g| *g = uniform - *g / self.rho);
+            project_to_simplex(out, scratch);
         } else {
             let best = (0..k)
                 .min_by(|&x, &y| out[x].total_cmp(&out[y]))
@@ -130,13 +131,15 @@ mod tests {
     #[test]
     fn projection_matches_hand_values() {
         let mut scratch = Vec::new();
-        let mut out = [0.0; 3];
-        project_to_simplex(&[0.5, 0.5, 0.5], &mut scratch, &mut out);
-        assert!(out.iter().all(|&x| (x - 1.0 / 3.0).abs() < 1e-15));
-        project_to_simplex(&[2.0, 0.0, -1.0], &mut scratch, &mut out);
-        assert_eq!(out, [1.0, 0.0, 0.0]);
-        project_to_simplex(&[0.6, 0.6, -5.0], &mut scratch, &mut out);
-        assert!((out[0] - 0.5).abs() < 1e-15 && out[2] == 0.0);
+        let mut v = [0.5, 0.5, 0.5];
+        project_to_simplex(&mut v, &mut scratch);
+        assert!(v.iter().all(|&x| (x - 1.0 / 3.0).abs() < 1e-15));
+        let mut v = [2.0, 0.0, -1.0];
+        project_to_simplex(&mut v, &mut scratch);
+        assert_eq!(v, [1.0, 0.0, 0.0]);
+        let mut v = [0.6, 0.6, -5.0];
+        project_to_simplex(&mut v, &mut scratch);
+        assert!((v[0] - 0.5).abs() < 1e-15 && v[2] == 0.0);
     }
 
     /// Danskin's gradient (Eq. 33) against central finite differences of the gap.
