@@ -28,6 +28,19 @@ fn random_game(k: usize, seed: u64) -> PayoffMatrix {
     PayoffMatrix::new(&rows).unwrap()
 }
 
+/// Random strategies (skewed towards the vertices) that spend at most `limit`.
+fn affordable_mixes(costs: &[f64], limit: f64, seed: u64) -> Vec<Vec<f64>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..2000)
+        .map(|_| {
+            let raw: Vec<f64> = costs.iter().map(|_| rng.random::<f64>().powi(4)).collect();
+            let total: f64 = raw.iter().sum();
+            raw.into_iter().map(|x| x / total).collect::<Vec<f64>>()
+        })
+        .filter(|q| q.iter().zip(costs).map(|(x, c)| x * c).sum::<f64>() <= limit)
+        .collect()
+}
+
 fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= tol)
 }
@@ -345,19 +358,12 @@ fn hard_budget_is_respected_and_certified() {
         let spend: f64 = pi.iter().zip(&costs).map(|(p, c)| p * c).sum();
         assert!(spend <= limit + 1e-9, "C={limit}: spends {spend}");
         let a_pi = game.apply(pi);
-        let mut rng = ChaCha8Rng::seed_from_u64(5);
-        for _ in 0..2000 {
-            let mut q: Vec<f64> = (0..6).map(|_| rng.random::<f64>().powi(4)).collect();
-            let total: f64 = q.iter().sum();
-            q.iter_mut().for_each(|x| *x /= total);
-            let spend_q: f64 = q.iter().zip(&costs).map(|(x, c)| x * c).sum();
-            if spend_q <= limit {
-                let payoff: f64 = q.iter().zip(&a_pi).map(|(x, y)| x * y).sum();
-                assert!(
-                    payoff <= 1e-9,
-                    "C={limit}: an affordable mix earns {payoff}"
-                );
-            }
+        for q in affordable_mixes(&costs, limit, 5) {
+            let payoff: f64 = q.iter().zip(&a_pi).map(|(x, y)| x * y).sum();
+            assert!(
+                payoff <= 1e-9,
+                "C={limit}: an affordable mix earns {payoff}"
+            );
         }
     }
     let err = budgeted_lottery(&game, &HardBudget { costs, limit: 0.05 }).unwrap_err();
@@ -500,19 +506,13 @@ fn regularized_equilibrium_under_a_hard_budget() {
         .map(|j| -a_pi[j] + rho * (pi[j] - 1.0 / 6.0))
         .collect();
     let at_pi: f64 = field.iter().zip(pi).map(|(f, p)| f * p).sum();
-    let mut rng = ChaCha8Rng::seed_from_u64(12);
-    for _ in 0..2000 {
-        let mut q: Vec<f64> = (0..6).map(|_| rng.random::<f64>().powi(4)).collect();
-        let total: f64 = q.iter().sum();
-        q.iter_mut().for_each(|x| *x /= total);
-        if q.iter().zip(&costs).map(|(x, c)| x * c).sum::<f64>() <= limit {
-            let at_q: f64 = field.iter().zip(&q).map(|(f, x)| f * x).sum();
-            assert!(
-                at_q - at_pi >= -1e-9,
-                "an affordable q violates the VI by {}",
-                at_pi - at_q
-            );
-        }
+    for q in affordable_mixes(&costs, limit, 12) {
+        let at_q: f64 = field.iter().zip(&q).map(|(f, x)| f * x).sum();
+        assert!(
+            at_q - at_pi >= -1e-9,
+            "an affordable q violates the VI by {}",
+            at_pi - at_q
+        );
     }
 }
 
