@@ -12,6 +12,7 @@
 //! the evaluation metrics of Appendix I.1 (Eq. 69–72), and the social-choice winners
 //! (Condorcet, Copeland, Borda) used in reports and baselines.
 
+mod batch;
 mod error;
 mod lottery;
 mod metrics;
@@ -23,6 +24,7 @@ mod simplex;
 mod social;
 mod soft_budget;
 
+pub use batch::solve_batch;
 pub use error::GameError;
 pub use lottery::{
     budgeted_lottery, max_entropy_lottery, maximal_lottery, priced_lottery, HardBudget, Lottery,

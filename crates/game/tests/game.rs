@@ -610,3 +610,24 @@ fn max_entropy_lottery_is_a_spread_out_equilibrium() {
         by_entropy.gap
     );
 }
+
+/// A batch of small games gives exactly the answers of solving them one at a time.
+#[test]
+fn batches_match_one_at_a_time() {
+    use verdict_game::{solve_batch, Regularizer};
+    let games: Vec<PayoffMatrix> = (0..40)
+        .map(|s| random_game(3 + (s % 15) as usize, 900 + s))
+        .collect();
+    for rho in [0.0, 0.01] {
+        let regularizer = Regularizer { rho, costs: vec![] };
+        let batch = solve_batch(&games, &regularizer);
+        for (game, result) in games.iter().zip(batch) {
+            let single = if rho > 0.0 {
+                verdict_game::regularized_equilibrium(game, &regularizer).unwrap()
+            } else {
+                maximal_lottery(game).unwrap()
+            };
+            assert_eq!(result.unwrap().probabilities, single.probabilities);
+        }
+    }
+}

@@ -1,0 +1,26 @@
+//! Many small games at once, as the contextual learner needs (one game per context):
+//! each solved independently on the thread pool, results in input order.
+
+use rayon::prelude::*;
+
+use crate::{
+    maximal_lottery, regularized_equilibrium, GameError, Lottery, PayoffMatrix, Regularizer,
+};
+
+/// The maximal lottery of every game (`rho = 0`) or the regularized equilibrium
+/// (`rho > 0`), in parallel; the same answers as solving them one by one.
+pub fn solve_batch(
+    games: &[PayoffMatrix],
+    regularizer: &Regularizer,
+) -> Vec<Result<Lottery, GameError>> {
+    games
+        .par_iter()
+        .map(|game| {
+            if regularizer.rho > 0.0 {
+                regularized_equilibrium(game, regularizer)
+            } else {
+                maximal_lottery(game)
+            }
+        })
+        .collect()
+}
