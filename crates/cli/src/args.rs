@@ -23,7 +23,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Leaderboard from a battle log: Bradley–Terry (default) or Elo, with intervals.
+    /// Leaderboard from a battle log: Bradley–Terry (default), Elo or the maximal lottery.
     Rank(Box<RankArgs>),
     /// The arena tutorial's four bots end to end, on bundled data.
     Demo,

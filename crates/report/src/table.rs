@@ -113,13 +113,15 @@ fn describe_output(output: &RankOutput) -> String {
             FitStatus::Converged => "converged",
             FitStatus::MaxIterations => "STOPPED AT THE ITERATION CAP",
         };
-        let ties = serde_json::to_value(fit.ties).unwrap_or_default();
+        let ties = match fit.ties {
+            verdict_ratings::TieModel::Half => "half",
+            verdict_ratings::TieModel::Drop => "drop",
+            verdict_ratings::TieModel::Davidson => "davidson",
+        };
         let _ = write!(
             text,
-            "\n  fit: {solver}, ties {}, {status} after {} iterations, |grad| = {:.2e}",
-            ties.as_str().unwrap_or("?"),
-            fit.iterations,
-            fit.gradient_norm
+            "\n  fit: {solver}, ties {ties}, {status} after {} iterations, |grad| = {:.2e}",
+            fit.iterations, fit.gradient_norm
         );
         if let Some(nu) = fit.tie_parameter {
             let _ = write!(text, ", Davidson nu = {nu:.4}");
