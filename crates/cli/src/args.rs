@@ -186,6 +186,19 @@ pub struct EquilibriumArgs {
     /// of minimum norm.
     #[arg(long)]
     pub max_entropy: bool,
+    /// Soft budget B (NashEval Eq. 53): the marginal price rises from --price to
+    /// --price + --surcharge as expected cost crosses B (needs --costs and --rho).
+    #[arg(long, value_name = "B")]
+    pub soft_budget: Option<f64>,
+    /// Base marginal price lambda_0 of --soft-budget.
+    #[arg(long, default_value_t = 0.0, requires = "soft_budget")]
+    pub price: f64,
+    /// Extra marginal price lambda_bar above the soft budget.
+    #[arg(long, default_value_t = 1.0, requires = "soft_budget")]
+    pub surcharge: f64,
+    /// Transition width gamma of the soft budget.
+    #[arg(long, default_value_t = 0.01, requires = "soft_budget")]
+    pub width: f64,
 }
 
 /// `verdict rank`.

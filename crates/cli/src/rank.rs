@@ -4,7 +4,7 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::Context;
-use verdict::equilibrium::EquilibriumSettings;
+use verdict::equilibrium::{EquilibriumSettings, SoftBudgetPrices};
 use verdict::io::{
     read_battles, read_costs, BattleSchema, IoError, LoadedBattles, ReadOptions, Source,
     WinnerColumns,
@@ -87,6 +87,12 @@ pub fn equilibrium_settings(args: &EquilibriumArgs) -> anyhow::Result<Equilibriu
         costs,
         budget: args.budget,
         max_entropy: args.max_entropy,
+        soft_budget: args.soft_budget.map(|budget| SoftBudgetPrices {
+            base_price: args.price,
+            surcharge: args.surcharge,
+            budget,
+            width: args.width,
+        }),
     })
 }
 

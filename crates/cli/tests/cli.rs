@@ -516,6 +516,22 @@ fn lottery_and_game_commands() {
             .sum();
         assert!(spend <= 0.3 + 1e-9, "{extra:?}: spends {spend}");
     }
+    // Soft budget: with a steep surcharge above B = 0.3 the spend falls towards B.
+    let soft = json(&[
+        "game",
+        &matrix,
+        "--costs",
+        &costs,
+        "--rho",
+        "0.1",
+        "--soft-budget",
+        "0.3",
+        "--surcharge",
+        "5",
+        "--format",
+        "json",
+    ]);
+    assert!(soft["gap"].as_f64().unwrap() <= 1e-9);
     let entropy = json(&["game", &matrix, "--max-entropy", "--format", "json"]);
     assert!((entropy["models"][0]["probability"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-6);
     let bad_costs = write(

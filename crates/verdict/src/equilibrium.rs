@@ -4,7 +4,8 @@
 
 use verdict_game::{
     budgeted_lottery, budgeted_regularized_equilibrium, max_entropy_lottery, maximal_lottery,
-    priced_lottery, regularized_equilibrium, HardBudget, Lottery, PayoffMatrix, Regularizer,
+    priced_lottery, regularized_equilibrium, soft_budget_equilibrium, HardBudget, Lottery,
+    PayoffMatrix, Regularizer, SoftBudget,
 };
 
 use crate::VerdictError;
@@ -17,6 +18,7 @@ use crate::VerdictError;
 /// | `costs` | none | per-agent costs by name: a linear price `c^T pi` (Eq. 20), or with `budget` the budget's costs |
 /// | `budget` | none | hard budget `c^T pi ≤ C` on both players (Eq. 54–55) |
 /// | `max_entropy` | false | canonical choice: maximum entropy instead of minimum norm |
+/// | `soft_budget` | none | smooth price `phi(c^T pi)` of Eq. 53 (needs costs, rho > 0) |
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EquilibriumSettings {
     /// Regularizer strength, ≥ 0.
@@ -28,6 +30,22 @@ pub struct EquilibriumSettings {
     /// Among several maximal lotteries pick the one of maximum entropy instead of
     /// minimum norm (plain maximal lottery only).
     pub max_entropy: bool,
+    /// Soft budget (Eq. 52–53) instead of a linear price: `(lambda_0, lambda_bar, B,
+    /// gamma)`, with `costs` and `rho > 0`.
+    pub soft_budget: Option<SoftBudgetPrices>,
+}
+
+/// The prices of a soft budget (NashEval Eq. 53); the costs come from the cost file.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SoftBudgetPrices {
+    /// Base marginal price `lambda_0`.
+    pub base_price: f64,
+    /// Extra marginal price above the budget, `lambda_bar`.
+    pub surcharge: f64,
+    /// The soft budget `B`.
+    pub budget: f64,
+    /// Transition width `gamma`.
+    pub width: f64,
 }
 
 /// Costs in agent order; every agent needs one and every name must be an agent.
@@ -87,6 +105,26 @@ pub fn solve(
             ));
         }
         return Ok(max_entropy_lottery(game)?);
+    }
+    if let Some(prices) = settings.soft_budget {
+        let Some(costs) = costs else {
+            return Err(VerdictError::Settings(
+                "a soft budget needs per-agent costs (--costs FILE)".into(),
+            ));
+        };
+        if settings.budget.is_some() || rho <= 0.0 {
+            return Err(VerdictError::Settings(
+                "a soft budget needs rho > 0 and does not combine with a hard --budget".into(),
+            ));
+        }
+        let soft = SoftBudget {
+            costs,
+            base_price: prices.base_price,
+            surcharge: prices.surcharge,
+            budget: prices.budget,
+            width: prices.width,
+        };
+        return Ok(soft_budget_equilibrium(game, rho, &soft)?);
     }
     Ok(match (settings.budget, costs) {
         (Some(_), None) => {
