@@ -148,8 +148,8 @@ fn solve_regularized(
         return Ok(Lottery::best_of(pi, polished, certificate, iterations));
     };
     let certificate = |p: &[f64]| {
-        let a_p = a.apply(p);
-        let field: Vec<f64> = (0..k).map(|j| -a_p[j] + rho * (p[j] - u)).collect();
+        let mut field = vec![0.0; k];
+        regularizer.operator_into(a, p, &mut field);
         let at_p: f64 = field.iter().zip(p).map(|(f, x)| f * x).sum();
         let negated: Vec<f64> = field.iter().map(|f| -f).collect();
         (at_p + budget.best_payoff(&negated)).max(0.0)

@@ -107,6 +107,12 @@ impl Regularizer {
         (self.value(pi) - payoff - self.value(response)).max(0.0)
     }
 
+    /// The operator of the variational inequality (Lemma 1),
+    /// `F(pi) = -A pi + grad Omega(pi) = -A pi + rho (pi - 1/K) + c`, into `out`.
+    pub fn operator_into(&self, a: &PayoffMatrix, pi: &[f64], out: &mut [f64]) {
+        self.gap_gradient(a, pi, pi, out);
+    }
+
     /// `grad G(pi) = -A T(pi) + grad Omega(pi)` (Eq. 33) into `gradient`, given
     /// `response = T(pi)`.
     pub fn gap_gradient(

@@ -103,11 +103,13 @@ pub fn soft_budget_equilibrium(
     let solution = solve_at(0.5 * (low + high))?;
     let pi = solution.probabilities;
     let k = pi.len();
-    let a_pi = a.apply(&pi);
     let price = soft.marginal_price(pi.iter().zip(&soft.costs).map(|(p, c)| p * c).sum());
-    let field: Vec<f64> = (0..k)
-        .map(|j| -a_pi[j] + rho * (pi[j] - 1.0 / k as f64) + price * soft.costs[j])
-        .collect();
+    let priced = Regularizer {
+        rho,
+        costs: soft.costs.iter().map(|c| price * c).collect(),
+    };
+    let mut field = vec![0.0; k];
+    priced.operator_into(a, &pi, &mut field);
     let at_pi: f64 = field.iter().zip(&pi).map(|(f, p)| f * p).sum();
     let gap = (at_pi - field.iter().copied().fold(f64::INFINITY, f64::min)).max(0.0);
     Ok(Lottery::with_gap(pi, gap, solution.iterations))

@@ -28,6 +28,18 @@ fn random_game(k: usize, seed: u64) -> PayoffMatrix {
     PayoffMatrix::new(&rows).unwrap()
 }
 
+/// `F(pi) = -A pi + rho (pi - 1/K) + c`, the operator of Lemma 1, written out here
+/// independently of the library.
+fn vi_field(game: &PayoffMatrix, pi: &[f64], rho: f64, costs: &[f64]) -> Vec<f64> {
+    let k = pi.len();
+    (0..k)
+        .map(|j| {
+            let a_pi: f64 = (0..k).map(|l| game.get(j, l) * pi[l]).sum();
+            -a_pi + rho * (pi[j] - 1.0 / k as f64) + costs[j]
+        })
+        .collect()
+}
+
 /// Random strategies (skewed towards the vertices) that spend at most `limit`.
 fn affordable_mixes(costs: &[f64], limit: f64, seed: u64) -> Vec<Vec<f64>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -268,10 +280,7 @@ fn regularized_equilibria_solve_the_variational_inequality() {
             solution.gap
         );
         let pi = &solution.probabilities;
-        let a_pi = game.apply(pi);
-        let field: Vec<f64> = (0..k)
-            .map(|j| -a_pi[j] + rho * (pi[j] - 1.0 / k as f64) + costs[j])
-            .collect();
+        let field = vi_field(&game, pi, rho, &costs);
         let at_pi: f64 = field.iter().zip(pi).map(|(f, p)| f * p).sum();
         for (j, f) in field.iter().enumerate() {
             assert!(
@@ -501,10 +510,7 @@ fn regularized_equilibrium_under_a_hard_budget() {
     let pi = &solution.probabilities;
     let spend: f64 = pi.iter().zip(&costs).map(|(p, c)| p * c).sum();
     assert!(spend <= limit + 1e-9);
-    let a_pi = game.apply(pi);
-    let field: Vec<f64> = (0..6)
-        .map(|j| -a_pi[j] + rho * (pi[j] - 1.0 / 6.0))
-        .collect();
+    let field = vi_field(&game, pi, rho, &[0.0; 6]);
     let at_pi: f64 = field.iter().zip(pi).map(|(f, p)| f * p).sum();
     for q in affordable_mixes(&costs, limit, 12) {
         let at_q: f64 = field.iter().zip(&q).map(|(f, x)| f * x).sum();
