@@ -15,6 +15,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
+use crate::payoff::check_costs;
 use crate::qp::Qp;
 use crate::{exploitability, GameError, PayoffMatrix};
 
@@ -59,13 +60,11 @@ pub struct HardBudget {
 
 impl HardBudget {
     pub(crate) fn validate(&self, agents: usize) -> Result<(), GameError> {
-        if self.costs.len() != agents
-            || self.costs.iter().any(|c| !c.is_finite())
-            || !self.limit.is_finite()
-        {
+        check_costs(&self.costs, agents)?;
+        if !self.limit.is_finite() {
             return Err(GameError::Solver(format!(
-                "{} costs for {agents} agents, or a cost or limit that is not finite",
-                self.costs.len()
+                "budget limit {} is not finite",
+                self.limit
             )));
         }
         let cheapest = self.costs.iter().copied().fold(f64::INFINITY, f64::min);
@@ -132,13 +131,7 @@ pub fn budgeted_lottery(a: &PayoffMatrix, budget: &HardBudget) -> Result<Lottery
 /// # Errors
 /// Costs of the wrong length or not finite; solver failures.
 pub fn priced_lottery(a: &PayoffMatrix, costs: &[f64]) -> Result<Lottery, GameError> {
-    if costs.len() != a.agents() || costs.iter().any(|c| !c.is_finite()) {
-        return Err(GameError::Solver(format!(
-            "{} costs for {} agents, or a cost that is not finite",
-            costs.len(),
-            a.agents()
-        )));
-    }
+    check_costs(costs, a.agents())?;
     solve_lottery(a, Side::Price(costs))
 }
 

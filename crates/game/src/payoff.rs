@@ -3,6 +3,17 @@ use crate::GameError;
 /// Largest `|A_jk + A_kj|` accepted as skew-symmetric (and `|A_jj|` as zero).
 pub const SKEW_TOLERANCE: f64 = 1e-12;
 
+/// Checks a per-agent cost vector: one finite cost for each of `agents` agents.
+pub(crate) fn check_costs(costs: &[f64], agents: usize) -> Result<(), GameError> {
+    if costs.len() != agents || costs.iter().any(|c| !c.is_finite()) {
+        return Err(GameError::Solver(format!(
+            "{} costs for {agents} agents, or a cost that is not finite",
+            costs.len()
+        )));
+    }
+    Ok(())
+}
+
 /// A skew-symmetric payoff matrix with entries in `[-1, 1]`, row-major.
 /// `A_jk > 0`: agent j is preferred to agent k (NashEval Section 3).
 #[derive(Debug, Clone, PartialEq)]

@@ -19,6 +19,7 @@
 use nalgebra::{DMatrix, DVector};
 
 use crate::lottery::{Lottery, GAP_TOLERANCE};
+use crate::payoff::check_costs;
 use crate::qp::Qp;
 use crate::{GameError, HardBudget, PayoffMatrix, Regularizer};
 
@@ -72,13 +73,8 @@ fn solve_regularized(
             "the regularized equilibrium needs rho > 0, found {rho}; rho = 0 is the maximal lottery"
         )));
     }
-    if !(regularizer.costs.is_empty() || regularizer.costs.len() == k)
-        || regularizer.costs.iter().any(|c| !c.is_finite())
-    {
-        return Err(GameError::Solver(format!(
-            "{} costs for {k} agents, or a cost that is not finite",
-            regularizer.costs.len()
-        )));
+    if !regularizer.costs.is_empty() {
+        check_costs(&regularizer.costs, k)?;
     }
     let cost = |j: usize| regularizer.costs.get(j).copied().unwrap_or(0.0);
     let u = 1.0 / k as f64;

@@ -12,6 +12,7 @@
 //! The result is certified by the VI gap `<F(pi), pi> - min_j F_j(pi)`.
 
 use crate::lottery::Lottery;
+use crate::payoff::check_costs;
 use crate::{regularized_equilibrium, GameError, PayoffMatrix, Regularizer};
 
 /// Bisection steps on the spend (interval shrinks by 2^-60).
@@ -45,14 +46,14 @@ impl SoftBudget {
     }
 
     fn validate(&self, agents: usize) -> Result<(), GameError> {
+        check_costs(&self.costs, agents)?;
         let finite = [self.base_price, self.surcharge, self.budget, self.width]
             .iter()
             .all(|x| x.is_finite());
-        if self.costs.len() != agents || self.costs.iter().any(|c| !c.is_finite()) || !finite {
-            return Err(GameError::Solver(format!(
-                "{} costs for {agents} agents, or a setting that is not finite",
-                self.costs.len()
-            )));
+        if !finite {
+            return Err(GameError::Solver(
+                "the soft budget's prices, budget and width must be finite".into(),
+            ));
         }
         if self.base_price < 0.0 || self.surcharge < 0.0 || self.width <= 0.0 {
             return Err(GameError::Solver(
