@@ -147,13 +147,18 @@ fn lottery(args: &BenchLotteryArgs) -> anyhow::Result<()> {
     let game = verdict::game::PayoffMatrix::new(&rows)?;
     let mut times = Vec::with_capacity(args.repeat);
     let mut gap = f64::NAN;
+    let mut iterations = 0;
+    let mut unique = false;
     for _ in 0..args.repeat {
         let start = Instant::now();
-        gap = verdict::game::maximal_lottery(&game)?.gap;
+        let lottery = verdict::game::maximal_lottery(&game)?;
+        gap = lottery.gap;
+        iterations = lottery.iterations;
+        unique = lottery.unique;
         times.push(seconds(start));
     }
     times.sort_by(f64::total_cmp);
-    let value = serde_json::json!({"agents": game.agents(), "seconds": times[times.len() / 2], "gap": gap, "repeat": args.repeat});
+    let value = serde_json::json!({"agents": game.agents(), "seconds": times[times.len() / 2], "gap": gap, "iterations": iterations, "unique": unique, "repeat": args.repeat});
     println!("{value}");
     Ok(())
 }

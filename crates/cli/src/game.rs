@@ -23,6 +23,8 @@ struct GameReport {
     exploitability: f64,
     gap: f64,
     value: f64,
+    /// Proved to be the only equilibrium.
+    unique: bool,
 }
 
 /// Reads the matrix: the first column names the rows, the other headers the columns,
@@ -103,6 +105,7 @@ pub fn run(args: &GameArgs) -> anyhow::Result<()> {
         exploitability: exploitability(&game, pi),
         gap: lottery.gap,
         value: game_value(&game, pi, pi),
+        unique: lottery.unique,
     };
     let text = match args.format {
         OutputFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
@@ -114,12 +117,17 @@ pub fn run(args: &GameArgs) -> anyhow::Result<()> {
                 table.push(vec![names[m].clone(), format!("{:.6}", pi[m])]);
             }
             format!(
-                "Equilibrium of {file} ({} agents, rho = {}): gap {:.2e}, exploitability {:.2e}, game value {:.2e}\n\n{}",
+                "Equilibrium of {file} ({} agents, rho = {}): gap {:.2e}, exploitability {:.2e}, game value {:.2e}{}\n\n{}",
                 names.len(),
                 settings.rho,
                 report.gap,
                 report.exploitability,
                 report.value,
+                if report.unique {
+                    ", proved unique"
+                } else {
+                    ""
+                },
                 table.render()
             )
         }

@@ -14,6 +14,7 @@
 
 mod batch;
 mod error;
+mod interior;
 mod lottery;
 mod metrics;
 mod payoff;

@@ -8,13 +8,17 @@
 //! minimise 1/2 ||pi||^2  subject to  A pi <= 0,  1^T pi = 1,  pi >= 0,
 //! ```
 //!
-//! solved with Clarabel's interior-point method, then polished: on the support found,
-//! the minimum-norm solution of `A_SS x = 0, 1^T x = 1` (by SVD) replaces the
-//! interior-point answer when it is feasible for the whole game, which brings the gap
-//! to rounding level. The result is certified by its exploitability `max_j (A pi)_j`.
+//! When the maximal lottery is unique — the generic case — it is found by the dense
+//! interior-point path of [`crate::interior`], which also proves the uniqueness.
+//! Otherwise the QP is solved with Clarabel's interior-point method, then polished: on
+//! the support found, the minimum-norm solution of `A_SS x = 0, 1^T x = 1` (by SVD)
+//! replaces the interior-point answer when it is feasible for the whole game, which
+//! brings the gap to rounding level. The result is certified by its exploitability
+//! `max_j (A pi)_j`.
 
 use nalgebra::{DMatrix, DVector};
 
+use crate::interior::unique_maximal_lottery;
 use crate::payoff::check_costs;
 use crate::qp::Qp;
 use crate::{exploitability, GameError, PayoffMatrix};
@@ -47,6 +51,10 @@ pub struct Lottery {
     pub status: LotteryStatus,
     /// Interior-point iterations.
     pub iterations: u32,
+    /// Proved to be the only maximal lottery (then canonical under any criterion).
+    /// `false` means not proved: several may exist and this is the canonical one of
+    /// the function that returned it.
+    pub unique: bool,
 }
 
 /// A hard budget `c^T pi <= C` imposed on both players (NashEval Eq. 54–55).
@@ -105,7 +113,21 @@ impl HardBudget {
 /// [`GameError::Solver`] if the interior-point method fails outright (it should not:
 /// the problem is always feasible).
 pub fn maximal_lottery(a: &PayoffMatrix) -> Result<Lottery, GameError> {
+    if let Some(unique) = unique_lottery(a) {
+        return Ok(unique);
+    }
     solve_lottery(a, Side::None)
+}
+
+/// The maximal lottery when it is provably unique (then canonical under any
+/// criterion), from the dense interior-point path of [`crate::interior`].
+fn unique_lottery(a: &PayoffMatrix) -> Option<Lottery> {
+    let (p, iterations) = unique_maximal_lottery(a)?;
+    let gap = exploitability(a, &p);
+    Some(Lottery {
+        unique: true,
+        ..Lottery::with_gap(p, gap, iterations)
+    })
 }
 
 /// The canonical maximal lottery of the game restricted to `Delta(C)` for both
@@ -145,6 +167,9 @@ pub fn priced_lottery(a: &PayoffMatrix, costs: &[f64]) -> Result<Lottery, GameEr
 /// # Errors
 /// Solver failures.
 pub fn max_entropy_lottery(a: &PayoffMatrix) -> Result<Lottery, GameError> {
+    if let Some(unique) = unique_lottery(a) {
+        return Ok(unique);
+    }
     let k = a.agents();
     // Variables: pi (0..k), t (k..2k). Rows: 1^T pi = 1; A pi <= 0; then per agent
     // the exponential cone rows s = (t_j, pi_j, 1).
@@ -293,6 +318,7 @@ impl Lottery {
             gap,
             status,
             iterations,
+            unique: false,
         }
     }
 

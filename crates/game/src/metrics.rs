@@ -2,6 +2,7 @@
 //! contexts are means of these. None allocates, so batches of contexts can call
 //! them in a tight loop.
 
+use crate::payoff::dot;
 use crate::PayoffMatrix;
 
 /// Support threshold `tau` of Eq. 70.
@@ -14,10 +15,6 @@ pub fn exploitability(a: &PayoffMatrix, pi: &[f64]) -> f64 {
         .map(|j| dot(a.row(j), pi))
         .fold(f64::NEG_INFINITY, f64::max)
         .max(0.0)
-}
-
-fn dot(x: &[f64], y: &[f64]) -> f64 {
-    x.iter().zip(y).map(|(a, b)| a * b).sum()
 }
 
 /// Head-to-head game value `pi^T A q` (Eq. 71).

@@ -5,7 +5,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use verdict_game::{
     borda_winners, condorcet_winner, copeland_winners, exploitability, game_value, maximal_lottery,
-    GameError, LotteryStatus, PayoffMatrix, GAP_TOLERANCE,
+    priced_lottery, GameError, LotteryStatus, PayoffMatrix, GAP_TOLERANCE,
 };
 
 fn rps() -> Vec<Vec<f64>> {
@@ -116,6 +116,7 @@ fn clones_share_their_original_probability_evenly() {
         .map(|x| (0..5).map(|y| beats(x, y)).collect())
         .collect();
     let lottery = maximal_lottery(&PayoffMatrix::new(&rows).unwrap()).unwrap();
+    assert!(!lottery.unique);
     let ninth = 1.0 / 9.0;
     let third = 1.0 / 3.0;
     assert!(
@@ -199,6 +200,53 @@ fn random_games_are_certified() {
         assert!(game_value(&game, pi, pi).abs() < 1e-12);
         assert!(game.apply(pi).iter().all(|&x| x <= GAP_TOLERANCE));
     }
+}
+
+/// Generic games take the interior-point path, which proves the lottery unique; the
+/// answer agrees with the independent Clarabel QP (the minimum-norm equilibrium of
+/// `F = -A pi + c` with zero prices).
+#[test]
+fn generic_games_are_proved_unique_and_agree_with_the_qp() {
+    for (k, seed) in [(2, 5), (3, 6), (7, 7), (25, 8), (64, 9), (150, 10)] {
+        let game = random_game(k, seed);
+        let lottery = maximal_lottery(&game).unwrap();
+        assert!(lottery.unique, "K={k}: uniqueness not proved");
+        let qp = priced_lottery(&game, &vec![0.0; k]).unwrap();
+        assert!(!qp.unique);
+        assert!(
+            close(&lottery.probabilities, &qp.probabilities, 1e-7),
+            "K={k}: {:?} vs {:?}",
+            lottery.probabilities,
+            qp.probabilities
+        );
+        assert!(lottery.gap <= 1e-14, "K={k}: gap {}", lottery.gap);
+    }
+}
+
+/// Games with a face of equilibria are never claimed unique: clones, and the all-ties
+/// game where every lottery is maximal (minimum norm: uniform).
+#[test]
+fn games_with_many_equilibria_are_not_claimed_unique() {
+    let ties = PayoffMatrix::new(&vec![vec![0.0; 4]; 4]).unwrap();
+    let lottery = maximal_lottery(&ties).unwrap();
+    assert!(!lottery.unique);
+    assert!(close(&lottery.probabilities, &[0.25; 4], 1e-9));
+    // Rock, paper, scissors and a second paper that ties the first.
+    let rows = vec![
+        vec![0.0, -1.0, 1.0, -1.0],
+        vec![1.0, 0.0, -1.0, 0.0],
+        vec![-1.0, 1.0, 0.0, 1.0],
+        vec![1.0, 0.0, -1.0, 0.0],
+    ];
+    let lottery = maximal_lottery(&PayoffMatrix::new(&rows).unwrap()).unwrap();
+    assert!(!lottery.unique);
+    let sixth = 1.0 / 6.0;
+    let third = 1.0 / 3.0;
+    assert!(close(
+        &lottery.probabilities,
+        &[third, sixth, third, sixth],
+        1e-9
+    ));
 }
 
 #[test]
@@ -452,7 +500,6 @@ fn robust_lottery_is_optimal_against_the_ambiguity_set() {
 /// support gives the closed form (0.2, 0.6, 0.2).
 #[test]
 fn priced_lottery_matches_the_closed_form() {
-    use verdict_game::priced_lottery;
     let game = PayoffMatrix::new(&rps()).unwrap();
     let lottery = priced_lottery(&game, &[0.1, 0.5, 0.9]).unwrap();
     assert!(

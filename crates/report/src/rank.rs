@@ -73,6 +73,8 @@ pub struct LotterySummary {
     pub robust: Option<RobustSummary>,
     /// Certified (gap ≤ 1e-9) or not.
     pub status: verdict_game::LotteryStatus,
+    /// Proved to be the only equilibrium (else the canonical one of several).
+    pub unique: bool,
     /// The model preferred to every other, if any.
     pub condorcet_winner: Option<String>,
     /// Pairs never observed, treated as ties (margin 0).

@@ -578,6 +578,7 @@ impl Context<'_> {
             budget: self.settings.equilibrium.budget,
             robust,
             status: lottery.status,
+            unique: lottery.unique,
             condorcet_winner: condorcet_winner(&game).map(|m| names[m].clone()),
             unobserved_pairs: unobserved
                 .iter()
@@ -626,6 +627,7 @@ impl Context<'_> {
             probabilities: robust.probabilities,
             gap,
             iterations: 0,
+            unique: false,
         };
         Ok((
             lottery,
