@@ -17,6 +17,7 @@ pub fn run(command: BenchCommand, quiet: bool) -> anyhow::Result<()> {
         BenchCommand::Arena(args) => arena(&args),
         BenchCommand::Rank(args) => stages(&args, quiet),
         BenchCommand::Lottery(args) => lottery(&args),
+        BenchCommand::Judges(args) => crate::judges::bench(&args),
     }
 }
 

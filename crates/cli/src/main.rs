@@ -7,6 +7,7 @@ mod args;
 mod bench;
 mod demo;
 mod game;
+mod judges;
 mod output;
 mod progress;
 mod rank;

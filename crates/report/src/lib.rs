@@ -22,11 +22,13 @@
 //! the maximal lottery is left out (with a note) when pairs never met and
 //! `--allow-unobserved` is not given.
 
+mod curves;
 mod error;
 mod plot;
 mod rank;
 mod table;
 
+pub use curves::{plot_curves, Curves, Series};
 pub use error::ReportError;
 pub use plot::plot_leaderboard;
 pub use rank::{FitSummary, LotterySummary, Matrices, RankOutput, RankReport, RobustSummary};

@@ -32,6 +32,22 @@ fn register_font() {
 /// [`ReportError::PlotFormat`] for another extension; [`ReportError::Plot`] when
 /// drawing or writing fails.
 pub fn plot_leaderboard(path: &Path, board: &Leaderboard, title: &str) -> Result<(), ReportError> {
+    save(path, &LeaderboardFigure { board, title })
+}
+
+/// Something drawable on any plotters backend.
+pub(crate) trait Figure {
+    /// Width and height in pixels.
+    fn size(&self) -> (u32, u32);
+    /// Draws onto `root`.
+    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), String>
+    where
+        DB::ErrorType: 'static;
+}
+
+/// Writes `figure` to `path` as SVG or PNG (by extension) through a temporary file in
+/// the same directory, so a failed plot leaves nothing half-written.
+pub(crate) fn save(path: &Path, figure: &impl Figure) -> Result<(), ReportError> {
     register_font();
     let extension = path
         .extension()
@@ -56,23 +72,36 @@ pub fn plot_leaderboard(path: &Path, board: &Leaderboard, title: &str) -> Result
         .suffix(suffix)
         .tempfile_in(directory)
         .map_err(|e| plot_error(e.to_string()))?;
-    let size = (WIDTH, FRAME_HEIGHT + ROW_HEIGHT * board.models.len() as u32);
+    let size = figure.size();
     if suffix == ".svg" {
-        draw(
-            SVGBackend::new(temporary.path(), size).into_drawing_area(),
-            board,
-            title,
-        )
+        figure.draw(SVGBackend::new(temporary.path(), size).into_drawing_area())
     } else {
-        draw(
-            BitMapBackend::new(temporary.path(), size).into_drawing_area(),
-            board,
-            title,
-        )
+        figure.draw(BitMapBackend::new(temporary.path(), size).into_drawing_area())
     }
     .map_err(plot_error)?;
     verdict_io::persist(temporary, path)?;
     Ok(())
+}
+
+struct LeaderboardFigure<'a> {
+    board: &'a Leaderboard,
+    title: &'a str,
+}
+
+impl Figure for LeaderboardFigure<'_> {
+    fn size(&self) -> (u32, u32) {
+        (
+            WIDTH,
+            FRAME_HEIGHT + ROW_HEIGHT * self.board.models.len() as u32,
+        )
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), String>
+    where
+        DB::ErrorType: 'static,
+    {
+        draw(root, self.board, self.title)
+    }
 }
 
 fn draw<DB: DrawingBackend>(

@@ -1,0 +1,138 @@
+//! `verdict bench judges`: the judge paper's synthetic experiments.
+
+use std::fmt::Write;
+
+use verdict::judges::{
+    run_experiment, CostStructure, ExperimentRow, ExperimentSettings, Norm, Scenario, METHODS,
+};
+use verdict::report::{plot_curves, Curves, Series, TextTable};
+
+use crate::args::{BenchJudgesArgs, JudgeCosts, OutputFormat};
+
+pub fn bench(args: &BenchJudgesArgs) -> anyhow::Result<()> {
+    let settings = settings(args)?;
+    let rows = run_experiment(&settings);
+    if let Some(path) = &args.plot {
+        plot_curves(path, &panels(&rows, &settings))?;
+    }
+    let text = match args.format {
+        OutputFormat::Json => {
+            serde_json::to_string_pretty(&serde_json::json!({ "rows": rows }))? + "\n"
+        }
+        OutputFormat::Table => table(&rows, &settings),
+        OutputFormat::Csv => anyhow::bail!("--format csv is not offered here; use table or json"),
+    };
+    print!("{text}");
+    Ok(())
+}
+
+fn settings(args: &BenchJudgesArgs) -> anyhow::Result<ExperimentSettings> {
+    anyhow::ensure!(args.k > 0 && args.j > 0, "--k and --j must be at least 1");
+    anyhow::ensure!(args.reps > 0, "--reps must be at least 1");
+    anyhow::ensure!(
+        args.budgets.iter().all(|b| b.is_finite() && *b > 0.0),
+        "--budgets must be positive numbers, e.g. 2e4,1e5"
+    );
+    if let Some(unknown) = args.methods.iter().find(|m| !METHODS.contains(&m.as_str())) {
+        anyhow::bail!(
+            "unknown method {unknown:?} in --methods; choose from {}",
+            METHODS.join(", ")
+        );
+    }
+    let norms = args
+        .p
+        .iter()
+        .map(|p| p.parse::<Norm>())
+        .collect::<Result<Vec<_>, _>>()?;
+    let scenario = match args.costs {
+        JudgeCosts::Random => Scenario::Random,
+        JudgeCosts::BadIsExpensive => Scenario::CostQuality(CostStructure::BadIsExpensive),
+        JudgeCosts::BadIsCheap => Scenario::CostQuality(CostStructure::BadIsCheap),
+        JudgeCosts::Uniform => Scenario::CostQuality(CostStructure::Uniform),
+    };
+    Ok(ExperimentSettings {
+        items: args.k,
+        judges: args.j,
+        budgets: args.budgets.clone(),
+        norms,
+        repetitions: args.reps,
+        scenario,
+        methods: args.methods.clone(),
+        seed: args.seed,
+    })
+}
+
+/// One block per norm: mean ± std of the error per method and budget, and each
+/// method's mean error relative to the oracle's.
+fn table(rows: &[ExperimentRow], settings: &ExperimentSettings) -> String {
+    let mut out = String::new();
+    for norm in &settings.norms {
+        let p = norm.to_string();
+        let _ = writeln!(
+            out,
+            "l_{p} error, K = {}, J = {}, {} instances (mean ± std; × oracle)",
+            settings.items, settings.judges, settings.repetitions
+        );
+        let mut header = vec!["budget".to_string()];
+        header.extend(settings.methods.iter().cloned());
+        let mut table = TextTable::new(header);
+        for &budget in &settings.budgets {
+            let cell = |method: &str| {
+                rows.iter()
+                    .find(|r| r.p == p && r.budget == budget && r.method == method)
+            };
+            let oracle = cell("oracle").and_then(|r| r.error_mean);
+            let mut line = vec![format!("{budget:e}")];
+            for method in &settings.methods {
+                let row = cell(method).expect("every cell has a row");
+                line.push(match (row.error_mean, row.error_std) {
+                    (Some(mean), std) => {
+                        let ratio =
+                            oracle.map_or(String::new(), |o| format!(" ({:.2}×)", mean / o));
+                        let partial = if row.infeasible > 0 {
+                            format!(" [{} of {} ran]", row.runs, settings.repetitions)
+                        } else {
+                            String::new()
+                        };
+                        format!("{mean:.3e} ± {:.1e}{ratio}{partial}", std.unwrap_or(0.0))
+                    }
+                    (None, _) => "budget too small".into(),
+                });
+            }
+            table.push(line);
+        }
+        let _ = writeln!(out, "{}", table.render());
+    }
+    out
+}
+
+/// One panel per norm, one line per method: mean error against budget.
+fn panels(rows: &[ExperimentRow], settings: &ExperimentSettings) -> Vec<Curves> {
+    settings
+        .norms
+        .iter()
+        .map(|norm| {
+            let p = norm.to_string();
+            Curves {
+                title: format!(
+                    "l_{p} error, K = {}, J = {}",
+                    settings.items, settings.judges
+                ),
+                x_label: "budget B".into(),
+                y_label: format!("mean l_{p} error ({} instances)", settings.repetitions),
+                series: settings
+                    .methods
+                    .iter()
+                    .map(|method| Series {
+                        name: method.clone(),
+                        points: rows
+                            .iter()
+                            .filter(|r| r.p == p && &r.method == method)
+                            .filter_map(|r| Some((r.budget, r.error_mean?)))
+                            .collect(),
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,30 @@
+/// What can go wrong when setting up or running a budgeted estimation.
+#[derive(Debug, thiserror::Error)]
+pub enum JudgeError {
+    /// A malformed instance: sizes, non-finite or out-of-range values.
+    #[error("invalid instance: {0}")]
+    Instance(String),
+    /// The budget cannot pay for what the method needs at the very least.
+    #[error("budget {budget} is too small: {needed} is needed to {purpose}; raise --budget or lower the exploration")]
+    InfeasibleBudget {
+        /// The budget given.
+        budget: f64,
+        /// The least amount that works.
+        needed: f64,
+        /// What the amount pays for.
+        purpose: String,
+    },
+    /// A judge call failed (the call is not charged).
+    #[error("judge {judge} on item {item}: {message}")]
+    Call {
+        /// Item index.
+        item: usize,
+        /// Judge index.
+        judge: usize,
+        /// What went wrong.
+        message: String,
+    },
+    /// A setting outside its range.
+    #[error("invalid setting: {0}")]
+    Setting(String),
+}

@@ -1,0 +1,134 @@
+//! The synthetic experiments of Section 7 and Appendix H.1 / H.3: error of each
+//! strategy per budget and norm, over repeated random instances.
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+use crate::{estimate, EstimateSettings, Method, Norm, Scenario, SimulatedJudges};
+
+/// The strategies compared, by name.
+pub const METHODS: [&str; 4] = ["uniform", "oracle", "est-ivwe", "est-ivwe-gaussian"];
+
+/// What to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExperimentSettings {
+    /// Items K.
+    pub items: usize,
+    /// Judges J.
+    pub judges: usize,
+    /// Budgets B.
+    pub budgets: Vec<f64>,
+    /// Error norms.
+    pub norms: Vec<Norm>,
+    /// Repetitions (one random instance each).
+    pub repetitions: usize,
+    /// Instance generator.
+    pub scenario: Scenario,
+    /// Strategies, from [`METHODS`].
+    pub methods: Vec<String>,
+    /// Seed of the instances and the draws.
+    pub seed: u64,
+}
+
+/// Mean and standard deviation of the `l_p` error of one strategy at one budget.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ExperimentRow {
+    /// Strategy name.
+    pub method: String,
+    /// Budget B.
+    pub budget: f64,
+    /// Norm p as text: `1`, `2`, `inf`.
+    pub p: String,
+    /// Mean error over the repetitions that could run (None if none could).
+    pub error_mean: Option<f64>,
+    /// Sample standard deviation of the error.
+    pub error_std: Option<f64>,
+    /// Repetitions that ran.
+    pub runs: usize,
+    /// Repetitions where the budget was too small for the strategy.
+    pub infeasible: usize,
+}
+
+/// Runs every (repetition, norm, budget, strategy) cell; repetitions in parallel,
+/// each with its own seeded instance and draws, so results do not depend on the
+/// thread count.
+///
+/// # Panics
+/// On a strategy name outside [`METHODS`] (checked by callers).
+pub fn run_experiment(settings: &ExperimentSettings) -> Vec<ExperimentRow> {
+    let cells: Vec<Vec<Option<f64>>> = (0..settings.repetitions)
+        .into_par_iter()
+        .map(|rep| repetition(settings, rep))
+        .collect();
+    let mut rows = Vec::new();
+    let mut index = 0;
+    for norm in &settings.norms {
+        for &budget in &settings.budgets {
+            for method in &settings.methods {
+                let errors: Vec<f64> = cells.iter().filter_map(|c| c[index]).collect();
+                let runs = errors.len();
+                let mean = (runs > 0).then(|| errors.iter().sum::<f64>() / runs as f64);
+                let std = mean.filter(|_| runs > 1).map(|m| {
+                    (errors.iter().map(|e| (e - m).powi(2)).sum::<f64>() / (runs - 1) as f64).sqrt()
+                });
+                rows.push(ExperimentRow {
+                    method: method.clone(),
+                    budget,
+                    p: norm.to_string(),
+                    error_mean: mean,
+                    error_std: std,
+                    runs,
+                    infeasible: settings.repetitions - runs,
+                });
+                index += 1;
+            }
+        }
+    }
+    rows
+}
+
+/// Errors of one repetition, in the order norms × budgets × methods (None when the
+/// budget is too small for the strategy).
+fn repetition(settings: &ExperimentSettings, rep: usize) -> Vec<Option<f64>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(
+        settings
+            .seed
+            .wrapping_mul(1_000_003)
+            .wrapping_add(rep as u64),
+    );
+    let instance = settings
+        .scenario
+        .draw(settings.items, settings.judges, &mut rng);
+    let mut errors = Vec::new();
+    let mut cell = 0u64;
+    for &norm in &settings.norms {
+        for &budget in &settings.budgets {
+            for name in &settings.methods {
+                cell += 1;
+                let method = match name.as_str() {
+                    "uniform" => Method::Uniform,
+                    "oracle" => Method::Oracle {
+                        variances: instance.variances().to_vec(),
+                    },
+                    "est-ivwe" => Method::EstIvwe,
+                    "est-ivwe-gaussian" => Method::EstIvweGaussian,
+                    other => panic!("unknown method {other}"),
+                };
+                let draw_seed = rng_seed(settings.seed, rep, cell);
+                let mut judges = SimulatedJudges::new(instance.clone(), draw_seed);
+                let result = estimate(&mut judges, budget, &method, &EstimateSettings::new(norm));
+                errors.push(
+                    result
+                        .ok()
+                        .map(|e| norm.distance(&e.scores, instance.scores())),
+                );
+            }
+        }
+    }
+    errors
+}
+
+fn rng_seed(seed: u64, rep: usize, cell: u64) -> u64 {
+    seed ^ ((rep as u64) << 32) ^ cell.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}

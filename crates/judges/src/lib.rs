@@ -1,0 +1,35 @@
+//! Estimating item scores with several LLM judges of different cost and noise under a
+//! fixed budget (multi-judge budget estimation paper, Sections 2–4 and 7).
+//!
+//! K items have unknown scores `s_k`; judge j costs `c_j` per call and returns a noisy
+//! score in `[0, R]` with mean `s_k` and variance `sigma^2_kj`. Given a budget B, the
+//! goal is a small `||s_hat - s||_p`. This crate holds the problem instance and its
+//! synthetic generators (Appendix H.1, H.3), the allocation objective and the oracle
+//! allocation (Theorem 3.2), the inverse-variance weighted estimator (IVWE, Section 3),
+//! and the strategies that spend the budget: uniform, oracle, Est-IVWE (bounded,
+//! Algorithm 1) and Est-IVWE (Gaussian, Appendix G.1), all through one [`JudgePool`]
+//! trait whose calls are counted against the budget by [`Spender`].
+
+mod allocation;
+mod error;
+mod experiment;
+mod instance;
+mod ivwe;
+mod judge;
+mod methods;
+mod norm;
+mod spend;
+
+pub use allocation::{
+    allocation_objective, integer_counts, oracle_weights, uniform_counts, Allocation, OracleWeights,
+};
+pub use error::JudgeError;
+pub use experiment::{run_experiment, ExperimentRow, ExperimentSettings, METHODS};
+pub use instance::{CostStructure, Instance, Scenario};
+pub use ivwe::{ivwe, PairStats};
+pub use judge::{JudgePool, SimulatedJudges};
+pub use methods::{
+    default_exploration, estimate, Estimate, EstimateSettings, Method, DEFAULT_DELTA,
+};
+pub use norm::Norm;
+pub use spend::Spender;

@@ -1,0 +1,250 @@
+//! Strategies that spend the budget and return IVWE estimates: uniform, oracle,
+//! Est-IVWE (bounded, Algorithm 1) and Est-IVWE (Gaussian, Appendix G.1).
+
+use crate::allocation::{integer_counts, oracle_weights, uniform_counts, Allocation};
+use crate::{ivwe, JudgeError, JudgePool, Norm, PairStats, Spender};
+
+/// Default confidence parameter `delta` of the exploration bias and the bounds.
+pub const DEFAULT_DELTA: f64 = 0.05;
+
+/// Which strategy to run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Method {
+    /// Equal calls for every (item, judge) pair, plain mean per item.
+    Uniform,
+    /// IVWE with the oracle allocation for the given true variances (Theorem 3.2).
+    Oracle {
+        /// True variances, row-major K×J.
+        variances: Vec<f64>,
+    },
+    /// Est-IVWE with bounded scores (Algorithm 1): optimistic `sigma_hat + tau`.
+    EstIvwe,
+    /// Est-IVWE for Gaussian scores (Appendix G.1): the sample variances as they are.
+    EstIvweGaussian,
+}
+
+impl Method {
+    /// The name used in reports and JSON.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Uniform => "uniform",
+            Self::Oracle { .. } => "oracle",
+            Self::EstIvwe => "est-ivwe",
+            Self::EstIvweGaussian => "est-ivwe-gaussian",
+        }
+    }
+}
+
+/// Settings shared by the strategies.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EstimateSettings {
+    /// The error norm the allocation targets.
+    pub p: Norm,
+    /// Confidence parameter `delta`.
+    pub delta: f64,
+    /// Phase-I calls per pair `N0` (default: [`default_exploration`]).
+    pub exploration: Option<u64>,
+    /// Optimistic bias `tau` of Est-IVWE (bounded); default
+    /// `R sqrt(2 / (N0 - 1) · ln(2KJ / delta))` (Lemma B.2).
+    pub tau: Option<f64>,
+}
+
+impl EstimateSettings {
+    /// Defaults for norm `p`.
+    pub fn new(p: Norm) -> Self {
+        Self {
+            p,
+            delta: DEFAULT_DELTA,
+            exploration: None,
+            tau: None,
+        }
+    }
+}
+
+/// Estimated scores and what they cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimate {
+    /// `s_hat`, one per item.
+    pub scores: Vec<f64>,
+    /// Amount spent (never above the budget).
+    pub spent: f64,
+    /// Successful judge calls.
+    pub calls: u64,
+    /// Phase-I calls per pair, for the Est-IVWE strategies.
+    pub exploration: Option<u64>,
+    /// The optimistic bias used by Est-IVWE (bounded).
+    pub tau: Option<f64>,
+    /// Whether Phase II could not score every item and the Phase-I scores were used.
+    pub phase_one_fallback: bool,
+}
+
+/// Runs `method` on `pool` with `budget`.
+///
+/// # Errors
+/// Budgets too small for the method's minimum, invalid settings, failed judge calls.
+pub fn estimate(
+    pool: &mut dyn JudgePool,
+    budget: f64,
+    method: &Method,
+    settings: &EstimateSettings,
+) -> Result<Estimate, JudgeError> {
+    if !(budget.is_finite() && budget > 0.0) {
+        return Err(JudgeError::Setting(format!(
+            "budget {budget} must be positive"
+        )));
+    }
+    if !(settings.delta > 0.0 && settings.delta < 1.0) {
+        return Err(JudgeError::Setting(format!(
+            "delta {} must be in (0, 1)",
+            settings.delta
+        )));
+    }
+    let items = pool.items();
+    let costs = pool.costs().to_vec();
+    let judges = costs.len();
+    let range = pool.range();
+    let mut spender = Spender::new(pool, budget);
+    let mut stats = vec![PairStats::default(); items * judges];
+    let (scores, exploration, tau, fallback) = match method {
+        Method::Uniform => {
+            let allocation = uniform_counts(items, &costs, budget)?;
+            spend(&mut spender, &allocation, &mut stats)?;
+            (
+                ivwe(&stats, &vec![1.0; items * judges], judges),
+                None,
+                None,
+                false,
+            )
+        }
+        Method::Oracle { variances } => {
+            if variances.len() != items * judges {
+                return Err(JudgeError::Setting(format!(
+                    "{} oracle variances for {items} items × {judges} judges",
+                    variances.len()
+                )));
+            }
+            let weights = oracle_weights(variances, &costs, settings.p);
+            let allocation = integer_counts(&weights, variances, &costs, budget, settings.p)?;
+            spend(&mut spender, &allocation, &mut stats)?;
+            (ivwe(&stats, variances, judges), None, None, false)
+        }
+        Method::EstIvwe | Method::EstIvweGaussian => {
+            let gaussian = matches!(method, Method::EstIvweGaussian);
+            let n0 = match settings.exploration {
+                Some(n) => n,
+                None => default_exploration(gaussian, items, &costs, budget, settings),
+            };
+            if n0 < 2 {
+                return Err(JudgeError::Setting(format!(
+                    "exploration N0 = {n0}: a sample variance needs at least 2 calls per pair"
+                )));
+            }
+            let round: f64 = items as f64 * costs.iter().sum::<f64>();
+            if round * n0 as f64 > budget {
+                return Err(JudgeError::InfeasibleBudget {
+                    budget,
+                    needed: round * n0 as f64,
+                    purpose: format!("explore every (item, judge) pair {n0} times (Phase I)"),
+                });
+            }
+            let mut phase_one = vec![PairStats::default(); items * judges];
+            spend(
+                &mut spender,
+                &Allocation {
+                    judges,
+                    counts: vec![n0; items * judges],
+                },
+                &mut phase_one,
+            )?;
+            let tau = (!gaussian).then(|| {
+                settings.tau.unwrap_or_else(|| {
+                    let log_term = (2.0 * (items * judges) as f64 / settings.delta).ln();
+                    range * (2.0 / (n0 - 1) as f64 * log_term).sqrt()
+                })
+            });
+            // A floor keeps a constant judge (sample variance 0) usable as a weight.
+            let floor = range * range * 1e-12;
+            let variances: Vec<f64> = phase_one
+                .iter()
+                .map(|s| match tau {
+                    Some(t) => (s.sample_variance().sqrt() + t).powi(2).max(floor),
+                    None => s.sample_variance().max(floor),
+                })
+                .collect();
+            let weights = oracle_weights(&variances, &costs, settings.p);
+            let left = spender.left();
+            match integer_counts(&weights, &variances, &costs, left, settings.p) {
+                Ok(allocation) => {
+                    spend(&mut spender, &allocation, &mut stats)?;
+                    (ivwe(&stats, &variances, judges), Some(n0), tau, false)
+                }
+                // Not enough left to score every item once more: use Phase I's scores.
+                Err(JudgeError::InfeasibleBudget { .. }) => {
+                    (ivwe(&phase_one, &variances, judges), Some(n0), tau, true)
+                }
+                Err(other) => return Err(other),
+            }
+        }
+    };
+    Ok(Estimate {
+        scores,
+        spent: spender.spent(),
+        calls: spender.calls(),
+        exploration,
+        tau,
+        phase_one_fallback: fallback,
+    })
+}
+
+fn spend(
+    spender: &mut Spender<'_>,
+    allocation: &Allocation,
+    stats: &mut [PairStats],
+) -> Result<(), JudgeError> {
+    let judges = allocation.judges;
+    for (i, &count) in allocation.counts.iter().enumerate() {
+        if count > 0 {
+            spender.sample(i / judges, i % judges, count, &mut stats[i])?;
+        }
+    }
+    Ok(())
+}
+
+/// The default Phase-I calls per pair `N0`, from balancing the two `N0`-dependent
+/// terms of the error bound in Appendix B.4 (exploration noise through `tau`, falling
+/// with `N0`, against the budget Phase I takes away, growing with it), with the
+/// unknown variance aggregates replaced by their worst case `sigma = R/2`
+/// (Popoviciu) so that the rule needs no knowledge of the instance:
+///
+/// - bounded, `p >= 2` (B.4.1): `N0 = (2 L sqrt(2B))^(2/3)`, growing like `B^(1/3)`;
+/// - bounded, `p < 2` (B.4.2): `N0 = (16 · 2^((3p+2)/(2p+4)) L^((3p+2)/(2p+4)) sqrt(B))^((p+2)/(2p+2))`,
+///   growing like `B^((p+2)/(4p+4))`;
+/// - Gaussian (G.1): the multiplicative loss `1 + 2 sqrt(L / N0)` against the budget
+///   `B - C N0` left, `N0 = (sqrt(L) B / C)^(2/3)`;
+///
+/// with `L = ln(2KJ / delta)` and `C = K sum_j c_j` the cost of one round. Capped so
+/// that Phase I costs at most `B / 2`, and at least 2.
+pub fn default_exploration(
+    gaussian: bool,
+    items: usize,
+    costs: &[f64],
+    budget: f64,
+    settings: &EstimateSettings,
+) -> u64 {
+    let round: f64 = items as f64 * costs.iter().sum::<f64>();
+    let log_term = (2.0 * (items * costs.len()) as f64 / settings.delta).ln();
+    let balance = if gaussian {
+        (log_term.sqrt() * budget / round).powf(2.0 / 3.0)
+    } else {
+        match settings.p {
+            Norm::P(p) if p < 2.0 => {
+                let e = (3.0 * p + 2.0) / (2.0 * p + 4.0);
+                (16.0 * 2f64.powf(e) * log_term.powf(e) * budget.sqrt())
+                    .powf((p + 2.0) / (2.0 * p + 2.0))
+            }
+            _ => (2.0 * log_term * (2.0 * budget).sqrt()).powf(2.0 / 3.0),
+        }
+    };
+    let cap = (budget / (2.0 * round)).floor();
+    balance.min(cap).floor().max(2.0) as u64
+}

@@ -1,0 +1,83 @@
+//! Calls to a [`JudgePool`] counted against the budget.
+
+use crate::{JudgeError, JudgePool, PairStats};
+
+/// Charges every successful call to the budget and refuses calls it cannot pay for,
+/// so a strategy can never spend more than B.
+pub struct Spender<'a> {
+    pool: &'a mut dyn JudgePool,
+    budget: f64,
+    spent: f64,
+    calls: u64,
+}
+
+impl<'a> Spender<'a> {
+    /// A spender of `budget` on `pool`.
+    pub fn new(pool: &'a mut dyn JudgePool, budget: f64) -> Self {
+        Self {
+            pool,
+            budget,
+            spent: 0.0,
+            calls: 0,
+        }
+    }
+
+    /// Budget not yet spent.
+    pub fn left(&self) -> f64 {
+        self.budget - self.spent
+    }
+
+    /// Amount spent.
+    pub fn spent(&self) -> f64 {
+        self.spent
+    }
+
+    /// Successful calls.
+    pub fn calls(&self) -> u64 {
+        self.calls
+    }
+
+    /// The pool's costs.
+    pub fn costs(&self) -> &[f64] {
+        self.pool.costs()
+    }
+
+    /// `count` scores of `item` by `judge`, added to `stats`.
+    ///
+    /// # Errors
+    /// [`JudgeError::InfeasibleBudget`] if the calls would exceed the budget (nothing is
+    /// called); [`JudgeError::Call`] for a failed call or a score outside `[0, R]`.
+    pub fn sample(
+        &mut self,
+        item: usize,
+        judge: usize,
+        count: u64,
+        stats: &mut PairStats,
+    ) -> Result<(), JudgeError> {
+        let cost = self.pool.costs()[judge];
+        // A relative slack absorbs rounding in sums of many costs.
+        let slack = 1e-9 * self.budget.abs().max(1.0);
+        if self.spent + cost * count as f64 > self.budget + slack {
+            return Err(JudgeError::InfeasibleBudget {
+                budget: self.budget,
+                needed: self.spent + cost * count as f64,
+                purpose: format!("{count} more calls of judge {judge}"),
+            });
+        }
+        let range = self.pool.range();
+        for _ in 0..count {
+            let score = self.pool.score(item, judge)?;
+            if !(0.0..=range).contains(&score) {
+                return Err(JudgeError::Call {
+                    item,
+                    judge,
+                    message: format!("score {score} outside [0, {range}]"),
+                });
+            }
+            self.spent += cost;
+            self.calls += 1;
+            stats.push(score);
+        }
+        Ok(())
+    }
+}
