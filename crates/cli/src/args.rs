@@ -30,9 +30,61 @@ pub enum Command {
     /// Maximal lottery of a payoff matrix given as CSV (agent names in the header row
     /// and the first column).
     Game(GameArgs),
+    /// Score items with several judges under a budget (Est-IVWE by default), every
+    /// call recorded in a ledger so an interrupted run resumes without paying twice.
+    Judge(JudgeArgs),
     /// Benchmarks and benchmark data.
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+/// `--method` of `verdict judge`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum JudgeMethod {
+    /// Est-IVWE with bounded scores (optimistic variances).
+    EstIvwe,
+    /// Est-IVWE with the sample variances as they are.
+    EstIvweGaussian,
+    /// Equal calls for every item and judge.
+    Uniform,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct JudgeArgs {
+    /// Items: JSON Lines, one object per item with an "id"; the whole object is what a
+    /// command judge receives on stdin.
+    #[arg(long, value_name = "FILE")]
+    pub items: PathBuf,
+    /// Judges: TOML with `range` and [[judge]] tables (name, cost, command or replay).
+    #[arg(long, value_name = "FILE")]
+    pub judges: PathBuf,
+    /// Total budget B, in the units of the judges' costs.
+    #[arg(long)]
+    pub budget: f64,
+    /// Error norm to optimise: a number >= 1 or inf.
+    #[arg(long, default_value = "2")]
+    pub p: String,
+    /// Spend ledger (JSON Lines); reuse it to resume an interrupted run.
+    #[arg(long, value_name = "FILE")]
+    pub ledger: PathBuf,
+    /// Estimated scores (CSV: id, score).
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Strategy.
+    #[arg(long, value_enum, default_value_t = JudgeMethod::EstIvwe)]
+    pub method: JudgeMethod,
+    /// Phase-I calls per (item, judge) pair (default: from the budget).
+    #[arg(long)]
+    pub n0: Option<u64>,
+    /// Optimistic bias of Est-IVWE (default: from N0 and delta).
+    #[arg(long)]
+    pub tau: Option<f64>,
+    /// Confidence parameter delta.
+    #[arg(long, default_value_t = 0.05)]
+    pub delta: f64,
+    /// Seed for replayed judges.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -1,13 +1,132 @@
-//! `verdict bench judges`: the judge paper's synthetic experiments.
+//! `verdict judge` (score items under a budget with a ledger) and `verdict bench
+//! judges` (the judge paper's synthetic experiments).
 
 use std::fmt::Write;
+use std::io::BufRead;
 
+use anyhow::Context;
+use indicatif::ProgressBar;
 use verdict::judges::{
-    run_experiment, CostStructure, ExperimentRow, ExperimentSettings, Norm, Scenario, METHODS,
+    estimate, run_experiment, ConfiguredPool, CostStructure, EstimateSettings, ExperimentRow,
+    ExperimentSettings, JudgeError, JudgePool, JudgesConfig, LedgeredPool, Method, Norm, Scenario,
+    METHODS,
 };
 use verdict::report::{plot_curves, Curves, Series, TextTable};
 
-use crate::args::{BenchJudgesArgs, JudgeCosts, OutputFormat};
+use crate::args::{BenchJudgesArgs, JudgeArgs, JudgeCosts, JudgeMethod, OutputFormat};
+
+pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
+    let p: Norm = args.p.parse()?;
+    let config = JudgesConfig::read(&args.judges)?;
+    let items = read_items(&args.items)?;
+    anyhow::ensure!(
+        !items.is_empty(),
+        "{}: no items; add one JSON object per line",
+        args.items.display()
+    );
+    let mut pool = ConfiguredPool::new(items, config, args.seed)?;
+    let ids = pool.ids().to_vec();
+    let names = pool.judge_names();
+    let bar = crate::progress::bar(
+        (args.budget * 100.0).round() as usize,
+        "budget spent",
+        quiet,
+    );
+    let mut shown = Progress {
+        inner: &mut pool,
+        bar: bar.clone(),
+    };
+    let mut ledgered = LedgeredPool::open(&mut shown, ids.clone(), names, &args.ledger)?;
+    let method = match args.method {
+        JudgeMethod::EstIvwe => Method::EstIvwe,
+        JudgeMethod::EstIvweGaussian => Method::EstIvweGaussian,
+        JudgeMethod::Uniform => Method::Uniform,
+    };
+    let settings = EstimateSettings {
+        p,
+        delta: args.delta,
+        exploration: args.n0,
+        tau: args.tau,
+    };
+    let result = estimate(&mut ledgered, args.budget, &method, &settings);
+    let (replayed, made) = (ledgered.replayed(), ledgered.made());
+    bar.finish_and_clear();
+    let estimate = result.with_context(|| {
+        format!(
+            "every call so far is in {}; rerun the same command to resume",
+            args.ledger.display()
+        )
+    })?;
+    let mut csv = String::from("id,score\n");
+    for (id, score) in ids.iter().zip(&estimate.scores) {
+        let _ = writeln!(csv, "{id},{score}");
+    }
+    crate::output::emit(&csv, Some(&args.out))?;
+    eprintln!(
+        "{} items scored: spent {:.4} of {} on {} calls ({} replayed from the ledger, {} made){}",
+        ids.len(),
+        estimate.spent,
+        args.budget,
+        estimate.calls,
+        replayed,
+        made,
+        estimate
+            .exploration
+            .map_or(String::new(), |n| format!("; Phase I: {n} calls per pair"))
+    );
+    Ok(())
+}
+
+fn read_items(path: &std::path::Path) -> anyhow::Result<Vec<serde_json::Value>> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut items = Vec::new();
+    for (number, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: serde_json::Value = serde_json::from_str(&line)
+            .with_context(|| format!("{}:{}: not a JSON object", path.display(), number + 1))?;
+        anyhow::ensure!(
+            value.is_object(),
+            "{}:{}: not a JSON object",
+            path.display(),
+            number + 1
+        );
+        items.push(value);
+    }
+    Ok(items)
+}
+
+/// Moves the progress bar by each paid call's cost (in hundredths).
+struct Progress<'a> {
+    inner: &'a mut dyn JudgePool,
+    bar: ProgressBar,
+}
+
+impl JudgePool for Progress<'_> {
+    fn items(&self) -> usize {
+        self.inner.items()
+    }
+    fn costs(&self) -> &[f64] {
+        self.inner.costs()
+    }
+    fn range(&self) -> f64 {
+        self.inner.range()
+    }
+    fn skip(&mut self, item: usize, judge: usize) {
+        self.inner.skip(item, judge);
+        self.bar
+            .inc((self.inner.costs()[judge] * 100.0).round() as u64);
+    }
+    fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
+        let score = self.inner.score(item, judge)?;
+        self.bar
+            .inc((self.inner.costs()[judge] * 100.0).round() as u64);
+        Ok(score)
+    }
+}
 
 pub fn bench(args: &BenchJudgesArgs) -> anyhow::Result<()> {
     let settings = settings(args)?;

@@ -30,6 +30,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Rank(args) => rank::run(args, cli.quiet)?,
         Command::Demo => demo::run()?,
         Command::Game(args) => game::run(&args)?,
+        Command::Judge(args) => judges::run(&args, cli.quiet)?,
         Command::Bench(args) => bench::run(args, cli.quiet)?,
     }
     Ok(ExitCode::SUCCESS)

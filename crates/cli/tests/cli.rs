@@ -674,3 +674,144 @@ fn bench_judges_reports_every_cell() {
     assert!(failure(&["bench", "judges", "--methods", "magic"]).contains("unknown method"));
     assert!(failure(&["bench", "judges", "--budgets=-5"]).contains("--budgets"));
 }
+
+/// Writes six items, a command judge that echoes the item's truth after a pause and a
+/// judge replaying recorded scores; returns the `verdict judge` arguments.
+fn judge_setup(dir: &Path) -> Vec<String> {
+    let items: String = (1..=6)
+        .map(|i| format!("{{\"id\": \"q{i}\", \"truth\": 0.{}}}\n", i + 2))
+        .collect();
+    std::fs::write(dir.join("items.jsonl"), items).unwrap();
+    let recorded = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/judge-recorded.csv");
+    std::fs::copy(recorded, dir.join("recorded.csv")).unwrap();
+    let config = r#"range = 1.0
+
+[[judge]]
+name = "echo-truth"
+cost = 0.5
+command = ["sh", "-c", "sleep 0.01; sed -n 's/.*\"truth\": *\\([0-9.]*\\).*/\\1/p'"]
+timeout_seconds = 5
+
+[[judge]]
+name = "recorded"
+cost = 0.2
+replay = "recorded.csv"
+"#;
+    std::fs::write(dir.join("judges.toml"), config).unwrap();
+    let path = |name: &str| dir.join(name).display().to_string();
+    vec![
+        "judge".into(),
+        "--items".into(),
+        path("items.jsonl"),
+        "--judges".into(),
+        path("judges.toml"),
+        "--budget".into(),
+        "30".into(),
+        "--ledger".into(),
+        path("spend.jsonl"),
+        "--out".into(),
+        path("scores.csv"),
+    ]
+}
+
+fn ledger_lines(dir: &Path) -> usize {
+    std::fs::read_to_string(dir.join("spend.jsonl"))
+        .map(|t| t.lines().count())
+        .unwrap_or(0)
+}
+
+/// Killed with SIGKILL mid-run and restarted with the same ledger, `verdict judge`
+/// ends with the same scores and the same ledger as a run never interrupted, and the
+/// restart pays only for the calls not yet recorded.
+#[test]
+fn judge_run_killed_and_resumed_matches_an_uninterrupted_run() {
+    let whole = tempfile::tempdir().unwrap();
+    let args = judge_setup(whole.path());
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = verdict(&refs);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let calls = ledger_lines(whole.path());
+
+    let cut = tempfile::tempdir().unwrap();
+    let args = judge_setup(cut.path());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    while ledger_lines(cut.path()) < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = ledger_lines(cut.path());
+    assert!(before < calls, "the run finished before it was killed");
+    assert!(
+        !cut.path().join("scores.csv").exists(),
+        "no output from a killed run"
+    );
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = verdict(&refs);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let message = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(message.contains(&format!("{before} replayed")), "{message}");
+    assert!(
+        message.contains(&format!("{} made", calls - before)),
+        "{message}"
+    );
+    let read = |dir: &Path, name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    assert_eq!(
+        read(cut.path(), "scores.csv"),
+        read(whole.path(), "scores.csv")
+    );
+    let strip = |text: String| -> Vec<Value> {
+        text.lines()
+            .map(|l| {
+                let mut v: Value = serde_json::from_str(l).unwrap();
+                v.as_object_mut().unwrap().remove("time");
+                v
+            })
+            .collect()
+    };
+    assert_eq!(
+        strip(read(cut.path(), "spend.jsonl")),
+        strip(read(whole.path(), "spend.jsonl"))
+    );
+    let spent: f64 = strip(read(cut.path(), "spend.jsonl"))
+        .iter()
+        .map(|v| v["cost"].as_f64().unwrap())
+        .sum();
+    assert!(spent <= 30.0 + 1e-9);
+}
+
+#[test]
+fn judge_reports_bad_configurations_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = judge_setup(dir.path());
+    let mut refs: Vec<String> = args.clone();
+    // A budget below two exploration rounds.
+    refs[6] = "3".into();
+    let r: Vec<&str> = refs.iter().map(String::as_str).collect();
+    assert!(failure(&r).contains("Phase I"));
+    // A judge with neither command nor replay.
+    std::fs::write(
+        dir.path().join("judges.toml"),
+        "range = 1.0\n[[judge]]\nname = \"x\"\ncost = 1.0\n",
+    )
+    .unwrap();
+    let r: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert!(failure(&r).contains("exactly one of command"));
+    // An item without an id.
+    judge_setup(dir.path());
+    std::fs::write(dir.path().join("items.jsonl"), "{\"truth\": 0.3}\n").unwrap();
+    assert!(failure(&r).contains("\"id\""));
+}

@@ -24,6 +24,17 @@ pub enum JudgeError {
         /// What went wrong.
         message: String,
     },
+    /// The spend ledger cannot be used.
+    #[error("ledger {path}: {message}")]
+    Ledger {
+        /// Ledger file.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The run was stopped before it finished (what was paid for is in the ledger).
+    #[error("stopped: {0}")]
+    Stopped(String),
     /// A setting outside its range.
     #[error("invalid setting: {0}")]
     Setting(String),

@@ -20,14 +20,21 @@ pub trait JudgePool {
     /// # Errors
     /// [`JudgeError::Call`] when the judge fails; a failed call is not charged.
     fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError>;
+    /// A recorded call of this pair was replayed from a ledger instead of made; pools
+    /// whose answers depend on how often a pair was asked (simulators) move on.
+    fn skip(&mut self, _item: usize, _judge: usize) {}
 }
 
 /// Simulated judges: Beta-distributed scores with the instance's mean and variance
-/// (the paper's synthetic experiments, Section 7), scaled to `[0, R]`.
+/// (the paper's synthetic experiments, Section 7), scaled to `[0, R]`. The n-th score
+/// of a pair is drawn from its own seeded stream, so it does not depend on the order
+/// of calls: a run resumed from a ledger gets exactly the scores an uninterrupted run
+/// would have.
 pub struct SimulatedJudges {
     instance: Instance,
     distributions: Vec<Beta<f64>>,
-    rng: ChaCha8Rng,
+    seed: u64,
+    calls: Vec<u64>,
 }
 
 impl SimulatedJudges {
@@ -35,7 +42,7 @@ impl SimulatedJudges {
     pub fn new(instance: Instance, seed: u64) -> Self {
         let r = instance.range();
         let judges = instance.judges();
-        let distributions = instance
+        let distributions: Vec<Beta<f64>> = instance
             .variances()
             .iter()
             .enumerate()
@@ -47,10 +54,12 @@ impl SimulatedJudges {
                 Beta::new(m * total, (1.0 - m) * total).expect("valid instance gives a valid Beta")
             })
             .collect();
+        let calls = vec![0; distributions.len()];
         Self {
             instance,
             distributions,
-            rng: ChaCha8Rng::seed_from_u64(seed),
+            seed,
+            calls,
         }
     }
 
@@ -73,8 +82,17 @@ impl JudgePool for SimulatedJudges {
         self.instance.range()
     }
 
+    fn skip(&mut self, item: usize, judge: usize) {
+        self.calls[item * self.instance.judges() + judge] += 1;
+    }
+
     fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
-        let d = &self.distributions[item * self.instance.judges() + judge];
-        Ok(self.instance.range() * d.sample(&mut self.rng))
+        let pair = item * self.instance.judges() + judge;
+        let n = self.calls[pair];
+        self.calls[pair] += 1;
+        let stream =
+            self.seed ^ (pair as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ n.rotate_left(32);
+        let mut rng = ChaCha8Rng::seed_from_u64(stream);
+        Ok(self.instance.range() * self.distributions[pair].sample(&mut rng))
     }
 }

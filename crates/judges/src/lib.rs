@@ -11,11 +11,13 @@
 //! trait whose calls are counted against the budget by [`Spender`].
 
 mod allocation;
+mod configured;
 mod error;
 mod experiment;
 mod instance;
 mod ivwe;
 mod judge;
+mod ledger;
 mod methods;
 mod norm;
 mod spend;
@@ -23,11 +25,13 @@ mod spend;
 pub use allocation::{
     allocation_objective, integer_counts, oracle_weights, uniform_counts, Allocation, OracleWeights,
 };
+pub use configured::{ConfiguredPool, JudgeConfig, JudgesConfig};
 pub use error::JudgeError;
 pub use experiment::{run_experiment, ExperimentRow, ExperimentSettings, METHODS};
 pub use instance::{CostStructure, Instance, Scenario};
 pub use ivwe::{ivwe, PairStats};
 pub use judge::{JudgePool, SimulatedJudges};
+pub use ledger::{LedgerEntry, LedgeredPool};
 pub use methods::{
     default_exploration, estimate, Estimate, EstimateSettings, Method, DEFAULT_DELTA,
 };

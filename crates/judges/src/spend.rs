@@ -2,6 +2,10 @@
 
 use crate::{JudgeError, JudgePool, PairStats};
 
+/// Attempts per score before a failing judge stops the run (failed attempts are not
+/// charged; with a ledger they are recorded, and a restart resumes from them).
+pub const ATTEMPTS: usize = 3;
+
 /// Charges every successful call to the budget and refuses calls it cannot pay for,
 /// so a strategy can never spend more than B.
 pub struct Spender<'a> {
@@ -66,18 +70,43 @@ impl<'a> Spender<'a> {
         }
         let range = self.pool.range();
         for _ in 0..count {
-            let score = self.pool.score(item, judge)?;
-            if !(0.0..=range).contains(&score) {
-                return Err(JudgeError::Call {
-                    item,
-                    judge,
-                    message: format!("score {score} outside [0, {range}]"),
-                });
-            }
+            let score = self.score_with_retries(item, judge, range)?;
             self.spent += cost;
             self.calls += 1;
             stats.push(score);
         }
         Ok(())
+    }
+
+    /// One valid score, trying up to [`ATTEMPTS`] times; garbage, NaN and scores
+    /// outside `[0, R]` count as failures.
+    fn score_with_retries(
+        &mut self,
+        item: usize,
+        judge: usize,
+        range: f64,
+    ) -> Result<f64, JudgeError> {
+        let mut last = None;
+        for _ in 0..ATTEMPTS {
+            match self.pool.score(item, judge) {
+                Ok(score) if (0.0..=range).contains(&score) => return Ok(score),
+                Ok(score) => {
+                    last = Some(JudgeError::Call {
+                        item,
+                        judge,
+                        message: format!("score {score} outside [0, {range}]"),
+                    })
+                }
+                Err(JudgeError::Call { message, .. }) => {
+                    last = Some(JudgeError::Call {
+                        item,
+                        judge,
+                        message,
+                    })
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        Err(last.expect("at least one attempt"))
     }
 }

@@ -151,8 +151,8 @@ fn ivwe_with_the_oracle_allocation_is_unbiased() {
 #[test]
 fn theorem_3_2_bound_holds_with_probability_one_minus_delta() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let instance = Scenario::Random.draw(40, 4, &mut rng);
-    let (delta, budget, runs) = (0.1, 4000.0, 300);
+    let instance = Scenario::Random.draw(30, 4, &mut rng);
+    let (delta, budget, runs) = (0.1, 3000.0, 200);
     let judges_n = instance.judges();
     for p in [Norm::P(1.0), Norm::P(2.0), Norm::Infinity] {
         let weights = oracle_weights(instance.variances(), instance.costs(), p);

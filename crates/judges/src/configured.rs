@@ -1,0 +1,293 @@
+//! Judges from a configuration file: programs run per call and pools of recorded
+//! scores, each with its price, behind the same [`JudgePool`] as the simulator.
+//!
+//! ```toml
+//! range = 1.0                      # scores lie in [0, range]
+//!
+//! [[judge]]
+//! name = "small"
+//! cost = 0.1
+//! command = ["python3", "judge.py", "--model", "small"]  # item JSON on stdin, score on stdout
+//! timeout_seconds = 60
+//!
+//! [[judge]]
+//! name = "large"
+//! cost = 1.0
+//! replay = "large-scores.csv"      # recorded scores: columns item, score (with replacement)
+//! ```
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::{JudgeError, JudgePool};
+
+/// The configuration file.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgesConfig {
+    /// Score range R.
+    pub range: f64,
+    /// The judges, in order.
+    #[serde(rename = "judge")]
+    pub judges: Vec<JudgeConfig>,
+}
+
+/// One judge.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeConfig {
+    /// Name (in the ledger and reports).
+    pub name: String,
+    /// Price per call.
+    pub cost: f64,
+    /// Program and arguments: gets the item as JSON on stdin, prints a score.
+    pub command: Option<Vec<String>>,
+    /// Seconds a command may take (default 60).
+    pub timeout_seconds: Option<f64>,
+    /// CSV of recorded scores (columns `item`, `score`), sampled with replacement.
+    pub replay: Option<PathBuf>,
+}
+
+impl JudgesConfig {
+    /// Reads and checks a TOML configuration; relative replay paths are taken from the
+    /// file's directory.
+    ///
+    /// # Errors
+    /// [`JudgeError::Setting`] naming the file and what to fix.
+    pub fn read(path: &Path) -> Result<Self, JudgeError> {
+        let fail = |m: String| JudgeError::Setting(format!("{}: {m}", path.display()));
+        let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
+        let mut config: Self = toml::from_str(&text).map_err(|e| fail(e.to_string()))?;
+        if !(config.range.is_finite() && config.range > 0.0) {
+            return Err(fail(format!("range = {} must be positive", config.range)));
+        }
+        if config.judges.is_empty() {
+            return Err(fail("no [[judge]] tables; add at least one judge".into()));
+        }
+        let base = path.parent().unwrap_or(Path::new("."));
+        for judge in &mut config.judges {
+            let name = &judge.name;
+            if !(judge.cost.is_finite() && judge.cost > 0.0) {
+                return Err(fail(format!(
+                    "judge {name:?}: cost {} must be positive",
+                    judge.cost
+                )));
+            }
+            match (&judge.command, &mut judge.replay) {
+                (Some(c), None) if !c.is_empty() => {}
+                (None, Some(replay)) => *replay = base.join(&*replay),
+                _ => {
+                    return Err(fail(format!(
+                        "judge {name:?}: give exactly one of command = [\"program\", ...] or replay = \"file.csv\""
+                    )))
+                }
+            }
+        }
+        Ok(config)
+    }
+}
+
+/// A pool built from a [`JudgesConfig`] over a list of items (JSON objects with an
+/// `id`).
+pub struct ConfiguredPool {
+    items: Vec<serde_json::Value>,
+    ids: Vec<String>,
+    config: JudgesConfig,
+    costs: Vec<f64>,
+    recorded: Vec<HashMap<String, Vec<f64>>>,
+    seed: u64,
+    calls: Vec<u64>,
+}
+
+impl ConfiguredPool {
+    /// The pool; replay files are read now.
+    ///
+    /// # Errors
+    /// [`JudgeError::Setting`] for items without an id, duplicate ids, unreadable or
+    /// malformed replay files, or a replay file without scores for some item.
+    pub fn new(
+        items: Vec<serde_json::Value>,
+        config: JudgesConfig,
+        seed: u64,
+    ) -> Result<Self, JudgeError> {
+        let mut ids = Vec::with_capacity(items.len());
+        for (line, item) in items.iter().enumerate() {
+            let id = match item.get("id") {
+                Some(serde_json::Value::String(s)) => s.clone(),
+                Some(serde_json::Value::Number(n)) => n.to_string(),
+                _ => {
+                    return Err(JudgeError::Setting(format!(
+                        "item {} has no \"id\" (string or number); every item needs one",
+                        line + 1
+                    )))
+                }
+            };
+            if ids.contains(&id) {
+                return Err(JudgeError::Setting(format!("item id {id:?} appears twice")));
+            }
+            ids.push(id);
+        }
+        let recorded = config
+            .judges
+            .iter()
+            .map(|j| match &j.replay {
+                Some(path) => read_replay(path, &ids),
+                None => Ok(HashMap::new()),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let costs = config.judges.iter().map(|j| j.cost).collect();
+        let calls = vec![0; ids.len() * config.judges.len()];
+        Ok(Self {
+            items,
+            ids,
+            config,
+            costs,
+            recorded,
+            seed,
+            calls,
+        })
+    }
+
+    /// Item ids, in order.
+    pub fn ids(&self) -> &[String] {
+        &self.ids
+    }
+
+    /// Judge names, in order.
+    pub fn judge_names(&self) -> Vec<String> {
+        self.config.judges.iter().map(|j| j.name.clone()).collect()
+    }
+
+    fn run_command(&self, item: usize, judge: usize, argv: &[String]) -> Result<f64, String> {
+        let timeout =
+            Duration::from_secs_f64(self.config.judges[judge].timeout_seconds.unwrap_or(60.0));
+        let mut child = Command::new(&argv[0])
+            .args(&argv[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot run {:?}: {e}", argv[0]))?;
+        let input = serde_json::to_vec(&self.items[item]).expect("items serialise");
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(&input);
+        }
+        let started = Instant::now();
+        let status = loop {
+            match child.try_wait().map_err(|e| e.to_string())? {
+                Some(status) => break status,
+                None if started.elapsed() > timeout => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(format!("timed out after {} s", timeout.as_secs_f64()));
+                }
+                None => std::thread::sleep(Duration::from_millis(5)),
+            }
+        };
+        let mut output = String::new();
+        if let Some(mut stdout) = child.stdout.take() {
+            stdout
+                .read_to_string(&mut output)
+                .map_err(|e| e.to_string())?;
+        }
+        if !status.success() {
+            return Err(format!("{:?} exited with {status}", argv[0]));
+        }
+        output
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| format!("printed {:?}, not a number", output.trim()))
+    }
+}
+
+impl JudgePool for ConfiguredPool {
+    fn items(&self) -> usize {
+        self.ids.len()
+    }
+
+    fn costs(&self) -> &[f64] {
+        &self.costs
+    }
+
+    fn range(&self) -> f64 {
+        self.config.range
+    }
+
+    fn skip(&mut self, item: usize, judge: usize) {
+        self.calls[item * self.costs.len() + judge] += 1;
+    }
+
+    fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
+        let pair = item * self.costs.len() + judge;
+        let n = self.calls[pair];
+        self.calls[pair] += 1;
+        let result = match &self.config.judges[judge].command {
+            Some(argv) => self.run_command(item, judge, &argv.clone()),
+            None => {
+                // The n-th draw of a pair has its own stream, so a resumed run draws
+                // what an uninterrupted one would.
+                let scores = &self.recorded[judge][&self.ids[item]];
+                let stream = self.seed
+                    ^ (pair as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                    ^ n.rotate_left(32);
+                let mut rng = ChaCha8Rng::seed_from_u64(stream);
+                Ok(scores[rng.random_range(0..scores.len())])
+            }
+        };
+        result.map_err(|message| JudgeError::Call {
+            item,
+            judge,
+            message,
+        })
+    }
+}
+
+/// Recorded scores per item id from a CSV with `item` and `score` columns.
+fn read_replay(path: &Path, ids: &[String]) -> Result<HashMap<String, Vec<f64>>, JudgeError> {
+    let fail = |m: String| JudgeError::Setting(format!("{}: {m}", path.display()));
+    let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines
+        .next()
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .collect();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or_else(|| fail(format!("no {name:?} column (header: {header:?})")))
+    };
+    let (item_column, score_column) = (column("item")?, column("score")?);
+    let mut scores: HashMap<String, Vec<f64>> = HashMap::new();
+    for (row, line) in lines.enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        let get = |c: usize| fields.get(c).copied().unwrap_or("");
+        let score: f64 = get(score_column)
+            .parse()
+            .ok()
+            .filter(|s: &f64| s.is_finite())
+            .ok_or_else(|| {
+                fail(format!(
+                    "row {}: score {:?} is not a number",
+                    row + 2,
+                    get(score_column)
+                ))
+            })?;
+        scores
+            .entry(get(item_column).to_string())
+            .or_default()
+            .push(score);
+    }
+    if let Some(missing) = ids.iter().find(|id| !scores.contains_key(*id)) {
+        return Err(fail(format!("no recorded score for item {missing:?}")));
+    }
+    Ok(scores)
+}
