@@ -47,6 +47,8 @@ pub enum JudgeMethod {
     EstIvweGaussian,
     /// Equal calls for every item and judge.
     Uniform,
+    /// Judges chosen per item by successive elimination, then the oracle rule.
+    Adaptive,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -387,7 +389,7 @@ pub struct BenchJudgesArgs {
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "uniform,oracle,est-ivwe,est-ivwe-gaussian"
+        default_value = "uniform,oracle,est-ivwe,est-ivwe-gaussian,adaptive"
     )]
     pub methods: Vec<String>,
     /// Seed of the instances and the draws.

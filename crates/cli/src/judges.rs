@@ -41,6 +41,7 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
         JudgeMethod::EstIvwe => Method::EstIvwe,
         JudgeMethod::EstIvweGaussian => Method::EstIvweGaussian,
         JudgeMethod::Uniform => Method::Uniform,
+        JudgeMethod::Adaptive => Method::Adaptive,
     };
     let settings = EstimateSettings {
         p,

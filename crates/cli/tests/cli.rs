@@ -645,7 +645,7 @@ fn bench_judges_reports_every_cell() {
     ];
     let value = json(&args);
     let rows = value["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 2 * 2 * 4);
+    assert_eq!(rows.len(), 2 * 2 * 5);
     for row in rows {
         for field in ["method", "budget", "p", "error_mean", "error_std"] {
             assert!(row.get(field).is_some(), "{row}");

@@ -8,7 +8,13 @@ use rayon::prelude::*;
 use crate::{estimate, EstimateSettings, Method, Norm, Scenario, SimulatedJudges};
 
 /// The strategies compared, by name.
-pub const METHODS: [&str; 4] = ["uniform", "oracle", "est-ivwe", "est-ivwe-gaussian"];
+pub const METHODS: [&str; 5] = [
+    "uniform",
+    "oracle",
+    "est-ivwe",
+    "est-ivwe-gaussian",
+    "adaptive",
+];
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,6 +119,7 @@ fn repetition(settings: &ExperimentSettings, rep: usize) -> Vec<Option<f64>> {
                     },
                     "est-ivwe" => Method::EstIvwe,
                     "est-ivwe-gaussian" => Method::EstIvweGaussian,
+                    "adaptive" => Method::Adaptive,
                     other => panic!("unknown method {other}"),
                 };
                 let draw_seed = rng_seed(settings.seed, rep, cell);

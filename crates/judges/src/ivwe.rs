@@ -15,6 +15,10 @@ pub struct PairStats {
     pub sum: f64,
     /// Sum of squared scores.
     pub sum_squares: f64,
+    /// Sum of cubed scores.
+    pub sum_cubes: f64,
+    /// Sum of fourth powers.
+    pub sum_fourths: f64,
 }
 
 impl PairStats {
@@ -22,7 +26,23 @@ impl PairStats {
     pub fn push(&mut self, score: f64) {
         self.count += 1;
         self.sum += score;
-        self.sum_squares += score * score;
+        let square = score * score;
+        self.sum_squares += square;
+        self.sum_cubes += square * score;
+        self.sum_fourths += square * square;
+    }
+
+    /// Fourth central moment `E[(X - mean)^4]` of the scores (plug-in), from the
+    /// power sums.
+    pub fn fourth_central_moment(&self) -> f64 {
+        let n = self.count as f64;
+        let (m, m2, m3, m4) = (
+            self.mean(),
+            self.sum_squares / n,
+            self.sum_cubes / n,
+            self.sum_fourths / n,
+        );
+        (m4 - 4.0 * m * m3 + 6.0 * m * m * m2 - 3.0 * m.powi(4)).max(0.0)
     }
 
     /// Mean score (NaN without scores).

@@ -10,6 +10,7 @@
 //! Algorithm 1) and Est-IVWE (Gaussian, Appendix G.1), all through one [`JudgePool`]
 //! trait whose calls are counted against the budget by [`Spender`].
 
+mod adaptive;
 mod allocation;
 mod configured;
 mod error;

@@ -21,6 +21,9 @@ pub enum Method {
     EstIvwe,
     /// Est-IVWE for Gaussian scores (Appendix G.1): the sample variances as they are.
     EstIvweGaussian,
+    /// Judges chosen per item by successive elimination, then the oracle rule on fresh
+    /// calls (module `adaptive`).
+    Adaptive,
 }
 
 impl Method {
@@ -31,6 +34,7 @@ impl Method {
             Self::Oracle { .. } => "oracle",
             Self::EstIvwe => "est-ivwe",
             Self::EstIvweGaussian => "est-ivwe-gaussian",
+            Self::Adaptive => "adaptive",
         }
     }
 }
@@ -127,6 +131,17 @@ pub fn estimate(
             let allocation = integer_counts(&weights, variances, &costs, budget, settings.p)?;
             spend(&mut spender, &allocation, &mut stats)?;
             (ivwe(&stats, variances, judges), None, None, false)
+        }
+        Method::Adaptive => {
+            let (scores, first, fallback) = crate::adaptive::adaptive(
+                &mut spender,
+                items,
+                budget,
+                range,
+                settings.delta,
+                settings.p,
+            )?;
+            (scores, Some(first), None, fallback)
         }
         Method::EstIvwe | Method::EstIvweGaussian => {
             let gaussian = matches!(method, Method::EstIvweGaussian);

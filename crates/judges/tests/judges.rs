@@ -200,6 +200,7 @@ fn no_method_spends_more_than_the_budget() {
         },
         Method::EstIvwe,
         Method::EstIvweGaussian,
+        Method::Adaptive,
     ];
     for budget in [2000.0, 7777.7, 50000.0] {
         for method in &methods {

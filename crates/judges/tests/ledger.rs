@@ -49,13 +49,21 @@ fn names(prefix: &str, n: usize) -> Vec<String> {
 }
 
 fn run(pool: &mut dyn JudgePool, ledger: &Path) -> Result<Estimate, JudgeError> {
+    run_method(pool, ledger, &Method::EstIvwe)
+}
+
+fn run_method(
+    pool: &mut dyn JudgePool,
+    ledger: &Path,
+    method: &Method,
+) -> Result<Estimate, JudgeError> {
     let items = names("item", pool.items());
     let judges = names("judge", pool.costs().len());
     let mut ledgered = LedgeredPool::open(pool, items, judges, ledger)?;
     estimate(
         &mut ledgered,
         900.0,
-        &Method::EstIvwe,
+        method,
         &EstimateSettings::new(Norm::P(2.0)),
     )
 }
@@ -112,6 +120,26 @@ fn an_interrupted_run_resumes_without_paying_twice() {
         let charged: f64 = entries(&cut).iter().map(|e| e.cost).sum();
         assert!((charged - uninterrupted.spent).abs() < 1e-9);
     }
+}
+
+/// The adaptive method, whose screening depends on every score so far, resumes the
+/// same way.
+#[test]
+fn an_interrupted_adaptive_run_resumes_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (whole, cut) = (dir.path().join("whole.jsonl"), dir.path().join("cut.jsonl"));
+    let mut never = SimulatedJudges::new(instance(), 5);
+    let uninterrupted = run_method(&mut never, &whole, &Method::Adaptive).unwrap();
+    let mut first = Stopping {
+        inner: SimulatedJudges::new(instance(), 5),
+        limit: 300,
+        calls: 0,
+    };
+    assert!(run_method(&mut first, &cut, &Method::Adaptive).is_err());
+    let mut second = SimulatedJudges::new(instance(), 5);
+    let resumed = run_method(&mut second, &cut, &Method::Adaptive).unwrap();
+    assert_eq!(resumed.scores, uninterrupted.scores);
+    assert_eq!(entries(&cut).len(), entries(&whole).len());
 }
 
 #[test]
