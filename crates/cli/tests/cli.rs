@@ -714,6 +714,18 @@ replay = "recorded.csv"
     ]
 }
 
+/// Runs `verdict` with owned arguments and checks that it succeeded.
+fn succeed(args: &[String]) -> Output {
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = verdict(&refs);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
 fn ledger_lines(dir: &Path) -> usize {
     std::fs::read_to_string(dir.join("spend.jsonl"))
         .map(|t| t.lines().count())
@@ -727,13 +739,7 @@ fn ledger_lines(dir: &Path) -> usize {
 fn judge_run_killed_and_resumed_matches_an_uninterrupted_run() {
     let whole = tempfile::tempdir().unwrap();
     let args = judge_setup(whole.path());
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let output = verdict(&refs);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    succeed(&args);
     let calls = ledger_lines(whole.path());
 
     let cut = tempfile::tempdir().unwrap();
@@ -755,13 +761,7 @@ fn judge_run_killed_and_resumed_matches_an_uninterrupted_run() {
         !cut.path().join("scores.csv").exists(),
         "no output from a killed run"
     );
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let output = verdict(&refs);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = succeed(&args);
     let message = String::from_utf8_lossy(&output.stderr).to_string();
     assert!(message.contains(&format!("{before} replayed")), "{message}");
     assert!(
@@ -814,4 +814,41 @@ fn judge_reports_bad_configurations_clearly() {
     judge_setup(dir.path());
     std::fs::write(dir.path().join("items.jsonl"), "{\"truth\": 0.3}\n").unwrap();
     assert!(failure(&r).contains("\"id\""));
+}
+
+/// A rehearsal with a simulated judge (Beta around each item's truth) and the
+/// adaptive method: scores near the truth, the same on a second run from the ledger,
+/// and a clear error for an item without a truth.
+#[test]
+fn judge_rehearses_with_a_simulated_judge() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = judge_setup(dir.path());
+    std::fs::write(
+        dir.path().join("judges.toml"),
+        "range = 1.0\n[[judge]]\nname = \"sim\"\ncost = 0.5\nsimulate = 0.01\n\n[[judge]]\nname = \"recorded\"\ncost = 0.2\nreplay = \"recorded.csv\"\n",
+    )
+    .unwrap();
+    args[6] = "200".into();
+    args.extend(["--method".into(), "adaptive".into()]);
+    succeed(&args);
+    let scores = std::fs::read_to_string(dir.path().join("scores.csv")).unwrap();
+    for (i, line) in scores.lines().skip(1).enumerate() {
+        let score: f64 = line.split(',').nth(1).unwrap().parse().unwrap();
+        let truth = 0.1 * (i as f64 + 3.0);
+        assert!(
+            (score - truth).abs() < 0.1,
+            "q{}: {score} vs {truth}",
+            i + 1
+        );
+    }
+    let again = succeed(&args);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("0 made"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("scores.csv")).unwrap(),
+        scores
+    );
+    std::fs::write(dir.path().join("items.jsonl"), "{\"id\": \"q1\"}\n").unwrap();
+    std::fs::remove_file(dir.path().join("spend.jsonl")).unwrap();
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert!(failure(&refs).contains("\"truth\""));
 }

@@ -14,6 +14,11 @@
 //! name = "large"
 //! cost = 1.0
 //! replay = "large-scores.csv"      # recorded scores: columns item, score (with replacement)
+//!
+//! [[judge]]
+//! name = "rehearsal"
+//! cost = 0.5
+//! simulate = 0.02                  # Beta scores around each item's "truth", this variance
 //! ```
 
 use std::collections::HashMap;
@@ -22,9 +27,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
+use rand_distr::{Beta, Distribution};
 
+use crate::judge::pair_stream;
 use crate::{JudgeError, JudgePool};
 
 /// The configuration file.
@@ -52,6 +58,9 @@ pub struct JudgeConfig {
     pub timeout_seconds: Option<f64>,
     /// CSV of recorded scores (columns `item`, `score`), sampled with replacement.
     pub replay: Option<PathBuf>,
+    /// A simulated judge for rehearsals: Beta-distributed scores with mean the item's
+    /// `truth` field and this variance (capped at 90% of the largest possible).
+    pub simulate: Option<f64>,
 }
 
 impl JudgesConfig {
@@ -79,12 +88,13 @@ impl JudgesConfig {
                     judge.cost
                 )));
             }
-            match (&judge.command, &mut judge.replay) {
-                (Some(c), None) if !c.is_empty() => {}
-                (None, Some(replay)) => *replay = base.join(&*replay),
+            match (&judge.command, &mut judge.replay, judge.simulate) {
+                (Some(c), None, None) if !c.is_empty() => {}
+                (None, Some(replay), None) => *replay = base.join(&*replay),
+                (None, None, Some(v)) if v > 0.0 && v.is_finite() => {}
                 _ => {
                     return Err(fail(format!(
-                        "judge {name:?}: give exactly one of command = [\"program\", ...] or replay = \"file.csv\""
+                        "judge {name:?}: give exactly one of command = [\"program\", ...], replay = \"file.csv\" or simulate = VARIANCE (> 0)"
                     )))
                 }
             }
@@ -101,6 +111,7 @@ pub struct ConfiguredPool {
     config: JudgesConfig,
     costs: Vec<f64>,
     recorded: Vec<HashMap<String, Vec<f64>>>,
+    simulated: Vec<Option<Vec<Beta<f64>>>>,
     seed: u64,
     calls: Vec<u64>,
 }
@@ -141,6 +152,15 @@ impl ConfiguredPool {
                 None => Ok(HashMap::new()),
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let simulated = config
+            .judges
+            .iter()
+            .map(|j| {
+                j.simulate
+                    .map(|v| simulated_scores(&items, &ids, v, config.range))
+                    .transpose()
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let costs = config.judges.iter().map(|j| j.cost).collect();
         let calls = vec![0; ids.len() * config.judges.len()];
         Ok(Self {
@@ -149,6 +169,7 @@ impl ConfiguredPool {
             config,
             costs,
             recorded,
+            simulated,
             seed,
             calls,
         })
@@ -227,16 +248,12 @@ impl JudgePool for ConfiguredPool {
         let pair = item * self.costs.len() + judge;
         let n = self.calls[pair];
         self.calls[pair] += 1;
-        let result = match &self.config.judges[judge].command {
-            Some(argv) => self.run_command(item, judge, &argv.clone()),
-            None => {
-                // The n-th draw of a pair has its own stream, so a resumed run draws
-                // what an uninterrupted one would.
+        let mut rng = pair_stream(self.seed, pair, n);
+        let result = match (&self.config.judges[judge].command, &self.simulated[judge]) {
+            (Some(argv), _) => self.run_command(item, judge, &argv.clone()),
+            (None, Some(laws)) => Ok(self.config.range * laws[item].sample(&mut rng)),
+            (None, None) => {
                 let scores = &self.recorded[judge][&self.ids[item]];
-                let stream = self.seed
-                    ^ (pair as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                    ^ n.rotate_left(32);
-                let mut rng = ChaCha8Rng::seed_from_u64(stream);
                 Ok(scores[rng.random_range(0..scores.len())])
             }
         };
@@ -246,6 +263,35 @@ impl JudgePool for ConfiguredPool {
             message,
         })
     }
+}
+
+/// Beta laws with mean `truth / R` and the given variance (capped at 90% of the
+/// largest a law on `[0, R]` with that mean can have), one per item.
+fn simulated_scores(
+    items: &[serde_json::Value],
+    ids: &[String],
+    variance: f64,
+    range: f64,
+) -> Result<Vec<Beta<f64>>, JudgeError> {
+    items
+        .iter()
+        .zip(ids)
+        .map(|(item, id)| {
+            let truth = item.get("truth").and_then(serde_json::Value::as_f64);
+            let m = match truth {
+                Some(t) if t > 0.0 && t < range => t / range,
+                _ => {
+                    return Err(JudgeError::Setting(format!(
+                        "item {id:?}: a simulated judge needs a numeric \"truth\" strictly inside (0, {range})"
+                    )))
+                }
+            };
+            let v = (variance / (range * range)).min(0.9 * m * (1.0 - m));
+            let total = m * (1.0 - m) / v - 1.0;
+            Beta::new(m * total, (1.0 - m) * total)
+                .map_err(|e| JudgeError::Setting(format!("item {id:?}: {e}")))
+        })
+        .collect()
 }
 
 /// Recorded scores per item id from a CSV with `item` and `score` columns.

@@ -90,9 +90,16 @@ impl JudgePool for SimulatedJudges {
         let pair = item * self.instance.judges() + judge;
         let n = self.calls[pair];
         self.calls[pair] += 1;
-        let stream =
-            self.seed ^ (pair as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ n.rotate_left(32);
-        let mut rng = ChaCha8Rng::seed_from_u64(stream);
+        let mut rng = pair_stream(self.seed, pair, n);
         Ok(self.instance.range() * self.distributions[pair].sample(&mut rng))
     }
+}
+
+/// The random stream of the n-th call of a pair: seeded by (seed, pair, n) alone, so a
+/// draw does not depend on the order of calls and a run resumed from a ledger draws
+/// exactly what an uninterrupted run would.
+pub(crate) fn pair_stream(seed: u64, pair: usize, n: u64) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(
+        seed ^ (pair as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ n.rotate_left(32),
+    )
 }
