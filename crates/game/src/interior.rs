@@ -31,7 +31,7 @@ use faer::linalg::lu::partial_pivoting::{factor, solve};
 use faer::perm::PermRef;
 use faer::{Conj, Mat, Par};
 
-use crate::lottery::GAP_TOLERANCE;
+use crate::lottery::{Lottery, GAP_TOLERANCE};
 use crate::payoff::dot;
 use crate::PayoffMatrix;
 
@@ -52,18 +52,21 @@ const PARALLEL_FROM: usize = 200;
 /// Fraction of the distance to the boundary a step may travel.
 const STEP_DAMPING: f64 = 0.995;
 
-/// The unique maximal lottery of `a` with the interior-point iterations spent, or
-/// `None` when uniqueness could not be proved (the caller then solves the canonical
-/// QP).
-pub(crate) fn unique_maximal_lottery(a: &PayoffMatrix) -> Option<(Vec<f64>, u32)> {
+/// The unique maximal lottery of `a`, certified by its exploitability and marked
+/// unique, or `None` when uniqueness could not be proved (the caller then solves the
+/// canonical QP).
+pub(crate) fn unique_maximal_lottery(a: &PayoffMatrix) -> Option<Lottery> {
     let k = a.agents();
     let (mut x, mut w) = starting_point(a);
     let mut state = Workspace::new(k);
     for iteration in 0..MAX_ITERATIONS {
         let mu = dot(&x, &w) / k as f64;
         if mu < PURIFY_BELOW {
-            if let Some(p) = purify(a, &x, &w) {
-                return Some((p, iteration));
+            if let Some((p, gap)) = purify(a, &x, &w) {
+                return Some(Lottery {
+                    unique: true,
+                    ..Lottery::with_gap(p, gap, iteration)
+                });
             }
         }
         if mu < COMPLEMENTARITY_FLOOR {
@@ -248,12 +251,12 @@ fn max_step(v: &[f64], dv: &[f64]) -> f64 {
         .fold(1.0, f64::min)
 }
 
-/// The exact lottery on the support `{j : x_j > w_j}`, if it is provably the unique
-/// maximal lottery (module docs). Failed attempts are cheap: a support of even size is
+/// The exact lottery on the support `{j : x_j > w_j}` and its exploitability, if it is
+/// provably the unique maximal lottery (module docs). Failed attempts are cheap: a support of even size is
 /// skipped (a bordered skew-symmetric system of odd order `s + 1` is singular), and
 /// the candidate is screened with a partial-pivoting LU before the rank-revealing
 /// full-pivoting LU proves the system nonsingular.
-fn purify(a: &PayoffMatrix, x: &[f64], w: &[f64]) -> Option<Vec<f64>> {
+fn purify(a: &PayoffMatrix, x: &[f64], w: &[f64]) -> Option<(Vec<f64>, f64)> {
     let k = x.len();
     let support: Vec<usize> = (0..k).filter(|&j| x[j] > w[j]).collect();
     let (bordered, p) = solve_on_support(a, &support)?;
@@ -265,7 +268,7 @@ fn purify(a: &PayoffMatrix, x: &[f64], w: &[f64]) -> Option<Vec<f64>> {
         .filter(|&j| p[j] == 0.0)
         .all(|j| payoffs[j] < -STRICT_MARGIN);
     let gap = payoffs.iter().copied().fold(0.0, f64::max);
-    (off_support_strict && gap <= GAP_TOLERANCE && nonsingular(bordered)).then_some(p)
+    (off_support_strict && gap <= GAP_TOLERANCE && nonsingular(bordered)).then_some((p, gap))
 }
 
 /// The lottery with `A_SS p = v 1`, `1^T p = 1`, zero off `support`, with the

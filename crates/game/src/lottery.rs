@@ -113,21 +113,10 @@ impl HardBudget {
 /// [`GameError::Solver`] if the interior-point method fails outright (it should not:
 /// the problem is always feasible).
 pub fn maximal_lottery(a: &PayoffMatrix) -> Result<Lottery, GameError> {
-    if let Some(unique) = unique_lottery(a) {
+    if let Some(unique) = unique_maximal_lottery(a) {
         return Ok(unique);
     }
     solve_lottery(a, Side::None)
-}
-
-/// The maximal lottery when it is provably unique (then canonical under any
-/// criterion), from the dense interior-point path of [`crate::interior`].
-fn unique_lottery(a: &PayoffMatrix) -> Option<Lottery> {
-    let (p, iterations) = unique_maximal_lottery(a)?;
-    let gap = exploitability(a, &p);
-    Some(Lottery {
-        unique: true,
-        ..Lottery::with_gap(p, gap, iterations)
-    })
 }
 
 /// The canonical maximal lottery of the game restricted to `Delta(C)` for both
@@ -167,7 +156,7 @@ pub fn priced_lottery(a: &PayoffMatrix, costs: &[f64]) -> Result<Lottery, GameEr
 /// # Errors
 /// Solver failures.
 pub fn max_entropy_lottery(a: &PayoffMatrix) -> Result<Lottery, GameError> {
-    if let Some(unique) = unique_lottery(a) {
+    if let Some(unique) = unique_maximal_lottery(a) {
         return Ok(unique);
     }
     let k = a.agents();

@@ -40,6 +40,17 @@ fn vi_field(game: &PayoffMatrix, pi: &[f64], rho: f64, costs: &[f64]) -> Vec<f64
         .collect()
 }
 
+/// How far `q` violates the variational inequality at `pi`: `<F(pi), pi - q>`, at most
+/// 0 (up to rounding) when `pi` solves it.
+fn vi_violation(field: &[f64], pi: &[f64], q: &[f64]) -> f64 {
+    field
+        .iter()
+        .zip(pi)
+        .zip(q)
+        .map(|((f, p), x)| f * (p - x))
+        .sum()
+}
+
 /// Random strategies (skewed towards the vertices) that spend at most `limit`.
 fn affordable_mixes(costs: &[f64], limit: f64, seed: u64) -> Vec<Vec<f64>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -329,12 +340,12 @@ fn regularized_equilibria_solve_the_variational_inequality() {
         );
         let pi = &solution.probabilities;
         let field = vi_field(&game, pi, rho, &costs);
-        let at_pi: f64 = field.iter().zip(pi).map(|(f, p)| f * p).sum();
-        for (j, f) in field.iter().enumerate() {
+        for j in 0..k {
+            let vertex: Vec<f64> = (0..k).map(|l| f64::from(u8::from(l == j))).collect();
+            let violation = vi_violation(&field, pi, &vertex);
             assert!(
-                f - at_pi >= -1e-9,
-                "K={k} rho={rho}: vertex {j} violates the VI by {}",
-                at_pi - f
+                violation <= 1e-9,
+                "K={k} rho={rho}: vertex {j} violates the VI by {violation}"
             );
         }
     }
@@ -558,13 +569,11 @@ fn regularized_equilibrium_under_a_hard_budget() {
     let spend: f64 = pi.iter().zip(&costs).map(|(p, c)| p * c).sum();
     assert!(spend <= limit + 1e-9);
     let field = vi_field(&game, pi, rho, &[0.0; 6]);
-    let at_pi: f64 = field.iter().zip(pi).map(|(f, p)| f * p).sum();
     for q in affordable_mixes(&costs, limit, 12) {
-        let at_q: f64 = field.iter().zip(&q).map(|(f, x)| f * x).sum();
+        let violation = vi_violation(&field, pi, &q);
         assert!(
-            at_q - at_pi >= -1e-9,
-            "an affordable q violates the VI by {}",
-            at_pi - at_q
+            violation <= 1e-9,
+            "an affordable q violates the VI by {violation}"
         );
     }
 }

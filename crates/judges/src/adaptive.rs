@@ -38,8 +38,8 @@
 
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use crate::allocation::{integer_counts, oracle_weights};
-use crate::{ivwe, JudgeError, PairStats, Spender};
+use crate::methods::second_phase;
+use crate::{JudgeError, PairStats, Spender};
 
 /// Scores per active pair in the first screening round.
 pub const FIRST_ROUND: u64 = 8;
@@ -127,50 +127,33 @@ pub(crate) fn adaptive(
         // would get too few calls, which costs far more than a few too many.
         variances[k * judges + chosen] = (upper_variance(&row[chosen], z, range)).max(floor);
     }
-    let weights = oracle_weights(&variances, &costs, p);
-    let mut fresh = vec![PairStats::default(); items * judges];
-    match integer_counts(&weights, &variances, &costs, spender.left(), p) {
-        Ok(allocation) => {
-            for (i, &count) in allocation.counts.iter().enumerate() {
-                if count > 0 {
-                    spender.sample(i / judges, i % judges, count, &mut fresh[i])?;
-                }
-            }
-            Ok((ivwe(&fresh, &variances, judges), first, false))
-        }
-        Err(JudgeError::InfeasibleBudget { .. }) => {
-            let estimated: Vec<f64> = screening
-                .iter()
-                .map(|s| s.sample_variance().max(floor))
-                .collect();
-            Ok((ivwe(&screening, &estimated, judges), first, true))
-        }
-        Err(other) => Err(other),
-    }
+    let estimated: Vec<f64> = screening
+        .iter()
+        .map(|s| s.sample_variance().max(floor))
+        .collect();
+    let (scores, fallback) = second_phase(spender, &variances, p, &screening, &estimated)?;
+    Ok((scores, first, fallback))
 }
 
-/// `max(sigma_hat^2 + z · sqrt((m4_hat - sigma_hat^4) / n), R^2 / (4n))`. The floor is
-/// what `n` calls cannot rule out: a judge whose scores sit at the ends of the range
-/// (variance up to `R^2/4`) can give `n` equal scores with sizeable probability, and
-/// then the sample moments say nothing.
-fn upper_variance(s: &PairStats, z: f64, range: f64) -> f64 {
+/// The normal-approximation half-width `z · sqrt((m4_hat - sigma_hat^4) / n)` of the
+/// sample variance.
+fn half_width(s: &PairStats, z: f64) -> f64 {
     let variance = s.sample_variance();
-    let n = s.count as f64;
-    let clt =
-        variance + z * ((s.fourth_central_moment() - variance * variance).max(0.0) / n).sqrt();
-    clt.max(range * range / (4.0 * n))
+    z * ((s.fourth_central_moment() - variance * variance).max(0.0) / s.count as f64).sqrt()
+}
+
+/// `max(sigma_hat^2 + half_width, R^2 / (4n))`. The floor is what `n` calls cannot
+/// rule out: a judge whose scores sit at the ends of the range (variance up to
+/// `R^2/4`) can give `n` equal scores with sizeable probability, and then the sample
+/// moments say nothing.
+fn upper_variance(s: &PairStats, z: f64, range: f64) -> f64 {
+    (s.sample_variance() + half_width(s, z)).max(range * range / (4.0 * s.count as f64))
 }
 
 /// Drops the judges of one item whose interval for `c_j sigma^2` lies wholly above
 /// another's (upper ends with the floor of [`upper_variance`]).
 fn eliminate(row: &[PairStats], active: &mut [bool], costs: &[f64], z: f64, range: f64) {
-    let lower = |j: usize| {
-        let s = &row[j];
-        let variance = s.sample_variance();
-        let spread =
-            ((s.fourth_central_moment() - variance * variance).max(0.0) / s.count as f64).sqrt();
-        costs[j] * (variance - z * spread).max(0.0)
-    };
+    let lower = |j: usize| costs[j] * (row[j].sample_variance() - half_width(&row[j], z)).max(0.0);
     let best_upper = (0..row.len())
         .filter(|&j| active[j])
         .map(|j| costs[j] * upper_variance(&row[j], z, range))

@@ -135,11 +135,13 @@ pub fn integer_counts(
     let mut allocation = Allocation { judges, counts };
     // Rounding up to one call can overshoot; take calls back from the items with the
     // most calls of their judge until the budget holds.
-    while allocation.cost(costs) > budget {
+    let mut cost = allocation.cost(costs);
+    while cost > budget {
         let k = (0..items)
             .max_by_key(|&k| allocation.counts[k * judges + weights.judge[k]])
             .expect("items exist");
         allocation.counts[k * judges + weights.judge[k]] -= 1;
+        cost -= costs[weights.judge[k]];
     }
     fill_leftover(&mut allocation, variances, costs, budget, p);
     if allocation.counts.len() <= SWAP_SEARCH_PAIRS {
@@ -203,14 +205,33 @@ fn improve_by_swaps(
 /// `sum_k V_k^(p/2)` (or `max_k V_k`) with `V_k = (sum_j N_kj / sigma^2_kj)^-1`: the
 /// objective of integer counts, a monotone transform of `A_p`.
 fn integer_objective(allocation: &Allocation, variances: &[f64], p: Norm) -> f64 {
-    let variance_of_items = allocation
+    let terms = information(allocation, variances)
+        .into_iter()
+        .map(|info| item_term(info, p));
+    match p {
+        Norm::P(_) => terms.sum(),
+        Norm::Infinity => terms.fold(0.0, f64::max),
+    }
+}
+
+/// Each item's information `sum_j N_kj / sigma^2_kj`, the inverse of its IVWE
+/// variance `V_k`.
+fn information(allocation: &Allocation, variances: &[f64]) -> Vec<f64> {
+    allocation
         .counts
         .chunks(allocation.judges)
         .zip(variances.chunks(allocation.judges))
-        .map(|(n, v)| 1.0 / n.iter().zip(v).map(|(&n, v)| n as f64 / v).sum::<f64>());
+        .map(|(n, v)| n.iter().zip(v).map(|(&n, v)| n as f64 / v).sum())
+        .collect()
+}
+
+/// One item's term of the objective from its information: `V^(p/2)`, or `V` at
+/// `p = inf`.
+fn item_term(information: f64, p: Norm) -> f64 {
+    let variance = 1.0 / information;
     match p {
-        Norm::P(p) => variance_of_items.map(|x| x.powf(p / 2.0)).sum(),
-        Norm::Infinity => variance_of_items.fold(0.0, f64::max),
+        Norm::P(p) => variance.powf(p / 2.0),
+        Norm::Infinity => variance,
     }
 }
 
@@ -228,19 +249,8 @@ fn fill_leftover(
     let items = allocation.counts.len() / judges;
     let cheapest = costs.iter().copied().fold(f64::INFINITY, f64::min);
     let mut left = budget - allocation.cost(costs);
-    let mut information: Vec<f64> = (0..items)
-        .map(|k| {
-            (0..judges)
-                .map(|j| allocation.counts[k * judges + j] as f64 / variances[k * judges + j])
-                .sum()
-        })
-        .collect();
-    let term = |info: f64| -> f64 {
-        match p {
-            Norm::P(p) => info.powf(-p / 2.0),
-            Norm::Infinity => 1.0 / info,
-        }
-    };
+    let mut information = information(allocation, variances);
+    let term = |info: f64| item_term(info, p);
     // Each item's best affordable call, refreshed when the item changes or its judge
     // stops being affordable; one scan over items per call.
     let best_call = |k: usize, info: f64, left: f64| -> Option<(f64, usize)> {

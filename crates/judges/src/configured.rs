@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use rand::Rng;
 use rand_distr::{Beta, Distribution};
 
-use crate::judge::pair_stream;
+use crate::judge::{beta_with, PairStreams};
 use crate::{JudgeError, JudgePool};
 
 /// The configuration file.
@@ -112,8 +112,7 @@ pub struct ConfiguredPool {
     costs: Vec<f64>,
     recorded: Vec<HashMap<String, Vec<f64>>>,
     simulated: Vec<Option<Vec<Beta<f64>>>>,
-    seed: u64,
-    calls: Vec<u64>,
+    streams: PairStreams,
 }
 
 impl ConfiguredPool {
@@ -162,7 +161,7 @@ impl ConfiguredPool {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let costs = config.judges.iter().map(|j| j.cost).collect();
-        let calls = vec![0; ids.len() * config.judges.len()];
+        let streams = PairStreams::new(seed, ids.len() * config.judges.len());
         Ok(Self {
             items,
             ids,
@@ -170,8 +169,7 @@ impl ConfiguredPool {
             costs,
             recorded,
             simulated,
-            seed,
-            calls,
+            streams,
         })
     }
 
@@ -241,14 +239,12 @@ impl JudgePool for ConfiguredPool {
     }
 
     fn skip(&mut self, item: usize, judge: usize) {
-        self.calls[item * self.costs.len() + judge] += 1;
+        self.streams.skip(item * self.costs.len() + judge);
     }
 
     fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
         let pair = item * self.costs.len() + judge;
-        let n = self.calls[pair];
-        self.calls[pair] += 1;
-        let mut rng = pair_stream(self.seed, pair, n);
+        let mut rng = self.streams.next(pair);
         let result = match (&self.config.judges[judge].command, &self.simulated[judge]) {
             (Some(argv), _) => self.run_command(item, judge, &argv.clone()),
             (None, Some(laws)) => Ok(self.config.range * laws[item].sample(&mut rng)),
@@ -287,9 +283,7 @@ fn simulated_scores(
                 }
             };
             let v = (variance / (range * range)).min(0.9 * m * (1.0 - m));
-            let total = m * (1.0 - m) / v - 1.0;
-            Beta::new(m * total, (1.0 - m) * total)
-                .map_err(|e| JudgeError::Setting(format!("item {id:?}: {e}")))
+            beta_with(m, v).map_err(|e| JudgeError::Setting(format!("item {id:?}: {e}")))
         })
         .collect()
 }

@@ -106,6 +106,8 @@ fn repetition(settings: &ExperimentSettings, rep: usize) -> Vec<Option<f64>> {
     let instance = settings
         .scenario
         .draw(settings.items, settings.judges, &mut rng);
+    // One pool per instance (its Beta laws built once), its draws restarted per cell.
+    let mut judges = SimulatedJudges::new(instance.clone(), 0);
     let mut errors = Vec::new();
     let mut cell = 0u64;
     for &norm in &settings.norms {
@@ -122,8 +124,7 @@ fn repetition(settings: &ExperimentSettings, rep: usize) -> Vec<Option<f64>> {
                     "adaptive" => Method::Adaptive,
                     other => panic!("unknown method {other}"),
                 };
-                let draw_seed = rng_seed(settings.seed, rep, cell);
-                let mut judges = SimulatedJudges::new(instance.clone(), draw_seed);
+                judges.restart(rng_seed(settings.seed, rep, cell));
                 let result = estimate(&mut judges, budget, &method, &EstimateSettings::new(norm));
                 errors.push(
                     result

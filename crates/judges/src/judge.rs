@@ -33,8 +33,7 @@ pub trait JudgePool {
 pub struct SimulatedJudges {
     instance: Instance,
     distributions: Vec<Beta<f64>>,
-    seed: u64,
-    calls: Vec<u64>,
+    streams: PairStreams,
 }
 
 impl SimulatedJudges {
@@ -47,20 +46,21 @@ impl SimulatedJudges {
             .iter()
             .enumerate()
             .map(|(i, &variance)| {
-                // Beta(a, b) with mean m and variance v: a + b = m (1 - m) / v - 1.
-                let m = instance.scores()[i / judges] / r;
-                let v = variance / (r * r);
-                let total = m * (1.0 - m) / v - 1.0;
-                Beta::new(m * total, (1.0 - m) * total).expect("valid instance gives a valid Beta")
+                beta_with(instance.scores()[i / judges] / r, variance / (r * r))
+                    .expect("valid instance gives a valid Beta")
             })
             .collect();
-        let calls = vec![0; distributions.len()];
+        let streams = PairStreams::new(seed, distributions.len());
         Self {
             instance,
             distributions,
-            seed,
-            calls,
+            streams,
         }
+    }
+
+    /// Starts the draws afresh with `seed`, as a new pool for the same instance would.
+    pub fn restart(&mut self, seed: u64) {
+        self.streams = PairStreams::new(seed, self.distributions.len());
     }
 
     /// The instance simulated.
@@ -83,23 +83,52 @@ impl JudgePool for SimulatedJudges {
     }
 
     fn skip(&mut self, item: usize, judge: usize) {
-        self.calls[item * self.instance.judges() + judge] += 1;
+        self.streams.skip(item * self.instance.judges() + judge);
     }
 
     fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
         let pair = item * self.instance.judges() + judge;
-        let n = self.calls[pair];
-        self.calls[pair] += 1;
-        let mut rng = pair_stream(self.seed, pair, n);
+        let mut rng = self.streams.next(pair);
         Ok(self.instance.range() * self.distributions[pair].sample(&mut rng))
     }
 }
 
-/// The random stream of the n-th call of a pair: seeded by (seed, pair, n) alone, so a
-/// draw does not depend on the order of calls and a run resumed from a ledger draws
-/// exactly what an uninterrupted run would.
-pub(crate) fn pair_stream(seed: u64, pair: usize, n: u64) -> ChaCha8Rng {
-    ChaCha8Rng::seed_from_u64(
-        seed ^ (pair as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ n.rotate_left(32),
-    )
+/// The Beta law on `[0, 1]` with `mean` and `variance`: `Beta(m t, (1 - m) t)` with
+/// `t = m (1 - m) / v - 1`.
+pub(crate) fn beta_with(mean: f64, variance: f64) -> Result<Beta<f64>, rand_distr::BetaError> {
+    let total = mean * (1.0 - mean) / variance - 1.0;
+    Beta::new(mean * total, (1.0 - mean) * total)
+}
+
+/// One random stream per call of each pair: the n-th call of a pair draws from a
+/// stream seeded by (seed, pair, n) alone, so a draw does not depend on the order of
+/// calls and a run resumed from a ledger draws exactly what an uninterrupted run would.
+pub(crate) struct PairStreams {
+    seed: u64,
+    calls: Vec<u64>,
+}
+
+impl PairStreams {
+    /// Streams for `pairs` pairs.
+    pub(crate) fn new(seed: u64, pairs: usize) -> Self {
+        Self {
+            seed,
+            calls: vec![0; pairs],
+        }
+    }
+
+    /// The stream of the pair's next call.
+    pub(crate) fn next(&mut self, pair: usize) -> ChaCha8Rng {
+        let n = self.calls[pair];
+        self.calls[pair] += 1;
+        ChaCha8Rng::seed_from_u64(
+            self.seed ^ (pair as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ n.rotate_left(32),
+        )
+    }
+
+    /// A call of the pair was replayed from a ledger instead of made: its stream is
+    /// used up all the same.
+    pub(crate) fn skip(&mut self, pair: usize) {
+        self.calls[pair] += 1;
+    }
 }

@@ -9,6 +9,7 @@ use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::spend::in_range;
 use crate::{JudgeError, JudgePool};
 
 /// One recorded call.
@@ -178,19 +179,9 @@ impl JudgePool for LedgeredPool<'_> {
                 return result;
             }
         }
-        let range = self.inner.range();
         // A score outside [0, R] (or NaN) is a failed call: recorded, not charged.
-        let result = result.and_then(|s| {
-            if (0.0..=range).contains(&s) {
-                Ok(s)
-            } else {
-                Err(JudgeError::Call {
-                    item,
-                    judge,
-                    message: format!("score {s} outside [0, {range}]"),
-                })
-            }
-        });
+        let range = self.inner.range();
+        let result = result.and_then(|score| in_range(item, judge, score, range));
         let time = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());

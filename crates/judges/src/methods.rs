@@ -108,13 +108,12 @@ pub fn estimate(
     let judges = costs.len();
     let range = pool.range();
     let mut spender = Spender::new(pool, budget);
-    let mut stats = vec![PairStats::default(); items * judges];
     let (scores, exploration, tau, fallback) = match method {
         Method::Uniform => {
             let allocation = uniform_counts(items, &costs, budget)?;
-            spend(&mut spender, &allocation, &mut stats)?;
+            let equal = vec![1.0; items * judges];
             (
-                ivwe(&stats, &vec![1.0; items * judges], judges),
+                spend_and_estimate(&mut spender, &allocation, &equal)?,
                 None,
                 None,
                 false,
@@ -129,8 +128,12 @@ pub fn estimate(
             }
             let weights = oracle_weights(variances, &costs, settings.p);
             let allocation = integer_counts(&weights, variances, &costs, budget, settings.p)?;
-            spend(&mut spender, &allocation, &mut stats)?;
-            (ivwe(&stats, variances, judges), None, None, false)
+            (
+                spend_and_estimate(&mut spender, &allocation, variances)?,
+                None,
+                None,
+                false,
+            )
         }
         Method::Adaptive => {
             let (scores, first, fallback) = crate::adaptive::adaptive(
@@ -186,19 +189,9 @@ pub fn estimate(
                     None => s.sample_variance().max(floor),
                 })
                 .collect();
-            let weights = oracle_weights(&variances, &costs, settings.p);
-            let left = spender.left();
-            match integer_counts(&weights, &variances, &costs, left, settings.p) {
-                Ok(allocation) => {
-                    spend(&mut spender, &allocation, &mut stats)?;
-                    (ivwe(&stats, &variances, judges), Some(n0), tau, false)
-                }
-                // Not enough left to score every item once more: use Phase I's scores.
-                Err(JudgeError::InfeasibleBudget { .. }) => {
-                    (ivwe(&phase_one, &variances, judges), Some(n0), tau, true)
-                }
-                Err(other) => return Err(other),
-            }
+            let (scores, fallback) =
+                second_phase(&mut spender, &variances, settings.p, &phase_one, &variances)?;
+            (scores, Some(n0), tau, fallback)
         }
     };
     Ok(Estimate {
@@ -223,6 +216,39 @@ fn spend(
         }
     }
     Ok(())
+}
+
+/// Fresh calls by `allocation`, combined by IVWE with `variances` as weights.
+fn spend_and_estimate(
+    spender: &mut Spender<'_>,
+    allocation: &Allocation,
+    variances: &[f64],
+) -> Result<Vec<f64>, JudgeError> {
+    let mut fresh = vec![PairStats::default(); allocation.counts.len()];
+    spend(spender, allocation, &mut fresh)?;
+    Ok(ivwe(&fresh, variances, allocation.judges))
+}
+
+/// Phase II of Est-IVWE and `adaptive`: the oracle allocation for the estimated
+/// `variances` on what is left of the budget, fresh calls only, IVWE. When what is
+/// left cannot score every item once more, the exploration's scores are used instead,
+/// weighted by `exploration_variances` (and `true` says so).
+pub(crate) fn second_phase(
+    spender: &mut Spender<'_>,
+    variances: &[f64],
+    p: Norm,
+    exploration: &[PairStats],
+    exploration_variances: &[f64],
+) -> Result<(Vec<f64>, bool), JudgeError> {
+    let costs = spender.costs().to_vec();
+    let weights = oracle_weights(variances, &costs, p);
+    match integer_counts(&weights, variances, &costs, spender.left(), p) {
+        Ok(allocation) => Ok((spend_and_estimate(spender, &allocation, variances)?, false)),
+        Err(JudgeError::InfeasibleBudget { .. }) => {
+            Ok((ivwe(exploration, exploration_variances, costs.len()), true))
+        }
+        Err(other) => Err(other),
+    }
 }
 
 /// The default Phase-I calls per pair `N0`, from balancing the two `N0`-dependent

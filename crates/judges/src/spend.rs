@@ -88,25 +88,34 @@ impl<'a> Spender<'a> {
     ) -> Result<f64, JudgeError> {
         let mut last = None;
         for _ in 0..ATTEMPTS {
-            match self.pool.score(item, judge) {
-                Ok(score) if (0.0..=range).contains(&score) => return Ok(score),
-                Ok(score) => {
-                    last = Some(JudgeError::Call {
-                        item,
-                        judge,
-                        message: format!("score {score} outside [0, {range}]"),
-                    })
-                }
-                Err(JudgeError::Call { message, .. }) => {
-                    last = Some(JudgeError::Call {
-                        item,
-                        judge,
-                        message,
-                    })
-                }
+            match self
+                .pool
+                .score(item, judge)
+                .and_then(|score| in_range(item, judge, score, range))
+            {
+                Ok(score) => return Ok(score),
+                Err(failure @ JudgeError::Call { .. }) => last = Some(failure),
                 Err(other) => return Err(other),
             }
         }
         Err(last.expect("at least one attempt"))
+    }
+}
+
+/// `score` if it lies in `[0, R]`; otherwise (NaN included) a failed call of the judge.
+pub(crate) fn in_range(
+    item: usize,
+    judge: usize,
+    score: f64,
+    range: f64,
+) -> Result<f64, JudgeError> {
+    if (0.0..=range).contains(&score) {
+        Ok(score)
+    } else {
+        Err(JudgeError::Call {
+            item,
+            judge,
+            message: format!("score {score} outside [0, {range}]"),
+        })
     }
 }

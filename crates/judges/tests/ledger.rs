@@ -14,15 +14,28 @@ fn instance() -> Instance {
     Scenario::Random.draw(20, 3, &mut ChaCha8Rng::seed_from_u64(2))
 }
 
-/// Simulated judges that count calls and stop the process (an error that is not
-/// retried) after `limit` calls.
-struct Stopping {
+/// Simulated judges that count calls, stop the process (an error that is not
+/// retried) after `limit` calls, and, when `flaky`, answer garbage — NaN, a score
+/// above R, a timeout — before a good score on every seventh call.
+struct Scripted {
     inner: SimulatedJudges,
     limit: u64,
     calls: u64,
+    flaky: bool,
 }
 
-impl JudgePool for Stopping {
+impl Scripted {
+    fn new(seed: u64, limit: u64, flaky: bool) -> Self {
+        Self {
+            inner: SimulatedJudges::new(instance(), seed),
+            limit,
+            calls: 0,
+            flaky,
+        }
+    }
+}
+
+impl JudgePool for Scripted {
     fn items(&self) -> usize {
         self.inner.items()
     }
@@ -40,7 +53,16 @@ impl JudgePool for Stopping {
             return Err(JudgeError::Stopped("killed".into()));
         }
         self.calls += 1;
-        self.inner.score(item, judge)
+        match (self.flaky, self.calls % 7) {
+            (true, 1) => Ok(f64::NAN),
+            (true, 2) => Ok(7.5),
+            (true, 3) => Err(JudgeError::Call {
+                item,
+                judge,
+                message: "timed out after 30 s".into(),
+            }),
+            _ => self.inner.score(item, judge),
+        }
     }
 }
 
@@ -80,28 +102,16 @@ fn entries(path: &Path) -> Vec<LedgerEntry> {
 fn an_interrupted_run_resumes_without_paying_twice() {
     let dir = tempfile::tempdir().unwrap();
     let (whole, cut) = (dir.path().join("whole.jsonl"), dir.path().join("cut.jsonl"));
-    let mut never_stopped = Stopping {
-        inner: SimulatedJudges::new(instance(), 9),
-        limit: u64::MAX,
-        calls: 0,
-    };
+    let mut never_stopped = Scripted::new(9, u64::MAX, false);
     let uninterrupted = run(&mut never_stopped, &whole).unwrap();
     let total_calls = never_stopped.calls;
     for limit in [0, 1, 137, total_calls - 1] {
         let _ = std::fs::remove_file(&cut);
-        let mut first = Stopping {
-            inner: SimulatedJudges::new(instance(), 9),
-            limit,
-            calls: 0,
-        };
+        let mut first = Scripted::new(9, limit, false);
         assert!(matches!(run(&mut first, &cut), Err(JudgeError::Stopped(_))));
         assert_eq!(entries(&cut).len() as u64, limit);
         // Restart: a fresh process, the same settings and ledger.
-        let mut second = Stopping {
-            inner: SimulatedJudges::new(instance(), 9),
-            limit: u64::MAX,
-            calls: 0,
-        };
+        let mut second = Scripted::new(9, u64::MAX, false);
         let resumed = run(&mut second, &cut).unwrap();
         assert_eq!(
             second.calls,
@@ -130,11 +140,7 @@ fn an_interrupted_adaptive_run_resumes_exactly() {
     let (whole, cut) = (dir.path().join("whole.jsonl"), dir.path().join("cut.jsonl"));
     let mut never = SimulatedJudges::new(instance(), 5);
     let uninterrupted = run_method(&mut never, &whole, &Method::Adaptive).unwrap();
-    let mut first = Stopping {
-        inner: SimulatedJudges::new(instance(), 5),
-        limit: 300,
-        calls: 0,
-    };
+    let mut first = Scripted::new(5, 300, false);
     assert!(run_method(&mut first, &cut, &Method::Adaptive).is_err());
     let mut second = SimulatedJudges::new(instance(), 5);
     let resumed = run_method(&mut second, &cut, &Method::Adaptive).unwrap();
@@ -174,46 +180,11 @@ fn a_line_cut_short_is_dropped_and_a_foreign_ledger_is_refused() {
     assert!(err.to_string().contains("use a new ledger"), "{err}");
 }
 
-/// A judge that answers garbage: NaN, a score above R, a timeout, before a good
-/// score, on every seventh call.
-struct Flaky {
-    inner: SimulatedJudges,
-    calls: u64,
-}
-
-impl JudgePool for Flaky {
-    fn items(&self) -> usize {
-        self.inner.items()
-    }
-    fn costs(&self) -> &[f64] {
-        self.inner.costs()
-    }
-    fn range(&self) -> f64 {
-        self.inner.range()
-    }
-    fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
-        self.calls += 1;
-        match self.calls % 7 {
-            1 => Ok(f64::NAN),
-            2 => Ok(7.5),
-            3 => Err(JudgeError::Call {
-                item,
-                judge,
-                message: "timed out after 30 s".into(),
-            }),
-            _ => self.inner.score(item, judge),
-        }
-    }
-}
-
 #[test]
 fn failing_judges_are_retried_recorded_and_not_charged() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("spend.jsonl");
-    let mut flaky = Flaky {
-        inner: SimulatedJudges::new(instance(), 4),
-        calls: 0,
-    };
+    let mut flaky = Scripted::new(4, u64::MAX, true);
     let result = run(&mut flaky, &path);
     let recorded = entries(&path);
     let failures = recorded.iter().filter(|e| e.score.is_none()).count();
