@@ -47,7 +47,7 @@ pub enum JudgeMethod {
     EstIvweGaussian,
     /// Equal calls for every item and judge.
     Uniform,
-    /// Judges chosen per item by successive elimination, then the oracle rule.
+    /// Judges chosen per item by successive elimination, then the oracle rule in stages.
     Adaptive,
 }
 
@@ -57,7 +57,7 @@ pub struct JudgeArgs {
     /// command judge receives on stdin.
     #[arg(long, value_name = "FILE")]
     pub items: PathBuf,
-    /// Judges: TOML with `range` and [[judge]] tables (name, cost, command or replay).
+    /// Judges: TOML with `range` and [[judge]] tables (name, cost, and one of command, [judge.http], replay, simulate).
     #[arg(long, value_name = "FILE")]
     pub judges: PathBuf,
     /// Total budget B, in the units of the judges' costs.

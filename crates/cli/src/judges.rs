@@ -127,6 +127,22 @@ impl JudgePool for Progress<'_> {
             .inc((self.inner.costs()[judge] * 100.0).round() as u64);
         Ok(score)
     }
+    fn score_pair(
+        &mut self,
+        item: usize,
+        judge: usize,
+        count: u64,
+        take: &mut dyn FnMut(Result<f64, JudgeError>) -> Result<(), JudgeError>,
+    ) -> Result<(), JudgeError> {
+        let step = (self.inner.costs()[judge] * 100.0).round() as u64;
+        let bar = &self.bar;
+        self.inner.score_pair(item, judge, count, &mut |outcome| {
+            if outcome.is_ok() {
+                bar.inc(step);
+            }
+            take(outcome)
+        })
+    }
 }
 
 pub fn bench(args: &BenchJudgesArgs) -> anyhow::Result<()> {

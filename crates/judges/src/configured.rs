@@ -1,5 +1,7 @@
-//! Judges from a configuration file: programs run per call and pools of recorded
-//! scores, each with its price, behind the same [`JudgePool`] as the simulator.
+//! Judges from a configuration file: programs run per call, OpenAI-compatible HTTP
+//! endpoints (module `http`, `[judge.http]` tables), pools of recorded scores and
+//! simulated judges for rehearsals, each with its price, behind the same
+//! [`JudgePool`] as the simulator.
 //!
 //! ```toml
 //! range = 1.0                      # scores lie in [0, range]
@@ -30,6 +32,7 @@ use std::time::{Duration, Instant};
 use rand::Rng;
 use rand_distr::{Beta, Distribution};
 
+use crate::http::{HttpConfig, HttpJudge};
 use crate::judge::{beta_with, PairStreams};
 use crate::{JudgeError, JudgePool};
 
@@ -61,6 +64,8 @@ pub struct JudgeConfig {
     /// A simulated judge for rehearsals: Beta-distributed scores with mean the item's
     /// `truth` field and this variance (capped at 90% of the largest possible).
     pub simulate: Option<f64>,
+    /// An OpenAI-compatible chat-completions endpoint (module `http`).
+    pub http: Option<HttpConfig>,
 }
 
 impl JudgesConfig {
@@ -88,13 +93,14 @@ impl JudgesConfig {
                     judge.cost
                 )));
             }
-            match (&judge.command, &mut judge.replay, judge.simulate) {
-                (Some(c), None, None) if !c.is_empty() => {}
-                (None, Some(replay), None) => *replay = base.join(&*replay),
-                (None, None, Some(v)) if v > 0.0 && v.is_finite() => {}
+            match (&judge.command, &mut judge.replay, judge.simulate, &judge.http) {
+                (Some(c), None, None, None) if !c.is_empty() => {}
+                (None, Some(replay), None, None) => *replay = base.join(&*replay),
+                (None, None, Some(v), None) if v > 0.0 && v.is_finite() => {}
+                (None, None, None, Some(_)) => {}
                 _ => {
                     return Err(fail(format!(
-                        "judge {name:?}: give exactly one of command = [\"program\", ...], replay = \"file.csv\" or simulate = VARIANCE (> 0)"
+                        "judge {name:?}: give exactly one of command = [\"program\", ...], replay = \"file.csv\", simulate = VARIANCE (> 0) or a [judge.http] table"
                     )))
                 }
             }
@@ -112,6 +118,7 @@ pub struct ConfiguredPool {
     costs: Vec<f64>,
     recorded: Vec<HashMap<String, Vec<f64>>>,
     simulated: Vec<Option<Vec<Beta<f64>>>>,
+    http: Vec<Option<HttpJudge>>,
     streams: PairStreams,
 }
 
@@ -120,7 +127,8 @@ impl ConfiguredPool {
     ///
     /// # Errors
     /// [`JudgeError::Setting`] for items without an id, duplicate ids, unreadable or
-    /// malformed replay files, or a replay file without scores for some item.
+    /// malformed replay files, a replay file without scores for some item, or an HTTP
+    /// judge whose key is unset or whose prompt names a field some item lacks.
     pub fn new(
         items: Vec<serde_json::Value>,
         config: JudgesConfig,
@@ -160,6 +168,16 @@ impl ConfiguredPool {
                     .transpose()
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let http = config
+            .judges
+            .iter()
+            .map(|j| {
+                j.http
+                    .clone()
+                    .map(|h| http_judge(h, j, &items, &ids))
+                    .transpose()
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let costs = config.judges.iter().map(|j| j.cost).collect();
         let streams = PairStreams::new(seed, ids.len() * config.judges.len());
         Ok(Self {
@@ -169,6 +187,7 @@ impl ConfiguredPool {
             costs,
             recorded,
             simulated,
+            http,
             streams,
         })
     }
@@ -242,7 +261,40 @@ impl JudgePool for ConfiguredPool {
         self.streams.skip(item * self.costs.len() + judge);
     }
 
+    fn score_pair(
+        &mut self,
+        item: usize,
+        judge: usize,
+        count: u64,
+        take: &mut dyn FnMut(Result<f64, JudgeError>) -> Result<(), JudgeError>,
+    ) -> Result<(), JudgeError> {
+        let Some(http) = &self.http[judge] else {
+            for _ in 0..count {
+                take(self.score(item, judge))?;
+            }
+            return Ok(());
+        };
+        let body = http
+            .request(&self.items[item])
+            .map_err(JudgeError::Setting)?;
+        http.call_many(&body, count, &mut |outcome| {
+            take(outcome.map_err(|message| JudgeError::Call {
+                item,
+                judge,
+                message,
+            }))
+        })
+    }
+
     fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
+        if self.http[judge].is_some() {
+            let mut score = None;
+            self.score_pair(item, judge, 1, &mut |outcome| {
+                score = Some(outcome);
+                Ok(())
+            })?;
+            return score.expect("one call was made");
+        }
         let pair = item * self.costs.len() + judge;
         let mut rng = self.streams.next(pair);
         let result = match (&self.config.judges[judge].command, &self.simulated[judge]) {
@@ -259,6 +311,23 @@ impl JudgePool for ConfiguredPool {
             message,
         })
     }
+}
+
+/// The HTTP judge of `config`, with its prompt checked against every item.
+fn http_judge(
+    http: HttpConfig,
+    config: &JudgeConfig,
+    items: &[serde_json::Value],
+    ids: &[String],
+) -> Result<HttpJudge, JudgeError> {
+    let fail = |m: String| JudgeError::Setting(format!("judge {:?}: {m}", config.name));
+    let judge = HttpJudge::new(http, config.timeout_seconds.unwrap_or(60.0)).map_err(fail)?;
+    for (item, id) in items.iter().zip(ids) {
+        judge
+            .request(item)
+            .map_err(|m| fail(format!("item {id:?}: {m}")))?;
+    }
+    Ok(judge)
 }
 
 /// Beta laws with mean `truth / R` and the given variance (capped at 90% of the

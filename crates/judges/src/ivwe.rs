@@ -32,6 +32,15 @@ impl PairStats {
         self.sum_fourths += square * square;
     }
 
+    /// Adds every score of `other`.
+    pub fn merge(&mut self, other: &PairStats) {
+        self.count += other.count;
+        self.sum += other.sum;
+        self.sum_squares += other.sum_squares;
+        self.sum_cubes += other.sum_cubes;
+        self.sum_fourths += other.sum_fourths;
+    }
+
     /// Fourth central moment `E[(X - mean)^4]` of the scores (plug-in), from the
     /// power sums.
     pub fn fourth_central_moment(&self) -> f64 {

@@ -23,6 +23,25 @@ pub trait JudgePool {
     /// A recorded call of this pair was replayed from a ledger instead of made; pools
     /// whose answers depend on how often a pair was asked (simulators) move on.
     fn skip(&mut self, _item: usize, _judge: usize) {}
+    /// `count` scores of `item` by `judge`, each handed to `take` as its call ends (in
+    /// the order the calls end); stops at the first error `take` returns. Pools that
+    /// can call a judge concurrently (HTTP) override this; by default the calls are
+    /// made one after another with [`JudgePool::score`].
+    ///
+    /// # Errors
+    /// The first error of `take`, or a failure of the pool itself.
+    fn score_pair(
+        &mut self,
+        item: usize,
+        judge: usize,
+        count: u64,
+        take: &mut dyn FnMut(Result<f64, JudgeError>) -> Result<(), JudgeError>,
+    ) -> Result<(), JudgeError> {
+        for _ in 0..count {
+            take(self.score(item, judge))?;
+        }
+        Ok(())
+    }
 }
 
 /// Simulated judges: Beta-distributed scores with the instance's mean and variance

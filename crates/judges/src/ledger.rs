@@ -35,13 +35,20 @@ pub struct LedgerEntry {
 /// (and checked against what the run asks for), new calls are made and recorded.
 pub struct LedgeredPool<'a> {
     inner: &'a mut dyn JudgePool,
+    replay: VecDeque<LedgerEntry>,
+    replayed: u64,
+    recorder: Recorder,
+}
+
+/// The writing half of the ledger: names, the file, and the position of the next call.
+struct Recorder {
     items: Vec<String>,
     judges: Vec<String>,
+    costs: Vec<f64>,
+    range: f64,
     file: File,
     path: PathBuf,
-    replay: VecDeque<LedgerEntry>,
     next_call: u64,
-    replayed: u64,
     made: u64,
 }
 
@@ -98,16 +105,21 @@ impl<'a> LedgeredPool<'a> {
             .map_err(|e| fail(e.to_string()))?;
         file.seek(SeekFrom::End(0))
             .map_err(|e| fail(e.to_string()))?;
+        let (costs, range) = (inner.costs().to_vec(), inner.range());
         Ok(Self {
             inner,
-            items,
-            judges,
-            file,
-            path: path.to_path_buf(),
             replay,
-            next_call: 0,
             replayed: 0,
-            made: 0,
+            recorder: Recorder {
+                items,
+                judges,
+                costs,
+                range,
+                file,
+                path: path.to_path_buf(),
+                next_call: 0,
+                made: 0,
+            },
         })
     }
 
@@ -118,7 +130,74 @@ impl<'a> LedgeredPool<'a> {
 
     /// Calls made to the judges (and recorded) so far.
     pub fn made(&self) -> u64 {
-        self.made
+        self.recorder.made
+    }
+
+    /// The next recorded call, checked against what the run asks for.
+    fn replay_one(&mut self, item: usize, judge: usize) -> Option<Result<f64, JudgeError>> {
+        let entry = self.replay.pop_front()?;
+        let recorder = &mut self.recorder;
+        let call = recorder.next_call;
+        recorder.next_call += 1;
+        if entry.item != recorder.items[item] || entry.judge != recorder.judges[judge] {
+            return Some(Err(JudgeError::Ledger {
+                path: recorder.path.display().to_string(),
+                message: format!(
+                    "call {call} was item {} with judge {} but this run asks for item {} with judge {}; resume with the same items, judges, budget and settings, or use a new ledger",
+                    entry.item, entry.judge, recorder.items[item], recorder.judges[judge]
+                ),
+            }));
+        }
+        self.replayed += 1;
+        self.inner.skip(item, judge);
+        Some(match (entry.score, entry.error) {
+            (Some(score), _) => Ok(score),
+            (None, message) => Err(JudgeError::Call {
+                item,
+                judge,
+                message: message.unwrap_or_else(|| "recorded failure".into()),
+            }),
+        })
+    }
+}
+
+impl Recorder {
+    /// Records the outcome of a new call and passes it on. Only a judge's own failure
+    /// is part of the run; anything else (the run being stopped, a broken pool) leaves
+    /// no trace, so the call is made on restart. A score outside `[0, R]` (or NaN) is
+    /// a failed call: recorded, not charged.
+    fn settle(
+        &mut self,
+        item: usize,
+        judge: usize,
+        result: Result<f64, JudgeError>,
+    ) -> Result<f64, JudgeError> {
+        if let Err(e) = &result {
+            if !matches!(e, JudgeError::Call { .. }) {
+                return result;
+            }
+        }
+        let result = result.and_then(|score| in_range(item, judge, score, self.range));
+        let time = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        let entry = LedgerEntry {
+            call: self.next_call,
+            item: self.items[item].clone(),
+            judge: self.judges[judge].clone(),
+            score: result.as_ref().ok().copied(),
+            error: result.as_ref().err().map(ToString::to_string),
+            cost: if result.is_ok() {
+                self.costs[judge]
+            } else {
+                0.0
+            },
+            time,
+        };
+        self.record(&entry)?;
+        self.next_call += 1;
+        self.made += 1;
+        result
     }
 
     fn record(&mut self, entry: &LedgerEntry) -> Result<(), JudgeError> {
@@ -147,59 +226,44 @@ impl JudgePool for LedgeredPool<'_> {
     }
 
     fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
-        let call = self.next_call;
-        self.next_call += 1;
-        if let Some(entry) = self.replay.pop_front() {
-            if entry.item != self.items[item] || entry.judge != self.judges[judge] {
-                return Err(JudgeError::Ledger {
-                    path: self.path.display().to_string(),
-                    message: format!(
-                        "call {call} was item {} with judge {} but this run asks for item {} with judge {}; resume with the same items, judges, budget and settings, or use a new ledger",
-                        entry.item, entry.judge, self.items[item], self.judges[judge]
-                    ),
-                });
-            }
-            self.replayed += 1;
-            self.inner.skip(item, judge);
-            return match (entry.score, entry.error) {
-                (Some(score), _) => Ok(score),
-                (None, message) => Err(JudgeError::Call {
-                    item,
-                    judge,
-                    message: message.unwrap_or_else(|| "recorded failure".into()),
-                }),
-            };
+        if let Some(replayed) = self.replay_one(item, judge) {
+            return replayed;
         }
         let result = self.inner.score(item, judge);
-        // Only a judge's own failure is part of the run; anything else (the run being
-        // stopped, a broken pool) leaves no trace, so the call is made on restart.
-        if let Err(e) = &result {
-            if !matches!(e, JudgeError::Call { .. }) {
-                self.next_call -= 1;
-                return result;
+        self.recorder.settle(item, judge, result)
+    }
+
+    /// Recorded calls first, in order; the rest go to the inner pool (concurrently,
+    /// if it can) and are recorded one by one as they end, so an interruption loses
+    /// at most the calls still in flight, which were never charged.
+    fn score_pair(
+        &mut self,
+        item: usize,
+        judge: usize,
+        count: u64,
+        take: &mut dyn FnMut(Result<f64, JudgeError>) -> Result<(), JudgeError>,
+    ) -> Result<(), JudgeError> {
+        let mut left = count;
+        while left > 0 {
+            let Some(replayed) = self.replay_one(item, judge) else {
+                break;
+            };
+            if let Err(e @ JudgeError::Ledger { .. }) = replayed {
+                return Err(e);
             }
+            left -= 1;
+            take(replayed)?;
         }
-        // A score outside [0, R] (or NaN) is a failed call: recorded, not charged.
-        let range = self.inner.range();
-        let result = result.and_then(|score| in_range(item, judge, score, range));
-        let time = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0.0, |d| d.as_secs_f64());
-        let entry = LedgerEntry {
-            call,
-            item: self.items[item].clone(),
-            judge: self.judges[judge].clone(),
-            score: result.as_ref().ok().copied(),
-            error: result.as_ref().err().map(ToString::to_string),
-            cost: if result.is_ok() {
-                self.inner.costs()[judge]
-            } else {
-                0.0
-            },
-            time,
-        };
-        self.record(&entry)?;
-        self.made += 1;
-        result
+        if left == 0 {
+            return Ok(());
+        }
+        let recorder = &mut self.recorder;
+        self.inner.score_pair(item, judge, left, &mut |result| {
+            let settled = recorder.settle(item, judge, result);
+            if let Err(e @ (JudgeError::Ledger { .. } | JudgeError::Stopped(_))) = settled {
+                return Err(e);
+            }
+            take(settled)
+        })
     }
 }

@@ -15,6 +15,7 @@ mod allocation;
 mod configured;
 mod error;
 mod experiment;
+mod http;
 mod instance;
 mod ivwe;
 mod judge;
@@ -29,6 +30,7 @@ pub use allocation::{
 pub use configured::{ConfiguredPool, JudgeConfig, JudgesConfig};
 pub use error::JudgeError;
 pub use experiment::{run_experiment, ExperimentRow, ExperimentSettings, METHODS};
+pub use http::HttpConfig;
 pub use instance::{CostStructure, Instance, Scenario};
 pub use ivwe::{ivwe, PairStats};
 pub use judge::{JudgePool, SimulatedJudges};

@@ -21,8 +21,8 @@ pub enum Method {
     EstIvwe,
     /// Est-IVWE for Gaussian scores (Appendix G.1): the sample variances as they are.
     EstIvweGaussian,
-    /// Judges chosen per item by successive elimination, then the oracle rule on fresh
-    /// calls (module `adaptive`).
+    /// Judges chosen per item by successive elimination, then the oracle rule in stages
+    /// that reuse the chosen judge's calls (module `adaptive`).
     Adaptive,
 }
 
@@ -229,7 +229,7 @@ fn spend_and_estimate(
     Ok(ivwe(&fresh, variances, allocation.judges))
 }
 
-/// Phase II of Est-IVWE and `adaptive`: the oracle allocation for the estimated
+/// Phase II of Est-IVWE: the oracle allocation for the estimated
 /// `variances` on what is left of the budget, fresh calls only, IVWE. When what is
 /// left cannot score every item once more, the exploration's scores are used instead,
 /// weighted by `exploration_variances` (and `true` says so).

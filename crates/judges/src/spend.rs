@@ -2,8 +2,10 @@
 
 use crate::{JudgeError, JudgePool, PairStats};
 
-/// Attempts per score before a failing judge stops the run (failed attempts are not
-/// charged; with a ledger they are recorded, and a restart resumes from them).
+/// Rounds of attempts for the scores of one request before a failing judge stops the
+/// run: the calls that failed are asked again, up to this many times in all (failed
+/// attempts are not charged; with a ledger they are recorded, and a restart resumes
+/// from them).
 pub const ATTEMPTS: usize = 3;
 
 /// Charges every successful call to the budget and refuses calls it cannot pay for,
@@ -69,36 +71,38 @@ impl<'a> Spender<'a> {
             });
         }
         let range = self.pool.range();
-        for _ in 0..count {
-            let score = self.score_with_retries(item, judge, range)?;
-            self.spent += cost;
-            self.calls += 1;
-            stats.push(score);
-        }
-        Ok(())
-    }
-
-    /// One valid score, trying up to [`ATTEMPTS`] times; garbage, NaN and scores
-    /// outside `[0, R]` count as failures.
-    fn score_with_retries(
-        &mut self,
-        item: usize,
-        judge: usize,
-        range: f64,
-    ) -> Result<f64, JudgeError> {
-        let mut last = None;
+        let Self {
+            pool, spent, calls, ..
+        } = self;
+        // Every failed call is asked again, up to ATTEMPTS rounds of the missing ones.
+        let mut missing = count;
+        let mut last_failure = None;
         for _ in 0..ATTEMPTS {
-            match self
-                .pool
-                .score(item, judge)
-                .and_then(|score| in_range(item, judge, score, range))
-            {
-                Ok(score) => return Ok(score),
-                Err(failure @ JudgeError::Call { .. }) => last = Some(failure),
-                Err(other) => return Err(other),
+            if missing == 0 {
+                break;
             }
+            let mut failures = 0;
+            pool.score_pair(item, judge, missing, &mut |result| {
+                match result.and_then(|score| in_range(item, judge, score, range)) {
+                    Ok(score) => {
+                        *spent += cost;
+                        *calls += 1;
+                        stats.push(score);
+                    }
+                    Err(failure @ JudgeError::Call { .. }) => {
+                        failures += 1;
+                        last_failure = Some(failure);
+                    }
+                    Err(other) => return Err(other),
+                }
+                Ok(())
+            })?;
+            missing = failures;
         }
-        Err(last.expect("at least one attempt"))
+        match last_failure {
+            Some(failure) if missing > 0 => Err(failure),
+            _ => Ok(()),
+        }
     }
 }
 

@@ -1,0 +1,292 @@
+//! A judge behind an OpenAI-compatible chat-completions endpoint: the item fills a
+//! prompt template, the reply's text is parsed for a score, transient failures
+//! (timeouts, refused connections, HTTP 429 and 5xx) are retried with exponential
+//! backoff, and at most `concurrency` calls run at once.
+//!
+//! ```toml
+//! [[judge]]
+//! name = "mini"
+//! cost = 0.0004
+//! timeout_seconds = 60
+//! [judge.http]
+//! url = "https://api.openai.com/v1/chat/completions"
+//! model = "gpt-4o-mini"
+//! api_key_env = "OPENAI_API_KEY"
+//! system = "You grade answers."
+//! prompt = "Question: {question}\nAnswer: {answer}\nScore the answer from 0 to 10; reply with the number only."
+//! temperature = 1.0
+//! concurrency = 8
+//! ```
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use regex::Regex;
+
+use crate::JudgeError;
+
+/// The `[judge.http]` table.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpConfig {
+    /// The chat-completions URL.
+    pub url: String,
+    /// The `model` field of each request.
+    pub model: String,
+    /// The user message; `{field}` is replaced by the item's field (strings as they
+    /// are, anything else as JSON) and `{item}` by the whole item as JSON.
+    pub prompt: String,
+    /// An optional system message (same placeholders).
+    pub system: Option<String>,
+    /// Environment variable holding the API key (sent as a bearer token); none sends
+    /// no key.
+    pub api_key_env: Option<String>,
+    /// Sampling temperature (the endpoint's default when absent).
+    pub temperature: Option<f64>,
+    /// Most tokens in the reply (the endpoint's default when absent).
+    pub max_tokens: Option<u64>,
+    /// A regular expression whose first capture group (or whole match) is the score;
+    /// by default the last number in the reply.
+    pub score_regex: Option<String>,
+    /// Retries of a transient failure before the call counts as failed (default 4).
+    pub retries: Option<u32>,
+    /// Wait before the first retry, doubled for each next one (default 1 s); a
+    /// `Retry-After` header in seconds takes precedence.
+    pub backoff_seconds: Option<f64>,
+    /// Most calls in flight at once (default 4).
+    pub concurrency: Option<usize>,
+}
+
+/// A ready-to-call HTTP judge: the agent, the key, the parsed templates.
+pub(crate) struct HttpJudge {
+    config: HttpConfig,
+    agent: ureq::Agent,
+    key: Option<String>,
+    score: Regex,
+    placeholder: Regex,
+}
+
+impl HttpJudge {
+    /// Checks the configuration and reads the key.
+    ///
+    /// # Errors
+    /// A message naming what to fix: an unset key variable, a bad regular expression,
+    /// a concurrency of 0, or a timeout that is not positive.
+    pub(crate) fn new(config: HttpConfig, timeout_seconds: f64) -> Result<Self, String> {
+        if !(timeout_seconds.is_finite() && timeout_seconds > 0.0) {
+            return Err(format!(
+                "timeout_seconds = {timeout_seconds} must be positive"
+            ));
+        }
+        if config.concurrency == Some(0) {
+            return Err("concurrency = 0; at least one call must be allowed".into());
+        }
+        let key = match &config.api_key_env {
+            Some(var) => Some(std::env::var(var).map_err(|_| {
+                format!("environment variable {var} (api_key_env) is not set; export the API key")
+            })?),
+            None => None,
+        };
+        let pattern = config
+            .score_regex
+            .as_deref()
+            .unwrap_or(r"(-?\d+(?:\.\d+)?)(?:\D*)$");
+        let score =
+            Regex::new(pattern).map_err(|e| format!("score_regex {pattern:?} is invalid: {e}"))?;
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(Duration::from_secs_f64(timeout_seconds)))
+            .http_status_as_error(false)
+            .build()
+            .into();
+        Ok(Self {
+            config,
+            agent,
+            key,
+            score,
+            placeholder: Regex::new(r"\{([A-Za-z_][A-Za-z0-9_]*)\}").expect("valid pattern"),
+        })
+    }
+
+    /// The request body for one item.
+    ///
+    /// # Errors
+    /// The name of a placeholder the item lacks.
+    pub(crate) fn request(&self, item: &serde_json::Value) -> Result<serde_json::Value, String> {
+        let mut messages = Vec::new();
+        if let Some(system) = &self.config.system {
+            messages
+                .push(serde_json::json!({"role": "system", "content": self.fill(system, item)?}));
+        }
+        messages.push(
+            serde_json::json!({"role": "user", "content": self.fill(&self.config.prompt, item)?}),
+        );
+        let mut body = serde_json::json!({"model": self.config.model, "messages": messages});
+        if let Some(t) = self.config.temperature {
+            body["temperature"] = t.into();
+        }
+        if let Some(m) = self.config.max_tokens {
+            body["max_tokens"] = m.into();
+        }
+        Ok(body)
+    }
+
+    fn fill(&self, template: &str, item: &serde_json::Value) -> Result<String, String> {
+        let mut missing = None;
+        let text = self
+            .placeholder
+            .replace_all(template, |c: &regex::Captures| {
+                let name = &c[1];
+                match (name, item.get(name)) {
+                    ("item", _) => item.to_string(),
+                    (_, Some(serde_json::Value::String(s))) => s.clone(),
+                    (_, Some(other)) => other.to_string(),
+                    (_, None) => {
+                        missing = Some(name.to_string());
+                        String::new()
+                    }
+                }
+            });
+        match missing {
+            Some(name) => Err(format!(
+                "the prompt uses {{{name}}} but the item has no field {name:?}"
+            )),
+            None => Ok(text.into_owned()),
+        }
+    }
+
+    /// `count` calls with `body`, at most `concurrency` at once; each outcome goes to
+    /// `take` as it arrives, and the first error `take` returns stops new calls (those
+    /// in flight finish, unrecorded and uncharged).
+    pub(crate) fn call_many(
+        &self,
+        body: &serde_json::Value,
+        count: u64,
+        take: &mut dyn FnMut(Result<f64, String>) -> Result<(), JudgeError>,
+    ) -> Result<(), JudgeError> {
+        let workers = (self.config.concurrency.unwrap_or(4) as u64).min(count);
+        let started = AtomicU64::new(0);
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let (sender, receiver) = mpsc::channel();
+            for _ in 0..workers {
+                let sender = sender.clone();
+                let (started, stop) = (&started, &stop);
+                scope.spawn(move || {
+                    while !stop.load(Ordering::SeqCst)
+                        && started.fetch_add(1, Ordering::SeqCst) < count
+                    {
+                        if sender.send(self.call(body)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(sender);
+            for outcome in receiver {
+                if let Err(e) = take(outcome) {
+                    stop.store(true, Ordering::SeqCst);
+                    return Err(e);
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// One score, retrying transient failures.
+    fn call(&self, body: &serde_json::Value) -> Result<f64, String> {
+        let retries = self.config.retries.unwrap_or(4);
+        let mut wait = self.config.backoff_seconds.unwrap_or(1.0);
+        let mut attempt = 0;
+        loop {
+            match self.post(body) {
+                Ok(text) => return self.parse(&text),
+                Err(Failure::Transient { retry_after, .. }) if attempt < retries => {
+                    std::thread::sleep(Duration::from_secs_f64(retry_after.unwrap_or(wait)));
+                    wait *= 2.0;
+                    attempt += 1;
+                }
+                Err(Failure::Transient { message, .. }) => {
+                    return Err(format!("{message} (after {retries} retries)"))
+                }
+                Err(Failure::Permanent(message)) => return Err(message),
+            }
+        }
+    }
+
+    /// The reply's text, or what went wrong.
+    fn post(&self, body: &serde_json::Value) -> Result<String, Failure> {
+        let mut request = self.agent.post(&self.config.url);
+        if let Some(key) = &self.key {
+            request = request.header("Authorization", &format!("Bearer {key}"));
+        }
+        let mut response = request.send_json(body).map_err(|e| Failure::Transient {
+            message: e.to_string(),
+            retry_after: None,
+        })?;
+        let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<f64>().ok());
+        let text = response
+            .body_mut()
+            .read_to_string()
+            .map_err(|e| Failure::Transient {
+                message: e.to_string(),
+                retry_after: None,
+            })?;
+        let snippet = clip(&text);
+        match status {
+            200..=299 => {}
+            429 | 500..=599 => {
+                return Err(Failure::Transient {
+                    message: format!("HTTP {status}: {snippet}"),
+                    retry_after,
+                })
+            }
+            _ => return Err(Failure::Permanent(format!("HTTP {status}: {snippet}"))),
+        }
+        let reply: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|_| Failure::Permanent(format!("reply is not JSON: {snippet}")))?;
+        reply["choices"][0]["message"]["content"]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| {
+                Failure::Permanent(format!(
+                    "reply has no choices[0].message.content: {snippet}"
+                ))
+            })
+    }
+
+    fn parse(&self, text: &str) -> Result<f64, String> {
+        let captures = self
+            .score
+            .captures(text)
+            .ok_or_else(|| format!("no score in the reply {:?}", clip(text)))?;
+        let matched = captures
+            .get(1)
+            .or_else(|| captures.get(0))
+            .expect("a match");
+        matched
+            .as_str()
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| format!("{:?} in the reply is not a number", matched.as_str()))
+    }
+}
+
+/// The first 200 characters of a reply, for messages.
+fn clip(text: &str) -> String {
+    text.chars().take(200).collect()
+}
+
+/// Why a request failed: worth retrying or not.
+enum Failure {
+    Transient {
+        message: String,
+        retry_after: Option<f64>,
+    },
+    Permanent(String),
+}
