@@ -212,8 +212,12 @@ fn half_width(s: &PairStats, z: f64) -> f64 {
 /// `max(sigma_hat^2 + half_width, R^2 / (4n))`. The floor is what `n` calls cannot
 /// rule out: a judge whose scores sit at the ends of the range (variance up to
 /// `R^2/4`) can give `n` equal scores with sizeable probability, and then the sample
-/// moments say nothing.
+/// moments say nothing. Below two calls (a lone judge is never screened) it is the
+/// largest variance a law on `[0, R]` can have, `R^2 / 4` (Popoviciu).
 fn upper_variance(s: &PairStats, z: f64, range: f64) -> f64 {
+    if s.count < 2 {
+        return range * range / 4.0;
+    }
     (s.sample_variance() + half_width(s, z)).max(range * range / (4.0 * s.count as f64))
 }
 

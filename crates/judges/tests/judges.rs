@@ -299,3 +299,29 @@ fn adaptive_is_unbiased_on_skewed_laws() {
         );
     }
 }
+
+/// With one judge there is nothing to choose: `adaptive` spends the whole budget in
+/// its stages, and its error is close to the oracle allocation's (the same judge, the
+/// counts from estimated instead of true variances).
+#[test]
+fn adaptive_with_one_judge_spends_everything_on_it() {
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    let instance = Scenario::Random.draw(40, 1, &mut rng);
+    let settings = EstimateSettings::new(Norm::P(2.0));
+    let oracle = Method::Oracle {
+        variances: instance.variances().to_vec(),
+    };
+    let (mut ours, mut best) = (0.0, 0.0);
+    for seed in 0..30 {
+        let mut judges = SimulatedJudges::new(instance.clone(), seed);
+        let e = estimate(&mut judges, 4000.0, &Method::Adaptive, &settings).unwrap();
+        assert!(e.spent <= 4000.0 && 4000.0 - e.spent < instance.costs()[0]);
+        assert!(!e.phase_one_fallback);
+        ours += Norm::P(2.0).distance(&e.scores, instance.scores()).powi(2);
+        let mut judges = SimulatedJudges::new(instance.clone(), seed + 1000);
+        let o = estimate(&mut judges, 4000.0, &oracle, &settings).unwrap();
+        best += Norm::P(2.0).distance(&o.scores, instance.scores()).powi(2);
+    }
+    let ratio = (ours / best).sqrt();
+    assert!(ratio < 1.15, "one judge: {ratio}x the oracle's error");
+}
