@@ -1,5 +1,7 @@
 //! The shared vocabulary of verdict: agents named by strings outside and by dense
-//! indices inside, the outcome of one pairwise battle, and a battle log.
+//! indices inside, the outcome of one pairwise battle, a battle log, and relative
+//! feedback of every modality as an ordered partition of its menu (NashEval Eq. 2–3,
+//! Table 5).
 //!
 //! A battle between models `a` and `b` ends in one of four outcomes (LMArena schema):
 //! `model_a`, `model_b`, `tie` or `tie (bothbad)`. Its pairwise verdict is
@@ -8,7 +10,9 @@
 mod battles;
 mod interner;
 mod outcome;
+mod partition;
 
 pub use battles::{BattleLog, BattleLogError};
 pub use interner::{Interner, ModelId};
 pub use outcome::{Outcome, ParseOutcomeError};
+pub use partition::{FeedbackError, OrderedPartition, Response};
