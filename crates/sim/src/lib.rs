@@ -1,4 +1,5 @@
-//! Data-generating processes with known ground truth.
+//! Data-generating processes with known ground truth: a synthetic arena (below) and
+//! the contextual agent-evaluation simulator of NashEval Appendix G ([`nasheval`]).
 //!
 //! [`ArenaSimulation`] draws an LMArena-like battle log: model log-strengths
 //! `beta_m ~ N(0, spread^2)`, pairs drawn with probability proportional to the product
@@ -6,6 +7,8 @@
 //! models battle far more often than the rest, as in real arenas), outcomes from
 //! Bradley–Terry with ties: `P(tie) = tie_rate`, a tie being "both bad" with
 //! probability `bothbad_share`, otherwise `P(a wins) = 1 / (1 + exp(beta_b - beta_a))`.
+
+pub mod nasheval;
 
 use rand::distr::weighted::WeightedIndex;
 use rand::{Rng, SeedableRng};
