@@ -33,9 +33,48 @@ pub enum Command {
     /// Score items with several judges under a budget (Est-IVWE by default), every
     /// call recorded in a ledger so an interrupted run resumes without paying twice.
     Judge(JudgeArgs),
+    /// The simulated contextual data set of NashEval Appendix G with its ground truth.
+    Simulate(SimulateArgs),
     /// Benchmarks and benchmark data.
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+/// `--feedback` of `verdict simulate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SimulatedFeedback {
+    /// All ten menus of two agents; the preferred agent.
+    Pairwise,
+    /// The five menus of three of Eq. 62; the complete order.
+    Ranking,
+    /// All ten menus of three; the winner only.
+    Winner,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SimulateArgs {
+    /// Feedback modality.
+    #[arg(long, value_enum, default_value = "pairwise")]
+    pub feedback: SimulatedFeedback,
+    /// Voters in the population (the first of a pool of five): 1 gives transitive
+    /// preferences, 3 and 5 majority cycles.
+    #[arg(long, default_value_t = 3)]
+    pub voters: usize,
+    /// Training contexts.
+    #[arg(long, default_value_t = 20_000)]
+    pub contexts: usize,
+    /// Test contexts (ground truth only, no feedback).
+    #[arg(long, default_value_t = 4096)]
+    pub test_contexts: usize,
+    /// Replication seed: fields, voters, selection direction and contexts.
+    #[arg(long, default_value_t = 70)]
+    pub seed: u64,
+    /// Regularization rho of the ground-truth equilibria (0: the maximal lottery).
+    #[arg(long, default_value_t = 0.0)]
+    pub rho: f64,
+    /// Output directory (created, or replaced if it holds an earlier simulation).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 /// `--method` of `verdict judge`.

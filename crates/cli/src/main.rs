@@ -11,6 +11,7 @@ mod judges;
 mod output;
 mod progress;
 mod rank;
+mod simulate;
 
 use std::process::ExitCode;
 
@@ -31,6 +32,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Demo => demo::run()?,
         Command::Game(args) => game::run(&args)?,
         Command::Judge(args) => judges::run(&args, cli.quiet)?,
+        Command::Simulate(args) => simulate::run(&args)?,
         Command::Bench(args) => bench::run(args, cli.quiet)?,
     }
     Ok(ExitCode::SUCCESS)

@@ -852,3 +852,105 @@ fn judge_rehearses_with_a_simulated_judge() {
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     assert!(failure(&refs).contains("\"truth\""));
 }
+
+/// `verdict simulate`: every file and the manifest, byte-identical for the same seed,
+/// a different log for another seed, clear refusals for bad settings and for an
+/// output directory that is not an earlier simulation (left untouched).
+#[test]
+fn simulate_writes_a_reproducible_data_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |out: &Path, seed: &str| {
+        let out = out.to_str().unwrap().to_string();
+        succeed(
+            &[
+                "simulate",
+                "--feedback",
+                "ranking",
+                "--voters",
+                "3",
+                "--contexts",
+                "300",
+                "--test-contexts",
+                "50",
+                "--seed",
+                seed,
+                "--out",
+                &out,
+            ]
+            .map(String::from),
+        )
+    };
+    let (first, second, other) = (
+        dir.path().join("a"),
+        dir.path().join("b"),
+        dir.path().join("c"),
+    );
+    run(&first, "70");
+    run(&second, "70");
+    run(&other, "71");
+    let files = [
+        "contexts.parquet",
+        "feedback.parquet",
+        "test_contexts.parquet",
+        "truth.parquet",
+        "test_truth.parquet",
+        "manifest.json",
+    ];
+    for file in files {
+        let a = std::fs::read(first.join(file)).unwrap();
+        assert_eq!(a, std::fs::read(second.join(file)).unwrap(), "{file}");
+    }
+    assert_ne!(
+        std::fs::read(first.join("feedback.parquet")).unwrap(),
+        std::fs::read(other.join("feedback.parquet")).unwrap()
+    );
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(first.join("manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["feedback"], "ranking");
+    assert_eq!(manifest["voters"], 3);
+    assert_eq!(manifest["menus"].as_array().unwrap().len(), 5);
+    assert_eq!(manifest["files"]["truth.parquet"]["rows"], 300);
+    // Rerunning onto an earlier simulation replaces it.
+    run(&first, "71");
+    assert_eq!(
+        std::fs::read(first.join("feedback.parquet")).unwrap(),
+        std::fs::read(other.join("feedback.parquet")).unwrap()
+    );
+    // Bad settings, and a directory that holds something else.
+    let keep = dir.path().join("mine");
+    std::fs::create_dir(&keep).unwrap();
+    std::fs::write(keep.join("notes.txt"), "mine").unwrap();
+    let message = failure(&[
+        "simulate",
+        "--contexts",
+        "10",
+        "--out",
+        keep.to_str().unwrap(),
+    ]);
+    assert!(message.contains("not an earlier simulation"), "{message}");
+    assert_eq!(
+        std::fs::read_to_string(keep.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    let message = failure(&[
+        "simulate",
+        "--voters",
+        "6",
+        "--out",
+        dir.path().join("d").to_str().unwrap(),
+    ]);
+    assert!(message.contains("--voters 6"), "{message}");
+    assert!(!dir.path().join("d").exists());
+    let leftovers = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".verdict")
+        })
+        .count();
+    assert_eq!(leftovers, 0, "staging directories left behind");
+}

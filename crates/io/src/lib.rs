@@ -23,5 +23,5 @@ pub use costs::read_costs;
 pub use error::{IoError, Location, RowRef};
 pub use filter::{Filter, FilterOp};
 pub use format::Format;
-pub use parquet_io::write_battles_parquet;
+pub use parquet_io::{write_battles_parquet, write_parquet_table, ColumnData};
 pub use table::{Column, Table};

@@ -166,6 +166,131 @@ pub fn write_battles_parquet(path: &Path, log: &BattleLog) -> Result<(), IoError
         Field::new("winner", DataType::Utf8, false),
     ]));
     let names = log.models();
+    let batches = (0..log.len()).step_by(BATCH_ROWS * 4).map(|start| {
+        let rows = start..(start + BATCH_ROWS * 4).min(log.len());
+        let model_a: StringArray = rows
+            .clone()
+            .map(|r| Some(names.name(log.battle(r).0)))
+            .collect();
+        let model_b: StringArray = rows
+            .clone()
+            .map(|r| Some(names.name(log.battle(r).1)))
+            .collect();
+        let winner: StringArray = rows.map(|r| Some(log.battle(r).2.label())).collect();
+        let columns: Vec<ArrayRef> = vec![Arc::new(model_a), Arc::new(model_b), Arc::new(winner)];
+        columns
+    });
+    write_batches(path, schema, batches)
+}
+
+/// One column of a table to write: its name and values.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ColumnData {
+    /// 64-bit floats.
+    Float(Vec<f64>),
+    /// Unsigned integers.
+    UInt(Vec<u64>),
+    /// UTF-8 strings.
+    Text(Vec<String>),
+    /// A list of floats per row.
+    FloatList(Vec<Vec<f64>>),
+    /// A list of strings per row.
+    TextList(Vec<Vec<String>>),
+}
+
+impl ColumnData {
+    fn len(&self) -> usize {
+        match self {
+            Self::Float(v) => v.len(),
+            Self::UInt(v) => v.len(),
+            Self::Text(v) => v.len(),
+            Self::FloatList(v) => v.len(),
+            Self::TextList(v) => v.len(),
+        }
+    }
+
+    fn data_type(&self) -> DataType {
+        let item = |t| DataType::List(Arc::new(Field::new("item", t, false)));
+        match self {
+            Self::Float(_) => DataType::Float64,
+            Self::UInt(_) => DataType::UInt64,
+            Self::Text(_) => DataType::Utf8,
+            Self::FloatList(_) => item(DataType::Float64),
+            Self::TextList(_) => item(DataType::Utf8),
+        }
+    }
+
+    /// Rows `rows` as an Arrow array.
+    fn slice(&self, rows: std::ops::Range<usize>) -> ArrayRef {
+        use arrow::array::{Float64Array, Float64Builder, ListBuilder, StringBuilder, UInt64Array};
+        let field = |t| Arc::new(Field::new("item", t, false));
+        match self {
+            Self::Float(v) => Arc::new(Float64Array::from(v[rows].to_vec())),
+            Self::UInt(v) => Arc::new(UInt64Array::from(v[rows].to_vec())),
+            Self::Text(v) => Arc::new(v[rows].iter().map(Some).collect::<StringArray>()),
+            Self::FloatList(v) => {
+                let mut builder =
+                    ListBuilder::new(Float64Builder::new()).with_field(field(DataType::Float64));
+                for row in &v[rows] {
+                    builder.values().append_slice(row);
+                    builder.append(true);
+                }
+                Arc::new(builder.finish())
+            }
+            Self::TextList(v) => {
+                let mut builder =
+                    ListBuilder::new(StringBuilder::new()).with_field(field(DataType::Utf8));
+                for row in &v[rows] {
+                    for item in row {
+                        builder.values().append_value(item);
+                    }
+                    builder.append(true);
+                }
+                Arc::new(builder.finish())
+            }
+        }
+    }
+}
+
+/// Writes named columns of equal length as one Parquet table (Snappy-compressed),
+/// atomically: on any error nothing is left at `path`.
+///
+/// # Errors
+/// [`IoError::Write`] when the columns differ in length or the file cannot be written.
+pub fn write_parquet_table(path: &Path, columns: &[(&str, ColumnData)]) -> Result<(), IoError> {
+    let rows = columns.first().map_or(0, |(_, c)| c.len());
+    if let Some((name, column)) = columns.iter().find(|(_, c)| c.len() != rows) {
+        return Err(IoError::Write {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(format!(
+                "column {name} has {} rows, the first column {rows}",
+                column.len()
+            )),
+        });
+    }
+    let schema = Arc::new(Schema::new(
+        columns
+            .iter()
+            .map(|(name, c)| Field::new(*name, c.data_type(), false))
+            .collect::<Vec<_>>(),
+    ));
+    let starts = (0..rows.max(1)).step_by(BATCH_ROWS);
+    let batches = starts.map(|start| {
+        let range = start..(start + BATCH_ROWS).min(rows);
+        columns
+            .iter()
+            .map(|(_, c)| c.slice(range.clone()))
+            .collect()
+    });
+    write_batches(path, schema, batches)
+}
+
+/// Writes record batches (given as their columns) to a Parquet file atomically.
+fn write_batches(
+    path: &Path,
+    schema: Arc<Schema>,
+    batches: impl Iterator<Item = Vec<ArrayRef>>,
+) -> Result<(), IoError> {
     let write_error = |e: parquet::errors::ParquetError| IoError::Write {
         path: path.to_path_buf(),
         source: std::io::Error::other(e),
@@ -176,23 +301,9 @@ pub fn write_battles_parquet(path: &Path, log: &BattleLog) -> Result<(), IoError
             .build();
         let mut writer =
             ArrowWriter::try_new(out, schema.clone(), Some(properties)).map_err(write_error)?;
-        for start in (0..log.len()).step_by(BATCH_ROWS * 4) {
-            let end = (start + BATCH_ROWS * 4).min(log.len());
-            let rows = start..end;
-            let model_a: StringArray = rows
-                .clone()
-                .map(|r| Some(names.name(log.battle(r).0)))
-                .collect();
-            let model_b: StringArray = rows
-                .clone()
-                .map(|r| Some(names.name(log.battle(r).1)))
-                .collect();
-            let winner: StringArray = rows.map(|r| Some(log.battle(r).2.label())).collect();
-            let batch = RecordBatch::try_new(
-                schema.clone(),
-                vec![Arc::new(model_a), Arc::new(model_b), Arc::new(winner)],
-            )
-            .map_err(|e| write_error(e.into()))?;
+        for columns in batches {
+            let batch =
+                RecordBatch::try_new(schema.clone(), columns).map_err(|e| write_error(e.into()))?;
             writer.write(&batch).map_err(write_error)?;
         }
         writer.close().map_err(write_error)?;

@@ -1,0 +1,254 @@
+//! `verdict simulate`: the NashEval Appendix G data set with its ground truth, as
+//! Parquet files and a manifest, written to a fresh directory that replaces `--out`
+//! only when every file is complete.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::Context as _;
+use rayon::prelude::*;
+use verdict::game::{solve_batch, PayoffMatrix, Regularizer};
+use verdict::io::{write_parquet_table, ColumnData};
+use verdict::sim::nasheval::{
+    replication_contexts, simulate_feedback, truth, Context, FeedbackKind, Truth, World, AGENTS,
+};
+
+use crate::args::{SimulateArgs, SimulatedFeedback};
+
+pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        (1..=5).contains(&args.voters),
+        "--voters {} is outside the pool of five voters; use 1 to 5 (the paper uses 1, 3, 5)",
+        args.voters
+    );
+    anyhow::ensure!(args.contexts > 0, "--contexts must be at least 1");
+    anyhow::ensure!(
+        args.rho.is_finite() && args.rho >= 0.0,
+        "--rho {} must be a number >= 0",
+        args.rho
+    );
+    let started = Instant::now();
+    let kind = match args.feedback {
+        SimulatedFeedback::Pairwise => FeedbackKind::Pairwise,
+        SimulatedFeedback::Ranking => FeedbackKind::Ranking,
+        SimulatedFeedback::Winner => FeedbackKind::Winner,
+    };
+    let world = World::draw(args.seed);
+    let (training, test) = replication_contexts(args.seed, args.contexts, args.test_contexts);
+    let records = simulate_feedback(&world, &training, args.voters, kind, args.seed);
+    let agents: Vec<String> = (1..=AGENTS).map(|j| format!("agent_{j}")).collect();
+    let menus = kind.menus();
+    let regularizer = Regularizer {
+        rho: args.rho,
+        costs: Vec::new(),
+    };
+    let out = &args.out;
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(parent)
+        .with_context(|| format!("cannot create {}", parent.display()))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".verdict-simulate-")
+        .tempdir_in(parent)
+        .with_context(|| format!("cannot write in {}", parent.display()))?;
+    let dir = staging.path();
+
+    write_parquet_table(
+        &dir.join("contexts.parquet"),
+        &context_columns("c", &training),
+    )?;
+    write_parquet_table(
+        &dir.join("test_contexts.parquet"),
+        &context_columns("t", &test),
+    )?;
+    let name = |a: usize| agents[a].clone();
+    let response = |r: &[usize]| match kind {
+        FeedbackKind::Ranking => {
+            serde_json::to_string(&r.iter().map(|&a| name(a)).collect::<Vec<_>>())
+                .expect("names serialise")
+        }
+        FeedbackKind::Pairwise | FeedbackKind::Winner => name(r[0]),
+    };
+    write_parquet_table(
+        &dir.join("feedback.parquet"),
+        &[
+            (
+                "context_id",
+                ColumnData::Text(records.iter().map(|r| format!("c{}", r.context)).collect()),
+            ),
+            (
+                "menu",
+                ColumnData::TextList(
+                    records
+                        .iter()
+                        .map(|r| menus[r.menu].iter().map(|&a| name(a)).collect())
+                        .collect(),
+                ),
+            ),
+            (
+                "modality",
+                ColumnData::Text(vec![kind.name().to_string(); records.len()]),
+            ),
+            (
+                "response",
+                ColumnData::Text(records.iter().map(|r| response(&r.response)).collect()),
+            ),
+            (
+                "voter",
+                ColumnData::UInt(records.iter().map(|r| r.voter as u64).collect()),
+            ),
+        ],
+    )?;
+    for (file, prefix, contexts) in [
+        ("truth.parquet", "c", &training),
+        ("test_truth.parquet", "t", &test),
+    ] {
+        let truths: Vec<Truth> = contexts
+            .par_iter()
+            .map(|x| truth(&world, x, args.voters, kind))
+            .collect();
+        let games = truths
+            .iter()
+            .map(|t| {
+                PayoffMatrix::new(
+                    &t.payoff
+                        .chunks(AGENTS)
+                        .map(<[f64]>::to_vec)
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let equilibria = solve_batch(&games, &regularizer)
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()?;
+        write_parquet_table(
+            &dir.join(file),
+            &[
+                (
+                    "context_id",
+                    ColumnData::Text(
+                        (0..contexts.len())
+                            .map(|i| format!("{prefix}{i}"))
+                            .collect(),
+                    ),
+                ),
+                (
+                    "propensity",
+                    ColumnData::Float(truths.iter().map(|t| t.propensity).collect()),
+                ),
+                (
+                    "margin",
+                    ColumnData::FloatList(truths.iter().map(|t| t.margin.clone()).collect()),
+                ),
+                (
+                    "payoff",
+                    ColumnData::FloatList(truths.iter().map(|t| t.payoff.clone()).collect()),
+                ),
+                (
+                    "menu_means",
+                    ColumnData::FloatList(truths.iter().map(|t| t.menu_means.concat()).collect()),
+                ),
+                (
+                    "equilibrium",
+                    ColumnData::FloatList(
+                        equilibria.into_iter().map(|e| e.probabilities).collect(),
+                    ),
+                ),
+            ],
+        )?;
+    }
+    let manifest = serde_json::json!({
+        "generator": "NashEval Appendix G",
+        "seed": args.seed,
+        "feedback": kind.name(),
+        "voters": args.voters,
+        "contexts": args.contexts,
+        "test_contexts": args.test_contexts,
+        "equilibrium": {"rho": args.rho, "regularizer": if args.rho > 0.0 { "rho/2 ||pi - 1/K||^2" } else { "none (maximal lottery, minimum norm)" }},
+        "agents": agents,
+        "menus": menus.iter().map(|m| m.iter().map(|&a| name(a)).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "parameters": {
+            "dimensions": verdict::sim::nasheval::DIMENSIONS,
+            "criteria": verdict::sim::nasheval::CRITERIA,
+            "fourier_features": verdict::sim::nasheval::FOURIER_FEATURES,
+            "length_scale": verdict::sim::nasheval::LENGTH_SCALE,
+            "calibration_contexts": verdict::sim::nasheval::CALIBRATION_CONTEXTS,
+            "amplitudes": verdict::sim::nasheval::AMPLITUDES,
+            "offsets": verdict::sim::nasheval::OFFSETS,
+            "voter_groups": verdict::sim::nasheval::VOTER_GROUPS,
+            "dirichlet_alpha": verdict::sim::nasheval::DIRICHLET_ALPHA,
+            "uniform_share": verdict::sim::nasheval::UNIFORM_SHARE,
+            "propensity": verdict::sim::nasheval::PROPENSITY,
+        },
+        "files": {
+            "contexts.parquet": {"rows": training.len(), "columns": "context_id, x1..x5"},
+            "feedback.parquet": {"rows": records.len(), "columns": "context_id, menu (agent names), modality, response (winner name, or a JSON list for rankings), voter (who answered; ground truth, not for learning)"},
+            "test_contexts.parquet": {"rows": test.len(), "columns": "context_id, x1..x5"},
+            "truth.parquet": {"rows": training.len(), "columns": "context_id, propensity e0 (every menu), margin M (KxK row-major), payoff A (KxK), menu_means mu0 (one KxK block per menu, in manifest order), equilibrium pi*"},
+            "test_truth.parquet": {"rows": test.len(), "columns": "as truth.parquet, for the test contexts"},
+        },
+    });
+    std::fs::write(
+        dir.join("manifest.json"),
+        serde_json::to_string_pretty(&manifest)? + "\n",
+    )?;
+    replace_dir(staging, out)?;
+    eprintln!(
+        "{} contexts, {} {} records ({} voters), {} test contexts, ground truth and manifest in {} ({:.2} s)",
+        training.len(),
+        records.len(),
+        kind.name(),
+        args.voters,
+        test.len(),
+        out.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// `context_id` and one column per coordinate `x1..x5`.
+fn context_columns(prefix: &str, contexts: &[Context]) -> Vec<(&'static str, ColumnData)> {
+    const NAMES: [&str; 5] = ["x1", "x2", "x3", "x4", "x5"];
+    let mut columns = vec![(
+        "context_id",
+        ColumnData::Text(
+            (0..contexts.len())
+                .map(|i| format!("{prefix}{i}"))
+                .collect(),
+        ),
+    )];
+    for (d, name) in NAMES.iter().enumerate() {
+        columns.push((
+            name,
+            ColumnData::Float(contexts.iter().map(|x| x[d]).collect()),
+        ));
+    }
+    columns
+}
+
+/// Moves the finished staging directory onto `out`, replacing a previous one.
+fn replace_dir(staging: tempfile::TempDir, out: &Path) -> anyhow::Result<()> {
+    let finished = staging.keep();
+    if out.exists() {
+        let ours = std::fs::read_to_string(out.join("manifest.json"))
+            .is_ok_and(|m| m.contains("\"generator\": \"NashEval Appendix G\""));
+        let empty = out.read_dir().is_ok_and(|mut d| d.next().is_none());
+        if !(out.is_dir() && (ours || empty)) {
+            std::fs::remove_dir_all(&finished)?;
+            anyhow::bail!(
+                "--out {} exists and is not an earlier simulation (no manifest.json of verdict simulate); choose a new or empty directory",
+                out.display()
+            );
+        }
+        let old = finished.with_extension("old");
+        std::fs::rename(out, &old).with_context(|| format!("cannot replace {}", out.display()))?;
+        std::fs::rename(&finished, out)?;
+        std::fs::remove_dir_all(&old)?;
+    } else {
+        std::fs::rename(&finished, out)
+            .with_context(|| format!("cannot create {}", out.display()))?;
+    }
+    Ok(())
+}
