@@ -911,6 +911,40 @@ fn simulate_writes_a_reproducible_data_set() {
     assert_eq!(manifest["voters"], 3);
     assert_eq!(manifest["menus"].as_array().unwrap().len(), 5);
     assert_eq!(manifest["files"]["truth.parquet"]["rows"], 300);
+    // Round trip: the log read back has exactly the simulated responses.
+    let log = verdict::io::read_contextual_log(
+        &verdict::io::Source::File(first.join("contexts.parquet")),
+        &verdict::io::Source::File(first.join("feedback.parquet")),
+        &verdict::io::ContextualOptions::default(),
+    )
+    .unwrap();
+    use verdict::sim::nasheval::{replication_contexts, simulate_feedback, FeedbackKind, World};
+    let (contexts, _) = replication_contexts(70, 300, 50);
+    let records = simulate_feedback(&World::draw(70), &contexts, 3, FeedbackKind::Ranking, 70);
+    assert_eq!(log.feedback.len(), records.len());
+    assert_eq!(log.feature_names, ["x1", "x2", "x3", "x4", "x5"]);
+    assert_eq!(log.features[..5], contexts[0]);
+    let menus = FeedbackKind::Ranking.menus();
+    let by_key: std::collections::HashMap<(usize, Vec<usize>), &Vec<usize>> = records
+        .iter()
+        .map(|r| ((r.context, menus[r.menu].clone()), &r.response))
+        .collect();
+    for observed in &log.feedback {
+        let agents: Vec<usize> = log.menus[observed.menu]
+            .iter()
+            .map(|&a| log.agents[a][6..].parse::<usize>().unwrap() - 1)
+            .collect();
+        let mut sorted = agents.clone();
+        sorted.sort_unstable();
+        let response = by_key[&(observed.context, sorted)];
+        let place = |x: usize| response.iter().position(|&r| r == x).unwrap() as f64;
+        for (j, &a) in agents.iter().enumerate() {
+            for (k, &b) in agents.iter().enumerate() {
+                let z = (place(b) - place(a)).signum() * f64::from(u8::from(a != b));
+                assert_eq!(observed.verdicts[j * agents.len() + k], z);
+            }
+        }
+    }
     // Rerunning onto an earlier simulation replaces it.
     run(&first, "71");
     assert_eq!(

@@ -8,11 +8,13 @@
 //! `Z_ab = 1[a ≻ b] − 1[b ≻ a]` (NashEval Eq. 3): +1, −1, or 0 for either tie.
 
 mod battles;
+mod contextual;
 mod interner;
 mod outcome;
 mod partition;
 
 pub use battles::{BattleLog, BattleLogError};
+pub use contextual::{ContextualLog, ContextualLogBuilder, MenuFeedback};
 pub use interner::{Interner, ModelId};
 pub use outcome::{Outcome, ParseOutcomeError};
 pub use partition::{FeedbackError, OrderedPartition, Response};

@@ -7,6 +7,7 @@
 
 mod atomic;
 mod battles;
+mod contextual;
 mod costs;
 mod error;
 mod filter;
@@ -19,6 +20,7 @@ pub use atomic::{persist, write_atomic};
 pub use battles::{
     read_battles, read_table, BattleSchema, LoadedBattles, ReadOptions, Source, WinnerColumns,
 };
+pub use contextual::{read_contextual_log, text_features, CategoricalEncoding, ContextualOptions};
 pub use costs::read_costs;
 pub use error::{IoError, Location, RowRef};
 pub use filter::{Filter, FilterOp};

@@ -129,6 +129,22 @@ fn for_each_text(array: &dyn Array, mut visit: impl FnMut(Option<&str>)) -> Resu
             .as_boolean()
             .iter()
             .for_each(|b| visit(b.map(|b| if b { "true" } else { "false" }))),
+        // A list of strings (a menu, a ranking) reads as its JSON array text, the
+        // same as a JSON Lines array.
+        DataType::List(item) if item.data_type() == &DataType::Utf8 => {
+            let lists = array.as_list::<i32>();
+            for row in 0..lists.len() {
+                if lists.is_null(row) {
+                    visit(None);
+                    continue;
+                }
+                let values = lists.value(row);
+                let items: Vec<Option<&str>> = values.as_string::<i32>().iter().collect();
+                visit(Some(
+                    &serde_json::to_string(&items).expect("strings serialise"),
+                ));
+            }
+        }
         DataType::Struct(_) | DataType::Map(_, _) => {
             return Err(format!(
                 "nested type {} is not supported here; flatten the column",

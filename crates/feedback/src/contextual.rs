@@ -1,0 +1,182 @@
+//! A contextual feedback log (NashEval Section 4): contexts with features, a menu
+//! catalogue Q, and for every context the menus it has feedback on (`S^m_i = 1`) with
+//! the verdict matrix `Z^m` of that feedback, averaged when one (context, menu) was
+//! judged more than once.
+
+use std::collections::HashMap;
+
+use crate::{FeedbackError, Response};
+
+/// Feedback on one menu at one context, averaged over repeats.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MenuFeedback {
+    /// Context index.
+    pub context: usize,
+    /// Menu index in the catalogue.
+    pub menu: usize,
+    /// Mean verdicts `Z^m_jk` over the repeats, `|m| × |m|` row-major in menu order.
+    pub verdicts: Vec<f64>,
+    /// Number of responses averaged.
+    pub responses: usize,
+}
+
+/// Contexts, catalogue and observed feedback.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextualLog {
+    /// Agent names; menus hold indices into it.
+    pub agents: Vec<String>,
+    /// Context ids, in order.
+    pub contexts: Vec<String>,
+    /// Names of the feature columns.
+    pub feature_names: Vec<String>,
+    /// Features, contexts × features row-major.
+    pub features: Vec<f64>,
+    /// The menu catalogue Q: each menu's agents, sorted by index.
+    pub menus: Vec<Vec<usize>>,
+    /// Observed (context, menu) pairs, sorted by context then menu.
+    pub feedback: Vec<MenuFeedback>,
+}
+
+impl ContextualLog {
+    /// `S^m_i`: whether context `i` has feedback on menu `m`.
+    pub fn selected(&self, context: usize, menu: usize) -> bool {
+        self.feedback
+            .binary_search_by(|f| (f.context, f.menu).cmp(&(context, menu)))
+            .is_ok()
+    }
+}
+
+/// Builds a [`ContextualLog`] record by record: menus named by agent names are
+/// interned into the catalogue (or must be in a given one), responses are converted
+/// to verdicts (NashEval Eq. 2–3) and repeats averaged.
+#[derive(Debug, Default)]
+pub struct ContextualLogBuilder {
+    agents: Vec<String>,
+    agent_index: HashMap<String, usize>,
+    fixed_catalogue: bool,
+    menus: Vec<Vec<usize>>,
+    menu_index: HashMap<Vec<usize>, usize>,
+    sums: HashMap<(usize, usize), (Vec<f64>, usize)>,
+}
+
+impl ContextualLogBuilder {
+    /// A builder that infers agents and menus from the records.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A builder with the catalogue Q given: records on other menus are refused.
+    ///
+    /// # Errors
+    /// A menu that is invalid (fewer than two agents, an agent twice).
+    pub fn with_catalogue(menus: &[Vec<String>]) -> Result<Self, FeedbackError> {
+        let mut builder = Self::new();
+        for menu in menus {
+            builder.menu_of(menu)?;
+        }
+        builder.fixed_catalogue = true;
+        Ok(builder)
+    }
+
+    /// The catalogue index of `menu` (agent names in any order), adding it if the
+    /// catalogue is inferred.
+    fn menu_of(&mut self, menu: &[String]) -> Result<usize, FeedbackError> {
+        if menu.len() < 2 {
+            return Err(FeedbackError(format!(
+                "the menu {menu:?} has {} agent(s); a comparison needs at least two",
+                menu.len()
+            )));
+        }
+        let mut ids = Vec::with_capacity(menu.len());
+        for name in menu {
+            let id = match self.agent_index.get(name) {
+                Some(&id) => id,
+                None if self.fixed_catalogue => {
+                    return Err(FeedbackError(format!(
+                        "agent {name:?} is in no menu of the catalogue"
+                    )))
+                }
+                None => {
+                    self.agents.push(name.clone());
+                    self.agent_index.insert(name.clone(), self.agents.len() - 1);
+                    self.agents.len() - 1
+                }
+            };
+            if ids.contains(&id) {
+                return Err(FeedbackError(format!(
+                    "the menu {menu:?} lists {name:?} twice"
+                )));
+            }
+            ids.push(id);
+        }
+        ids.sort_unstable();
+        if let Some(&m) = self.menu_index.get(&ids) {
+            return Ok(m);
+        }
+        if self.fixed_catalogue {
+            return Err(FeedbackError(format!(
+                "the menu {menu:?} is not in the catalogue; add it or infer the catalogue from the log"
+            )));
+        }
+        self.menus.push(ids.clone());
+        self.menu_index.insert(ids, self.menus.len() - 1);
+        Ok(self.menus.len() - 1)
+    }
+
+    /// Adds one response on `menu` at context index `context`.
+    ///
+    /// # Errors
+    /// [`FeedbackError`] from the menu or the response (see [`Response::to_partition`]).
+    pub fn add(
+        &mut self,
+        context: usize,
+        menu: &[String],
+        response: &Response,
+    ) -> Result<(), FeedbackError> {
+        let m = self.menu_of(menu)?;
+        // Verdicts in catalogue order (agents sorted by index).
+        let ordered: Vec<String> = self.menus[m]
+            .iter()
+            .map(|&a| self.agents[a].clone())
+            .collect();
+        let partition = response.to_partition(&ordered)?;
+        let z = partition.verdict_matrix();
+        let (sum, count) = self
+            .sums
+            .entry((context, m))
+            .or_insert_with(|| (vec![0.0; z.len()], 0));
+        for (s, v) in sum.iter_mut().zip(z) {
+            *s += f64::from(v);
+        }
+        *count += 1;
+        Ok(())
+    }
+
+    /// The log over `contexts` (ids) with their features.
+    pub fn finish(
+        self,
+        contexts: Vec<String>,
+        feature_names: Vec<String>,
+        features: Vec<f64>,
+    ) -> ContextualLog {
+        let mut feedback: Vec<MenuFeedback> = self
+            .sums
+            .into_iter()
+            .map(|((context, menu), (sum, responses))| MenuFeedback {
+                context,
+                menu,
+                verdicts: sum.iter().map(|s| s / responses as f64).collect(),
+                responses,
+            })
+            .collect();
+        feedback.sort_by_key(|f| (f.context, f.menu));
+        ContextualLog {
+            agents: self.agents,
+            contexts,
+            feature_names,
+            features,
+            menus: self.menus,
+            feedback,
+        }
+    }
+}

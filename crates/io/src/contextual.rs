@@ -1,0 +1,296 @@
+//! Contextual feedback logs: a *contexts* table (`context_id` and feature columns —
+//! numbers as they are, categories one-hot or as codes, optionally a text column
+//! turned into hashed n-gram features) and a *feedback* table (`context_id`, `menu`,
+//! `modality`, `response`), each CSV, JSON Lines, JSON or Parquet.
+//!
+//! `menu` is a list of agent names (a JSON array, a Parquet list, or names joined
+//! by `|`); `response` is the modality's natural form (a winner name, a JSON list for
+//! rankings and top sets, a list of lists for weak rankings, an object for scores or
+//! best–worst; see [`verdict_feedback::Response::from_json`]).
+
+use std::collections::HashMap;
+
+use verdict_feedback::{ContextualLog, ContextualLogBuilder, Response};
+
+use crate::{read_table, IoError, Source, Table};
+
+/// How categorical context columns become features.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CategoricalEncoding {
+    /// One 0/1 column per category (`column=value`).
+    #[default]
+    OneHot,
+    /// One column holding the category's code (order of first appearance).
+    Codes,
+}
+
+/// Settings of [`read_contextual_log`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextualOptions {
+    /// A column of free text to featurize ([`text_features`]); `None` for none.
+    pub text_column: Option<String>,
+    /// Dimensions of the hashed text features.
+    pub text_dim: usize,
+    /// Encoding of categorical columns.
+    pub categorical: CategoricalEncoding,
+    /// The menu catalogue Q; `None` infers it from the feedback.
+    pub catalogue: Option<Vec<Vec<String>>>,
+}
+
+impl Default for ContextualOptions {
+    fn default() -> Self {
+        Self {
+            text_column: None,
+            text_dim: 64,
+            categorical: CategoricalEncoding::OneHot,
+            catalogue: None,
+        }
+    }
+}
+
+/// Reads and checks a contextual log.
+///
+/// # Errors
+/// [`IoError`] naming file, row and column: a missing column, a duplicate or unknown
+/// context id, contexts with no features, a missing feature value, a menu of one agent
+/// or with an agent twice, a response naming agents outside its menu or an agent twice,
+/// a menu outside a given catalogue, no feedback at all.
+pub fn read_contextual_log(
+    contexts: &Source,
+    feedback: &Source,
+    options: &ContextualOptions,
+) -> Result<ContextualLog, IoError> {
+    let table = read_table(contexts, None, None)?;
+    let ids = required(
+        &table,
+        "context_id",
+        "name the column of context ids context_id",
+    )?;
+    let mut index = HashMap::with_capacity(table.rows());
+    let mut names = Vec::with_capacity(table.rows());
+    for row in 0..table.rows() {
+        let id = ids.value(row).ok_or_else(|| {
+            IoError::invalid(
+                table.location(row, Some("context_id")),
+                "missing context id",
+            )
+        })?;
+        if index.insert(id.to_string(), row).is_some() {
+            return Err(IoError::invalid(
+                table.location(row, Some("context_id")),
+                format!("context id {id:?} appears twice; ids must be unique"),
+            ));
+        }
+        names.push(id.to_string());
+    }
+    let (feature_names, features) = featurize(&table, options)?;
+
+    let log = read_table(feedback, None, None)?;
+    let hint = "feedback needs columns context_id, menu, modality, response";
+    let columns = ["context_id", "menu", "modality", "response"]
+        .map(|name| required(&log, name, hint).map(|c| c.name().to_string()));
+    let [context_column, menu_column, modality_column, response_column] = columns;
+    let (context_column, menu_column, modality_column, response_column) = (
+        context_column?,
+        menu_column?,
+        modality_column?,
+        response_column?,
+    );
+    if log.rows() == 0 {
+        return Err(IoError::invalid_file(
+            &log.file().to_string(),
+            "no feedback rows; the log is empty",
+        ));
+    }
+    let mut builder = match &options.catalogue {
+        Some(menus) => ContextualLogBuilder::with_catalogue(menus).map_err(|e| {
+            IoError::invalid_file(&log.file().to_string(), format!("catalogue: {e}"))
+        })?,
+        None => ContextualLogBuilder::new(),
+    };
+    let cell = |row: usize, column: &str| -> Result<&str, IoError> {
+        log.column(column)
+            .and_then(|c| c.value(row))
+            .ok_or_else(|| IoError::invalid(log.location(row, Some(column)), "missing value"))
+    };
+    for row in 0..log.rows() {
+        let id = cell(row, &context_column)?;
+        let &context = index.get(id).ok_or_else(|| {
+            IoError::invalid(
+                log.location(row, Some("context_id")),
+                format!("context id {id:?} is not in the contexts table"),
+            )
+        })?;
+        let menu = parse_menu(cell(row, &menu_column)?)
+            .map_err(|m| IoError::invalid(log.location(row, Some("menu")), m))?;
+        let modality = cell(row, &modality_column)?;
+        let raw = cell(row, &response_column)?;
+        let value = serde_json::from_str(raw)
+            .unwrap_or_else(|_| serde_json::Value::String(raw.to_string()));
+        let response = Response::from_json(modality, &value)
+            .map_err(|e| IoError::invalid(log.location(row, Some("response")), e.0))?;
+        builder
+            .add(context, &menu, &response)
+            .map_err(|e| IoError::invalid(log.location(row, Some("response")), e.0))?;
+    }
+    Ok(builder.finish(names, feature_names, features))
+}
+
+fn required<'t>(table: &'t Table, name: &str, hint: &str) -> Result<&'t crate::Column, IoError> {
+    table.column(name).ok_or_else(|| IoError::MissingColumn {
+        file: table.file().to_string(),
+        column: name.to_string(),
+        present: table.present_columns().join(", "),
+        hint: hint.to_string(),
+    })
+}
+
+/// A menu: a JSON array of names, or names joined by `|`.
+fn parse_menu(text: &str) -> Result<Vec<String>, String> {
+    let text = text.trim();
+    if text.starts_with('[') {
+        return serde_json::from_str::<Vec<String>>(text)
+            .map_err(|e| format!("menu {text:?} is not a JSON list of names: {e}"));
+    }
+    Ok(text.split('|').map(|s| s.trim().to_string()).collect())
+}
+
+/// Feature columns of the contexts table: every column but `context_id` (and the text
+/// column, which becomes `text_0 ..`).
+fn featurize(
+    table: &Table,
+    options: &ContextualOptions,
+) -> Result<(Vec<String>, Vec<f64>), IoError> {
+    let rows = table.rows();
+    let mut names = Vec::new();
+    let mut columns: Vec<Vec<f64>> = Vec::new();
+    for column in table.columns() {
+        let name = column.name();
+        if name == "context_id" || Some(name) == options.text_column.as_deref() {
+            continue;
+        }
+        let mut numbers = Vec::with_capacity(rows);
+        let mut numeric = true;
+        for row in 0..rows {
+            let value = column.value(row).ok_or_else(|| {
+                IoError::invalid(
+                    table.location(row, Some(name)),
+                    "missing feature value; fill it or drop the column",
+                )
+            })?;
+            match value.trim().parse::<f64>() {
+                Ok(x) if x.is_finite() => numbers.push(x),
+                _ => {
+                    numeric = false;
+                    break;
+                }
+            }
+        }
+        if numeric {
+            names.push(name.to_string());
+            columns.push(numbers);
+            continue;
+        }
+        // Categorical: dictionary codes in order of first appearance.
+        let mut order: HashMap<usize, usize> = HashMap::new();
+        let codes: Vec<usize> = (0..rows)
+            .map(|row| {
+                let code = column.code(row).expect("checked above");
+                let next = order.len();
+                *order.entry(code).or_insert(next)
+            })
+            .collect();
+        match options.categorical {
+            CategoricalEncoding::Codes => {
+                names.push(name.to_string());
+                columns.push(codes.iter().map(|&c| c as f64).collect());
+            }
+            CategoricalEncoding::OneHot => {
+                let mut levels: Vec<(usize, usize)> = order.into_iter().collect();
+                levels.sort_by_key(|&(_, rank)| rank);
+                for (code, rank) in levels {
+                    names.push(format!("{name}={}", column.dictionary()[code]));
+                    columns.push(
+                        codes
+                            .iter()
+                            .map(|&c| f64::from(u8::from(c == rank)))
+                            .collect(),
+                    );
+                }
+            }
+        }
+    }
+    if let Some(text) = &options.text_column {
+        let column = required(
+            table,
+            text,
+            "--text-col names a column of the contexts table",
+        )?;
+        let mut hashed = vec![vec![0.0; rows]; options.text_dim];
+        for row in 0..rows {
+            let features = text_features(column.value(row).unwrap_or(""), options.text_dim);
+            for (d, v) in features.into_iter().enumerate() {
+                hashed[d][row] = v;
+            }
+        }
+        names.extend((0..options.text_dim).map(|d| format!("text_{d}")));
+        columns.extend(hashed);
+    }
+    if columns.is_empty() {
+        return Err(IoError::invalid_file(
+            &table.file().to_string(),
+            "the contexts have no features; add feature columns or name a text column",
+        ));
+    }
+    let width = columns.len();
+    let mut features = vec![0.0; rows * width];
+    for (c, values) in columns.iter().enumerate() {
+        for (row, v) in values.iter().enumerate() {
+            features[row * width + c] = *v;
+        }
+    }
+    Ok((names, features))
+}
+
+/// Hashed text features: lower-cased word unigrams and bigrams and character
+/// trigrams, each added with a hash-chosen sign to one of `dim` buckets (feature
+/// hashing), then scaled to unit length. Deterministic across runs and platforms
+/// (FNV-1a, written out here because a hash crate for ten lines is not worth a
+/// dependency, and the standard library's hasher may change between releases).
+pub fn text_features(text: &str, dim: usize) -> Vec<f64> {
+    let mut out = vec![0.0; dim];
+    if dim == 0 {
+        return out;
+    }
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut add = |gram: &str| {
+        let h = fnv1a(gram.as_bytes());
+        let sign = if h >> 63 == 1 { -1.0 } else { 1.0 };
+        out[(h % dim as u64) as usize] += sign;
+    };
+    for w in &words {
+        add(&format!("w:{w}"));
+    }
+    for pair in words.windows(2) {
+        add(&format!("b:{} {}", pair[0], pair[1]));
+    }
+    let chars: Vec<char> = format!(" {} ", words.join(" ")).chars().collect();
+    for tri in chars.windows(3) {
+        add(&format!("c:{}", tri.iter().collect::<String>()));
+    }
+    let norm = out.iter().map(|v| v * v).sum::<f64>().sqrt();
+    if norm > 0.0 {
+        out.iter_mut().for_each(|v| *v /= norm);
+    }
+    out
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}

@@ -1,0 +1,248 @@
+//! Contextual feedback logs: the same log in CSV, JSON Lines and Parquet reads to the
+//! same verdicts, repeats are averaged, features are built from numbers, categories
+//! and text, and malformed logs are refused with the place and the fix.
+
+use verdict_io::{
+    read_contextual_log, text_features, write_parquet_table, CategoricalEncoding, ColumnData,
+    ContextualOptions, Source,
+};
+
+fn bytes(label: &str, text: &str) -> Source {
+    Source::Bytes {
+        label: label.into(),
+        data: text.as_bytes().to_vec(),
+    }
+}
+
+const CONTEXTS_CSV: &str = "context_id,length,domain,prompt
+p1,0.5,code,Write a sorting function in Rust
+p2,1.5,math,Prove that the square root of two is irrational
+p3,2.5,code,Write a parser for CSV files
+";
+
+/// (context, menu, modality, response as JSON text)
+const FEEDBACK: [(&str, &[&str], &str, &str); 9] = [
+    ("p1", &["a", "b"], "pairwise", "\"a\""),
+    ("p1", &["b", "a"], "pairwise", "\"b\""),
+    ("p1", &["a", "b"], "pairwise", "\"tie\""),
+    ("p2", &["a", "b", "c"], "ranking", "[\"c\",\"a\",\"b\"]"),
+    (
+        "p2",
+        &["a", "b", "c", "d"],
+        "weak_ranking",
+        "[[\"a\",\"b\"],[\"c\"],[\"d\"]]",
+    ),
+    ("p3", &["a", "b", "c", "d"], "top", "[\"d\"]"),
+    (
+        "p3",
+        &["a", "c", "d"],
+        "best_worst",
+        "{\"best\":\"d\",\"worst\":\"a\"}",
+    ),
+    (
+        "p3",
+        &["a", "b", "c"],
+        "scores",
+        "{\"a\":1,\"b\":3,\"c\":1}",
+    ),
+    ("p1", &["b", "c", "d"], "winner", "\"c\""),
+];
+
+fn feedback_csv() -> String {
+    let mut text = String::from("context_id,menu,modality,response\n");
+    for (context, menu, modality, response) in FEEDBACK {
+        let quoted = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+        text += &format!(
+            "{context},{},{modality},{}\n",
+            quoted(&menu.join("|")),
+            quoted(response)
+        );
+    }
+    text
+}
+
+fn feedback_jsonl() -> String {
+    FEEDBACK
+        .iter()
+        .map(|(context, menu, modality, response)| {
+            let value: serde_json::Value = serde_json::from_str(response).unwrap();
+            serde_json::json!({"context_id": context, "menu": menu, "modality": modality, "response": value})
+                .to_string()
+                + "\n"
+        })
+        .collect()
+}
+
+fn options() -> ContextualOptions {
+    ContextualOptions {
+        text_column: Some("prompt".into()),
+        text_dim: 16,
+        ..ContextualOptions::default()
+    }
+}
+
+#[test]
+fn csv_json_lines_and_parquet_give_the_same_log() {
+    let contexts = bytes("contexts.csv", CONTEXTS_CSV);
+    let from_csv = read_contextual_log(
+        &contexts,
+        &bytes("feedback.csv", &feedback_csv()),
+        &options(),
+    )
+    .unwrap();
+    let from_jsonl = read_contextual_log(
+        &contexts,
+        &bytes("feedback.jsonl", &feedback_jsonl()),
+        &options(),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let parquet = dir.path().join("feedback.parquet");
+    let column = |f: fn(&(&str, &[&str], &str, &str)) -> String| {
+        ColumnData::Text(FEEDBACK.iter().map(f).collect())
+    };
+    write_parquet_table(
+        &parquet,
+        &[
+            ("context_id", column(|r| r.0.to_string())),
+            (
+                "menu",
+                ColumnData::TextList(
+                    FEEDBACK
+                        .iter()
+                        .map(|r| r.1.iter().map(|s| s.to_string()).collect())
+                        .collect(),
+                ),
+            ),
+            ("modality", column(|r| r.2.to_string())),
+            ("response", column(|r| r.3.to_string())),
+        ],
+    )
+    .unwrap();
+    let from_parquet = read_contextual_log(&contexts, &Source::File(parquet), &options()).unwrap();
+    assert_eq!(from_csv, from_jsonl);
+    assert_eq!(from_csv, from_parquet);
+
+    let log = from_csv;
+    assert_eq!(log.agents, ["a", "b", "c", "d"]);
+    assert_eq!(log.contexts, ["p1", "p2", "p3"]);
+    // Three responses on {a, b} at p1 (a wins, b wins, tie) average to zero.
+    let ab = log.menus.iter().position(|m| m == &[0, 1]).unwrap();
+    let repeated = log
+        .feedback
+        .iter()
+        .find(|f| f.context == 0 && f.menu == ab)
+        .unwrap();
+    assert_eq!(repeated.responses, 3);
+    assert_eq!(repeated.verdicts, vec![0.0; 4]);
+    assert!(log.selected(0, ab) && !log.selected(1, ab));
+    // The ranking c ≻ a ≻ b on {a, b, c}: Z in menu order (a, b, c).
+    let abc = log.menus.iter().position(|m| m == &[0, 1, 2]).unwrap();
+    let ranked = log
+        .feedback
+        .iter()
+        .find(|f| f.context == 1 && f.menu == abc)
+        .unwrap();
+    assert_eq!(
+        ranked.verdicts,
+        vec![0.0, 1.0, -1.0, -1.0, 0.0, -1.0, 1.0, 1.0, 0.0]
+    );
+    // Features: length, domain one-hot (code, math), 16 text dimensions.
+    assert_eq!(log.feature_names.len(), 1 + 2 + 16);
+    assert_eq!(
+        &log.feature_names[..3],
+        ["length", "domain=code", "domain=math"]
+    );
+    let width = log.feature_names.len();
+    assert_eq!(&log.features[width..width + 3], [1.5, 0.0, 1.0]);
+    let codes = ContextualOptions {
+        categorical: CategoricalEncoding::Codes,
+        ..options()
+    };
+    let coded = read_contextual_log(&contexts, &bytes("f.csv", &feedback_csv()), &codes).unwrap();
+    assert_eq!(coded.feature_names[1], "domain");
+    assert_eq!(
+        (0..3)
+            .map(|r| coded.features[r * 18 + 1])
+            .collect::<Vec<_>>(),
+        [0.0, 1.0, 0.0]
+    );
+}
+
+#[test]
+fn text_features_are_deterministic_unit_vectors_that_separate_topics() {
+    let a = text_features("Write a sorting function in Rust", 64);
+    let b = text_features("write a sorting function in rust!", 64);
+    let c = text_features("Prove that the square root of two is irrational", 64);
+    assert_eq!(a, b, "case and punctuation do not matter");
+    assert_eq!(a, text_features("Write a sorting function in Rust", 64));
+    let dot = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(x, y)| x * y).sum::<f64>();
+    assert!((dot(&a, &a) - 1.0).abs() < 1e-12);
+    let similar = text_features("Write a sorting function in Python", 64);
+    assert!(dot(&a, &similar) > dot(&a, &c) + 0.3);
+    assert_eq!(text_features("", 8), vec![0.0; 8]);
+}
+
+#[test]
+fn malformed_logs_are_refused_with_the_place() {
+    let contexts = bytes("contexts.csv", CONTEXTS_CSV);
+    let fails = |feedback: &str| {
+        read_contextual_log(&contexts, &bytes("feedback.csv", feedback), &options())
+            .unwrap_err()
+            .to_string()
+    };
+    let header = "context_id,menu,modality,response\n";
+    let cases = [
+        ("p9,a|b,pairwise,a\n", "\"p9\" is not in the contexts table"),
+        ("p1,a,pairwise,a\n", "at least two"),
+        ("p1,a|a,pairwise,a\n", "twice"),
+        ("p1,a|b,pairwise,z\n", "\"z\""),
+        (
+            "p1,a|b|c,ranking,\"[\"\"a\"\",\"\"a\"\",\"\"b\"\"]\"\n",
+            "twice",
+        ),
+        ("p1,a|b,stars,a\n", "unknown modality"),
+    ];
+    for (row, expected) in cases {
+        let message = fails(&format!("{header}{row}"));
+        assert!(message.contains(expected), "{row}: {message}");
+        assert!(message.contains("feedback.csv"), "{message}");
+        assert!(message.contains("feedback.csv:2"), "{message}");
+    }
+    assert!(fails(header).contains("empty"));
+    assert!(fails("context_id,menu\np1,a|b\n").contains("missing column \"modality\""));
+    // Contexts: a duplicate id, no feature at all.
+    let twice = bytes("c.csv", "context_id,x\np1,1\np1,2\n");
+    let err = read_contextual_log(&twice, &bytes("f.csv", &feedback_csv()), &options())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("appears twice"), "{err}");
+    let bare = bytes("c.csv", "context_id\np1\n");
+    let err = read_contextual_log(
+        &bare,
+        &bytes(
+            "f.csv",
+            "context_id,menu,modality,response\np1,a|b,pairwise,a\n",
+        ),
+        &ContextualOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("no features"), "{err}");
+    // A menu outside a given catalogue.
+    let fixed = ContextualOptions {
+        catalogue: Some(vec![vec!["a".into(), "b".into()]]),
+        ..options()
+    };
+    let err = read_contextual_log(
+        &contexts,
+        &bytes(
+            "f.csv",
+            "context_id,menu,modality,response\np1,a|c,pairwise,a\n",
+        ),
+        &fixed,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("catalogue"), "{err}");
+}
