@@ -98,14 +98,13 @@ pub fn read_contextual_log(
     );
     if log.rows() == 0 {
         return Err(IoError::invalid_file(
-            &log.file().to_string(),
+            log.file(),
             "no feedback rows; the log is empty",
         ));
     }
     let mut builder = match &options.catalogue {
-        Some(menus) => ContextualLogBuilder::with_catalogue(menus).map_err(|e| {
-            IoError::invalid_file(&log.file().to_string(), format!("catalogue: {e}"))
-        })?,
+        Some(menus) => ContextualLogBuilder::with_catalogue(menus)
+            .map_err(|e| IoError::invalid_file(log.file(), format!("catalogue: {e}")))?,
         None => ContextualLogBuilder::new(),
     };
     let cell = |row: usize, column: &str| -> Result<&str, IoError> {
@@ -229,8 +228,8 @@ fn featurize(
         let mut hashed = vec![vec![0.0; rows]; options.text_dim];
         for row in 0..rows {
             let features = text_features(column.value(row).unwrap_or(""), options.text_dim);
-            for (d, v) in features.into_iter().enumerate() {
-                hashed[d][row] = v;
+            for (dimension, v) in hashed.iter_mut().zip(features) {
+                dimension[row] = v;
             }
         }
         names.extend((0..options.text_dim).map(|d| format!("text_{d}")));
@@ -238,7 +237,7 @@ fn featurize(
     }
     if columns.is_empty() {
         return Err(IoError::invalid_file(
-            &table.file().to_string(),
+            table.file(),
             "the contexts have no features; add feature columns or name a text column",
         ));
     }

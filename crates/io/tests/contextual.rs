@@ -20,8 +20,15 @@ p2,1.5,math,Prove that the square root of two is irrational
 p3,2.5,code,Write a parser for CSV files
 ";
 
-/// (context, menu, modality, response as JSON text)
-const FEEDBACK: [(&str, &[&str], &str, &str); 9] = [
+/// One feedback row: context, menu, modality, response as JSON text.
+type Row = (
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+    &'static str,
+);
+
+const FEEDBACK: [Row; 9] = [
     ("p1", &["a", "b"], "pairwise", "\"a\""),
     ("p1", &["b", "a"], "pairwise", "\"b\""),
     ("p1", &["a", "b"], "pairwise", "\"tie\""),
@@ -98,9 +105,7 @@ fn csv_json_lines_and_parquet_give_the_same_log() {
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let parquet = dir.path().join("feedback.parquet");
-    let column = |f: fn(&(&str, &[&str], &str, &str)) -> String| {
-        ColumnData::Text(FEEDBACK.iter().map(f).collect())
-    };
+    let column = |f: fn(&Row) -> String| ColumnData::Text(FEEDBACK.iter().map(f).collect());
     write_parquet_table(
         &parquet,
         &[

@@ -198,7 +198,7 @@ pub struct World {
 impl World {
     /// Draws the world of replication `seed`.
     pub fn draw(seed: u64) -> Self {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5EED_0F_0A11D);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x05EE_D0F0_A11D);
         let mut shared = Field::draw(AGENTS, &mut rng);
         let mut criteria = Field::draw(AGENTS * CRITERIA, &mut rng);
         let calibration = uniform_contexts(CALIBRATION_CONTEXTS, &mut rng);
@@ -444,7 +444,7 @@ fn feedback_seed(seed: u64, voters: usize, kind: FeedbackKind) -> u64 {
 
 /// Training and test contexts of replication `seed`, shared by its nine settings.
 pub fn replication_contexts(seed: u64, train: usize, test: usize) -> (Vec<Context>, Vec<Context>) {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xC0_47E7_75);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xC047_E775);
     let training = uniform_contexts(train, &mut rng);
     let testing = uniform_contexts(test, &mut rng);
     (training, testing)

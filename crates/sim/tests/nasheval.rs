@@ -112,7 +112,13 @@ fn selection_frequencies_and_mean_verdicts_match_the_nuisances() {
                             .map(|r| {
                                 let place = |a: usize| r.response.iter().position(|&b| b == a);
                                 match (place(j), place(k)) {
-                                    (Some(pj), Some(pk)) => (if pj < pk { 1.0 } else { -1.0 }),
+                                    (Some(pj), Some(pk)) => {
+                                        if pj < pk {
+                                            1.0
+                                        } else {
+                                            -1.0
+                                        }
+                                    }
                                     (Some(_), None) => 1.0,
                                     (None, Some(_)) => -1.0,
                                     (None, None) => 0.0,
