@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use verdict_feedback::{ContextualLog, ContextualLogBuilder, Response};
+use verdict_feedback::{ContextualLog, ContextualLogBuilder, Outcome, Response};
 
 use crate::{read_table, IoError, Source, Table};
 
@@ -84,7 +84,18 @@ pub fn read_contextual_log(
         names.push(id.to_string());
     }
     let (feature_names, features) = featurize(&table, options)?;
+    read_feedback(feedback, options, &index, names, feature_names, features)
+}
 
+/// The feedback table against the contexts already read (`index`: id → position).
+fn read_feedback(
+    feedback: &Source,
+    options: &ContextualOptions,
+    index: &HashMap<String, usize>,
+    names: Vec<String>,
+    feature_names: Vec<String>,
+    features: Vec<f64>,
+) -> Result<ContextualLog, IoError> {
     let log = read_table(feedback, None, None)?;
     let hint = "feedback needs columns context_id, menu, modality, response";
     let columns = ["context_id", "menu", "modality", "response"]
@@ -160,95 +171,205 @@ fn featurize(
     table: &Table,
     options: &ContextualOptions,
 ) -> Result<(Vec<String>, Vec<f64>), IoError> {
-    let rows = table.rows();
-    let mut names = Vec::new();
-    let mut columns: Vec<Vec<f64>> = Vec::new();
+    let mut columns = Vec::new();
     for column in table.columns() {
         let name = column.name();
         if name == "context_id" || Some(name) == options.text_column.as_deref() {
             continue;
         }
-        let mut numbers = Vec::with_capacity(rows);
-        let mut numeric = true;
-        for row in 0..rows {
-            let value = column.value(row).ok_or_else(|| {
+        columns.push((name.to_string(), column_values(table, name)?));
+    }
+    let text = match &options.text_column {
+        Some(text) => {
+            required(
+                table,
+                text,
+                "--text-col names a column of the contexts table",
+            )?;
+            let column = table.column(text).expect("checked");
+            Some(
+                (0..table.rows())
+                    .map(|r| column.value(r).unwrap_or(""))
+                    .collect(),
+            )
+        }
+        None => None,
+    };
+    encode_features(&columns, text, options, table.rows()).ok_or_else(|| {
+        IoError::invalid_file(
+            table.file(),
+            "the contexts have no features; add feature columns or name a text column",
+        )
+    })
+}
+
+/// Every value of column `name`, refusing a missing one with its place.
+fn column_values<'t>(table: &'t Table, name: &str) -> Result<Vec<&'t str>, IoError> {
+    let column = table.column(name).expect("a column of the table");
+    (0..table.rows())
+        .map(|row| {
+            column.value(row).ok_or_else(|| {
                 IoError::invalid(
                     table.location(row, Some(name)),
                     "missing feature value; fill it or drop the column",
                 )
-            })?;
-            match value.trim().parse::<f64>() {
-                Ok(x) if x.is_finite() => numbers.push(x),
-                _ => {
-                    numeric = false;
-                    break;
-                }
-            }
-        }
-        if numeric {
-            names.push(name.to_string());
-            columns.push(numbers);
+            })
+        })
+        .collect()
+}
+
+/// Features from named columns of values (numbers as they are, anything else a
+/// category, one-hot or coded in order of first appearance) and an optional text
+/// column (hashed); `None` when there is no feature at all. Contexts × features,
+/// row-major.
+fn encode_features(
+    columns: &[(String, Vec<&str>)],
+    text: Option<Vec<&str>>,
+    options: &ContextualOptions,
+    rows: usize,
+) -> Option<(Vec<String>, Vec<f64>)> {
+    let mut names = Vec::new();
+    let mut encoded: Vec<Vec<f64>> = Vec::new();
+    for (name, values) in columns {
+        let numbers: Option<Vec<f64>> = values
+            .iter()
+            .map(|v| v.trim().parse::<f64>().ok().filter(|x| x.is_finite()))
+            .collect();
+        if let Some(numbers) = numbers {
+            names.push(name.clone());
+            encoded.push(numbers);
             continue;
         }
-        // Categorical: dictionary codes in order of first appearance.
-        let mut order: HashMap<usize, usize> = HashMap::new();
-        let codes: Vec<usize> = (0..rows)
-            .map(|row| {
-                let code = column.code(row).expect("checked above");
-                let next = order.len();
-                *order.entry(code).or_insert(next)
+        let mut levels: Vec<&str> = Vec::new();
+        let mut level_of: HashMap<&str, usize> = HashMap::new();
+        let codes: Vec<usize> = values
+            .iter()
+            .map(|&v| {
+                *level_of.entry(v).or_insert_with(|| {
+                    levels.push(v);
+                    levels.len() - 1
+                })
             })
             .collect();
         match options.categorical {
             CategoricalEncoding::Codes => {
-                names.push(name.to_string());
-                columns.push(codes.iter().map(|&c| c as f64).collect());
+                names.push(name.clone());
+                encoded.push(codes.iter().map(|&c| c as f64).collect());
             }
             CategoricalEncoding::OneHot => {
-                let mut levels: Vec<(usize, usize)> = order.into_iter().collect();
-                levels.sort_by_key(|&(_, rank)| rank);
-                for (code, rank) in levels {
-                    names.push(format!("{name}={}", column.dictionary()[code]));
-                    columns.push(
+                for (level, value) in levels.iter().enumerate() {
+                    names.push(format!("{name}={value}"));
+                    encoded.push(
                         codes
                             .iter()
-                            .map(|&c| f64::from(u8::from(c == rank)))
+                            .map(|&c| f64::from(u8::from(c == level)))
                             .collect(),
                     );
                 }
             }
         }
     }
-    if let Some(text) = &options.text_column {
-        let column = required(
-            table,
-            text,
-            "--text-col names a column of the contexts table",
-        )?;
+    if let Some(text) = text {
         let mut hashed = vec![vec![0.0; rows]; options.text_dim];
-        for row in 0..rows {
-            let features = text_features(column.value(row).unwrap_or(""), options.text_dim);
+        for (row, value) in text.iter().enumerate() {
+            let features = text_features(value, options.text_dim);
             for (dimension, v) in hashed.iter_mut().zip(features) {
                 dimension[row] = v;
             }
         }
         names.extend((0..options.text_dim).map(|d| format!("text_{d}")));
-        columns.extend(hashed);
+        encoded.extend(hashed);
     }
-    if columns.is_empty() {
-        return Err(IoError::invalid_file(
-            table.file(),
-            "the contexts have no features; add feature columns or name a text column",
-        ));
+    if encoded.is_empty() {
+        return None;
     }
-    let width = columns.len();
+    let width = encoded.len();
     let mut features = vec![0.0; rows * width];
-    for (c, values) in columns.iter().enumerate() {
+    for (c, values) in encoded.iter().enumerate() {
         for (row, v) in values.iter().enumerate() {
             features[row * width + c] = *v;
         }
     }
-    Ok((names, features))
+    Some((names, features))
+}
+
+/// An LMArena battle log (`model_a`, `model_b`, `winner`) as a contextual log of
+/// pairwise duels: the context of a battle is the tuple of its `context_cols` values
+/// (battles with equal values share one context, its id the values joined by `|`),
+/// and those columns are its features; `tie` and `tie (bothbad)` are declared ties.
+///
+/// # Errors
+/// [`IoError`] naming file, row and column: a missing column or value, an unknown
+/// winner label, a model battling itself, no context column.
+pub fn read_battles_as_contextual(
+    source: &Source,
+    context_cols: &[String],
+    options: &ContextualOptions,
+) -> Result<ContextualLog, IoError> {
+    let mut wanted: Vec<String> = ["model_a", "model_b", "winner"].map(String::from).to_vec();
+    wanted.extend(context_cols.iter().cloned());
+    let table = read_table(source, None, Some(&wanted))?;
+    let hint = "--context-cols names metadata columns of the battle log";
+    for name in &wanted {
+        required(&table, name, hint)?;
+    }
+    if context_cols.is_empty() {
+        return Err(IoError::invalid_file(
+            table.file(),
+            "no context columns; name at least one with --context-cols",
+        ));
+    }
+    let values: Vec<Vec<&str>> = context_cols
+        .iter()
+        .map(|c| column_values(&table, c))
+        .collect::<Result<_, _>>()?;
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut first_row = Vec::new();
+    let mut context_of = Vec::with_capacity(table.rows());
+    for row in 0..table.rows() {
+        let key = values.iter().map(|v| v[row]).collect::<Vec<_>>().join("|");
+        let next = index.len();
+        let context = *index.entry(key).or_insert_with(|| {
+            first_row.push(row);
+            next
+        });
+        context_of.push(context);
+    }
+    let columns: Vec<(String, Vec<&str>)> = context_cols
+        .iter()
+        .zip(&values)
+        .map(|(name, v)| (name.clone(), first_row.iter().map(|&r| v[r]).collect()))
+        .collect();
+    let (feature_names, features) = encode_features(&columns, None, options, first_row.len())
+        .expect("at least one context column");
+    let cell = |row: usize, column: &str| -> Result<&str, IoError> {
+        table
+            .column(column)
+            .and_then(|c| c.value(row))
+            .ok_or_else(|| IoError::invalid(table.location(row, Some(column)), "missing value"))
+    };
+    let mut builder = ContextualLogBuilder::new();
+    for row in 0..table.rows() {
+        let (a, b) = (cell(row, "model_a")?, cell(row, "model_b")?);
+        let winner = cell(row, "winner")?;
+        let outcome = Outcome::parse(winner)
+            .map_err(|e| IoError::invalid(table.location(row, Some("winner")), e.to_string()))?;
+        let response = Response::Duel(match outcome {
+            Outcome::WinA => Some(a.to_string()),
+            Outcome::WinB => Some(b.to_string()),
+            Outcome::Tie | Outcome::TieBothBad => None,
+        });
+        builder
+            .add(context_of[row], &[a.to_string(), b.to_string()], &response)
+            .map_err(|e| IoError::invalid(table.location(row, Some("model_b")), e.0))?;
+    }
+    let mut ids: Vec<(usize, String)> = index.into_iter().map(|(k, v)| (v, k)).collect();
+    ids.sort();
+    Ok(builder.finish(
+        ids.into_iter().map(|(_, k)| k).collect(),
+        feature_names,
+        features,
+    ))
 }
 
 /// Hashed text features: lower-cased word unigrams and bigrams and character

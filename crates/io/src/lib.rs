@@ -20,7 +20,10 @@ pub use atomic::{persist, write_atomic};
 pub use battles::{
     read_battles, read_table, BattleSchema, LoadedBattles, ReadOptions, Source, WinnerColumns,
 };
-pub use contextual::{read_contextual_log, text_features, CategoricalEncoding, ContextualOptions};
+pub use contextual::{
+    read_battles_as_contextual, read_contextual_log, text_features, CategoricalEncoding,
+    ContextualOptions,
+};
 pub use costs::read_costs;
 pub use error::{IoError, Location, RowRef};
 pub use filter::{Filter, FilterOp};

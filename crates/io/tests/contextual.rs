@@ -251,3 +251,51 @@ fn malformed_logs_are_refused_with_the_place() {
     .to_string();
     assert!(err.contains("catalogue"), "{err}");
 }
+
+/// An LMArena battle log is a contextual log of duels: battles with the same values
+/// of the context columns share a context; ties are declared ties.
+#[test]
+fn battle_logs_read_as_contextual_logs() {
+    let battles = bytes(
+        "battles.csv",
+        "model_a,model_b,winner,language,turns
+x,y,model_a,en,1
+y,x,model_a,en,1
+x,y,tie,de,2
+x,z,model_b,en,1
+y,z,tie (bothbad),de,2
+",
+    );
+    let cols = ["language".to_string(), "turns".to_string()];
+    let log =
+        verdict_io::read_battles_as_contextual(&battles, &cols, &ContextualOptions::default())
+            .unwrap();
+    assert_eq!(log.contexts, ["en|1", "de|2"]);
+    assert_eq!(log.feature_names, ["language=en", "language=de", "turns"]);
+    assert_eq!(log.features, [1.0, 0.0, 1.0, 0.0, 1.0, 2.0]);
+    assert_eq!(log.agents, ["x", "y", "z"]);
+    // {x, y} at "en|1": x won once, y won once: mean verdict 0 over two responses.
+    let xy = log.menus.iter().position(|m| m == &[0, 1]).unwrap();
+    let en = log
+        .feedback
+        .iter()
+        .find(|f| f.context == 0 && f.menu == xy)
+        .unwrap();
+    assert_eq!((en.responses, en.verdicts.clone()), (2, vec![0.0; 4]));
+    // {x, z} at "en|1": z won.
+    let xz = log.menus.iter().position(|m| m == &[0, 2]).unwrap();
+    let won = log
+        .feedback
+        .iter()
+        .find(|f| f.context == 0 && f.menu == xz)
+        .unwrap();
+    assert_eq!(won.verdicts, vec![0.0, -1.0, 1.0, 0.0]);
+    let err = verdict_io::read_battles_as_contextual(
+        &battles,
+        &["region".to_string()],
+        &ContextualOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("missing column \"region\""), "{err}");
+}
