@@ -349,7 +349,7 @@ pub fn read_battles_as_contextual(
             .ok_or_else(|| IoError::invalid(table.location(row, Some(column)), "missing value"))
     };
     let mut builder = ContextualLogBuilder::new();
-    for row in 0..table.rows() {
+    for (row, &context) in context_of.iter().enumerate() {
         let (a, b) = (cell(row, "model_a")?, cell(row, "model_b")?);
         let winner = cell(row, "winner")?;
         let outcome = Outcome::parse(winner)
@@ -360,7 +360,7 @@ pub fn read_battles_as_contextual(
             Outcome::Tie | Outcome::TieBothBad => None,
         });
         builder
-            .add(context_of[row], &[a.to_string(), b.to_string()], &response)
+            .add(context, &[a.to_string(), b.to_string()], &response)
             .map_err(|e| IoError::invalid(table.location(row, Some("model_b")), e.0))?;
     }
     let mut ids: Vec<(usize, String)> = index.into_iter().map(|(k, v)| (v, k)).collect();
