@@ -240,6 +240,14 @@ fn encode_features(
             encoded.push(numbers);
             continue;
         }
+        // A precomputed embedding: a list of numbers per row, all of one length.
+        if let Some(vectors) = embeddings(values) {
+            for d in 0..vectors[0].len() {
+                names.push(format!("{name}_{d}"));
+                encoded.push(vectors.iter().map(|v| v[d]).collect());
+            }
+            continue;
+        }
         let mut levels: Vec<&str> = Vec::new();
         let mut level_of: HashMap<&str, usize> = HashMap::new();
         let codes: Vec<usize> = values
@@ -291,6 +299,21 @@ fn encode_features(
         }
     }
     Some((names, features))
+}
+
+/// Rows that are all lists of finite numbers of one length (JSON arrays, or Parquet
+/// lists read as such), or `None`.
+fn embeddings(values: &[&str]) -> Option<Vec<Vec<f64>>> {
+    let vectors: Vec<Vec<f64>> = values
+        .iter()
+        .map(|v| serde_json::from_str::<Vec<f64>>(v).ok())
+        .collect::<Option<_>>()?;
+    let length = vectors.first()?.len();
+    (length > 0
+        && vectors
+            .iter()
+            .all(|v| v.len() == length && v.iter().all(|x| x.is_finite())))
+    .then_some(vectors)
 }
 
 /// An LMArena battle log (`model_a`, `model_b`, `winner`) as a contextual log of

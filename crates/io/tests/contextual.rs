@@ -299,3 +299,40 @@ y,z,tie (bothbad),de,2
     .to_string();
     assert!(err.contains("missing column \"region\""), "{err}");
 }
+
+/// Precomputed embeddings (a JSON array per row, or a Parquet list) are used as they
+/// are, one feature per dimension.
+#[test]
+fn embedding_columns_are_used_as_they_are() {
+    let feedback = bytes(
+        "f.csv",
+        "context_id,menu,modality,response\nu,a|b,pairwise,a\nv,a|b,pairwise,b\n",
+    );
+    let jsonl = bytes(
+        "contexts.jsonl",
+        "{\"context_id\": \"u\", \"emb\": [0.25, -1.5, 3.0]}\n{\"context_id\": \"v\", \"emb\": [1.0, 0.0, -0.125]}\n",
+    );
+    let from_jsonl = read_contextual_log(&jsonl, &feedback, &ContextualOptions::default()).unwrap();
+    assert_eq!(from_jsonl.feature_names, ["emb_0", "emb_1", "emb_2"]);
+    assert_eq!(from_jsonl.features, [0.25, -1.5, 3.0, 1.0, 0.0, -0.125]);
+    let dir = tempfile::tempdir().unwrap();
+    let parquet = dir.path().join("contexts.parquet");
+    write_parquet_table(
+        &parquet,
+        &[
+            ("context_id", ColumnData::Text(vec!["u".into(), "v".into()])),
+            (
+                "emb",
+                ColumnData::FloatList(vec![vec![0.25, -1.5, 3.0], vec![1.0, 0.0, -0.125]]),
+            ),
+        ],
+    )
+    .unwrap();
+    let from_parquet = read_contextual_log(
+        &Source::File(parquet),
+        &feedback,
+        &ContextualOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(from_parquet, from_jsonl);
+}
