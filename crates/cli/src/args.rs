@@ -35,9 +35,54 @@ pub enum Command {
     Judge(JudgeArgs),
     /// The simulated contextual data set of NashEval Appendix G with its ground truth.
     Simulate(SimulateArgs),
+    /// Read and check a contextual feedback log (contexts + feedback, or a battle log
+    /// with --context-cols) and summarise it: agents, menus, coverage, features.
+    Log(ContextLogArgs),
     /// Benchmarks and benchmark data.
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+/// `--categorical` of `verdict log`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CategoricalArg {
+    /// One 0/1 feature per category.
+    Onehot,
+    /// One feature holding the category's code.
+    Codes,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ContextLogArgs {
+    /// Contexts table: context_id and feature columns (CSV, JSON Lines, JSON, Parquet).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "feedback",
+        conflicts_with = "battles"
+    )]
+    pub contexts: Option<PathBuf>,
+    /// Feedback table: context_id, menu, modality, response.
+    #[arg(long, value_name = "FILE", requires = "contexts")]
+    pub feedback: Option<PathBuf>,
+    /// An LMArena battle log read as pairwise feedback; contexts from --context-cols.
+    #[arg(long, value_name = "FILE", requires = "context_cols")]
+    pub battles: Option<PathBuf>,
+    /// Metadata columns of the battle log that make up a battle's context.
+    #[arg(long, value_delimiter = ',')]
+    pub context_cols: Option<Vec<String>>,
+    /// A free-text column of the contexts table, turned into hashed n-gram features.
+    #[arg(long)]
+    pub text_col: Option<String>,
+    /// Dimensions of the hashed text features.
+    #[arg(long, default_value_t = 64)]
+    pub text_dim: usize,
+    /// Encoding of categorical context columns.
+    #[arg(long, value_enum, default_value = "onehot")]
+    pub categorical: CategoricalArg,
+    /// Output format: table or json.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutputFormat,
 }
 
 /// `--feedback` of `verdict simulate`.

@@ -8,6 +8,7 @@ mod bench;
 mod demo;
 mod game;
 mod judges;
+mod log;
 mod output;
 mod progress;
 mod rank;
@@ -33,6 +34,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Game(args) => game::run(&args)?,
         Command::Judge(args) => judges::run(&args, cli.quiet)?,
         Command::Simulate(args) => simulate::run(&args)?,
+        Command::Log(args) => log::run(&args)?,
         Command::Bench(args) => bench::run(args, cli.quiet)?,
     }
     Ok(ExitCode::SUCCESS)

@@ -988,3 +988,73 @@ fn simulate_writes_a_reproducible_data_set() {
         .count();
     assert_eq!(leftovers, 0, "staging directories left behind");
 }
+
+/// `verdict log`: a contextual log and a battle log with context columns are checked
+/// and summarised; a feedback row for an unknown context fails with its place.
+#[test]
+fn log_checks_and_summarises_contextual_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    let contexts = write(
+        dir.path(),
+        "contexts.csv",
+        "context_id,prompt\nq1,sort a list\nq2,prove a lemma\n",
+    );
+    let feedback = write(
+        dir.path(),
+        "feedback.jsonl",
+        concat!(
+            "{\"context_id\":\"q1\",\"menu\":[\"a\",\"b\",\"c\"],\"modality\":\"ranking\",\"response\":[\"b\",\"a\",\"c\"]}\n",
+            "{\"context_id\":\"q1\",\"menu\":[\"a\",\"b\",\"c\"],\"modality\":\"winner\",\"response\":\"c\"}\n",
+            "{\"context_id\":\"q2\",\"menu\":[\"a\",\"c\"],\"modality\":\"pairwise\",\"response\":\"tie\"}\n",
+        ),
+    );
+    let summary = json(&[
+        "log",
+        "--contexts",
+        &contexts,
+        "--feedback",
+        &feedback,
+        "--text-col",
+        "prompt",
+        "--text-dim",
+        "8",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(summary["contexts"], 2);
+    assert_eq!(summary["agents"], serde_json::json!(["a", "b", "c"]));
+    assert_eq!(summary["features"].as_array().unwrap().len(), 8);
+    assert_eq!(summary["responses"], 3);
+    assert_eq!(summary["observed_context_menus"], 2);
+    assert_eq!(summary["menus"][0]["responses"], 2);
+    assert_eq!(summary["menus"][1]["selection_rate"], 0.5);
+
+    let battles = write(
+        dir.path(),
+        "battles.csv",
+        "model_a,model_b,winner,language\nx,y,model_a,en\ny,x,tie,de\n",
+    );
+    let arena = json(&[
+        "log",
+        "--battles",
+        &battles,
+        "--context-cols",
+        "language",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(arena["contexts"], 2);
+    assert_eq!(
+        arena["features"],
+        serde_json::json!(["language=en", "language=de"])
+    );
+
+    let stray = write(
+        dir.path(),
+        "stray.jsonl",
+        "{\"context_id\":\"q9\",\"menu\":[\"a\",\"b\"],\"modality\":\"pairwise\",\"response\":\"a\"}\n",
+    );
+    let message = failure(&["log", "--contexts", &contexts, "--feedback", &stray]);
+    assert!(message.contains("stray.jsonl:1"), "{message}");
+    assert!(message.contains("\"q9\""), "{message}");
+}

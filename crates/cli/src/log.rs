@@ -1,0 +1,107 @@
+//! `verdict log`: reads a contextual feedback log with every check and summarises it,
+//! so a log can be validated before anything is fitted on it.
+
+use std::fmt::Write as _;
+
+use verdict::feedback::ContextualLog;
+use verdict::io::{
+    read_battles_as_contextual, read_contextual_log, CategoricalEncoding, ContextualOptions, Source,
+};
+
+use crate::args::{CategoricalArg, ContextLogArgs, OutputFormat};
+
+pub fn run(args: &ContextLogArgs) -> anyhow::Result<()> {
+    let options = ContextualOptions {
+        text_column: args.text_col.clone(),
+        text_dim: args.text_dim,
+        categorical: match args.categorical {
+            CategoricalArg::Onehot => CategoricalEncoding::OneHot,
+            CategoricalArg::Codes => CategoricalEncoding::Codes,
+        },
+        catalogue: None,
+    };
+    let log = match (&args.contexts, &args.feedback, &args.battles) {
+        (Some(contexts), Some(feedback), None) => read_contextual_log(
+            &Source::File(contexts.clone()),
+            &Source::File(feedback.clone()),
+            &options,
+        )?,
+        (None, None, Some(battles)) => read_battles_as_contextual(
+            &Source::File(battles.clone()),
+            args.context_cols.as_deref().unwrap_or(&[]),
+            &options,
+        )?,
+        _ => anyhow::bail!("give --contexts and --feedback, or --battles with --context-cols"),
+    };
+    let summary = summarise(&log);
+    let text = match args.format {
+        OutputFormat::Json => serde_json::to_string_pretty(&summary)? + "\n",
+        OutputFormat::Table | OutputFormat::Csv => table(&summary),
+    };
+    print!("{text}");
+    Ok(())
+}
+
+/// Counts per menu and overall, as JSON.
+fn summarise(log: &ContextualLog) -> serde_json::Value {
+    let contexts = log.contexts.len();
+    let menus: Vec<serde_json::Value> = log
+        .menus
+        .iter()
+        .enumerate()
+        .map(|(m, agents)| {
+            let observed: Vec<_> = log.feedback.iter().filter(|f| f.menu == m).collect();
+            serde_json::json!({
+                "agents": agents.iter().map(|&a| log.agents[a].clone()).collect::<Vec<_>>(),
+                "contexts": observed.len(),
+                "selection_rate": observed.len() as f64 / contexts as f64,
+                "responses": observed.iter().map(|f| f.responses).sum::<usize>(),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "contexts": contexts,
+        "agents": log.agents,
+        "features": log.feature_names,
+        "observed_context_menus": log.feedback.len(),
+        "responses": log.feedback.iter().map(|f| f.responses).sum::<usize>(),
+        "menus": menus,
+    })
+}
+
+fn table(summary: &serde_json::Value) -> String {
+    let mut out = String::new();
+    let features = summary["features"].as_array().map_or(0, Vec::len);
+    let _ = writeln!(
+        out,
+        "{} contexts, {} agents, {} features, {} responses on {} (context, menu) pairs",
+        summary["contexts"],
+        summary["agents"].as_array().map_or(0, Vec::len),
+        features,
+        summary["responses"],
+        summary["observed_context_menus"]
+    );
+    let _ = writeln!(
+        out,
+        "{:<40} {:>9} {:>10} {:>10}",
+        "menu", "contexts", "selected", "responses"
+    );
+    for menu in summary["menus"].as_array().into_iter().flatten() {
+        let agents: Vec<&str> = menu["agents"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a.as_str())
+            .collect();
+        let count = |key: &str| menu[key].as_u64().unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "{:<40} {:>9} {:>9.1}% {:>10}",
+            agents.join(", "),
+            count("contexts"),
+            100.0 * menu["selection_rate"].as_f64().unwrap_or(0.0),
+            count("responses")
+        );
+    }
+    out
+}
