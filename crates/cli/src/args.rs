@@ -80,6 +80,10 @@ pub struct ContextLogArgs {
     /// Encoding of categorical context columns.
     #[arg(long, value_enum, default_value = "onehot")]
     pub categorical: CategoricalArg,
+    /// The menu catalogue Q as JSON (a list of lists of agent names); feedback on any
+    /// other menu is refused. Default: inferred from the log.
+    #[arg(long, value_name = "FILE")]
+    pub catalogue: Option<PathBuf>,
     /// Output format: table or json.
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutputFormat,

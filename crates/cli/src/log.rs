@@ -3,6 +3,8 @@
 
 use std::fmt::Write as _;
 
+use anyhow::Context as _;
+
 use verdict::feedback::ContextualLog;
 use verdict::io::{
     read_battles_as_contextual, read_contextual_log, CategoricalEncoding, ContextualOptions, Source,
@@ -18,7 +20,20 @@ pub fn run(args: &ContextLogArgs) -> anyhow::Result<()> {
             CategoricalArg::Onehot => CategoricalEncoding::OneHot,
             CategoricalArg::Codes => CategoricalEncoding::Codes,
         },
-        catalogue: None,
+        catalogue: args
+            .catalogue
+            .as_ref()
+            .map(|path| -> anyhow::Result<Vec<Vec<String>>> {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                serde_json::from_str(&text).with_context(|| {
+                    format!(
+                        "{}: the catalogue must be a JSON list of menus, each a list of agent names",
+                        path.display()
+                    )
+                })
+            })
+            .transpose()?,
     };
     let log = match (&args.contexts, &args.feedback, &args.battles) {
         (Some(contexts), Some(feedback), None) => read_contextual_log(

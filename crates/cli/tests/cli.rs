@@ -1054,6 +1054,18 @@ fn log_checks_and_summarises_contextual_logs() {
         "stray.jsonl",
         "{\"context_id\":\"q9\",\"menu\":[\"a\",\"b\"],\"modality\":\"pairwise\",\"response\":\"a\"}\n",
     );
+    let catalogue = write(dir.path(), "menus.json", "[[\"a\", \"c\"]]");
+    let message = failure(&[
+        "log",
+        "--contexts",
+        &contexts,
+        "--feedback",
+        &feedback,
+        "--catalogue",
+        &catalogue,
+    ]);
+    assert!(message.contains("column \"menu\""), "{message}");
+    assert!(message.contains("catalogue"), "{message}");
     let message = failure(&["log", "--contexts", &contexts, "--feedback", &stray]);
     assert!(message.contains("stray.jsonl:1"), "{message}");
     assert!(message.contains("\"q9\""), "{message}");

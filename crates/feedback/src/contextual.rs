@@ -80,7 +80,11 @@ impl ContextualLogBuilder {
 
     /// The catalogue index of `menu` (agent names in any order), adding it if the
     /// catalogue is inferred.
-    fn menu_of(&mut self, menu: &[String]) -> Result<usize, FeedbackError> {
+    ///
+    /// # Errors
+    /// [`FeedbackError`] for fewer than two agents, an agent twice, or (with a given
+    /// catalogue) an unknown agent or menu.
+    pub fn menu_of(&mut self, menu: &[String]) -> Result<usize, FeedbackError> {
         if menu.len() < 2 {
             return Err(FeedbackError(format!(
                 "the menu {menu:?} has {} agent(s); a comparison needs at least two",
@@ -126,7 +130,8 @@ impl ContextualLogBuilder {
     /// Adds one response on `menu` at context index `context`.
     ///
     /// # Errors
-    /// [`FeedbackError`] from the menu or the response (see [`Response::to_partition`]).
+    /// [`FeedbackError`] from the menu ([`Self::menu_of`]) or the response (see
+    /// [`Response::to_partition`]).
     pub fn add(
         &mut self,
         context: usize,
@@ -134,8 +139,21 @@ impl ContextualLogBuilder {
         response: &Response,
     ) -> Result<(), FeedbackError> {
         let m = self.menu_of(menu)?;
+        self.add_to_menu(context, m, response)
+    }
+
+    /// Adds one response on catalogue menu `menu` (from [`Self::menu_of`]).
+    ///
+    /// # Errors
+    /// [`FeedbackError`] from the response (see [`Response::to_partition`]).
+    pub fn add_to_menu(
+        &mut self,
+        context: usize,
+        menu: usize,
+        response: &Response,
+    ) -> Result<(), FeedbackError> {
         // Verdicts in catalogue order (agents sorted by index).
-        let ordered: Vec<String> = self.menus[m]
+        let ordered: Vec<String> = self.menus[menu]
             .iter()
             .map(|&a| self.agents[a].clone())
             .collect();
@@ -143,7 +161,7 @@ impl ContextualLogBuilder {
         let z = partition.verdict_matrix();
         let (sum, count) = self
             .sums
-            .entry((context, m))
+            .entry((context, menu))
             .or_insert_with(|| (vec![0.0; z.len()], 0));
         for (s, v) in sum.iter_mut().zip(z) {
             *s += f64::from(v);

@@ -139,8 +139,11 @@ fn read_feedback(
             .unwrap_or_else(|_| serde_json::Value::String(raw.to_string()));
         let response = Response::from_json(modality, &value)
             .map_err(|e| IoError::invalid(log.location(row, Some("response")), e.0))?;
+        let menu = builder
+            .menu_of(&menu)
+            .map_err(|e| IoError::invalid(log.location(row, Some("menu")), e.0))?;
         builder
-            .add(context, &menu, &response)
+            .add_to_menu(context, menu, &response)
             .map_err(|e| IoError::invalid(log.location(row, Some("response")), e.0))?;
     }
     Ok(builder.finish(names, feature_names, features))
