@@ -16,6 +16,7 @@ pub use verdict_feedback as feedback;
 pub use verdict_game as game;
 pub use verdict_io as io;
 pub use verdict_judges as judges;
+pub use verdict_nasheval as nasheval;
 pub use verdict_ratings as ratings;
 pub use verdict_report as report;
 pub use verdict_sim as sim;
