@@ -121,6 +121,13 @@ pub struct SimulateArgs {
     /// Regularization rho of the ground-truth equilibria (0: the maximal lottery).
     #[arg(long, default_value_t = 0.0)]
     pub rho: f64,
+    /// Bounds of the menu inclusion probability `e_min,e_max` (Eq. 63).
+    #[arg(long, value_name = "LO,HI", value_delimiter = ',', default_values_t = [0.25, 0.75])]
+    pub propensity_range: Vec<f64>,
+    /// Slope `eta` of the selection logit (Eq. 63): 0 selects at random, larger values
+    /// make selection depend more on the context.
+    #[arg(long, default_value_t = 2.0)]
+    pub selection_slope: f64,
     /// Output directory (created, or replaced if it holds an earlier simulation).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,

@@ -33,7 +33,15 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
         SimulatedFeedback::Ranking => FeedbackKind::Ranking,
         SimulatedFeedback::Winner => FeedbackKind::Winner,
     };
-    let world = World::draw(args.seed);
+    let [low, high] = args.propensity_range[..] else {
+        anyhow::bail!(
+            "--propensity-range takes two numbers, LO,HI (e.g. 0.25,0.75); got {:?}",
+            args.propensity_range
+        );
+    };
+    let world = World::draw(args.seed)
+        .with_selection(low, high, args.selection_slope)
+        .map_err(|m| anyhow::anyhow!("--propensity-range / --selection-slope: {m}"))?;
     let (training, test) = replication_contexts(args.seed, args.contexts, args.test_contexts);
     let records = simulate_feedback(&world, &training, args.voters, kind, args.seed);
     let agents: Vec<String> = (1..=AGENTS).map(|j| format!("agent_{j}")).collect();
@@ -180,7 +188,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
             "voter_groups": verdict::sim::nasheval::VOTER_GROUPS,
             "dirichlet_alpha": verdict::sim::nasheval::DIRICHLET_ALPHA,
             "uniform_share": verdict::sim::nasheval::UNIFORM_SHARE,
-            "propensity": verdict::sim::nasheval::PROPENSITY,
+            "propensity": [low, high, args.selection_slope],
         },
         "files": {
             "contexts.parquet": {"rows": training.len(), "columns": "context_id, x1..x5"},

@@ -193,6 +193,8 @@ pub struct World {
     voters: Vec<[f64; CRITERIA]>,
     /// The unit selection direction `b / ||b||`.
     direction: Context,
+    /// `(e_min, e_max, eta)` of Eq. 63 (default [`PROPENSITY`]).
+    selection: (f64, f64, f64),
 }
 
 impl World {
@@ -236,7 +238,23 @@ impl World {
             specialization,
             voters,
             direction: b.map(|v| v / length),
+            selection: PROPENSITY,
         }
+    }
+
+    /// The same world with other selection parameters `(e_min, e_max, eta)` of Eq. 63,
+    /// to probe how strongly selection depends on the context.
+    ///
+    /// # Errors
+    /// A message unless `0 < e_min <= e_max <= 1` and `eta` is finite.
+    pub fn with_selection(mut self, low: f64, high: f64, eta: f64) -> Result<Self, String> {
+        if !(low > 0.0 && low <= high && high <= 1.0 && eta.is_finite()) {
+            return Err(format!(
+                "propensity range {low},{high} and slope {eta}: need 0 < LO <= HI <= 1 and a finite slope"
+            ));
+        }
+        self.selection = (low, high, eta);
+        Ok(self)
     }
 
     /// Performance vectors `r_j(x)`, K × p row-major (Eq. 56).
@@ -270,9 +288,10 @@ impl World {
     }
 
     /// The menu inclusion probability `e0(x) = e_min + (e_max - e_min) sigma(eta
-    /// sqrt(12) b^T (x - 1/2))`, the same for every menu (Eq. 63).
+    /// sqrt(12) b^T (x - 1/2))`, the same for every menu (Eq. 63; defaults
+    /// [`PROPENSITY`], see [`World::with_selection`]).
     pub fn propensity(&self, x: &Context) -> f64 {
-        let (low, high, eta) = PROPENSITY;
+        let (low, high, eta) = self.selection;
         let z: f64 = self
             .direction
             .iter()

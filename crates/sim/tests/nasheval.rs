@@ -183,3 +183,27 @@ fn menu_catalogues_cover_every_pair_as_specified() {
         }
     }
 }
+
+/// Eq. 63's parameters can be changed to probe selection strength: propensities stay
+/// within the new bounds, a zero slope makes selection independent of the context,
+/// and impossible settings are refused.
+#[test]
+fn selection_parameters_can_be_changed() {
+    let (contexts, _) = replication_contexts(73, 500, 0);
+    let wide = World::draw(73).with_selection(0.05, 0.95, 6.0).unwrap();
+    let flat = World::draw(73).with_selection(0.3, 0.7, 0.0).unwrap();
+    let (mut low, mut high) = (1.0f64, 0.0f64);
+    for x in &contexts {
+        let e = wide.propensity(x);
+        assert!((0.05..=0.95).contains(&e));
+        low = low.min(e);
+        high = high.max(e);
+        assert!((flat.propensity(x) - 0.5).abs() < 1e-15);
+    }
+    assert!(
+        low < 0.15 && high > 0.85,
+        "a steep slope spreads the propensities"
+    );
+    assert!(World::draw(73).with_selection(0.0, 0.5, 1.0).is_err());
+    assert!(World::draw(73).with_selection(0.6, 0.5, 1.0).is_err());
+}
