@@ -1,0 +1,304 @@
+//! Nuisance learners behind two small traits, so backbones can be swapped (NashEval
+//! Algorithm 1 fits outcome regressions, selection classifiers and the payoff
+//! regression with the same interface), and the linear backbone: ridge regression and
+//! L2-regularized logistic regression, both with an unpenalized intercept and features
+//! standardized internally.
+//!
+//! Features are dense, row-major `rows × columns`. The two estimators are written
+//! here over `nalgebra` (its Cholesky and LU do the solving) rather than taken from
+//! `linfa-linear`/`linfa-logistic`, which would bring a second matrix stack
+//! (`ndarray`, `argmin`) into the workspace for two textbook estimators of a few lines.
+
+use nalgebra::{DMatrix, DVector};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// A regressor of a real target.
+pub trait Regressor {
+    /// Fits on `features` (`rows × columns`, row-major) and `targets`.
+    ///
+    /// # Errors
+    /// [`LearnerError`] for mismatched sizes, no rows, or non-finite values.
+    fn fit(
+        &mut self,
+        features: &[f64],
+        columns: usize,
+        targets: &[f64],
+    ) -> Result<(), LearnerError>;
+    /// Predictions for `features` (`rows × columns`).
+    fn predict(&self, features: &[f64]) -> Vec<f64>;
+}
+
+/// A classifier of a binary label, predicting probabilities.
+pub trait Classifier {
+    /// Fits on `features` and 0/1 `labels`.
+    ///
+    /// # Errors
+    /// [`LearnerError`] for mismatched sizes, no rows, non-finite values, or labels
+    /// that are not 0/1.
+    fn fit(&mut self, features: &[f64], columns: usize, labels: &[f64])
+        -> Result<(), LearnerError>;
+    /// `P(label = 1 | x)` for `features`.
+    fn predict_probability(&self, features: &[f64]) -> Vec<f64>;
+}
+
+/// A learner that cannot fit the data it was given.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct LearnerError(pub String);
+
+/// Checks sizes and values; returns the number of rows.
+fn check(features: &[f64], columns: usize, targets: &[f64]) -> Result<usize, LearnerError> {
+    if features.len().checked_rem(columns) != Some(0) {
+        return Err(LearnerError(format!(
+            "{} feature values do not fill rows of {columns} columns",
+            features.len()
+        )));
+    }
+    let rows = features.len() / columns;
+    if rows == 0 || rows != targets.len() {
+        return Err(LearnerError(format!(
+            "{rows} feature rows for {} targets; need one target per row and at least one row",
+            targets.len()
+        )));
+    }
+    if let Some(i) = features.iter().position(|v| !v.is_finite()) {
+        return Err(LearnerError(format!(
+            "feature value {} at row {}, column {} is not finite",
+            features[i],
+            i / columns,
+            i % columns
+        )));
+    }
+    if let Some(i) = targets.iter().position(|v| !v.is_finite()) {
+        return Err(LearnerError(format!(
+            "target {} at row {i} is not finite",
+            targets[i]
+        )));
+    }
+    Ok(rows)
+}
+
+/// Column means and standard deviations (1 for a constant column).
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Scaling {
+    mean: Vec<f64>,
+    scale: Vec<f64>,
+}
+
+impl Scaling {
+    fn fit(features: &[f64], columns: usize) -> Self {
+        let rows = (features.len() / columns) as f64;
+        let mut mean = vec![0.0; columns];
+        let mut square = vec![0.0; columns];
+        for row in features.chunks(columns) {
+            for (c, &v) in row.iter().enumerate() {
+                mean[c] += v / rows;
+                square[c] += v * v / rows;
+            }
+        }
+        let scale = mean
+            .iter()
+            .zip(&square)
+            .map(|(m, s)| {
+                let sd = (s - m * m).max(0.0).sqrt();
+                if sd > 1e-12 {
+                    sd
+                } else {
+                    1.0
+                }
+            })
+            .collect();
+        Self { mean, scale }
+    }
+
+    /// The design matrix `[1, (x - mean) / scale]`.
+    fn design(&self, features: &[f64]) -> DMatrix<f64> {
+        let columns = self.mean.len();
+        let rows = features.len() / columns;
+        DMatrix::from_fn(rows, columns + 1, |r, c| {
+            if c == 0 {
+                1.0
+            } else {
+                (features[r * columns + c - 1] - self.mean[c - 1]) / self.scale[c - 1]
+            }
+        })
+    }
+}
+
+/// Ridge regression: minimizes `sum (y - b0 - z^T b)^2 + lambda ||b||^2` on
+/// standardized features `z` (intercept not penalized), solved in closed form by a
+/// Cholesky factorization of the normal equations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ridge {
+    /// Penalty `lambda >= 0`.
+    pub lambda: f64,
+    scaling: Scaling,
+    coefficients: Vec<f64>,
+}
+
+impl Ridge {
+    /// An unfitted ridge regressor with penalty `lambda`.
+    pub fn new(lambda: f64) -> Self {
+        Self {
+            lambda,
+            scaling: Scaling::default(),
+            coefficients: Vec::new(),
+        }
+    }
+
+    /// Intercept and coefficients on the standardized features.
+    pub fn coefficients(&self) -> &[f64] {
+        &self.coefficients
+    }
+}
+
+impl Regressor for Ridge {
+    fn fit(
+        &mut self,
+        features: &[f64],
+        columns: usize,
+        targets: &[f64],
+    ) -> Result<(), LearnerError> {
+        check(features, columns, targets)?;
+        self.scaling = Scaling::fit(features, columns);
+        let x = self.scaling.design(features);
+        let mut gram = x.transpose() * &x;
+        for c in 1..=columns {
+            gram[(c, c)] += self.lambda.max(0.0);
+        }
+        let rhs = x.transpose() * DVector::from_column_slice(targets);
+        let solution = gram
+            .clone()
+            .cholesky()
+            .map(|ch| ch.solve(&rhs))
+            .or_else(|| gram.lu().solve(&rhs))
+            .ok_or_else(|| {
+                LearnerError("the normal equations are singular; raise the ridge penalty".into())
+            })?;
+        self.coefficients = solution.iter().copied().collect();
+        Ok(())
+    }
+
+    fn predict(&self, features: &[f64]) -> Vec<f64> {
+        let x = self.scaling.design(features);
+        (x * DVector::from_column_slice(&self.coefficients))
+            .iter()
+            .copied()
+            .collect()
+    }
+}
+
+/// L2-regularized logistic regression by Newton's method (iteratively reweighted
+/// least squares) on standardized features, intercept not penalized; stops when the
+/// step's largest change is below 1e-10 or after 100 iterations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Logistic {
+    /// Penalty `lambda >= 0` on the coefficients (not the intercept).
+    pub lambda: f64,
+    scaling: Scaling,
+    coefficients: Vec<f64>,
+}
+
+impl Logistic {
+    /// An unfitted classifier with penalty `lambda`.
+    pub fn new(lambda: f64) -> Self {
+        Self {
+            lambda,
+            scaling: Scaling::default(),
+            coefficients: Vec::new(),
+        }
+    }
+
+    /// Intercept and coefficients on the standardized features.
+    pub fn coefficients(&self) -> &[f64] {
+        &self.coefficients
+    }
+}
+
+fn sigmoid(z: f64) -> f64 {
+    1.0 / (1.0 + (-z).exp())
+}
+
+impl Classifier for Logistic {
+    fn fit(
+        &mut self,
+        features: &[f64],
+        columns: usize,
+        labels: &[f64],
+    ) -> Result<(), LearnerError> {
+        check(features, columns, labels)?;
+        if let Some(i) = labels.iter().position(|&l| l != 0.0 && l != 1.0) {
+            return Err(LearnerError(format!(
+                "label {} at row {i} is not 0 or 1",
+                labels[i]
+            )));
+        }
+        self.scaling = Scaling::fit(features, columns);
+        let x = self.scaling.design(features);
+        let y = DVector::from_column_slice(labels);
+        let mut beta = DVector::zeros(columns + 1);
+        for _ in 0..100 {
+            let p = (&x * &beta).map(sigmoid);
+            let w = p.map(|p| (p * (1.0 - p)).max(1e-12));
+            let mut gradient = x.transpose() * (&y - &p);
+            // X^T W X as (W^1/2 X)^T (W^1/2 X).
+            let mut weighted = x.clone();
+            for (r, mut row) in weighted.row_iter_mut().enumerate() {
+                row *= w[r].sqrt();
+            }
+            let mut hessian = weighted.transpose() * &weighted;
+            for c in 1..=columns {
+                gradient[c] -= self.lambda * beta[c];
+                hessian[(c, c)] += self.lambda;
+            }
+            let step = hessian
+                .clone()
+                .cholesky()
+                .map(|ch| ch.solve(&gradient))
+                .or_else(|| hessian.lu().solve(&gradient))
+                .ok_or_else(|| {
+                    LearnerError(
+                        "the classes are separable or a feature is constant; raise the penalty"
+                            .into(),
+                    )
+                })?;
+            beta += &step;
+            if step.amax() < 1e-10 {
+                break;
+            }
+        }
+        self.coefficients = beta.iter().copied().collect();
+        Ok(())
+    }
+
+    fn predict_probability(&self, features: &[f64]) -> Vec<f64> {
+        let x = self.scaling.design(features);
+        (x * DVector::from_column_slice(&self.coefficients))
+            .iter()
+            .map(|&z| sigmoid(z))
+            .collect()
+    }
+}
+
+/// Cross-fitting folds that keep every record of a context in one fold: contexts are
+/// shuffled with a seeded generator and dealt round-robin into `folds`, so fold sizes
+/// differ by at most one.
+///
+/// # Errors
+/// [`LearnerError`] unless `2 <= folds <= contexts`.
+pub fn context_folds(contexts: usize, folds: usize, seed: u64) -> Result<Vec<usize>, LearnerError> {
+    if folds < 2 || folds > contexts {
+        return Err(LearnerError(format!(
+            "{folds} folds for {contexts} contexts; need at least 2 folds and no more folds than contexts"
+        )));
+    }
+    let mut order: Vec<usize> = (0..contexts).collect();
+    order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+    let mut fold = vec![0; contexts];
+    for (rank, &i) in order.iter().enumerate() {
+        fold[i] = rank % folds;
+    }
+    Ok(fold)
+}
