@@ -98,14 +98,12 @@ fn read_feedback(
 ) -> Result<ContextualLog, IoError> {
     let log = read_table(feedback, None, None)?;
     let hint = "feedback needs columns context_id, menu, modality, response";
-    let columns = ["context_id", "menu", "modality", "response"]
-        .map(|name| required(&log, name, hint).map(|c| c.name().to_string()));
-    let [context_column, menu_column, modality_column, response_column] = columns;
+    let column = |name: &str| required(&log, name, hint);
     let (context_column, menu_column, modality_column, response_column) = (
-        context_column?,
-        menu_column?,
-        modality_column?,
-        response_column?,
+        column("context_id")?,
+        column("menu")?,
+        column("modality")?,
+        column("response")?,
     );
     if log.rows() == 0 {
         return Err(IoError::invalid_file(
@@ -118,23 +116,18 @@ fn read_feedback(
             .map_err(|e| IoError::invalid_file(log.file(), format!("catalogue: {e}")))?,
         None => ContextualLogBuilder::new(),
     };
-    let cell = |row: usize, column: &str| -> Result<&str, IoError> {
-        log.column(column)
-            .and_then(|c| c.value(row))
-            .ok_or_else(|| IoError::invalid(log.location(row, Some(column)), "missing value"))
-    };
     for row in 0..log.rows() {
-        let id = cell(row, &context_column)?;
+        let id = cell(&log, context_column, row)?;
         let &context = index.get(id).ok_or_else(|| {
             IoError::invalid(
                 log.location(row, Some("context_id")),
                 format!("context id {id:?} is not in the contexts table"),
             )
         })?;
-        let menu = parse_menu(cell(row, &menu_column)?)
+        let menu = parse_menu(cell(&log, menu_column, row)?)
             .map_err(|m| IoError::invalid(log.location(row, Some("menu")), m))?;
-        let modality = cell(row, &modality_column)?;
-        let raw = cell(row, &response_column)?;
+        let modality = cell(&log, modality_column, row)?;
+        let raw = cell(&log, response_column, row)?;
         let value = serde_json::from_str(raw)
             .unwrap_or_else(|_| serde_json::Value::String(raw.to_string()));
         let response = Response::from_json(modality, &value)
@@ -147,6 +140,13 @@ fn read_feedback(
             .map_err(|e| IoError::invalid(log.location(row, Some("response")), e.0))?;
     }
     Ok(builder.finish(names, feature_names, features))
+}
+
+/// The value of `column` at `row`, or an error at that place.
+fn cell<'t>(table: &Table, column: &'t crate::Column, row: usize) -> Result<&'t str, IoError> {
+    column
+        .value(row)
+        .ok_or_else(|| IoError::invalid(table.location(row, Some(column.name())), "missing value"))
 }
 
 fn required<'t>(table: &'t Table, name: &str, hint: &str) -> Result<&'t crate::Column, IoError> {
@@ -180,7 +180,7 @@ fn featurize(
         if name == "context_id" || Some(name) == options.text_column.as_deref() {
             continue;
         }
-        columns.push((name.to_string(), column_values(table, name)?));
+        columns.push((name.to_string(), column_values(table, column)?));
     }
     let text = match &options.text_column {
         Some(text) => {
@@ -206,14 +206,13 @@ fn featurize(
     })
 }
 
-/// Every value of column `name`, refusing a missing one with its place.
-fn column_values<'t>(table: &'t Table, name: &str) -> Result<Vec<&'t str>, IoError> {
-    let column = table.column(name).expect("a column of the table");
+/// Every value of `column`, refusing a missing one with its place.
+fn column_values<'t>(table: &Table, column: &'t crate::Column) -> Result<Vec<&'t str>, IoError> {
     (0..table.rows())
         .map(|row| {
             column.value(row).ok_or_else(|| {
                 IoError::invalid(
-                    table.location(row, Some(name)),
+                    table.location(row, Some(column.name())),
                     "missing feature value; fill it or drop the column",
                 )
             })
@@ -347,7 +346,7 @@ pub fn read_battles_as_contextual(
     }
     let values: Vec<Vec<&str>> = context_cols
         .iter()
-        .map(|c| column_values(&table, c))
+        .map(|name| column_values(&table, required(&table, name, hint)?))
         .collect::<Result<_, _>>()?;
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut first_row = Vec::new();
@@ -368,16 +367,12 @@ pub fn read_battles_as_contextual(
         .collect();
     let (feature_names, features) = encode_features(&columns, None, options, first_row.len())
         .expect("at least one context column");
-    let cell = |row: usize, column: &str| -> Result<&str, IoError> {
-        table
-            .column(column)
-            .and_then(|c| c.value(row))
-            .ok_or_else(|| IoError::invalid(table.location(row, Some(column)), "missing value"))
-    };
+    let column = |name: &str| required(&table, name, hint);
+    let (model_a, model_b, winner) = (column("model_a")?, column("model_b")?, column("winner")?);
     let mut builder = ContextualLogBuilder::new();
     for (row, &context) in context_of.iter().enumerate() {
-        let (a, b) = (cell(row, "model_a")?, cell(row, "model_b")?);
-        let winner = cell(row, "winner")?;
+        let (a, b) = (cell(&table, model_a, row)?, cell(&table, model_b, row)?);
+        let winner = cell(&table, winner, row)?;
         let outcome = Outcome::parse(winner)
             .map_err(|e| IoError::invalid(table.location(row, Some("winner")), e.to_string()))?;
         let response = Response::Duel(match outcome {

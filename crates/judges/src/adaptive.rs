@@ -169,15 +169,13 @@ fn spend_in_stages(
     let floor = range * range * 1e-9;
     let one_each: f64 = chosen.iter().map(|&j| costs[j]).sum();
     let total = spender.left();
-    let shares: &[f64] = STAGE_SHARES
+    let Some(shares) = STAGE_SHARES
         .iter()
-        .copied()
         .find(|shares| shares[0] * total >= one_each)
-        .unwrap_or(&[]);
-    if shares.is_empty() {
+    else {
         let scores = (0..items).map(|k| screening[k * judges + chosen[k]].mean());
         return Ok((scores.collect(), true));
-    }
+    };
     // All calls of the chosen judge, for the plans.
     let mut all: Vec<PairStats> = (0..items)
         .map(|k| screening[k * judges + chosen[k]])

@@ -33,7 +33,7 @@ use rand::Rng;
 use rand_distr::{Beta, Distribution};
 
 use crate::http::{HttpConfig, HttpJudge};
-use crate::judge::{beta_with, PairStreams};
+use crate::judge::{beta_with, one_by_one, PairStreams};
 use crate::{JudgeError, JudgePool};
 
 /// The configuration file.
@@ -269,10 +269,7 @@ impl JudgePool for ConfiguredPool {
         take: &mut dyn FnMut(Result<f64, JudgeError>) -> Result<(), JudgeError>,
     ) -> Result<(), JudgeError> {
         let Some(http) = &self.http[judge] else {
-            for _ in 0..count {
-                take(self.score(item, judge))?;
-            }
-            return Ok(());
+            return one_by_one(self, item, judge, count, take);
         };
         let body = http
             .request(&self.items[item])

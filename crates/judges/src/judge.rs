@@ -37,11 +37,24 @@ pub trait JudgePool {
         count: u64,
         take: &mut dyn FnMut(Result<f64, JudgeError>) -> Result<(), JudgeError>,
     ) -> Result<(), JudgeError> {
-        for _ in 0..count {
-            take(self.score(item, judge))?;
-        }
-        Ok(())
+        one_by_one(self, item, judge, count, take)
     }
+}
+
+/// `count` calls of [`JudgePool::score`], one after another, each handed to `take`:
+/// the default [`JudgePool::score_pair`], for pools that override it only for some
+/// judges.
+pub(crate) fn one_by_one<P: JudgePool + ?Sized>(
+    pool: &mut P,
+    item: usize,
+    judge: usize,
+    count: u64,
+    take: &mut dyn FnMut(Result<f64, JudgeError>) -> Result<(), JudgeError>,
+) -> Result<(), JudgeError> {
+    for _ in 0..count {
+        take(pool.score(item, judge))?;
+    }
+    Ok(())
 }
 
 /// Simulated judges: Beta-distributed scores with the instance's mean and variance

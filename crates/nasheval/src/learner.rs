@@ -127,6 +127,35 @@ impl Scaling {
     }
 }
 
+/// What a fitted linear model keeps: the standardization and the intercept and
+/// coefficients on the standardized features (shared by ridge and logistic).
+#[derive(Debug, Clone, Default, PartialEq)]
+struct LinearFit {
+    scaling: Scaling,
+    coefficients: Vec<f64>,
+}
+
+impl LinearFit {
+    /// `b0 + z^T b` for every row of `features`.
+    fn linear_predictor(&self, features: &[f64]) -> Vec<f64> {
+        let x = self.scaling.design(features);
+        (x * DVector::from_column_slice(&self.coefficients))
+            .iter()
+            .copied()
+            .collect()
+    }
+}
+
+/// Solves `matrix · v = rhs` for a symmetric positive (semi)definite `matrix`:
+/// Cholesky, or LU when it is only semidefinite; `None` when singular.
+fn solve_symmetric(matrix: DMatrix<f64>, rhs: &DVector<f64>) -> Option<DVector<f64>> {
+    matrix
+        .clone()
+        .cholesky()
+        .map(|ch| ch.solve(rhs))
+        .or_else(|| matrix.lu().solve(rhs))
+}
+
 /// Ridge regression: minimizes `sum (y - b0 - z^T b)^2 + lambda ||b||^2` on
 /// standardized features `z` (intercept not penalized), solved in closed form by a
 /// Cholesky factorization of the normal equations.
@@ -134,8 +163,7 @@ impl Scaling {
 pub struct Ridge {
     /// Penalty `lambda >= 0`.
     pub lambda: f64,
-    scaling: Scaling,
-    coefficients: Vec<f64>,
+    fitted: LinearFit,
 }
 
 impl Ridge {
@@ -143,14 +171,13 @@ impl Ridge {
     pub fn new(lambda: f64) -> Self {
         Self {
             lambda,
-            scaling: Scaling::default(),
-            coefficients: Vec::new(),
+            fitted: LinearFit::default(),
         }
     }
 
     /// Intercept and coefficients on the standardized features.
     pub fn coefficients(&self) -> &[f64] {
-        &self.coefficients
+        &self.fitted.coefficients
     }
 }
 
@@ -162,31 +189,25 @@ impl Regressor for Ridge {
         targets: &[f64],
     ) -> Result<(), LearnerError> {
         check(features, columns, targets)?;
-        self.scaling = Scaling::fit(features, columns);
-        let x = self.scaling.design(features);
+        let scaling = Scaling::fit(features, columns);
+        let x = scaling.design(features);
         let mut gram = x.transpose() * &x;
         for c in 1..=columns {
             gram[(c, c)] += self.lambda.max(0.0);
         }
         let rhs = x.transpose() * DVector::from_column_slice(targets);
-        let solution = gram
-            .clone()
-            .cholesky()
-            .map(|ch| ch.solve(&rhs))
-            .or_else(|| gram.lu().solve(&rhs))
-            .ok_or_else(|| {
-                LearnerError("the normal equations are singular; raise the ridge penalty".into())
-            })?;
-        self.coefficients = solution.iter().copied().collect();
+        let solution = solve_symmetric(gram, &rhs).ok_or_else(|| {
+            LearnerError("the normal equations are singular; raise the ridge penalty".into())
+        })?;
+        self.fitted = LinearFit {
+            scaling,
+            coefficients: solution.iter().copied().collect(),
+        };
         Ok(())
     }
 
     fn predict(&self, features: &[f64]) -> Vec<f64> {
-        let x = self.scaling.design(features);
-        (x * DVector::from_column_slice(&self.coefficients))
-            .iter()
-            .copied()
-            .collect()
+        self.fitted.linear_predictor(features)
     }
 }
 
@@ -197,8 +218,7 @@ impl Regressor for Ridge {
 pub struct Logistic {
     /// Penalty `lambda >= 0` on the coefficients (not the intercept).
     pub lambda: f64,
-    scaling: Scaling,
-    coefficients: Vec<f64>,
+    fitted: LinearFit,
 }
 
 impl Logistic {
@@ -206,14 +226,13 @@ impl Logistic {
     pub fn new(lambda: f64) -> Self {
         Self {
             lambda,
-            scaling: Scaling::default(),
-            coefficients: Vec::new(),
+            fitted: LinearFit::default(),
         }
     }
 
     /// Intercept and coefficients on the standardized features.
     pub fn coefficients(&self) -> &[f64] {
-        &self.coefficients
+        &self.fitted.coefficients
     }
 }
 
@@ -235,8 +254,8 @@ impl Classifier for Logistic {
                 labels[i]
             )));
         }
-        self.scaling = Scaling::fit(features, columns);
-        let x = self.scaling.design(features);
+        let scaling = Scaling::fit(features, columns);
+        let x = scaling.design(features);
         let y = DVector::from_column_slice(labels);
         let mut beta = DVector::zeros(columns + 1);
         for _ in 0..100 {
@@ -253,31 +272,28 @@ impl Classifier for Logistic {
                 gradient[c] -= self.lambda * beta[c];
                 hessian[(c, c)] += self.lambda;
             }
-            let step = hessian
-                .clone()
-                .cholesky()
-                .map(|ch| ch.solve(&gradient))
-                .or_else(|| hessian.lu().solve(&gradient))
-                .ok_or_else(|| {
-                    LearnerError(
-                        "the classes are separable or a feature is constant; raise the penalty"
-                            .into(),
-                    )
-                })?;
+            let step = solve_symmetric(hessian, &gradient).ok_or_else(|| {
+                LearnerError(
+                    "the classes are separable or a feature is constant; raise the penalty".into(),
+                )
+            })?;
             beta += &step;
             if step.amax() < 1e-10 {
                 break;
             }
         }
-        self.coefficients = beta.iter().copied().collect();
+        self.fitted = LinearFit {
+            scaling,
+            coefficients: beta.iter().copied().collect(),
+        };
         Ok(())
     }
 
     fn predict_probability(&self, features: &[f64]) -> Vec<f64> {
-        let x = self.scaling.design(features);
-        (x * DVector::from_column_slice(&self.coefficients))
-            .iter()
-            .map(|&z| sigmoid(z))
+        self.fitted
+            .linear_predictor(features)
+            .into_iter()
+            .map(sigmoid)
             .collect()
     }
 }
