@@ -11,3 +11,22 @@ if command -v rustup >/dev/null 2>&1; then
     fi
   done
 fi
+
+# LightGBM, the NashEval learner's gradient-boosted trees, is built from its bundled
+# C++ source: it needs CMake >= 3.28 (Debian's is older; the PyPI wheel is current), a
+# C++ compiler and libclang (for the generated bindings).
+cmake_is_recent() {
+  command -v cmake >/dev/null 2>&1 &&
+    printf '%s\n%s\n' "3.28" "$(cmake --version | head -n1 | awk '{print $3}')" | sort -V -C
+}
+if ! cmake_is_recent; then
+  python3 -m pip install --quiet --disable-pip-version-check "cmake>=3.28"
+  hash -r
+fi
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+if ! dpkg -s libclang-dev >/dev/null 2>&1 || ! command -v c++ >/dev/null 2>&1; then
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libclang-dev g++ >/dev/null
+fi

@@ -38,6 +38,13 @@ pub enum Command {
     /// Read and check a contextual feedback log (contexts + feedback, or a battle log
     /// with --context-cols) and summarise it: agents, menus, coverage, features.
     Log(ContextLogArgs),
+    /// Learn each context's equilibrium over agents from a contextual log (NashEval):
+    /// cross-fitted nuisances, a debiased payoff surface and a gap-loss policy.
+    Fit(Box<FitArgs>),
+    /// Equilibria and winner sets of a fitted model at new contexts.
+    Predict(PredictArgs),
+    /// Score a fitted model on a simulation's test contexts against the truth.
+    Evaluate(EvaluateArgs),
     /// Benchmarks and benchmark data.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -52,8 +59,10 @@ pub enum CategoricalArg {
     Codes,
 }
 
+/// Where a contextual log comes from and how contexts become features (shared by
+/// `verdict log` and `verdict fit`).
 #[derive(Debug, Clone, Args)]
-pub struct ContextLogArgs {
+pub struct LogSourceArgs {
     /// Contexts table: context_id and feature columns (CSV, JSON Lines, JSON, Parquet).
     #[arg(
         long,
@@ -84,6 +93,169 @@ pub struct ContextLogArgs {
     /// other menu is refused. Default: inferred from the log.
     #[arg(long, value_name = "FILE")]
     pub catalogue: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ContextLogArgs {
+    #[command(flatten)]
+    pub source: LogSourceArgs,
+    /// Output format: table or json.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutputFormat,
+}
+
+/// `--variant` of `verdict fit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum VariantArg {
+    /// Debiased or plug-in, whichever has the lower cross-validated doubly-robust risk.
+    Auto,
+    /// Pseudo-outcomes of Eq. 42 from cross-fitted nuisances.
+    Debiased,
+    /// Fold-averaged outcome models through the aggregators (Eq. 8).
+    Plugin,
+    /// Pseudo-outcomes from the simulator's true nuisances (needs --truth).
+    Oracle,
+}
+
+/// `--policy` of `verdict fit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PolicyArg {
+    /// A gap-loss MLP mapping a context to a distribution over agents.
+    Network,
+    /// The regularized equilibrium of the payoff surface, solved per context.
+    Solver,
+}
+
+/// A backbone name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackboneArg {
+    /// LightGBM gradient-boosted trees.
+    Gbdt,
+    /// Ridge regression and L2 logistic regression.
+    Linear,
+}
+
+/// `--payoff-regression` of `verdict fit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RegressionArg {
+    /// One regressor on (x, j, k).
+    Shared,
+    /// One regressor per pair of agents.
+    PerPair,
+}
+
+/// `--format` of `verdict predict`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PredictFormat {
+    /// One JSON object per context, in a JSON array.
+    Json,
+    /// One row per context: id, one probability column per agent, winners.
+    Csv,
+    /// As CSV, in a Parquet file (needs --out).
+    Parquet,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct FitArgs {
+    #[command(flatten)]
+    pub source: LogSourceArgs,
+    /// Where to write the model (JSON, self-describing).
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Payoff surface: auto chooses between debiased and plug-in with held-out data.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub variant: VariantArg,
+    /// A `verdict simulate` directory: the true nuisances for --variant oracle.
+    #[arg(long, value_name = "DIR")]
+    pub truth: Option<PathBuf>,
+    /// Policy: a gap-loss network or a per-context equilibrium solver.
+    #[arg(long, value_enum, default_value = "network")]
+    pub policy: PolicyArg,
+    /// Regularizer strength rho of rho/2·‖π − 1/K‖² (Eq. 74).
+    #[arg(long, default_value_t = 0.001)]
+    pub rho: f64,
+    /// Per-agent costs (CSV with columns model or agent, and cost), a price in the
+    /// regularizer (Eq. 20).
+    #[arg(long, value_name = "FILE")]
+    pub costs: Option<PathBuf>,
+    /// Hard budget C on the expected cost (needs --costs and --policy solver).
+    #[arg(long, value_name = "C")]
+    pub budget: Option<f64>,
+    /// Cross-fitting folds (all records of a context stay in one fold).
+    #[arg(long, default_value_t = 5)]
+    pub folds: usize,
+    /// Backbone of every nuisance and of the payoff regression.
+    #[arg(long, value_enum, default_value = "gbdt")]
+    pub backbone: BackboneArg,
+    /// Backbone of the outcome models (overrides --backbone).
+    #[arg(long, value_enum)]
+    pub outcome_backbone: Option<BackboneArg>,
+    /// Backbone of the propensity models (overrides --backbone).
+    #[arg(long, value_enum)]
+    pub propensity_backbone: Option<BackboneArg>,
+    /// Backbone of the payoff regression (overrides --backbone).
+    #[arg(long, value_enum)]
+    pub payoff_backbone: Option<BackboneArg>,
+    /// One shared payoff regressor on (x, j, k), or one per pair.
+    #[arg(long, value_enum, default_value = "shared")]
+    pub payoff_regression: RegressionArg,
+    /// Aggregator of pairs in several menus: mean, or cubic:ALPHA (Eq. 50–51).
+    #[arg(long, default_value = "mean", value_name = "mean|cubic:ALPHA")]
+    pub aggregator: String,
+    /// Propensities below this are raised to it (the count is reported).
+    #[arg(long, default_value_t = 0.01)]
+    pub propensity_floor: f64,
+    /// Width of the network's two hidden layers.
+    #[arg(long, default_value_t = 64)]
+    pub hidden: usize,
+    /// Adam learning rate of the network.
+    #[arg(long, default_value_t = 1e-3)]
+    pub learning_rate: f64,
+    /// L2 weight decay of the network.
+    #[arg(long, default_value_t = 1e-5)]
+    pub weight_decay: f64,
+    /// Contexts per mini-batch.
+    #[arg(long, default_value_t = 256)]
+    pub batch_size: usize,
+    /// Maximum training epochs (early stopping usually ends sooner).
+    #[arg(long, default_value_t = 500)]
+    pub max_epochs: usize,
+    /// Epochs without improvement on held-out contexts before stopping.
+    #[arg(long, default_value_t = 30)]
+    pub patience: usize,
+    /// Seed of folds, learners and network.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Summary format: table or json.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutputFormat,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct PredictArgs {
+    /// A model written by `verdict fit`.
+    pub model: PathBuf,
+    /// Contexts table with the feature columns the model was fitted on.
+    #[arg(long, value_name = "FILE")]
+    pub contexts: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: PredictFormat,
+    /// Include the payoff matrix Â(x) of each context.
+    #[arg(long)]
+    pub payoff: bool,
+    /// Write here instead of standard output (required for parquet).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct EvaluateArgs {
+    /// A model written by `verdict fit`.
+    pub model: PathBuf,
+    /// A `verdict simulate` directory; the model is scored on its test contexts.
+    #[arg(long, value_name = "DIR")]
+    pub truth: PathBuf,
     /// Output format: table or json.
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutputFormat,
@@ -445,6 +617,50 @@ pub enum BenchCommand {
     /// Budgeted multi-judge estimation on synthetic instances: error per method,
     /// budget and norm (the judge paper's Figures 1(a), 2 and 4).
     Judges(BenchJudgesArgs),
+    /// NashEval accuracy on the Appendix G simulator: exploitability and support F1 of
+    /// oracle, debiased, plug-in and auto surfaces under the solver and network
+    /// policies (NashEval Section 5), seed by seed; resumable.
+    Nasheval(BenchNashEvalArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BenchNashEvalArgs {
+    /// Replication seeds.
+    #[arg(long, value_delimiter = ',', default_values_t = [70, 71, 72, 73, 74])]
+    pub seeds: Vec<u64>,
+    /// Voter counts N_v.
+    #[arg(long, value_delimiter = ',', default_values_t = [1, 3, 5])]
+    pub voters: Vec<usize>,
+    /// Training contexts.
+    #[arg(long, default_value_t = 20_000)]
+    pub contexts: usize,
+    /// Test contexts.
+    #[arg(long, default_value_t = 4096)]
+    pub test_contexts: usize,
+    /// Regularizer rho of the policies and the true equilibria (Eq. 74).
+    #[arg(long, default_value_t = 0.001)]
+    pub rho: f64,
+    /// Backbone of the outcome models.
+    #[arg(long, value_enum, default_value = "gbdt")]
+    pub outcome_backbone: BackboneArg,
+    /// Backbone of the propensity models.
+    #[arg(long, value_enum, default_value = "gbdt")]
+    pub propensity_backbone: BackboneArg,
+    /// Backbone of the payoff regression.
+    #[arg(long, value_enum, default_value = "gbdt")]
+    pub payoff_backbone: BackboneArg,
+    /// Policies to score.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [PolicyArg::Solver, PolicyArg::Network])]
+    pub policies: Vec<PolicyArg>,
+    /// Bounds of the menu inclusion probability (Eq. 63).
+    #[arg(long, value_name = "LO,HI", value_delimiter = ',', default_values_t = [0.25, 0.75])]
+    pub propensity_range: Vec<f64>,
+    /// Slope of the selection logit (Eq. 63).
+    #[arg(long, default_value_t = 2.0)]
+    pub selection_slope: f64,
+    /// Results as JSON lines, appended cell by cell; cells already there are skipped.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
 }
 
 /// `--costs` of `verdict bench judges`.

@@ -18,6 +18,7 @@ pub fn run(command: BenchCommand, quiet: bool) -> anyhow::Result<()> {
         BenchCommand::Rank(args) => stages(&args, quiet),
         BenchCommand::Lottery(args) => lottery(&args),
         BenchCommand::Judges(args) => crate::judges::bench(&args),
+        BenchCommand::Nasheval(args) => crate::bench_nasheval::run(&args),
     }
 }
 

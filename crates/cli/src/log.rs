@@ -10,9 +10,47 @@ use verdict::io::{
     read_battles_as_contextual, read_contextual_log, CategoricalEncoding, ContextualOptions, Source,
 };
 
-use crate::args::{CategoricalArg, ContextLogArgs, OutputFormat};
+use crate::args::{CategoricalArg, ContextLogArgs, LogSourceArgs, OutputFormat};
 
 pub fn run(args: &ContextLogArgs) -> anyhow::Result<()> {
+    let (log, _) = read_log(&args.source)?;
+    let summary = summarise(&log);
+    let text = match args.format {
+        OutputFormat::Json => serde_json::to_string_pretty(&summary)? + "\n",
+        OutputFormat::Table | OutputFormat::Csv => table(&summary),
+    };
+    print!("{text}");
+    Ok(())
+}
+
+/// The featurizer settings of `args`, as a model records them.
+pub fn featurizer(args: &LogSourceArgs) -> serde_json::Value {
+    serde_json::json!({
+        "text_column": args.text_col,
+        "text_dim": args.text_dim,
+        "categorical": match args.categorical {
+            CategoricalArg::Onehot => "onehot",
+            CategoricalArg::Codes => "codes",
+        },
+    })
+}
+
+/// The contextual options a model's recorded featurizer describes.
+pub fn options_of(featurizer: &serde_json::Value) -> ContextualOptions {
+    ContextualOptions {
+        text_column: featurizer["text_column"].as_str().map(str::to_string),
+        text_dim: featurizer["text_dim"].as_u64().unwrap_or(64) as usize,
+        categorical: if featurizer["categorical"] == "codes" {
+            CategoricalEncoding::Codes
+        } else {
+            CategoricalEncoding::OneHot
+        },
+        catalogue: None,
+    }
+}
+
+/// Reads the log `args` names, with the featurizer settings to record.
+pub fn read_log(args: &LogSourceArgs) -> anyhow::Result<(ContextualLog, serde_json::Value)> {
     let options = ContextualOptions {
         text_column: args.text_col.clone(),
         text_dim: args.text_dim,
@@ -48,13 +86,7 @@ pub fn run(args: &ContextLogArgs) -> anyhow::Result<()> {
         )?,
         _ => anyhow::bail!("give --contexts and --feedback, or --battles with --context-cols"),
     };
-    let summary = summarise(&log);
-    let text = match args.format {
-        OutputFormat::Json => serde_json::to_string_pretty(&summary)? + "\n",
-        OutputFormat::Table | OutputFormat::Csv => table(&summary),
-    };
-    print!("{text}");
-    Ok(())
+    Ok((log, featurizer(args)))
 }
 
 /// Counts per menu and overall, as JSON.

@@ -5,14 +5,19 @@
 
 mod args;
 mod bench;
+mod bench_nasheval;
 mod demo;
+mod evaluate;
+mod fit;
 mod game;
 mod judges;
 mod log;
 mod output;
+mod predict;
 mod progress;
 mod rank;
 mod simulate;
+mod truth;
 
 use std::process::ExitCode;
 
@@ -35,6 +40,9 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Judge(args) => judges::run(&args, cli.quiet)?,
         Command::Simulate(args) => simulate::run(&args)?,
         Command::Log(args) => log::run(&args)?,
+        Command::Fit(args) => fit::run(&args, cli.quiet)?,
+        Command::Predict(args) => predict::run(&args)?,
+        Command::Evaluate(args) => evaluate::run(&args)?,
         Command::Bench(args) => bench::run(args, cli.quiet)?,
     }
     Ok(ExitCode::SUCCESS)

@@ -8,7 +8,7 @@
 //! rankings and top sets, a list of lists for weak rankings, an object for scores or
 //! best–worst; see [`verdict_feedback::Response::from_json`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use verdict_feedback::{ContextualLog, ContextualLogBuilder, Outcome, Response};
 
@@ -48,6 +48,59 @@ impl Default for ContextualOptions {
     }
 }
 
+/// A contexts table read on its own: ids and features (`contexts × features`,
+/// row-major), as a model predicting at new contexts needs them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextTable {
+    /// Context ids, in order.
+    pub ids: Vec<String>,
+    /// Names of the feature columns.
+    pub feature_names: Vec<String>,
+    /// Features, contexts × features row-major.
+    pub features: Vec<f64>,
+}
+
+/// Reads and checks a contexts table: unique ids, features as
+/// [`read_contextual_log`] builds them.
+///
+/// # Errors
+/// [`IoError`] naming file, row and column: a missing `context_id` column or id, a
+/// duplicate id, no features, a missing feature value.
+pub fn read_contexts(
+    contexts: &Source,
+    options: &ContextualOptions,
+) -> Result<ContextTable, IoError> {
+    let table = read_table(contexts, None, None)?;
+    let ids = required(
+        &table,
+        "context_id",
+        "name the column of context ids context_id",
+    )?;
+    let mut seen = HashSet::with_capacity(table.rows());
+    let mut names = Vec::with_capacity(table.rows());
+    for row in 0..table.rows() {
+        let id = ids.value(row).ok_or_else(|| {
+            IoError::invalid(
+                table.location(row, Some("context_id")),
+                "missing context id",
+            )
+        })?;
+        if !seen.insert(id) {
+            return Err(IoError::invalid(
+                table.location(row, Some("context_id")),
+                format!("context id {id:?} appears twice; ids must be unique"),
+            ));
+        }
+        names.push(id.to_string());
+    }
+    let (feature_names, features) = featurize(&table, options)?;
+    Ok(ContextTable {
+        ids: names,
+        feature_names,
+        features,
+    })
+}
+
 /// Reads and checks a contextual log.
 ///
 /// # Errors
@@ -60,31 +113,21 @@ pub fn read_contextual_log(
     feedback: &Source,
     options: &ContextualOptions,
 ) -> Result<ContextualLog, IoError> {
-    let table = read_table(contexts, None, None)?;
-    let ids = required(
-        &table,
-        "context_id",
-        "name the column of context ids context_id",
-    )?;
-    let mut index = HashMap::with_capacity(table.rows());
-    let mut names = Vec::with_capacity(table.rows());
-    for row in 0..table.rows() {
-        let id = ids.value(row).ok_or_else(|| {
-            IoError::invalid(
-                table.location(row, Some("context_id")),
-                "missing context id",
-            )
-        })?;
-        if index.insert(id.to_string(), row).is_some() {
-            return Err(IoError::invalid(
-                table.location(row, Some("context_id")),
-                format!("context id {id:?} appears twice; ids must be unique"),
-            ));
-        }
-        names.push(id.to_string());
-    }
-    let (feature_names, features) = featurize(&table, options)?;
-    read_feedback(feedback, options, &index, names, feature_names, features)
+    let table = read_contexts(contexts, options)?;
+    let index: HashMap<String, usize> = table
+        .ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (id.clone(), i))
+        .collect();
+    read_feedback(
+        feedback,
+        options,
+        &index,
+        table.ids,
+        table.feature_names,
+        table.features,
+    )
 }
 
 /// The feedback table against the contexts already read (`index`: id → position).

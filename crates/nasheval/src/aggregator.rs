@@ -8,7 +8,7 @@
 pub struct AggregatorError(pub String);
 
 /// A smooth, odd, idempotent aggregator over the menus holding one pair.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Aggregator {
     /// Pairwise logs: the pair's single menu, `f(u) = u` (Eq. 48).
     Identity,

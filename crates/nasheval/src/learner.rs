@@ -13,6 +13,7 @@ use nalgebra::{DMatrix, DVector};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
 
 /// A regressor of a real target.
 pub trait Regressor {
@@ -49,7 +50,11 @@ pub trait Classifier {
 pub struct LearnerError(pub String);
 
 /// Checks sizes and values; returns the number of rows.
-fn check(features: &[f64], columns: usize, targets: &[f64]) -> Result<usize, LearnerError> {
+pub(crate) fn check(
+    features: &[f64],
+    columns: usize,
+    targets: &[f64],
+) -> Result<usize, LearnerError> {
     if features.len().checked_rem(columns) != Some(0) {
         return Err(LearnerError(format!(
             "{} feature values do not fill rows of {columns} columns",
@@ -80,15 +85,26 @@ fn check(features: &[f64], columns: usize, targets: &[f64]) -> Result<usize, Lea
     Ok(rows)
 }
 
+/// Checks that every label is 0 or 1.
+pub(crate) fn check_labels(labels: &[f64]) -> Result<(), LearnerError> {
+    match labels.iter().position(|&l| l != 0.0 && l != 1.0) {
+        Some(i) => Err(LearnerError(format!(
+            "label {} at row {i} is not 0 or 1",
+            labels[i]
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Column means and standard deviations (1 for a constant column).
-#[derive(Debug, Clone, Default, PartialEq)]
-struct Scaling {
-    mean: Vec<f64>,
-    scale: Vec<f64>,
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Scaling {
+    pub(crate) mean: Vec<f64>,
+    pub(crate) scale: Vec<f64>,
 }
 
 impl Scaling {
-    fn fit(features: &[f64], columns: usize) -> Self {
+    pub(crate) fn fit(features: &[f64], columns: usize) -> Self {
         let rows = (features.len() / columns) as f64;
         let mut mean = vec![0.0; columns];
         let mut square = vec![0.0; columns];
@@ -113,23 +129,24 @@ impl Scaling {
         Self { mean, scale }
     }
 
+    /// `(x - mean) / scale` for every row, as a `rows × columns` matrix.
+    pub(crate) fn standardized(&self, features: &[f64]) -> DMatrix<f64> {
+        let columns = self.mean.len();
+        let rows = features.len() / columns.max(1);
+        DMatrix::from_fn(rows, columns, |r, c| {
+            (features[r * columns + c] - self.mean[c]) / self.scale[c]
+        })
+    }
+
     /// The design matrix `[1, (x - mean) / scale]`.
     fn design(&self, features: &[f64]) -> DMatrix<f64> {
-        let columns = self.mean.len();
-        let rows = features.len() / columns;
-        DMatrix::from_fn(rows, columns + 1, |r, c| {
-            if c == 0 {
-                1.0
-            } else {
-                (features[r * columns + c - 1] - self.mean[c - 1]) / self.scale[c - 1]
-            }
-        })
+        self.standardized(features).insert_column(0, 1.0)
     }
 }
 
 /// What a fitted linear model keeps: the standardization and the intercept and
 /// coefficients on the standardized features (shared by ridge and logistic).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 struct LinearFit {
     scaling: Scaling,
     coefficients: Vec<f64>,
@@ -159,7 +176,7 @@ fn solve_symmetric(matrix: DMatrix<f64>, rhs: &DVector<f64>) -> Option<DVector<f
 /// Ridge regression: minimizes `sum (y - b0 - z^T b)^2 + lambda ||b||^2` on
 /// standardized features `z` (intercept not penalized), solved in closed form by a
 /// Cholesky factorization of the normal equations.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ridge {
     /// Penalty `lambda >= 0`.
     pub lambda: f64,
@@ -214,7 +231,7 @@ impl Regressor for Ridge {
 /// L2-regularized logistic regression by Newton's method (iteratively reweighted
 /// least squares) on standardized features, intercept not penalized; stops when the
 /// step's largest change is below 1e-10 or after 100 iterations.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Logistic {
     /// Penalty `lambda >= 0` on the coefficients (not the intercept).
     pub lambda: f64,
@@ -248,12 +265,7 @@ impl Classifier for Logistic {
         labels: &[f64],
     ) -> Result<(), LearnerError> {
         check(features, columns, labels)?;
-        if let Some(i) = labels.iter().position(|&l| l != 0.0 && l != 1.0) {
-            return Err(LearnerError(format!(
-                "label {} at row {i} is not 0 or 1",
-                labels[i]
-            )));
-        }
+        check_labels(labels)?;
         let scaling = Scaling::fit(features, columns);
         let x = scaling.design(features);
         let y = DVector::from_column_slice(labels);

@@ -1,0 +1,210 @@
+//! `verdict bench nasheval`: the accuracy experiment of NashEval Section 5 on the
+//! Appendix G simulator — oracle, debiased, plug-in and the data-driven choice, with
+//! a shared or per-pair payoff regression, under the solver and the network policy —
+//! seed by seed and voter count by voter count. The nuisances are cross-fitted once
+//! per data set and shared by every configuration (as they would be by separate fits
+//! with the same seed). Finished cells are appended to `--out` as JSON lines, so an
+//! interrupted run resumes where it stopped.
+
+use std::collections::HashSet;
+use std::io::Write as _;
+use std::time::Instant;
+
+use anyhow::Context as _;
+
+use verdict::io::{read_contexts, read_contextual_log, ContextualOptions, Source};
+use verdict::nasheval::{
+    fit_prepared, payoff_matrices, prepare, FitOptions, PayoffRegression, PolicyKind, Variant,
+};
+
+use crate::args::{BenchNashEvalArgs, PolicyArg, SimulateArgs, SimulatedFeedback};
+use crate::evaluate::score;
+use crate::fit::backbone_options;
+use crate::truth::SimulatorTruth;
+
+/// The configurations of one data set: variant and payoff regression.
+const CONFIGURATIONS: [(Variant, PayoffRegression); 7] = [
+    (Variant::Oracle, PayoffRegression::Shared),
+    (Variant::Debiased, PayoffRegression::Shared),
+    (Variant::Plugin, PayoffRegression::Shared),
+    (Variant::Auto, PayoffRegression::Shared),
+    (Variant::Oracle, PayoffRegression::PerPair),
+    (Variant::Debiased, PayoffRegression::PerPair),
+    (Variant::Auto, PayoffRegression::PerPair),
+];
+
+fn name(variant: Variant) -> &'static str {
+    match variant {
+        Variant::Oracle => "oracle",
+        Variant::Debiased => "debiased",
+        Variant::Plugin => "plugin",
+        Variant::Auto => "auto",
+    }
+}
+
+fn regression_name(regression: PayoffRegression) -> &'static str {
+    match regression {
+        PayoffRegression::Shared => "shared",
+        PayoffRegression::PerPair => "per-pair",
+    }
+}
+
+/// Whether a policy is scored on a surface: per-pair surfaces only with the solver,
+/// as the paper's Section 5.2 comparison is.
+fn scored(policy: PolicyArg, regression: PayoffRegression) -> bool {
+    policy == PolicyArg::Solver || regression == PayoffRegression::Shared
+}
+
+pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
+    let done: HashSet<String> = match std::fs::read_to_string(&args.out) {
+        Ok(text) => text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter_map(|v| v["key"].as_str().map(str::to_string))
+            .collect(),
+        Err(_) => HashSet::new(),
+    };
+    let mut out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&args.out)
+        .with_context(|| format!("cannot append to {}", args.out.display()))?;
+    let setting = format!(
+        "n{}-t{}-rho{}-o{:?}-e{:?}-a{:?}-range{:?}-slope{}",
+        args.contexts,
+        args.test_contexts,
+        args.rho,
+        args.outcome_backbone,
+        args.propensity_backbone,
+        args.payoff_backbone,
+        args.propensity_range,
+        args.selection_slope
+    );
+    for &seed in &args.seeds {
+        for &voters in &args.voters {
+            let key = |variant: Variant, regression: PayoffRegression, policy: PolicyArg| {
+                format!(
+                    "{setting}/s{seed}/v{voters}/{}/{}/{policy:?}",
+                    name(variant),
+                    regression_name(regression)
+                )
+            };
+            let pending = CONFIGURATIONS.iter().any(|&(v, r)| {
+                args.policies
+                    .iter()
+                    .any(|&p| scored(p, r) && !done.contains(&key(v, r, p)))
+            });
+            if !pending {
+                continue;
+            }
+            let dir = tempfile::tempdir()?;
+            let sim = dir.path().join("sim");
+            crate::simulate::run(&SimulateArgs {
+                feedback: SimulatedFeedback::Pairwise,
+                voters,
+                contexts: args.contexts,
+                test_contexts: args.test_contexts,
+                seed,
+                rho: args.rho,
+                propensity_range: args.propensity_range.clone(),
+                selection_slope: args.selection_slope,
+                out: sim.clone(),
+            })?;
+            let log = read_contextual_log(
+                &Source::File(sim.join("contexts.parquet")),
+                &Source::File(sim.join("feedback.parquet")),
+                &ContextualOptions::default(),
+            )?;
+            let truth = SimulatorTruth::read(&sim, "truth.parquet")?.nuisances_for(&log)?;
+            let test_truth = SimulatorTruth::read(&sim, "test_truth.parquet")?;
+            let test = read_contexts(
+                &Source::File(sim.join("test_contexts.parquet")),
+                &ContextualOptions::default(),
+            )?;
+            anyhow::ensure!(
+                test.feature_names == log.feature_names,
+                "test features differ"
+            );
+            let base = FitOptions {
+                variant: Variant::Auto,
+                policy: PolicyKind::Solver,
+                rho: args.rho,
+                seed,
+                ..backbone_options(
+                    args.outcome_backbone,
+                    args.propensity_backbone,
+                    args.payoff_backbone,
+                    seed,
+                )
+            };
+            let started = Instant::now();
+            let prepared = prepare(&log, &base, &|_, _, _| {})?;
+            let prepare_seconds = started.elapsed().as_secs_f64();
+            for &(variant, regression) in &CONFIGURATIONS {
+                let options = FitOptions {
+                    variant,
+                    regression,
+                    ..base.clone()
+                };
+                let started = Instant::now();
+                let mut model = fit_prepared(
+                    &log,
+                    &options,
+                    &prepared,
+                    Some(&truth),
+                    serde_json::Value::Null,
+                    &|_, _, _| {},
+                )?;
+                let surface_seconds = started.elapsed().as_secs_f64();
+                for &policy in &args.policies {
+                    let key = key(variant, regression, policy);
+                    // Per-pair surfaces are scored with the solver, as the paper's
+                    // Section 5.2 comparison is.
+                    let skipped =
+                        policy == PolicyArg::Network && regression == PayoffRegression::PerPair;
+                    if done.contains(&key) || skipped {
+                        continue;
+                    }
+                    let started = Instant::now();
+                    if policy == PolicyArg::Network {
+                        let games =
+                            payoff_matrices(&model.payoffs(&log.features), log.agents.len());
+                        model.train_network(&log.features, &games, &|_, _, _| {});
+                    }
+                    let policies = model.policy(&test.features)?;
+                    let score = score(&model.agents, &policies, &test_truth)?;
+                    let row = serde_json::json!({
+                        "key": key,
+                        "seed": seed,
+                        "voters": voters,
+                        "variant": name(variant),
+                        "regression": regression_name(regression),
+                        "policy": format!("{policy:?}").to_lowercase(),
+                        "chosen": model.summary.chosen.map(name),
+                        "candidates": model.summary.candidates,
+                        "exploitability": score.exploitability,
+                        "support_f1": score.support_f1,
+                        "game_value": score.game_value,
+                        "training": model.summary.training,
+                        "seconds": {"nuisances": prepare_seconds, "surface": surface_seconds, "policy": started.elapsed().as_secs_f64()},
+                        "outcome_backbone": format!("{:?}", args.outcome_backbone).to_lowercase(),
+                    });
+                    writeln!(out, "{row}")?;
+                    out.flush()?;
+                    eprintln!(
+                        "seed {seed} voters {voters} {:<8} {:<8} {:<7} exploitability {:.4} F1 {:.3}{}",
+                        name(variant),
+                        regression_name(regression),
+                        format!("{policy:?}").to_lowercase(),
+                        score.exploitability,
+                        score.support_f1,
+                        model.summary.chosen.filter(|_| variant == Variant::Auto).map_or(String::new(), |c| format!(" (chose {})", name(c)))
+                    );
+                    model.network = None;
+                    model.options.policy = PolicyKind::Solver;
+                }
+            }
+        }
+    }
+    Ok(())
+}

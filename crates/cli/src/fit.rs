@@ -1,0 +1,255 @@
+//! `verdict fit`: NashEval on a contextual log, written as one model file.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::{bail, Context as _};
+use indicatif::ProgressBar;
+
+use verdict::feedback::ContextualLog;
+use verdict::io::{read_costs, write_atomic, IoError, Source};
+use verdict::nasheval::{
+    fit, AggregatorKind, Backbone, FitOptions, GbdtParams, NashEvalModel, NetworkOptions,
+    PayoffRegression, PolicyKind, Stage, Variant,
+};
+
+use crate::args::{BackboneArg, FitArgs, OutputFormat, PolicyArg, RegressionArg, VariantArg};
+use crate::log::read_log;
+use crate::progress::bar;
+use crate::truth::SimulatorTruth;
+
+pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
+    let (log, featurizer) = read_log(&args.source)?;
+    let options = options(args, &log)?;
+    let truth = match (options.variant, &args.truth) {
+        (Variant::Oracle, Some(dir)) => {
+            Some(SimulatorTruth::read(dir, "truth.parquet")?.nuisances_for(&log)?)
+        }
+        (Variant::Oracle, None) => {
+            bail!("--variant oracle needs --truth DIR, a directory written by verdict simulate")
+        }
+        _ => None,
+    };
+    let bars: RefCell<HashMap<&'static str, ProgressBar>> = RefCell::default();
+    let progress = |stage: Stage, done: usize, total: usize| {
+        let mut bars = bars.borrow_mut();
+        let bar = bars
+            .entry(stage.label())
+            .or_insert_with(|| bar(total, stage.label(), quiet));
+        bar.set_position(done as u64);
+        if done >= total {
+            bar.finish();
+        }
+    };
+    let started = std::time::Instant::now();
+    let model = fit(&log, &options, truth.as_ref(), featurizer, &progress)?;
+    drop(bars);
+    if model.summary.clipped_propensities > 0 {
+        eprintln!(
+            "warning: {} of {} out-of-fold propensities were below {} and raised to it (--propensity-floor)",
+            model.summary.clipped_propensities,
+            log.contexts.len() * log.menus.len(),
+            options.propensity_floor
+        );
+    }
+    save_model(&model, &args.out)?;
+    let seconds = started.elapsed().as_secs_f64();
+    match args.format {
+        OutputFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "model": args.out.display().to_string(),
+                "seconds": seconds,
+                "summary": model.summary,
+            }))?
+        ),
+        OutputFormat::Table | OutputFormat::Csv => {
+            print!("{}", summary_table(&model, &args.out, seconds))
+        }
+    }
+    Ok(())
+}
+
+fn backbone(arg: BackboneArg, mut gbdt: GbdtParams, seed: u64) -> Backbone {
+    gbdt.seed = seed;
+    match arg {
+        BackboneArg::Gbdt => Backbone::Gbdt(gbdt),
+        BackboneArg::Linear => Backbone::Linear { lambda: 1.0 },
+    }
+}
+
+/// Default fit options with the given backbones for the outcome, propensity and
+/// payoff models (LightGBM with the defaults of [`GbdtParams`], or ridge/logistic with
+/// penalty 1), seeded.
+pub fn backbone_options(
+    outcome: BackboneArg,
+    propensity: BackboneArg,
+    payoff: BackboneArg,
+    seed: u64,
+) -> FitOptions {
+    FitOptions {
+        outcome_backbone: backbone(outcome, GbdtParams::nuisance(), seed),
+        propensity_backbone: backbone(propensity, GbdtParams::nuisance(), seed),
+        payoff_backbone: backbone(payoff, GbdtParams::payoff(), seed),
+        ..FitOptions::default()
+    }
+}
+
+fn options(args: &FitArgs, log: &ContextualLog) -> anyhow::Result<FitOptions> {
+    let costs = match &args.costs {
+        None => Vec::new(),
+        Some(path) => {
+            let given = read_costs(&Source::File(path.clone()), None)?;
+            log.agents
+                .iter()
+                .map(|agent| {
+                    given
+                        .iter()
+                        .find(|(name, _)| name == agent)
+                        .map(|&(_, c)| c)
+                        .with_context(|| format!("{}: no cost for agent {agent:?}", path.display()))
+                })
+                .collect::<anyhow::Result<Vec<f64>>>()?
+        }
+    };
+    let aggregator = match args.aggregator.split_once(':') {
+        None if args.aggregator == "mean" => AggregatorKind::Mean,
+        Some(("cubic", alpha)) => AggregatorKind::Cubic(
+            alpha
+                .parse()
+                .ok()
+                .filter(|a: &f64| a.is_finite() && *a >= 0.0)
+                .with_context(|| {
+                    format!("--aggregator cubic:{alpha}: alpha must be a number >= 0")
+                })?,
+        ),
+        _ => bail!("--aggregator {}: use mean or cubic:ALPHA", args.aggregator),
+    };
+    let options = FitOptions {
+        variant: match args.variant {
+            VariantArg::Auto => Variant::Auto,
+            VariantArg::Debiased => Variant::Debiased,
+            VariantArg::Plugin => Variant::Plugin,
+            VariantArg::Oracle => Variant::Oracle,
+        },
+        policy: match args.policy {
+            PolicyArg::Network => PolicyKind::Network,
+            PolicyArg::Solver => PolicyKind::Solver,
+        },
+        rho: args.rho,
+        costs,
+        budget: args.budget,
+        folds: args.folds,
+        seed: args.seed,
+        propensity_floor: args.propensity_floor,
+        regression: match args.payoff_regression {
+            RegressionArg::Shared => PayoffRegression::Shared,
+            RegressionArg::PerPair => PayoffRegression::PerPair,
+        },
+        aggregator,
+        network: NetworkOptions {
+            hidden: args.hidden,
+            learning_rate: args.learning_rate,
+            weight_decay: args.weight_decay,
+            batch_size: args.batch_size,
+            max_epochs: args.max_epochs,
+            patience: args.patience,
+            ..NetworkOptions::default()
+        },
+        ..backbone_options(
+            args.outcome_backbone.unwrap_or(args.backbone),
+            args.propensity_backbone.unwrap_or(args.backbone),
+            args.payoff_backbone.unwrap_or(args.backbone),
+            args.seed,
+        )
+    };
+    Ok(options)
+}
+
+/// Writes `model` as JSON, atomically (no half-written model on failure).
+fn save_model(model: &NashEvalModel, path: &Path) -> anyhow::Result<()> {
+    write_atomic::<IoError, _>(path, |w| {
+        serde_json::to_writer(&mut *w, model)
+            .map_err(std::io::Error::from)
+            .and_then(|()| w.flush())
+            .map_err(|source| IoError::Write {
+                path: path.to_path_buf(),
+                source,
+            })
+    })?;
+    Ok(())
+}
+
+/// Reads and checks a model file.
+pub fn load_model(path: &Path) -> anyhow::Result<NashEvalModel> {
+    let bytes =
+        std::fs::read(path).with_context(|| format!("cannot read model {}", path.display()))?;
+    let model: NashEvalModel = serde_json::from_slice(&bytes).with_context(|| {
+        format!(
+            "{} is not a model written by verdict fit (or is damaged)",
+            path.display()
+        )
+    })?;
+    model
+        .check_format()
+        .with_context(|| format!("{}", path.display()))?;
+    Ok(model)
+}
+
+fn summary_table(model: &NashEvalModel, out: &Path, seconds: f64) -> String {
+    use std::fmt::Write as _;
+    let s = &model.summary;
+    let o = &model.options;
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "NashEval fit: {} contexts, {} agents, {} features, {} menus ({:.1} s)",
+        s.contexts,
+        model.agents.len(),
+        model.feature_names.len(),
+        model.menus.len(),
+        seconds
+    );
+    if !s.fold_sizes.is_empty() {
+        let sizes: Vec<String> = s.fold_sizes.iter().map(ToString::to_string).collect();
+        let _ = writeln!(text, "folds                 {}", sizes.join(", "));
+        let _ = writeln!(
+            text,
+            "backbones             outcome {}, propensity {}, payoff {} ({:?})",
+            o.outcome_backbone.name(),
+            o.propensity_backbone.name(),
+            o.payoff_backbone.name(),
+            o.regression
+        );
+        let _ = writeln!(
+            text,
+            "clipped propensities  {} (floor {})",
+            s.clipped_propensities, o.propensity_floor
+        );
+        if let (Some(outcome), Some(propensity)) = (s.outcome_loss, s.propensity_loss) {
+            let _ = writeln!(text, "outcome MSE (OOF)     {outcome:.5}");
+            let _ = writeln!(text, "propensity log loss   {propensity:.5}");
+        }
+    }
+    for c in &s.candidates {
+        let _ = writeln!(
+            text,
+            "risk {:<16} {:.5} ± {:.5}",
+            c.name, c.risk, c.standard_error
+        );
+    }
+    if let Some(chosen) = s.chosen {
+        let _ = writeln!(text, "payoff surface        {chosen:?}");
+    }
+    if let Some(t) = &s.training {
+        let _ = writeln!(
+            text,
+            "network               {} epochs (kept {}), held-out gap {:.5}",
+            t.epochs, t.best_epoch, t.validation_gap
+        );
+    }
+    let _ = writeln!(text, "final gap (train)     {:.6}", s.final_gap);
+    let _ = writeln!(text, "model                 {}", out.display());
+    text
+}

@@ -1,0 +1,290 @@
+//! `verdict fit`, `predict` and `evaluate` end to end on a small simulation: the
+//! model file round-trips, predictions agree across formats, evaluation reports the
+//! documented JSON, and bad settings or a different feature schema fail clearly.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use verdict::game::{exploitability, PayoffMatrix};
+
+fn verdict(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args(args)
+        .output()
+        .expect("the verdict binary runs")
+}
+
+fn succeed(args: &[&str]) -> String {
+    let output = verdict(args);
+    assert!(
+        output.status.success(),
+        "verdict {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn failure(args: &[&str]) -> String {
+    let output = verdict(args);
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "expected exit 2 for {args:?}"
+    );
+    assert!(output.stdout.is_empty(), "no output on failure");
+    String::from_utf8(output.stderr).unwrap()
+}
+
+fn simulate(dir: &Path) -> String {
+    let out = dir.join("sim").display().to_string();
+    succeed(&[
+        "simulate",
+        "--voters",
+        "3",
+        "--contexts",
+        "2000",
+        "--test-contexts",
+        "300",
+        "--seed",
+        "71",
+        "--rho",
+        "0.001",
+        "--out",
+        &out,
+    ]);
+    out
+}
+
+/// The mean exploitability of the uniform policy on the test truth, computed here
+/// from the truth file (an independent baseline every fit must beat).
+fn uniform_exploitability(sim: &str) -> f64 {
+    let table = verdict::io::read_table(
+        &verdict::io::Source::File(Path::new(sim).join("test_truth.parquet")),
+        None,
+        None,
+    )
+    .unwrap();
+    let payoff = table.column("payoff").unwrap();
+    let total: f64 = (0..table.rows())
+        .map(|r| {
+            let values: Vec<f64> = serde_json::from_str(payoff.value(r).unwrap()).unwrap();
+            let rows: Vec<Vec<f64>> = values.chunks(5).map(<[f64]>::to_vec).collect();
+            exploitability(&PayoffMatrix::new(&rows).unwrap(), &[0.2; 5])
+        })
+        .sum();
+    total / table.rows() as f64
+}
+
+#[test]
+fn fit_predict_evaluate_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = simulate(dir.path());
+    let contexts = format!("{sim}/contexts.parquet");
+    let feedback = format!("{sim}/feedback.parquet");
+    let model = dir.path().join("model.verdict").display().to_string();
+    let summary: Value = serde_json::from_str(&succeed(&[
+        "fit",
+        "--contexts",
+        &contexts,
+        "--feedback",
+        &feedback,
+        "--out",
+        &model,
+        "--max-epochs",
+        "60",
+        "--format",
+        "json",
+        "--quiet",
+    ]))
+    .unwrap();
+    let s = &summary["summary"];
+    assert_eq!(s["contexts"], 2000);
+    assert_eq!(
+        s["fold_sizes"],
+        serde_json::json!([400, 400, 400, 400, 400])
+    );
+    assert_eq!(s["candidates"].as_array().unwrap().len(), 2);
+    assert!(["plugin", "debiased"].contains(&s["chosen"].as_str().unwrap()));
+    let evaluate = |model: &str| -> Value {
+        serde_json::from_str(&succeed(&[
+            "evaluate", model, "--truth", &sim, "--format", "json",
+        ]))
+        .unwrap()
+    };
+    let report = evaluate(&model);
+    let keys: Vec<&str> = report
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        ["exploitability", "support_f1", "game_value", "contexts"]
+    );
+    assert_eq!(report["contexts"], 300);
+    let uniform = uniform_exploitability(&sim);
+    let learned = report["exploitability"].as_f64().unwrap();
+    assert!(
+        learned < 0.8 * uniform,
+        "learned {learned} vs uniform {uniform}"
+    );
+
+    // Predictions: JSON, CSV and Parquet agree; distributions sum to one; winners are
+    // the agents above the 1e-3 threshold.
+    let test = format!("{sim}/test_contexts.parquet");
+    let predictions: Value = serde_json::from_str(&succeed(&[
+        "predict",
+        &model,
+        "--contexts",
+        &test,
+        "--payoff",
+    ]))
+    .unwrap();
+    let rows = predictions.as_array().unwrap();
+    assert_eq!(rows.len(), 300);
+    for row in rows {
+        let pi: Vec<f64> = row["equilibrium"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert!((pi.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        let winners = row["winners"].as_array().unwrap().len();
+        assert_eq!(winners, pi.iter().filter(|&&p| p > 1e-3).count());
+        let a = row["payoff"].as_array().unwrap();
+        for (j, k) in (0..5).flat_map(|j| (0..5).map(move |k| (j, k))) {
+            let (x, y) = (a[j][k].as_f64().unwrap(), a[k][j].as_f64().unwrap());
+            assert!(x == -y && x.abs() <= 1.0);
+        }
+    }
+    let csv = succeed(&["predict", &model, "--contexts", &test, "--format", "csv"]);
+    let first: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(first[0], rows[0]["context_id"]);
+    let agent = csv.lines().next().unwrap().split(',').nth(1).unwrap();
+    assert_eq!(
+        first[1].parse::<f64>().unwrap(),
+        rows[0]["equilibrium"][agent].as_f64().unwrap()
+    );
+    let parquet = dir.path().join("p.parquet").display().to_string();
+    succeed(&[
+        "predict",
+        &model,
+        "--contexts",
+        &test,
+        "--format",
+        "parquet",
+        "--out",
+        &parquet,
+    ]);
+    let table =
+        verdict::io::read_table(&verdict::io::Source::File(parquet.into()), None, None).unwrap();
+    assert_eq!(table.rows(), 300);
+    assert_eq!(
+        table
+            .column(agent)
+            .unwrap()
+            .value(0)
+            .unwrap()
+            .parse::<f64>()
+            .unwrap(),
+        rows[0]["equilibrium"][agent].as_f64().unwrap()
+    );
+
+    // The oracle with the solver policy, from the truth's nuisances; and the plug-in
+    // on the linear backbone: both evaluate.
+    let oracle = dir.path().join("oracle.verdict").display().to_string();
+    succeed(&[
+        "fit",
+        "--contexts",
+        &contexts,
+        "--feedback",
+        &feedback,
+        "--out",
+        &oracle,
+        "--variant",
+        "oracle",
+        "--truth",
+        &sim,
+        "--policy",
+        "solver",
+        "--quiet",
+    ]);
+    assert!(evaluate(&oracle)["exploitability"].as_f64().unwrap() < uniform);
+    let linear = dir.path().join("linear.verdict").display().to_string();
+    succeed(&[
+        "fit",
+        "--contexts",
+        &contexts,
+        "--feedback",
+        &feedback,
+        "--out",
+        &linear,
+        "--variant",
+        "plugin",
+        "--backbone",
+        "linear",
+        "--policy",
+        "solver",
+        "--quiet",
+    ]);
+    assert!(evaluate(&linear)["exploitability"].as_f64().unwrap() < uniform);
+
+    // A different feature schema, a damaged or foreign model file: clear errors.
+    let extra = dir.path().join("extra.csv");
+    std::fs::write(&extra, "context_id,x1,x2,x3,x4,x5,x6\nq,0,0,0,0,0,1\n").unwrap();
+    let message = failure(&["predict", &model, "--contexts", extra.to_str().unwrap()]);
+    assert!(
+        message.contains("\"x6\"") && message.contains("refit"),
+        "{message}"
+    );
+    let missing = dir.path().join("missing.csv");
+    std::fs::write(&missing, "context_id,x1,x2,x3,x4\nq,0,0,0,0\n").unwrap();
+    let message = failure(&["predict", &model, "--contexts", missing.to_str().unwrap()]);
+    assert!(message.contains("lack feature \"x5\""), "{message}");
+    let text = std::fs::read_to_string(&model).unwrap();
+    let future = dir.path().join("future.verdict");
+    std::fs::write(&future, text.replacen("\"version\":1", "\"version\":99", 1)).unwrap();
+    let message = failure(&["predict", future.to_str().unwrap(), "--contexts", &test]);
+    assert!(message.contains("version 99"), "{message}");
+    let message = failure(&["predict", &contexts, "--contexts", &test]);
+    assert!(
+        message.contains("not a model written by verdict fit"),
+        "{message}"
+    );
+}
+
+#[test]
+fn fit_refuses_bad_settings_without_writing_a_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = simulate(dir.path());
+    let contexts = format!("{sim}/contexts.parquet");
+    let feedback = format!("{sim}/feedback.parquet");
+    let model = dir.path().join("m.verdict");
+    let out = model.to_str().unwrap();
+    let base = [
+        "fit",
+        "--contexts",
+        &contexts,
+        "--feedback",
+        &feedback,
+        "--out",
+        out,
+        "--quiet",
+    ];
+    for (extra, expected) in [
+        (&["--variant", "oracle"][..], "--truth"),
+        (&["--budget", "1"][..], "--policy solver"),
+        (&["--rho", "0"][..], "rho > 0"),
+        (&["--folds", "1"][..], "at least 2 folds"),
+        (&["--aggregator", "median"][..], "mean or cubic"),
+        (&["--propensity-floor", "0"][..], "propensity floor"),
+    ] {
+        let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+        let message = failure(&args);
+        assert!(message.contains(expected), "{extra:?}: {message}");
+        assert!(!model.exists(), "no model written after {extra:?}");
+    }
+}

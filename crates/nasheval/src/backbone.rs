@@ -1,0 +1,359 @@
+//! Backbones: which learner fits a nuisance or the payoff regression, and the fitted
+//! models in a form that can be saved with a NashEval model.
+//!
+//! The gradient-boosted trees are LightGBM itself (the paper's backbone, NashEval
+//! Appendix I.2) through `lightgbm3`; the linear backbone is the ridge/logistic pair of
+//! [`crate::learner`]. Each [`Model`] is one fitted learner behind the
+//! [`Regressor`]/[`Classifier`] traits, serializable (a LightGBM booster as its model
+//! text).
+
+use lightgbm3::{Booster, Dataset};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::learner::{check, Classifier, LearnerError, Logistic, Regressor, Ridge};
+
+/// LightGBM settings (the hyperparameters of NashEval Tables 12–13). The number of
+/// trees is a maximum: a share of the rows is held out and training stops when its
+/// loss has not improved for `early_stopping_rounds` trees.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GbdtParams {
+    /// Learning rate `lr`.
+    pub learning_rate: f64,
+    /// Maximum leaves per tree `n_leaf`.
+    pub num_leaves: u32,
+    /// Maximum tree depth `d_max` (`-1`: unlimited).
+    pub max_depth: i32,
+    /// Minimum observations per leaf `n_min`.
+    pub min_data_in_leaf: u32,
+    /// L2 penalty on leaf values `lambda_2`.
+    pub lambda_l2: f64,
+    /// Feature fraction per tree `f`.
+    pub feature_fraction: f64,
+    /// Number of trees `T` (maximum, with early stopping).
+    pub num_trees: u32,
+    /// Trees without improvement of the held-out loss before stopping; 0 disables
+    /// early stopping (and the held-out split).
+    pub early_stopping_rounds: u32,
+    /// Share of rows held out for early stopping.
+    pub validation_fraction: f64,
+    /// Seed of LightGBM's own randomness and of the held-out split.
+    pub seed: u64,
+}
+
+impl GbdtParams {
+    /// The nuisance models' defaults: 200 trees of 15 leaves (the reference set-up the
+    /// NashEval experiments quote), learning rate 0.05, at least 50 rows per leaf.
+    pub fn nuisance() -> Self {
+        Self {
+            learning_rate: 0.05,
+            num_leaves: 15,
+            max_depth: -1,
+            min_data_in_leaf: 50,
+            lambda_l2: 0.1,
+            feature_fraction: 1.0,
+            num_trees: 200,
+            early_stopping_rounds: 20,
+            validation_fraction: 0.1,
+            seed: 0,
+        }
+    }
+
+    /// The payoff regressor's defaults: 300 trees of 31 leaves, learning rate 0.05,
+    /// at least 100 rows per leaf (NashEval Appendix I.3).
+    pub fn payoff() -> Self {
+        Self {
+            num_leaves: 31,
+            num_trees: 300,
+            min_data_in_leaf: 100,
+            ..Self::nuisance()
+        }
+    }
+
+    fn parameters(&self, objective: &str, metric: &str) -> serde_json::Value {
+        json!({
+            "objective": objective,
+            "metric": metric,
+            "num_iterations": self.num_trees,
+            "learning_rate": self.learning_rate,
+            "num_leaves": self.num_leaves,
+            "max_depth": self.max_depth,
+            "min_data_in_leaf": self.min_data_in_leaf,
+            "lambda_l2": self.lambda_l2,
+            "feature_fraction": self.feature_fraction,
+            "early_stopping_rounds": self.early_stopping_rounds,
+            "seed": self.seed,
+            "deterministic": true,
+            "force_row_wise": true,
+            "verbosity": -1,
+        })
+    }
+}
+
+/// Which learner a nuisance or the payoff regression uses.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Backbone {
+    /// Ridge regression / L2 logistic regression with penalty `lambda`.
+    Linear {
+        /// Ridge / logistic penalty.
+        lambda: f64,
+    },
+    /// LightGBM gradient-boosted trees.
+    Gbdt(GbdtParams),
+}
+
+impl Backbone {
+    /// An unfitted regressor.
+    pub fn regressor(&self) -> Model {
+        match self {
+            Self::Linear { lambda } => Model::Ridge(Ridge::new(*lambda)),
+            Self::Gbdt(params) => Model::GbdtRegressor(Gbdt::new(params.clone())),
+        }
+    }
+
+    /// An unfitted binary classifier.
+    pub fn classifier(&self) -> Model {
+        match self {
+            Self::Linear { lambda } => Model::Logistic(Logistic::new(*lambda)),
+            Self::Gbdt(params) => Model::GbdtClassifier(Gbdt::new(params.clone())),
+        }
+    }
+
+    /// `linear` or `gbdt`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Linear { .. } => "linear",
+            Self::Gbdt(_) => "gbdt",
+        }
+    }
+}
+
+/// One learner, fitted or not: the unit saved in a model file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Model {
+    /// Ridge regression.
+    Ridge(Ridge),
+    /// Logistic regression.
+    Logistic(Logistic),
+    /// LightGBM with squared error.
+    GbdtRegressor(Gbdt),
+    /// LightGBM with binary log loss.
+    GbdtClassifier(Gbdt),
+}
+
+impl Model {
+    /// Fits to `targets` (regressors) or 0/1 `targets` (classifiers).
+    ///
+    /// # Errors
+    /// [`LearnerError`] from the learner.
+    pub fn fit(
+        &mut self,
+        features: &[f64],
+        columns: usize,
+        targets: &[f64],
+    ) -> Result<(), LearnerError> {
+        match self {
+            Self::Ridge(m) => Regressor::fit(m, features, columns, targets),
+            Self::GbdtRegressor(m) => Regressor::fit(m, features, columns, targets),
+            Self::Logistic(m) => Classifier::fit(m, features, columns, targets),
+            Self::GbdtClassifier(m) => Classifier::fit(m, features, columns, targets),
+        }
+    }
+
+    /// Predictions (regressors) or probabilities of label 1 (classifiers).
+    pub fn predict(&self, features: &[f64]) -> Vec<f64> {
+        match self {
+            Self::Ridge(m) => m.predict(features),
+            Self::GbdtRegressor(m) => m.predict(features),
+            Self::Logistic(m) => m.predict_probability(features),
+            Self::GbdtClassifier(m) => m.predict_probability(features),
+        }
+    }
+
+    /// Whether this model predicts probabilities.
+    pub fn is_classifier(&self) -> bool {
+        matches!(self, Self::Logistic(_) | Self::GbdtClassifier(_))
+    }
+}
+
+/// A LightGBM booster with its settings; saved as LightGBM's model text.
+#[derive(Serialize, Deserialize)]
+#[serde(into = "GbdtText", try_from = "GbdtText")]
+pub struct Gbdt {
+    params: GbdtParams,
+    columns: usize,
+    booster: Option<Booster>,
+}
+
+impl std::fmt::Debug for Gbdt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gbdt")
+            .field("params", &self.params)
+            .field("columns", &self.columns)
+            .field("trees", &self.booster.as_ref().map(Booster::num_iterations))
+            .finish()
+    }
+}
+
+/// The saved form of [`Gbdt`].
+#[derive(Serialize, Deserialize)]
+struct GbdtText {
+    params: GbdtParams,
+    columns: usize,
+    model: Option<String>,
+}
+
+impl From<Gbdt> for GbdtText {
+    fn from(g: Gbdt) -> Self {
+        Self {
+            model: g.booster.as_ref().and_then(|b| b.save_string().ok()),
+            params: g.params,
+            columns: g.columns,
+        }
+    }
+}
+
+impl TryFrom<GbdtText> for Gbdt {
+    type Error = String;
+    fn try_from(text: GbdtText) -> Result<Self, String> {
+        let booster = text
+            .model
+            .map(|m| Booster::from_string(&m).map_err(|e| format!("LightGBM model: {e}")))
+            .transpose()?;
+        Ok(Self {
+            params: text.params,
+            columns: text.columns,
+            booster,
+        })
+    }
+}
+
+impl Clone for Gbdt {
+    fn clone(&self) -> Self {
+        let booster = self
+            .booster
+            .as_ref()
+            .and_then(|b| b.save_string().ok())
+            .and_then(|m| Booster::from_string(&m).ok());
+        Self {
+            params: self.params.clone(),
+            columns: self.columns,
+            booster,
+        }
+    }
+}
+
+impl Gbdt {
+    /// An unfitted booster with `params`.
+    pub fn new(params: GbdtParams) -> Self {
+        Self {
+            params,
+            columns: 0,
+            booster: None,
+        }
+    }
+
+    /// Trees in the fitted booster (after early stopping).
+    pub fn trees(&self) -> usize {
+        self.booster
+            .as_ref()
+            .map_or(0, |b| b.num_iterations().max(0) as usize)
+    }
+
+    fn train(
+        &mut self,
+        features: &[f64],
+        columns: usize,
+        targets: &[f64],
+        objective: &str,
+        metric: &str,
+    ) -> Result<(), LearnerError> {
+        let rows = check(features, columns, targets)?;
+        let lightgbm = |e: lightgbm3::Error| LearnerError(format!("LightGBM: {e}"));
+        let labels: Vec<f32> = targets.iter().map(|&t| t as f32).collect();
+        let held_out = if self.params.early_stopping_rounds > 0 {
+            ((rows as f64 * self.params.validation_fraction) as usize).min(rows / 2)
+        } else {
+            0
+        };
+        let mut parameters = self.params.parameters(objective, metric);
+        let booster = if held_out >= 10 {
+            // Every `stride`-th row (from a seeded offset) is held out: deterministic,
+            // spread over the log's order.
+            let stride = rows / held_out;
+            let offset = (self.params.seed as usize) % stride;
+            let is_held = |r: usize| r % stride == offset && r / stride < held_out;
+            let (mut train_x, mut train_y, mut valid_x, mut valid_y) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            for r in 0..rows {
+                let row = &features[r * columns..(r + 1) * columns];
+                if is_held(r) {
+                    valid_x.extend_from_slice(row);
+                    valid_y.push(labels[r]);
+                } else {
+                    train_x.extend_from_slice(row);
+                    train_y.push(labels[r]);
+                }
+            }
+            let train =
+                Dataset::from_slice(&train_x, &train_y, columns as i32, true).map_err(lightgbm)?;
+            let valid = Dataset::from_slice_with_reference(
+                &valid_x,
+                &valid_y,
+                columns as i32,
+                true,
+                Some(&train),
+            )
+            .map_err(lightgbm)?;
+            Booster::train_with_valid(train, Some(valid), &parameters).map_err(lightgbm)?
+        } else {
+            parameters["early_stopping_rounds"] = json!(0);
+            let train =
+                Dataset::from_slice(features, &labels, columns as i32, true).map_err(lightgbm)?;
+            Booster::train(train, &parameters).map_err(lightgbm)?
+        };
+        self.columns = columns;
+        self.booster = Some(booster);
+        Ok(())
+    }
+
+    fn raw_predict(&self, features: &[f64]) -> Vec<f64> {
+        let Some(booster) = &self.booster else {
+            return vec![0.0; features.len() / self.columns.max(1)];
+        };
+        booster
+            .predict(features, self.columns as i32, true)
+            .expect("LightGBM prediction on a matrix of the fitted width")
+    }
+}
+
+impl Regressor for Gbdt {
+    fn fit(
+        &mut self,
+        features: &[f64],
+        columns: usize,
+        targets: &[f64],
+    ) -> Result<(), LearnerError> {
+        self.train(features, columns, targets, "regression", "l2")
+    }
+
+    fn predict(&self, features: &[f64]) -> Vec<f64> {
+        self.raw_predict(features)
+    }
+}
+
+impl Classifier for Gbdt {
+    fn fit(
+        &mut self,
+        features: &[f64],
+        columns: usize,
+        labels: &[f64],
+    ) -> Result<(), LearnerError> {
+        crate::learner::check_labels(labels)?;
+        self.train(features, columns, labels, "binary", "binary_logloss")
+    }
+
+    fn predict_probability(&self, features: &[f64]) -> Vec<f64> {
+        self.raw_predict(features)
+    }
+}

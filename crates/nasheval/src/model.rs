@@ -1,0 +1,643 @@
+//! NashEval end to end (Algorithm 1): cross-fitted nuisances, pseudo-outcomes, a
+//! payoff surface `Â(x)` and a policy `pi(x)`, as one saved, self-describing model.
+
+use serde::{Deserialize, Serialize};
+use verdict_feedback::ContextualLog;
+use verdict_game::{
+    budgeted_regularized_equilibrium, solve_batch, HardBudget, PayoffMatrix, Regularizer,
+};
+
+use crate::backbone::{Backbone, GbdtParams};
+use crate::crossfit::{cross_fit, CrossFit, CrossFitOptions, Nuisances};
+use crate::gap::{payoff_matrices, GapLoss};
+use crate::learner::LearnerError;
+use crate::network::{Network, NetworkOptions, TrainingReport};
+use crate::pairs::{AggregatorKind, PairMap};
+use crate::payoff::{plugin_pairs, pseudo_outcomes, PayoffRegression, PayoffSurface};
+use crate::selection::{held_out_risk, out_of_fold_regression, CandidateRisk};
+
+/// The model file's format name.
+pub const FORMAT: &str = "verdict-nasheval";
+/// The model file's version; files of other versions are refused.
+pub const VERSION: u32 = 1;
+
+/// Which payoff surface the policy is trained on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    /// Pseudo-outcomes of Eq. 42 from cross-fitted nuisances (NashEval-debiased).
+    Debiased,
+    /// The fold-averaged outcome models through the aggregators (Eq. 8).
+    Plugin,
+    /// Pseudo-outcomes from the true nuisances (Eq. 73; simulator only).
+    Oracle,
+    /// Debiased or plug-in, whichever has the lower cross-validated doubly-robust
+    /// risk ([`crate::selection`]).
+    Auto,
+}
+
+/// How a context's distribution over agents is produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PolicyKind {
+    /// The gap-loss MLP of Appendix I.2.
+    Network,
+    /// The regularized equilibrium of `Â(x)` solved per context (Appendix B.6).
+    Solver,
+}
+
+/// Everything a fit is told.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FitOptions {
+    /// Payoff surface variant.
+    pub variant: Variant,
+    /// Policy.
+    pub policy: PolicyKind,
+    /// `rho` of Eq. 74 (default 0.001).
+    pub rho: f64,
+    /// Per-agent costs of Eq. 20 (empty: none).
+    pub costs: Vec<f64>,
+    /// A hard budget `c^T pi <= limit` (solver policy only).
+    pub budget: Option<f64>,
+    /// Cross-fitting folds `K_CF`.
+    pub folds: usize,
+    /// Seed of folds, learners and network.
+    pub seed: u64,
+    /// Propensity floor (default 0.01).
+    pub propensity_floor: f64,
+    /// Backbone of the outcome models.
+    pub outcome_backbone: Backbone,
+    /// Backbone of the propensity models.
+    pub propensity_backbone: Backbone,
+    /// Backbone of the payoff regression.
+    pub payoff_backbone: Backbone,
+    /// Shared or per-pair payoff regression.
+    pub regression: PayoffRegression,
+    /// Aggregator of pairs held by several menus.
+    pub aggregator: AggregatorKind,
+    /// Network training settings.
+    pub network: NetworkOptions,
+}
+
+impl Default for FitOptions {
+    fn default() -> Self {
+        Self {
+            variant: Variant::Auto,
+            policy: PolicyKind::Network,
+            rho: 1e-3,
+            costs: Vec::new(),
+            budget: None,
+            folds: 5,
+            seed: 0,
+            propensity_floor: 0.01,
+            outcome_backbone: Backbone::Gbdt(GbdtParams::nuisance()),
+            propensity_backbone: Backbone::Gbdt(GbdtParams::nuisance()),
+            payoff_backbone: Backbone::Gbdt(GbdtParams::payoff()),
+            regression: PayoffRegression::Shared,
+            aggregator: AggregatorKind::Mean,
+            network: NetworkOptions::default(),
+        }
+    }
+}
+
+/// What the fit measured along the way.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FitSummary {
+    /// Training contexts.
+    pub contexts: usize,
+    /// Contexts per cross-fitting fold (empty for the oracle).
+    pub fold_sizes: Vec<usize>,
+    /// Out-of-fold propensities raised to the floor.
+    pub clipped_propensities: usize,
+    /// Out-of-fold mean squared error of the outcome models on observed verdicts.
+    pub outcome_loss: Option<f64>,
+    /// Out-of-fold log loss of the propensity models.
+    pub propensity_loss: Option<f64>,
+    /// The variant the surface was built with (the choice, for `auto`).
+    pub chosen: Option<Variant>,
+    /// Held-out doubly-robust risks of the candidates (`auto`).
+    pub candidates: Vec<CandidateRisk>,
+    /// Network training, when the policy is a network.
+    pub training: Option<TrainingReport>,
+    /// Mean gap `G_Omega(pi(X_i); Â(X_i))` of the policy on the training contexts.
+    pub final_gap: f64,
+}
+
+/// A stage of [`fit`], for progress reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Propensity and outcome models, fold by fold.
+    Nuisances,
+    /// Cross-validating the candidate surfaces (`auto`).
+    Selection,
+    /// The payoff regression.
+    Payoff,
+    /// Policy training (epochs) or solving (contexts).
+    Policy,
+}
+
+impl Stage {
+    /// A short label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Nuisances => "nuisances",
+            Self::Selection => "selection",
+            Self::Payoff => "payoff",
+            Self::Policy => "policy",
+        }
+    }
+}
+
+/// A fit that cannot be done.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct FitError(pub String);
+
+impl From<LearnerError> for FitError {
+    fn from(e: LearnerError) -> Self {
+        Self(e.0)
+    }
+}
+
+/// A fitted NashEval model: the schema it expects, how it was fitted, the payoff
+/// surface and the policy.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct NashEvalModel {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// [`VERSION`] when written.
+    pub version: u32,
+    /// Agent names, in the order of every output.
+    pub agents: Vec<String>,
+    /// Feature names the model expects, in order.
+    pub feature_names: Vec<String>,
+    /// How the caller turned context tables into features (opaque here; the
+    /// command line records its text featurizer and categorical settings).
+    pub featurizer: serde_json::Value,
+    /// Menu catalogue, as agent indices.
+    pub menus: Vec<Vec<usize>>,
+    /// The settings of the fit.
+    pub options: FitOptions,
+    /// Pairs, menus holding them and their aggregators.
+    pub pairs: PairMap,
+    /// `Â(x)`.
+    pub payoff: PayoffSurface,
+    /// The policy network (network policy).
+    pub network: Option<Network>,
+    /// What the fit measured.
+    pub summary: FitSummary,
+}
+
+fn check_options(log: &ContextualLog, options: &FitOptions) -> Result<(), FitError> {
+    let k = log.agents.len();
+    if k < 2 {
+        return Err(FitError(format!(
+            "the log has {k} agent; a game needs at least two"
+        )));
+    }
+    if !(options.rho.is_finite() && options.rho >= 0.0) {
+        return Err(FitError(format!(
+            "rho = {} must be a number >= 0",
+            options.rho
+        )));
+    }
+    if options.policy == PolicyKind::Network && options.rho <= 0.0 {
+        return Err(FitError(
+            "the network policy needs rho > 0 (a strongly convex regularizer); use --policy solver for rho = 0".into(),
+        ));
+    }
+    if !options.costs.is_empty() && options.costs.len() != k {
+        return Err(FitError(format!(
+            "{} costs for {k} agents; give one cost per agent",
+            options.costs.len()
+        )));
+    }
+    if options.costs.iter().any(|c| !c.is_finite()) {
+        return Err(FitError("costs must be finite numbers".into()));
+    }
+    if options.budget.is_some() && options.policy == PolicyKind::Network {
+        return Err(FitError(
+            "a hard budget is solved per context; use --policy solver with --budget".into(),
+        ));
+    }
+    if options.budget.is_some() && options.costs.is_empty() {
+        return Err(FitError("a budget needs agent costs".into()));
+    }
+    if !(options.propensity_floor > 0.0 && options.propensity_floor < 1.0) {
+        return Err(FitError(format!(
+            "propensity floor {} must be in (0, 1)",
+            options.propensity_floor
+        )));
+    }
+    if log.contexts.len() < 2 * options.folds.max(2) {
+        return Err(FitError(format!(
+            "{} contexts for {} folds; need at least two contexts per fold",
+            log.contexts.len(),
+            options.folds
+        )));
+    }
+    Ok(())
+}
+
+/// The part of a fit shared by every variant and policy on one log: the pairs and,
+/// unless the variant is the oracle, the cross-fitted nuisances and the
+/// pseudo-outcomes built from them.
+#[derive(Debug)]
+pub struct Prepared {
+    /// Pairs and aggregators of the log's catalogue.
+    pub pairs: PairMap,
+    /// Cross-fitted nuisances (all fold outcome models kept).
+    pub crossfit: Option<CrossFit>,
+    /// Out-of-fold pseudo-outcomes `Γ_i,jk`, `contexts × pairs`.
+    pub gamma: Vec<f64>,
+}
+
+/// Checks `options` and cross-fits the nuisances (Algorithm 1, lines 3–14).
+///
+/// # Errors
+/// [`FitError`] naming the setting or data at fault.
+pub fn prepare(
+    log: &ContextualLog,
+    options: &FitOptions,
+    progress: &dyn Fn(Stage, usize, usize),
+) -> Result<Prepared, FitError> {
+    check_options(log, options)?;
+    let pairs = PairMap::new(log.agents.len(), &log.menus, options.aggregator).map_err(FitError)?;
+    if options.variant == Variant::Oracle {
+        return Ok(Prepared {
+            pairs,
+            crossfit: None,
+            gamma: Vec::new(),
+        });
+    }
+    let crossfit = cross_fit(
+        log,
+        &pairs,
+        &CrossFitOptions {
+            folds: options.folds,
+            seed: options.seed,
+            propensity_floor: options.propensity_floor,
+            outcome: options.outcome_backbone.clone(),
+            propensity: options.propensity_backbone.clone(),
+            keep_outcome_models: options.variant != Variant::Debiased,
+        },
+        &|done, total| progress(Stage::Nuisances, done, total),
+    )?;
+    let gamma = pseudo_outcomes(log, &pairs, &crossfit.nuisances);
+    Ok(Prepared {
+        pairs,
+        crossfit: Some(crossfit),
+        gamma,
+    })
+}
+
+/// Fits NashEval on `log` (Algorithm 1). `truth` holds the true nuisances at the
+/// training contexts and is required by (only) the oracle variant.
+/// `progress(stage, done, total)` reports work as it goes.
+///
+/// # Errors
+/// [`FitError`] naming the setting or data at fault.
+pub fn fit(
+    log: &ContextualLog,
+    options: &FitOptions,
+    truth: Option<&Nuisances>,
+    featurizer: serde_json::Value,
+    progress: &dyn Fn(Stage, usize, usize),
+) -> Result<NashEvalModel, FitError> {
+    let prepared = prepare(log, options, progress)?;
+    fit_prepared(log, options, &prepared, truth, featurizer, progress)
+}
+
+/// The variant `auto` resolves to: the candidate with the lower held-out
+/// doubly-robust risk ([`crate::selection`]); ties go to the plug-in.
+fn choose(
+    log: &ContextualLog,
+    options: &FitOptions,
+    prepared: &Prepared,
+    crossfit: &CrossFit,
+    summary: &mut FitSummary,
+) -> Result<Variant, FitError> {
+    let pairs = &prepared.pairs;
+    let npairs = pairs.pairs.len();
+    let plugin = plugin_pairs(pairs, &crossfit.nuisances.outcome);
+    let debiased = out_of_fold_regression(
+        &log.features,
+        log.feature_names.len(),
+        pairs,
+        &prepared.gamma,
+        &crossfit.folds,
+        options.regression,
+        &options.payoff_backbone,
+    )?;
+    summary.candidates = vec![
+        held_out_risk("plugin", &prepared.gamma, &plugin, npairs),
+        held_out_risk("debiased", &prepared.gamma, &debiased, npairs),
+    ];
+    Ok(
+        if summary.candidates[0].risk <= summary.candidates[1].risk {
+            Variant::Plugin
+        } else {
+            Variant::Debiased
+        },
+    )
+}
+
+/// [`fit`] from a [`prepare`]d log: the payoff surface of `options.variant` and the
+/// policy (lines 15–19).
+///
+/// # Errors
+/// [`FitError`] naming the setting or data at fault.
+pub fn fit_prepared(
+    log: &ContextualLog,
+    options: &FitOptions,
+    prepared: &Prepared,
+    truth: Option<&Nuisances>,
+    featurizer: serde_json::Value,
+    progress: &dyn Fn(Stage, usize, usize),
+) -> Result<NashEvalModel, FitError> {
+    check_options(log, options)?;
+    let pairs = &prepared.pairs;
+    let (features, columns) = (&log.features, log.feature_names.len());
+    let mut summary = FitSummary {
+        contexts: log.contexts.len(),
+        ..FitSummary::default()
+    };
+    let regress = |gamma: &[f64]| {
+        progress(Stage::Payoff, 0, 1);
+        let surface = PayoffSurface::regress(
+            features,
+            columns,
+            pairs,
+            gamma,
+            options.regression,
+            &options.payoff_backbone,
+        );
+        progress(Stage::Payoff, 1, 1);
+        surface
+    };
+    let payoff = match (&prepared.crossfit, options.variant) {
+        (_, Variant::Oracle) => {
+            let truth = truth.ok_or_else(|| {
+                FitError("the oracle variant needs the simulator's truth (--truth DIR)".into())
+            })?;
+            let mut truth = truth.clone();
+            truth
+                .propensity
+                .iter_mut()
+                .for_each(|e| *e = e.max(options.propensity_floor));
+            summary.chosen = Some(Variant::Oracle);
+            regress(&pseudo_outcomes(log, pairs, &truth))?
+        }
+        (None, _) => {
+            return Err(FitError(
+                "the log was prepared for the oracle; prepare it again for this variant".into(),
+            ))
+        }
+        (Some(crossfit), variant) => {
+            summary.fold_sizes = crossfit.fold_sizes.clone();
+            summary.clipped_propensities = crossfit.clipped;
+            summary.outcome_loss = Some(crossfit.outcome_loss);
+            summary.propensity_loss = Some(crossfit.propensity_loss);
+            let chosen = if variant == Variant::Auto {
+                progress(Stage::Selection, 0, 1);
+                let chosen = choose(log, options, prepared, crossfit, &mut summary)?;
+                progress(Stage::Selection, 1, 1);
+                chosen
+            } else {
+                variant
+            };
+            summary.chosen = Some(chosen);
+            if chosen == Variant::Plugin {
+                if crossfit.outcome_models.is_empty() {
+                    return Err(FitError(
+                        "the plug-in needs the fold outcome models; prepare with a variant other than debiased".into(),
+                    ));
+                }
+                PayoffSurface::PlugIn {
+                    models: crossfit.outcome_models.clone(),
+                }
+            } else {
+                regress(&prepared.gamma)?
+            }
+        }
+    };
+    let mut model = NashEvalModel {
+        format: FORMAT.into(),
+        version: VERSION,
+        agents: log.agents.clone(),
+        feature_names: log.feature_names.clone(),
+        featurizer,
+        menus: log.menus.clone(),
+        options: options.clone(),
+        pairs: pairs.clone(),
+        payoff,
+        network: None,
+        summary,
+    };
+    let games = payoff_matrices(&model.payoffs(features), model.agents.len());
+    if options.policy == PolicyKind::Network {
+        model.train_network(features, &games, progress);
+    }
+    let (policies, certificates) = model.policy_from(features, &games)?;
+    model.summary.final_gap = match certificates {
+        // The solver's own certificate (the budgeted gap when a budget applies).
+        Some(gaps) => gaps.iter().sum::<f64>() / gaps.len().max(1) as f64,
+        None => model.loss().mean(&games, &policies),
+    };
+    Ok(model)
+}
+
+impl NashEvalModel {
+    /// Trains the policy network on the surface's games at the training contexts
+    /// `features` (one game each) and makes it the model's policy.
+    pub fn train_network(
+        &mut self,
+        features: &[f64],
+        games: &[PayoffMatrix],
+        progress: &dyn Fn(Stage, usize, usize),
+    ) {
+        let options = NetworkOptions {
+            seed: self.options.seed,
+            ..self.options.network.clone()
+        };
+        let (network, report) = Network::train(
+            features,
+            self.feature_names.len(),
+            games,
+            &self.loss(),
+            &options,
+            &|done, total| progress(Stage::Policy, done, total),
+        );
+        self.network = Some(network);
+        self.options.policy = PolicyKind::Network;
+        self.summary.training = Some(report);
+    }
+
+    /// The gap loss of the fit's regularizer.
+    pub fn loss(&self) -> GapLoss {
+        GapLoss {
+            regularizer: self.regularizer(),
+        }
+    }
+
+    /// The fit's regularizer `Omega`: `rho` and, without a hard budget, the costs as
+    /// prices (with a budget the costs constrain the simplex instead, Eq. 54–55).
+    pub fn regularizer(&self) -> Regularizer {
+        Regularizer {
+            rho: self.options.rho,
+            costs: if self.options.budget.is_some() {
+                Vec::new()
+            } else {
+                self.options.costs.clone()
+            },
+        }
+    }
+
+    /// `Â(x)` for every row of `features` (`contexts × K × K`).
+    pub fn payoffs(&self, features: &[f64]) -> Vec<f64> {
+        self.payoff
+            .matrices(features, self.feature_names.len(), &self.pairs)
+    }
+
+    /// `pi(x)` for every row of `features` (`contexts × K`).
+    ///
+    /// # Errors
+    /// [`FitError`] when the solver fails on a context (naming it).
+    pub fn policy(&self, features: &[f64]) -> Result<Vec<f64>, FitError> {
+        let games = payoff_matrices(&self.payoffs(features), self.agents.len());
+        Ok(self.policy_from(features, &games)?.0)
+    }
+
+    /// Policies at `features` given their payoff games; for the solver also each
+    /// equilibrium's certified gap.
+    fn policy_from(
+        &self,
+        features: &[f64],
+        games: &[PayoffMatrix],
+    ) -> Result<(Vec<f64>, Option<Vec<f64>>), FitError> {
+        if let Some(network) = &self.network {
+            return Ok((network.predict(features), None));
+        }
+        let regularizer = self.regularizer();
+        let solved: Vec<_> = match self.options.budget {
+            Some(limit) => {
+                let budget = HardBudget {
+                    costs: self.options.costs.clone(),
+                    limit,
+                };
+                games
+                    .iter()
+                    .map(|g| budgeted_regularized_equilibrium(g, self.options.rho, &budget))
+                    .collect()
+            }
+            None => solve_batch(games, &regularizer),
+        };
+        let mut out = Vec::with_capacity(games.len() * self.agents.len());
+        let mut gaps = Vec::with_capacity(games.len());
+        for (i, lottery) in solved.into_iter().enumerate() {
+            let lottery =
+                lottery.map_err(|e| FitError(format!("equilibrium of context {i}: {e}")))?;
+            out.extend(lottery.probabilities);
+            gaps.push(lottery.gap);
+        }
+        Ok((out, Some(gaps)))
+    }
+
+    /// Checks a loaded model's format and version.
+    ///
+    /// # Errors
+    /// [`FitError`] saying what the file is and what was expected.
+    pub fn check_format(&self) -> Result<(), FitError> {
+        if self.format != FORMAT {
+            return Err(FitError(format!(
+                "not a NashEval model (format {:?}, expected {FORMAT:?})",
+                self.format
+            )));
+        }
+        if self.version != VERSION {
+            return Err(FitError(format!(
+                "model file version {} is not supported (this build reads version {VERSION}); refit the model",
+                self.version
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Features of new contexts in a model's schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlignedFeatures {
+    /// `contexts × features`, in the model's feature order.
+    pub features: Vec<f64>,
+    /// One-hot columns of categories the model never saw (dropped: the model treats
+    /// such a context as having none of its known categories).
+    pub unseen_categories: Vec<String>,
+}
+
+impl NashEvalModel {
+    /// Rearranges `features` (named `names`) into the model's feature order. A
+    /// one-hot category column (`column=value`) the new table lacks is all zeros; one
+    /// the model never saw is dropped and listed.
+    ///
+    /// # Errors
+    /// [`FitError`] when a feature the model needs is missing, or a numeric feature
+    /// the model was not fitted with is present: a different feature schema.
+    pub fn align_features(
+        &self,
+        names: &[String],
+        features: &[f64],
+    ) -> Result<AlignedFeatures, FitError> {
+        let category_of = |name: &str| name.split_once('=').map(|(c, _)| c.to_string());
+        let known_columns: std::collections::HashSet<String> = self
+            .feature_names
+            .iter()
+            .filter_map(|n| category_of(n))
+            .collect();
+        let given: std::collections::HashMap<&str, usize> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), i))
+            .collect();
+        let mut unseen_categories = Vec::new();
+        for name in names {
+            if self.feature_names.contains(name) {
+                continue;
+            }
+            match category_of(name) {
+                Some(column) if known_columns.contains(&column) => {
+                    unseen_categories.push(name.clone())
+                }
+                _ => {
+                    return Err(FitError(format!(
+                        "the contexts have feature {name:?}, which the model was not fitted with \
+                         (model features: {}); use contexts with the training schema or refit",
+                        self.feature_names.join(", ")
+                    )))
+                }
+            }
+        }
+        let mut sources = Vec::with_capacity(self.feature_names.len());
+        for name in &self.feature_names {
+            match given.get(name.as_str()) {
+                Some(&i) => sources.push(Some(i)),
+                None if category_of(name).is_some() => sources.push(None),
+                None => {
+                    return Err(FitError(format!(
+                        "the contexts lack feature {name:?}, which the model was fitted with; \
+                         use contexts with the training schema or refit"
+                    )))
+                }
+            }
+        }
+        let width = names.len().max(1);
+        let rows = features.len() / width;
+        let mut out = Vec::with_capacity(rows * sources.len());
+        for row in features.chunks(width).take(rows) {
+            out.extend(sources.iter().map(|s| s.map_or(0.0, |i| row[i])));
+        }
+        Ok(AlignedFeatures {
+            features: out,
+            unseen_categories,
+        })
+    }
+}

@@ -1,0 +1,455 @@
+//! The equilibrium predictor `pi_theta(x)` of NashEval Appendix I.2: a multilayer
+//! perceptron with two hidden ReLU layers and a K-way softmax, trained by minimizing
+//! the empirical gap loss (Eq. 17) with its Danskin gradient (Eq. 33) by Adam with
+//! weight decay, mini-batches and early stopping on held-out contexts (Table 14).
+//!
+//! Written by hand over `nalgebra` rather than with `candle`: the net is tiny
+//! (5-64-64-5), the loss gradient is not an autodiff graph (Danskin: no derivative
+//! through the best response) so autodiff buys nothing, and a step here costs a few
+//! hundred microseconds on a 256-row batch where candle spends tens of milliseconds
+//! per step on allocation (BENCHMARKS.md) — and it spares the build a tensor stack.
+
+use nalgebra::{DMatrix, DVector};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Normal};
+use serde::{Deserialize, Serialize};
+use verdict_game::PayoffMatrix;
+
+use crate::gap::{GapLoss, GapScratch};
+use crate::learner::Scaling;
+
+/// Training settings (one point of NashEval Table 14's grid).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NetworkOptions {
+    /// Width of both hidden layers.
+    pub hidden: usize,
+    /// Adam step size.
+    pub learning_rate: f64,
+    /// L2 weight decay added to the gradient (as PyTorch's Adam does).
+    pub weight_decay: f64,
+    /// Contexts per mini-batch.
+    pub batch_size: usize,
+    /// Maximum training epochs.
+    pub max_epochs: usize,
+    /// Epochs without a better held-out gap before stopping.
+    pub patience: usize,
+    /// Epochs without a better held-out gap before the step size is halved (the gap
+    /// is piecewise linear for small `rho`: a constant step only circles the kink).
+    pub plateau: usize,
+    /// Share of contexts held out for early stopping; 0 monitors the training
+    /// contexts themselves.
+    pub validation_fraction: f64,
+    /// Seed of the initialization, split and batch order.
+    pub seed: u64,
+}
+
+impl Default for NetworkOptions {
+    fn default() -> Self {
+        Self {
+            hidden: 64,
+            learning_rate: 1e-3,
+            weight_decay: 1e-5,
+            batch_size: 256,
+            max_epochs: 500,
+            patience: 30,
+            plateau: 10,
+            validation_fraction: 0.1,
+            seed: 0,
+        }
+    }
+}
+
+/// How training went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrainingReport {
+    /// Epochs run.
+    pub epochs: usize,
+    /// Epoch whose weights were kept (best held-out gap).
+    pub best_epoch: usize,
+    /// Mean gap on the held-out contexts at the kept weights.
+    pub validation_gap: f64,
+    /// Mean gap on the training contexts at the kept weights.
+    pub training_gap: f64,
+}
+
+/// A fitted network: input standardization and three dense layers, `W` stored
+/// `inputs × outputs` row-major.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Network {
+    scaling: Scaling,
+    layers: Vec<Dense>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Dense {
+    inputs: usize,
+    outputs: usize,
+    weights: Vec<f64>,
+    bias: Vec<f64>,
+}
+
+/// Parameters as matrices while training.
+#[derive(Clone)]
+struct Params {
+    w: Vec<DMatrix<f64>>,
+    b: Vec<DVector<f64>>,
+}
+
+impl Params {
+    fn zeros_like(other: &Self) -> Self {
+        Self {
+            w: other.w.iter().map(|m| m.map(|_| 0.0)).collect(),
+            b: other.b.iter().map(|v| v.map(|_| 0.0)).collect(),
+        }
+    }
+
+    /// He-initialized weights, zero biases.
+    fn init(sizes: &[usize], rng: &mut ChaCha8Rng) -> Self {
+        let mut w = Vec::new();
+        let mut b = Vec::new();
+        for pair in sizes.windows(2) {
+            let normal = Normal::new(0.0, (2.0 / pair[0] as f64).sqrt()).expect("positive sd");
+            w.push(DMatrix::from_fn(pair[0], pair[1], |_, _| {
+                normal.sample(rng)
+            }));
+            b.push(DVector::zeros(pair[1]));
+        }
+        Self { w, b }
+    }
+
+    /// Activations of every layer for a batch `x` (`rows × inputs`); the last is the
+    /// softmax output.
+    fn forward(&self, x: &DMatrix<f64>) -> Vec<DMatrix<f64>> {
+        let mut outputs = Vec::with_capacity(self.w.len());
+        let mut current = x.clone();
+        for (layer, (w, b)) in self.w.iter().zip(&self.b).enumerate() {
+            let mut z = &current * w;
+            for mut row in z.row_iter_mut() {
+                row += b.transpose();
+            }
+            if layer + 1 < self.w.len() {
+                z.apply(|v| *v = v.max(0.0));
+            } else {
+                softmax_rows(&mut z);
+            }
+            outputs.push(z.clone());
+            current = z;
+        }
+        outputs
+    }
+
+    /// Gradients of the batch loss given its input, the activations and the
+    /// gradient with respect to the output logits.
+    fn backward(&self, x: &DMatrix<f64>, acts: &[DMatrix<f64>], mut delta: DMatrix<f64>) -> Self {
+        let layers = self.w.len();
+        let mut grad = Self::zeros_like(self);
+        for layer in (0..layers).rev() {
+            let input = if layer == 0 { x } else { &acts[layer - 1] };
+            grad.w[layer] = input.transpose() * &delta;
+            grad.b[layer] = delta.row_sum().transpose();
+            if layer > 0 {
+                let mut back = &delta * self.w[layer].transpose();
+                back.zip_apply(&acts[layer - 1], |d, a| {
+                    if a <= 0.0 {
+                        *d = 0.0;
+                    }
+                });
+                delta = back;
+            }
+        }
+        grad
+    }
+}
+
+fn softmax_rows(z: &mut DMatrix<f64>) {
+    for mut row in z.row_iter_mut() {
+        let max = row.max();
+        row.apply(|v| *v = (*v - max).exp());
+        let total = row.sum();
+        row /= total;
+    }
+}
+
+/// Adam (Kingma & Ba) with L2 weight decay in the gradient.
+struct Adam {
+    m: Params,
+    v: Params,
+    step: i32,
+    rate: f64,
+    decay: f64,
+}
+
+impl Adam {
+    fn update(&mut self, params: &mut Params, grad: &Params) {
+        const B1: f64 = 0.9;
+        const B2: f64 = 0.999;
+        const EPS: f64 = 1e-8;
+        self.step += 1;
+        let c1 = 1.0 - B1.powi(self.step);
+        let c2 = 1.0 - B2.powi(self.step);
+        let (rate, decay) = (self.rate, self.decay);
+        let apply = |theta: &mut [f64], g: &[f64], m: &mut [f64], v: &mut [f64]| {
+            for (((t, &g), m), v) in theta.iter_mut().zip(g).zip(m).zip(v) {
+                let g = g + decay * *t;
+                *m = B1 * *m + (1.0 - B1) * g;
+                *v = B2 * *v + (1.0 - B2) * g * g;
+                *t -= rate * (*m / c1) / ((*v / c2).sqrt() + EPS);
+            }
+        };
+        for l in 0..params.w.len() {
+            apply(
+                params.w[l].as_mut_slice(),
+                grad.w[l].as_slice(),
+                self.m.w[l].as_mut_slice(),
+                self.v.w[l].as_mut_slice(),
+            );
+            apply(
+                params.b[l].as_mut_slice(),
+                grad.b[l].as_slice(),
+                self.m.b[l].as_mut_slice(),
+                self.v.b[l].as_mut_slice(),
+            );
+        }
+    }
+}
+
+impl Network {
+    /// Trains on `features` (`contexts × columns`) against the payoff matrices
+    /// `games` (one per context) under `loss`.
+    ///
+    /// # Panics
+    /// When `games` and `features` disagree in length, or there are fewer than two
+    /// contexts (the caller checks).
+    pub fn train(
+        features: &[f64],
+        columns: usize,
+        games: &[PayoffMatrix],
+        loss: &GapLoss,
+        options: &NetworkOptions,
+        progress: &dyn Fn(usize, usize),
+    ) -> (Self, TrainingReport) {
+        let n = games.len();
+        assert!(
+            n >= 2 && features.len() == n * columns,
+            "one game per context"
+        );
+        let agents = games[0].agents();
+        let scaling = Scaling::fit(features, columns);
+        let x_all = scaling.standardized(features);
+        let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+        let mut order: Vec<usize> = (0..n).collect();
+        order.shuffle(&mut rng);
+        let (valid, mut train) = if options.validation_fraction > 0.0 {
+            let held = ((n as f64 * options.validation_fraction).round() as usize).clamp(1, n - 1);
+            let (valid, train) = order.split_at(held);
+            (valid.to_vec(), train.to_vec())
+        } else {
+            (order.clone(), order)
+        };
+        let sizes = [columns, options.hidden, options.hidden, agents];
+        let mut params = Params::init(&sizes, &mut rng);
+        let mut adam = Adam {
+            m: Params::zeros_like(&params),
+            v: Params::zeros_like(&params),
+            step: 0,
+            rate: options.learning_rate,
+            decay: options.weight_decay,
+        };
+        let mut scratch = GapScratch::default();
+        let mean_gap = |params: &Params, rows: &[usize], scratch: &mut GapScratch| {
+            let x = x_all.select_rows(rows);
+            let pi = params.forward(&x).pop().expect("an output layer");
+            let total: f64 = rows
+                .iter()
+                .enumerate()
+                .map(|(r, &i)| {
+                    let p: Vec<f64> = pi.row(r).iter().copied().collect();
+                    loss.value(&games[i], &p, scratch)
+                })
+                .sum();
+            total / rows.len() as f64
+        };
+        let mut best = (mean_gap(&params, &valid, &mut scratch), 0, params.clone());
+        let mut epochs = 0;
+        let mut since_halving = 0;
+        let mut logit_gradient = vec![0.0; agents];
+        let mut probabilities = vec![0.0; agents];
+        for epoch in 1..=options.max_epochs {
+            epochs = epoch;
+            train.shuffle(&mut rng);
+            for batch in train.chunks(options.batch_size.max(1)) {
+                let x = x_all.select_rows(batch);
+                let acts = params.forward(&x);
+                let pi = acts.last().expect("an output layer");
+                let mut delta = DMatrix::zeros(batch.len(), agents);
+                for (r, &i) in batch.iter().enumerate() {
+                    for (p, v) in probabilities.iter_mut().zip(pi.row(r).iter()) {
+                        *p = *v;
+                    }
+                    loss.softmax_gradient(
+                        &games[i],
+                        &probabilities,
+                        &mut scratch,
+                        &mut logit_gradient,
+                    );
+                    for (c, g) in logit_gradient.iter().enumerate() {
+                        delta[(r, c)] = g / batch.len() as f64;
+                    }
+                }
+                let grad = params.backward(&x, &acts, delta);
+                adam.update(&mut params, &grad);
+            }
+            let gap = mean_gap(&params, &valid, &mut scratch);
+            if gap < best.0 {
+                best = (gap, epoch, params.clone());
+                since_halving = 0;
+            } else {
+                since_halving += 1;
+                if since_halving >= options.plateau.max(1) {
+                    adam.rate *= 0.5;
+                    since_halving = 0;
+                }
+            }
+            progress(epoch, options.max_epochs);
+            if epoch - best.1 >= options.patience {
+                break;
+            }
+        }
+        let (validation_gap, best_epoch, params) = best;
+        let training_gap = mean_gap(&params, &train, &mut scratch);
+        let network = Self {
+            scaling,
+            layers: params
+                .w
+                .iter()
+                .zip(&params.b)
+                .map(|(w, b)| Dense {
+                    inputs: w.nrows(),
+                    outputs: w.ncols(),
+                    weights: w.transpose().as_slice().to_vec(),
+                    bias: b.as_slice().to_vec(),
+                })
+                .collect(),
+        };
+        let report = TrainingReport {
+            epochs,
+            best_epoch,
+            validation_gap,
+            training_gap,
+        };
+        (network, report)
+    }
+
+    /// `pi_theta(x)` for every row of `features`, `contexts × K`.
+    pub fn predict(&self, features: &[f64]) -> Vec<f64> {
+        let x = self.scaling.standardized(features);
+        let n = x.nrows();
+        let params = Params {
+            w: self
+                .layers
+                .iter()
+                .map(|d| DMatrix::from_row_slice(d.inputs, d.outputs, &d.weights))
+                .collect(),
+            b: self
+                .layers
+                .iter()
+                .map(|d| DVector::from_column_slice(&d.bias))
+                .collect(),
+        };
+        let pi = params.forward(&x).pop().expect("an output layer");
+        (0..n)
+            .flat_map(|r| pi.row(r).iter().copied().collect::<Vec<_>>())
+            .collect()
+    }
+
+    /// Number of input features.
+    pub fn inputs(&self) -> usize {
+        self.scaling.mean.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use verdict_game::Regularizer;
+
+    /// Backpropagation of the batch gap loss against central finite differences of
+    /// every weight and bias of a small network.
+    #[test]
+    fn backpropagation_matches_finite_differences() {
+        let rows = [
+            vec![0.0, 0.6, -0.2],
+            vec![-0.6, 0.0, 0.9],
+            vec![0.2, -0.9, 0.0],
+        ];
+        let games = [
+            PayoffMatrix::new(&rows).unwrap(),
+            PayoffMatrix::new(&[
+                vec![0.0, -0.3, 0.5],
+                vec![0.3, 0.0, -0.4],
+                vec![-0.5, 0.4, 0.0],
+            ])
+            .unwrap(),
+        ];
+        let loss = GapLoss {
+            regularizer: Regularizer {
+                rho: 0.4,
+                costs: vec![0.0, 0.05, 0.0],
+            },
+        };
+        let x = DMatrix::from_row_slice(2, 2, &[0.3, -1.2, 0.8, 0.5]);
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let params = Params::init(&[2, 4, 4, 3], &mut rng);
+        let mut scratch = GapScratch::default();
+        let batch_loss = |p: &Params, scratch: &mut GapScratch| {
+            let pi = p.forward(&x).pop().unwrap();
+            (0..2)
+                .map(|r| {
+                    let row: Vec<f64> = pi.row(r).iter().copied().collect();
+                    loss.value(&games[r], &row, scratch)
+                })
+                .sum::<f64>()
+                / 2.0
+        };
+        let acts = params.forward(&x);
+        let mut delta = DMatrix::zeros(2, 3);
+        for r in 0..2 {
+            let pi: Vec<f64> = acts[2].row(r).iter().copied().collect();
+            let mut g = vec![0.0; 3];
+            loss.softmax_gradient(&games[r], &pi, &mut scratch, &mut g);
+            for c in 0..3 {
+                delta[(r, c)] = g[c] / 2.0;
+            }
+        }
+        let grad = params.backward(&x, &acts, delta);
+        let h = 1e-6;
+        for layer in 0..3 {
+            for i in 0..params.w[layer].len() {
+                let (mut up, mut down) = (params.clone(), params.clone());
+                up.w[layer].as_mut_slice()[i] += h;
+                down.w[layer].as_mut_slice()[i] -= h;
+                let numeric =
+                    (batch_loss(&up, &mut scratch) - batch_loss(&down, &mut scratch)) / (2.0 * h);
+                let analytic = grad.w[layer].as_slice()[i];
+                assert!(
+                    (numeric - analytic).abs() < 1e-6,
+                    "w{layer}[{i}]: {numeric} vs {analytic}"
+                );
+            }
+            for i in 0..params.b[layer].len() {
+                let (mut up, mut down) = (params.clone(), params.clone());
+                up.b[layer][i] += h;
+                down.b[layer][i] -= h;
+                let numeric =
+                    (batch_loss(&up, &mut scratch) - batch_loss(&down, &mut scratch)) / (2.0 * h);
+                let analytic = grad.b[layer][i];
+                assert!(
+                    (numeric - analytic).abs() < 1e-6,
+                    "b{layer}[{i}]: {numeric} vs {analytic}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! Payoff surfaces `Â(x)` (NashEval Algorithm 1, lines 9–17): the out-of-fold
+//! pseudo-outcomes `Γ_i,jk` of Eq. 42 regressed on the context — one shared regressor
+//! on `(x, j, k)` or one regressor per pair (Section 5.2) — or the plug-in of Eq. 8
+//! from the fold-averaged outcome models. Every surface is clipped to `[-1, 1]`,
+//! antisymmetric with a zero diagonal.
+
+use serde::{Deserialize, Serialize};
+use verdict_feedback::ContextualLog;
+
+use crate::backbone::{Backbone, Model};
+use crate::crossfit::{Nuisances, Observed};
+use crate::learner::LearnerError;
+use crate::pairs::PairMap;
+use crate::{plugin_payoff, pseudo_outcome, MenuObservation};
+
+/// The menus of pair `p` at context `i`, as Eq. 42 sees them.
+fn observations(
+    log: &ContextualLog,
+    observed: &Observed,
+    pairs: &PairMap,
+    nuisances: &Nuisances,
+    i: usize,
+    p: usize,
+) -> Vec<MenuObservation> {
+    let menus = log.menus.len();
+    pairs.holders[p]
+        .iter()
+        .map(|h| MenuObservation {
+            outcome: nuisances.outcome[i * pairs.outcomes + h.outcome],
+            propensity: nuisances.propensity[i * menus + h.menu],
+            verdict: observed.verdict(log, i, h.menu, h.first, h.second),
+        })
+        .collect()
+}
+
+/// `Γ_i,jk` (Eq. 42) for every training context and pair `j < k`, `contexts × pairs`
+/// row-major, from nuisances at the training contexts (out-of-fold for the debiased
+/// variant, the truth for the oracle of Eq. 73).
+pub fn pseudo_outcomes(log: &ContextualLog, pairs: &PairMap, nuisances: &Nuisances) -> Vec<f64> {
+    let observed = Observed::new(log);
+    (0..log.contexts.len())
+        .flat_map(|i| {
+            let observed = &observed;
+            (0..pairs.pairs.len()).map(move |p| {
+                pseudo_outcome(
+                    &pairs.aggregators[p],
+                    &observations(log, observed, pairs, nuisances, i, p),
+                )
+            })
+        })
+        .collect()
+}
+
+/// The plug-in payoffs `f_jk((μ^m_jk(x))_m)` (Eq. 8) of pair values, `contexts × pairs`,
+/// from outcome predictions `contexts × outcomes`.
+pub fn plugin_pairs(pairs: &PairMap, outcome: &[f64]) -> Vec<f64> {
+    outcome
+        .chunks(pairs.outcomes)
+        .flat_map(|row| {
+            (0..pairs.pairs.len()).map(move |p| {
+                let menus: Vec<MenuObservation> = pairs.holders[p]
+                    .iter()
+                    .map(|h| MenuObservation {
+                        outcome: row[h.outcome],
+                        propensity: 1.0,
+                        verdict: None,
+                    })
+                    .collect();
+                plugin_payoff(&pairs.aggregators[p], &menus)
+            })
+        })
+        .collect()
+}
+
+/// How pseudo-outcomes are regressed on the context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PayoffRegression {
+    /// One regressor on `(x, j, k)` with `j`, `k` (and the pair) one-hot (Algorithm 1).
+    Shared,
+    /// One regressor per pair on `x` (Section 5.2).
+    PerPair,
+}
+
+/// A learned payoff surface.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum PayoffSurface {
+    /// Pseudo-outcomes regressed on the context (debiased and oracle variants).
+    Regressed {
+        /// Shared or per pair.
+        regression: PayoffRegression,
+        /// One model (shared) or one per pair.
+        models: Vec<Model>,
+    },
+    /// The plug-in of Eq. 8 from every fold's outcome models (`[fold][outcome]`),
+    /// averaged over folds.
+    PlugIn {
+        /// `[fold][outcome]` outcome models.
+        models: Vec<Vec<Model>>,
+    },
+}
+
+/// The shared regressor's design: `x`, then one-hot `j` (K columns), one-hot `k`
+/// (K columns) and one-hot pair (K(K-1)/2 columns), one row per (context, pair).
+/// One-hot columns stand in for LightGBM's categorical features, which its Rust
+/// binding cannot declare; with a handful of agents they let a tree isolate any
+/// agent or pair in one split.
+pub fn shared_design(features: &[f64], columns: usize, pairs: &PairMap) -> (Vec<f64>, usize) {
+    let k = pairs.agents;
+    let width = columns + 2 * k + pairs.pairs.len();
+    let mut out = Vec::with_capacity(features.len() / columns.max(1) * pairs.pairs.len() * width);
+    for x in features.chunks(columns) {
+        for (p, &(a, b)) in pairs.pairs.iter().enumerate() {
+            out.extend_from_slice(x);
+            out.extend((0..k).map(|j| f64::from(u8::from(j == a))));
+            out.extend((0..k).map(|j| f64::from(u8::from(j == b))));
+            out.extend((0..pairs.pairs.len()).map(|q| f64::from(u8::from(q == p))));
+        }
+    }
+    (out, width)
+}
+
+impl PayoffSurface {
+    /// Regresses `targets` (`contexts × pairs`, e.g. [`pseudo_outcomes`]) on
+    /// `features` (`contexts × columns`).
+    ///
+    /// # Errors
+    /// [`LearnerError`] from the backbone, naming the pair for per-pair models.
+    pub fn regress(
+        features: &[f64],
+        columns: usize,
+        pairs: &PairMap,
+        targets: &[f64],
+        regression: PayoffRegression,
+        backbone: &Backbone,
+    ) -> Result<Self, LearnerError> {
+        let npairs = pairs.pairs.len();
+        let models = match regression {
+            PayoffRegression::Shared => {
+                let (design, width) = shared_design(features, columns, pairs);
+                let mut model = backbone.regressor();
+                model.fit(&design, width, targets)?;
+                vec![model]
+            }
+            PayoffRegression::PerPair => (0..npairs)
+                .map(|p| {
+                    let column: Vec<f64> =
+                        targets.iter().skip(p).step_by(npairs).copied().collect();
+                    let mut model = backbone.regressor();
+                    model.fit(features, columns, &column).map_err(|e| {
+                        let (a, b) = pairs.pairs[p];
+                        LearnerError(format!("payoff of agents {a} and {b}: {e}"))
+                    })?;
+                    Ok(model)
+                })
+                .collect::<Result<_, LearnerError>>()?,
+        };
+        Ok(Self::Regressed { regression, models })
+    }
+
+    /// Unclipped pair values `contexts × pairs` at `features`.
+    pub fn pair_values(&self, features: &[f64], columns: usize, pairs: &PairMap) -> Vec<f64> {
+        let n = features.len() / columns;
+        let npairs = pairs.pairs.len();
+        match self {
+            Self::Regressed {
+                regression: PayoffRegression::Shared,
+                models,
+            } => {
+                let (design, _) = shared_design(features, columns, pairs);
+                models[0].predict(&design)
+            }
+            Self::Regressed { models, .. } => {
+                let mut out = vec![0.0; n * npairs];
+                for (p, model) in models.iter().enumerate() {
+                    for (i, v) in model.predict(features).into_iter().enumerate() {
+                        out[i * npairs + p] = v;
+                    }
+                }
+                out
+            }
+            Self::PlugIn { models } => {
+                let mut outcome = vec![0.0; n * pairs.outcomes];
+                for fold in models {
+                    for (o, model) in fold.iter().enumerate() {
+                        for (i, v) in model.predict(features).into_iter().enumerate() {
+                            outcome[i * pairs.outcomes + o] += v / models.len() as f64;
+                        }
+                    }
+                }
+                plugin_pairs(pairs, &outcome)
+            }
+        }
+    }
+
+    /// `Â(x)` at every row of `features`: `contexts × K × K`, clipped, antisymmetric,
+    /// zero diagonal.
+    pub fn matrices(&self, features: &[f64], columns: usize, pairs: &PairMap) -> Vec<f64> {
+        matrices_from_pairs(&self.pair_values(features, columns, pairs), pairs)
+    }
+}
+
+/// `contexts × K × K` payoff matrices from `contexts × pairs` values.
+pub fn matrices_from_pairs(values: &[f64], pairs: &PairMap) -> Vec<f64> {
+    let k = pairs.agents;
+    let mut out = vec![0.0; values.len() / pairs.pairs.len().max(1) * k * k];
+    for (row, matrix) in values.chunks(pairs.pairs.len()).zip(out.chunks_mut(k * k)) {
+        pairs.matrix_into(row, matrix);
+    }
+    out
+}
