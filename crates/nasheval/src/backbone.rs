@@ -8,6 +8,9 @@
 //! text).
 
 use lightgbm3::{Booster, Dataset};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -278,11 +281,13 @@ impl Gbdt {
         };
         let mut parameters = self.params.parameters(objective, metric);
         let booster = if held_out >= 10 {
-            // Every `stride`-th row (from a seeded offset) is held out: deterministic,
-            // spread over the log's order.
-            let stride = rows / held_out;
-            let offset = (self.params.seed as usize) % stride;
-            let is_held = |r: usize| r % stride == offset && r / stride < held_out;
+            // A seeded random share of rows is held out (rows often come grouped,
+            // e.g. by pair in the payoff regression: no stride is safe).
+            let mut order: Vec<usize> = (0..rows).collect();
+            order.shuffle(&mut ChaCha8Rng::seed_from_u64(self.params.seed ^ 0x5EED_0F_E5));
+            let mut held = vec![false; rows];
+            order[..held_out].iter().for_each(|&r| held[r] = true);
+            let is_held = |r: usize| held[r];
             let (mut train_x, mut train_y, mut valid_x, mut valid_y) =
                 (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             for r in 0..rows {
