@@ -621,6 +621,21 @@ pub enum BenchCommand {
     /// oracle, debiased, plug-in and auto surfaces under the solver and network
     /// policies (NashEval Section 5), seed by seed; resumable.
     Nasheval(BenchNashEvalArgs),
+    /// Time `verdict predict`: loading a model, reading contexts, and the policy at
+    /// every context (median of runs).
+    Predict(BenchPredictArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BenchPredictArgs {
+    /// A model written by `verdict fit`.
+    pub model: PathBuf,
+    /// Contexts to predict at.
+    #[arg(long, value_name = "FILE")]
+    pub contexts: PathBuf,
+    /// Timed repetitions.
+    #[arg(long, default_value_t = 10)]
+    pub runs: usize,
 }
 
 #[derive(Debug, Clone, Args)]

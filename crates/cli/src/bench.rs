@@ -19,6 +19,7 @@ pub fn run(command: BenchCommand, quiet: bool) -> anyhow::Result<()> {
         BenchCommand::Lottery(args) => lottery(&args),
         BenchCommand::Judges(args) => crate::judges::bench(&args),
         BenchCommand::Nasheval(args) => crate::bench_nasheval::run(&args),
+        BenchCommand::Predict(args) => crate::bench_nasheval::predict(&args),
     }
 }
 

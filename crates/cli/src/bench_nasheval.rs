@@ -17,7 +17,9 @@ use verdict::nasheval::{
     fit_prepared, payoff_matrices, prepare, FitOptions, PayoffRegression, PolicyKind, Variant,
 };
 
-use crate::args::{BenchNashEvalArgs, PolicyArg, SimulateArgs, SimulatedFeedback};
+use crate::args::{
+    BenchNashEvalArgs, BenchPredictArgs, PolicyArg, SimulateArgs, SimulatedFeedback,
+};
 use crate::evaluate::score;
 use crate::fit::backbone_options;
 use crate::truth::SimulatorTruth;
@@ -206,5 +208,41 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// Median seconds of `runs` calls of `f` (at least one), with the last result.
+fn median_seconds<T>(
+    runs: usize,
+    mut f: impl FnMut() -> anyhow::Result<T>,
+) -> anyhow::Result<(f64, T)> {
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..runs.max(1) {
+        let started = Instant::now();
+        last = Some(f()?);
+        times.push(started.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    Ok((times[times.len() / 2], last.expect("at least one run")))
+}
+
+/// `verdict bench predict`: load, read and predict, timed separately.
+pub fn predict(args: &BenchPredictArgs) -> anyhow::Result<()> {
+    let (load, model) = median_seconds(args.runs, || crate::fit::load_model(&args.model))?;
+    let (read, (table, features)) = median_seconds(args.runs, || {
+        crate::predict::model_features(&model, &args.contexts)
+    })?;
+    let (policy, policies) = median_seconds(args.runs, || Ok(model.policy(&features)?))?;
+    println!(
+        "{} contexts, {:?} policy: load {:.1} ms, read contexts {:.1} ms, predict {:.1} ms (median of {} runs; {} probabilities)",
+        table.ids.len(),
+        model.options.policy,
+        load * 1e3,
+        read * 1e3,
+        policy * 1e3,
+        args.runs.max(1),
+        policies.len()
+    );
     Ok(())
 }

@@ -284,7 +284,9 @@ impl Gbdt {
             // A seeded random share of rows is held out (rows often come grouped,
             // e.g. by pair in the payoff regression: no stride is safe).
             let mut order: Vec<usize> = (0..rows).collect();
-            order.shuffle(&mut ChaCha8Rng::seed_from_u64(self.params.seed ^ 0x5EED_0F_E5));
+            order.shuffle(&mut ChaCha8Rng::seed_from_u64(
+                self.params.seed ^ 0x5EED_0F_E5,
+            ));
             let mut held = vec![false; rows];
             order[..held_out].iter().for_each(|&r| held[r] = true);
             let is_held = |r: usize| held[r];

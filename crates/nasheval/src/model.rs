@@ -504,6 +504,10 @@ impl NashEvalModel {
     /// # Errors
     /// [`FitError`] when the solver fails on a context (naming it).
     pub fn policy(&self, features: &[f64]) -> Result<Vec<f64>, FitError> {
+        if let Some(network) = &self.network {
+            // The network needs no payoff surface at inference.
+            return Ok(network.predict(features));
+        }
         let games = payoff_matrices(&self.payoffs(features), self.agents.len());
         Ok(self.policy_from(features, &games)?.0)
     }
