@@ -285,7 +285,7 @@ impl Gbdt {
             // e.g. by pair in the payoff regression: no stride is safe).
             let mut order: Vec<usize> = (0..rows).collect();
             order.shuffle(&mut ChaCha8Rng::seed_from_u64(
-                self.params.seed ^ 0x5EED_0F_E5,
+                self.params.seed ^ 0x5EED_0FE5,
             ));
             let mut held = vec![false; rows];
             order[..held_out].iter().for_each(|&r| held[r] = true);
