@@ -205,6 +205,10 @@ pub struct FitArgs {
     /// Propensities below this are raised to it (the count is reported).
     #[arg(long, default_value_t = 0.01)]
     pub propensity_floor: f64,
+    /// Choose the boosted trees' hyperparameters by three-fold grid search over the
+    /// paper's Tables 12–13 (trees by early stopping); slow: minutes per model kind.
+    #[arg(long)]
+    pub tune: bool,
     /// Width of the network's two hidden layers.
     #[arg(long, default_value_t = 64)]
     pub hidden: usize,

@@ -9,9 +9,10 @@ use indicatif::ProgressBar;
 
 use verdict::feedback::ContextualLog;
 use verdict::io::{read_costs, write_atomic, IoError, Source};
+use verdict::nasheval::tune::{tune_nuisances, tune_payoff, Tuned};
 use verdict::nasheval::{
-    fit, AggregatorKind, Backbone, FitOptions, GbdtParams, NashEvalModel, NetworkOptions,
-    PayoffRegression, PolicyKind, Stage, Variant,
+    fit_prepared, prepare, AggregatorKind, Backbone, FitOptions, GbdtParams, NashEvalModel,
+    NetworkOptions, PayoffRegression, PolicyKind, Stage, Variant,
 };
 
 use crate::args::{BackboneArg, FitArgs, OutputFormat, PolicyArg, RegressionArg, VariantArg};
@@ -43,7 +44,28 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
         }
     };
     let started = std::time::Instant::now();
-    let model = fit(&log, &options, truth.as_ref(), featurizer, &progress)?;
+    let mut options = options;
+    if args.tune {
+        let searches = tune_nuisances(&log, &mut options, &|done, total| {
+            progress(Stage::Tuning, done, total);
+        })?;
+        report_tuning(&searches);
+    }
+    let prepared = prepare(&log, &options, &progress)?;
+    if args.tune {
+        let search = tune_payoff(&log, &mut options, &prepared, &|done, total| {
+            progress(Stage::Tuning, done, total);
+        })?;
+        report_tuning(search.as_slice());
+    }
+    let model = fit_prepared(
+        &log,
+        &options,
+        &prepared,
+        truth.as_ref(),
+        featurizer,
+        &progress,
+    )?;
     drop(bars);
     if model.summary.clipped_propensities > 0 {
         eprintln!(
@@ -69,6 +91,22 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+fn report_tuning(searches: &[Tuned]) {
+    for t in searches {
+        eprintln!(
+            "tuned over {} grid points: learning rate {}, {} leaves, depth {}, {} rows per leaf, L2 {}, feature fraction {} (3-fold loss {:.5})",
+            t.points,
+            t.params.learning_rate,
+            t.params.num_leaves,
+            t.params.max_depth,
+            t.params.min_data_in_leaf,
+            t.params.lambda_l2,
+            t.params.feature_fraction,
+            t.loss
+        );
+    }
 }
 
 fn backbone(arg: BackboneArg, mut gbdt: GbdtParams, seed: u64) -> Backbone {

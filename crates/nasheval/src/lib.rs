@@ -24,6 +24,7 @@ pub mod pairs;
 pub mod payoff;
 mod pseudo;
 pub mod selection;
+pub mod tune;
 
 pub use aggregator::{Aggregator, AggregatorError};
 pub use backbone::{Backbone, GbdtParams, Model};

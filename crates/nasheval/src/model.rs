@@ -126,6 +126,8 @@ pub struct FitSummary {
 /// A stage of [`fit`], for progress reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
+    /// Hyperparameter search (`--tune`).
+    Tuning,
     /// Propensity and outcome models, fold by fold.
     Nuisances,
     /// Cross-validating the candidate surfaces (`auto`).
@@ -140,6 +142,7 @@ impl Stage {
     /// A short label.
     pub fn label(self) -> &'static str {
         match self {
+            Self::Tuning => "tuning",
             Self::Nuisances => "nuisances",
             Self::Selection => "selection",
             Self::Payoff => "payoff",

@@ -117,3 +117,37 @@ fn folds_are_balanced_seeded_and_checked() {
     assert!(context_folds(10, 1, 0).is_err());
     assert!(context_folds(3, 5, 0).is_err());
 }
+
+/// The grids are the paper's (Table 12: 2·3·2·4·3·3 = 432 points; Table 13:
+/// 3·3·2·3·3·3 = 486), and the three-fold search prefers a booster that can fit a
+/// step function over one whose leaves are too large to split the data at all.
+#[test]
+fn grid_search_uses_the_paper_grids_and_picks_the_better_point() {
+    use verdict_nasheval::tune::{grid_search, nuisance_grid, payoff_grid, Objective};
+    assert_eq!(nuisance_grid(0).len(), 432);
+    assert_eq!(payoff_grid(0).len(), 486);
+    let rows = 600;
+    let features: Vec<f64> = (0..rows).map(|i| i as f64 / rows as f64).collect();
+    let targets: Vec<f64> = features
+        .iter()
+        .map(|&x| if x < 0.5 { -1.0 } else { 1.0 })
+        .collect();
+    let mut able = nuisance_grid(1)[0].clone();
+    able.min_data_in_leaf = 30;
+    able.learning_rate = 0.1;
+    let mut unable = able.clone();
+    unable.min_data_in_leaf = 10_000;
+    let tuned = grid_search(
+        &features,
+        1,
+        &targets,
+        Objective::SquaredError,
+        &[unable, able.clone()],
+        1,
+        &|_, _| {},
+    )
+    .unwrap();
+    assert_eq!(tuned.params, able);
+    assert!(tuned.loss < 0.05, "held-out loss {}", tuned.loss);
+    assert_eq!(tuned.points, 2);
+}

@@ -1,0 +1,279 @@
+//! Hyperparameter search for the boosted trees (NashEval Appendix I.2): a grid over
+//! the search spaces of Tables 12 (nuisances) and 13 (payoff regressor), each point
+//! scored by three-fold cross-validation, the number of trees chosen by early
+//! stopping with at most 1,000 trees. These tuning folds are distinct from the
+//! cross-fitting folds.
+//!
+//! The grids have 432 and 486 points, so each search fits about 1,300 boosters; it
+//! runs on a seeded subsample of at most [`TUNING_ROWS`] rows and tunes one
+//! representative problem per nuisance kind (the first menu's propensity and its
+//! first pair's outcome), whose winner every model of that kind then uses.
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::backbone::{GbdtParams, Model};
+use crate::crossfit::gather;
+use crate::learner::LearnerError;
+
+/// Rows a search uses at most.
+pub const TUNING_ROWS: usize = 4000;
+
+/// Which loss a search minimizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Objective {
+    /// Squared error (outcome and payoff regressions).
+    SquaredError,
+    /// Binary log loss (propensities).
+    LogLoss,
+}
+
+/// The outcome of one search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tuned {
+    /// The best grid point (with `num_trees` the cap of 1,000).
+    pub params: GbdtParams,
+    /// Its mean held-out loss over the three folds.
+    pub loss: f64,
+    /// Grid points tried.
+    pub points: usize,
+}
+
+fn grid(
+    learning_rates: &[f64],
+    leaves: &[u32],
+    depths: &[i32],
+    min_leaf: &[u32],
+    seed: u64,
+) -> Vec<GbdtParams> {
+    let mut out = Vec::new();
+    for &learning_rate in learning_rates {
+        for &num_leaves in leaves {
+            for &max_depth in depths {
+                for &min_data_in_leaf in min_leaf {
+                    for lambda_l2 in [0.0, 0.1, 1.0] {
+                        for feature_fraction in [0.6, 0.8, 1.0] {
+                            out.push(GbdtParams {
+                                learning_rate,
+                                num_leaves,
+                                max_depth,
+                                min_data_in_leaf,
+                                lambda_l2,
+                                feature_fraction,
+                                num_trees: 1000,
+                                early_stopping_rounds: 20,
+                                validation_fraction: 0.1,
+                                seed,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Table 12: the nuisance models' search space (432 points).
+pub fn nuisance_grid(seed: u64) -> Vec<GbdtParams> {
+    grid(
+        &[0.01, 0.1],
+        &[7, 15, 31],
+        &[7, 10],
+        &[30, 50, 100, 200],
+        seed,
+    )
+}
+
+/// Table 13: the payoff regressor's search space (486 points).
+pub fn payoff_grid(seed: u64) -> Vec<GbdtParams> {
+    grid(
+        &[0.02, 0.05, 0.1],
+        &[15, 31, 62],
+        &[10, 15],
+        &[50, 100, 200],
+        seed,
+    )
+}
+
+fn loss(objective: Objective, predicted: &[f64], targets: &[f64]) -> f64 {
+    let total: f64 = predicted
+        .iter()
+        .zip(targets)
+        .map(|(&p, &y)| match objective {
+            Objective::SquaredError => (p - y).powi(2),
+            Objective::LogLoss => {
+                let p = p.clamp(1e-12, 1.0 - 1e-12);
+                -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
+            }
+        })
+        .sum();
+    total / targets.len().max(1) as f64
+}
+
+/// Three-fold cross-validated grid search on `features` (`rows × columns`) and
+/// `targets`; `progress(done, total)` after each grid point.
+///
+/// # Errors
+/// [`LearnerError`] for an empty grid, fewer than 30 rows, or a booster failure.
+pub fn grid_search(
+    features: &[f64],
+    columns: usize,
+    targets: &[f64],
+    objective: Objective,
+    grid: &[GbdtParams],
+    seed: u64,
+    progress: &dyn Fn(usize, usize),
+) -> Result<Tuned, LearnerError> {
+    let rows = targets.len();
+    if grid.is_empty() || rows < 30 {
+        return Err(LearnerError(format!(
+            "a grid search needs grid points and at least 30 rows; got {} points, {rows} rows",
+            grid.len()
+        )));
+    }
+    let mut order: Vec<usize> = (0..rows).collect();
+    order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed ^ 0x7E7E));
+    order.truncate(TUNING_ROWS);
+    // Tuning fold of the row at rank r of the shuffled order: r mod 3.
+    let folds: Vec<(Vec<usize>, Vec<usize>)> = (0..3)
+        .map(|f| {
+            let in_fold = |rank: &usize| rank % 3 == f;
+            let held = (0..order.len()).filter(in_fold).map(|r| order[r]).collect();
+            let train = (0..order.len())
+                .filter(|r| !in_fold(r))
+                .map(|r| order[r])
+                .collect();
+            (held, train)
+        })
+        .collect();
+    let mut best: Option<(f64, &GbdtParams)> = None;
+    for (point, params) in grid.iter().enumerate() {
+        let mut total = 0.0;
+        for (held, train) in &folds {
+            let mut model = match objective {
+                Objective::SquaredError => crate::Backbone::Gbdt(params.clone()).regressor(),
+                Objective::LogLoss => crate::Backbone::Gbdt(params.clone()).classifier(),
+            };
+            let train_targets: Vec<f64> = train.iter().map(|&r| targets[r]).collect();
+            Model::fit(
+                &mut model,
+                &gather(features, columns, train),
+                columns,
+                &train_targets,
+            )?;
+            let held_targets: Vec<f64> = held.iter().map(|&r| targets[r]).collect();
+            total += loss(
+                objective,
+                &model.predict(&gather(features, columns, held)),
+                &held_targets,
+            ) / 3.0;
+        }
+        if best.is_none_or(|(b, _)| total < b) {
+            best = Some((total, params));
+        }
+        progress(point + 1, grid.len());
+    }
+    let (loss, params) = best.expect("a non-empty grid");
+    Ok(Tuned {
+        params: params.clone(),
+        loss,
+        points: grid.len(),
+    })
+}
+
+/// Tunes the LightGBM propensity and outcome backbones of `options` in place on
+/// `log` (the first menu's propensity and its first pair's outcome on the contexts
+/// that observed it); linear backbones are left alone. Returns the searches run.
+///
+/// # Errors
+/// [`LearnerError`] from the search.
+pub fn tune_nuisances(
+    log: &verdict_feedback::ContextualLog,
+    options: &mut crate::FitOptions,
+    progress: &dyn Fn(usize, usize),
+) -> Result<Vec<Tuned>, LearnerError> {
+    let observed = crate::Observed::new(log);
+    let columns = log.feature_names.len();
+    let n = log.contexts.len();
+    let mut searches = Vec::new();
+    if matches!(options.propensity_backbone, crate::Backbone::Gbdt(_)) {
+        let labels: Vec<f64> = (0..n)
+            .map(|i| f64::from(u8::from(observed.selected(i, 0))))
+            .collect();
+        let tuned = grid_search(
+            &log.features,
+            columns,
+            &labels,
+            Objective::LogLoss,
+            &nuisance_grid(options.seed),
+            options.seed,
+            progress,
+        )?;
+        options.propensity_backbone = crate::Backbone::Gbdt(tuned.params.clone());
+        searches.push(tuned);
+    }
+    if matches!(options.outcome_backbone, crate::Backbone::Gbdt(_)) {
+        let chosen: Vec<usize> = (0..n).filter(|&i| observed.selected(i, 0)).collect();
+        let targets: Vec<f64> = chosen
+            .iter()
+            .map(|&i| observed.verdict(log, i, 0, 0, 1).unwrap_or(0.0))
+            .collect();
+        let tuned = grid_search(
+            &gather(&log.features, columns, &chosen),
+            columns,
+            &targets,
+            Objective::SquaredError,
+            &nuisance_grid(options.seed),
+            options.seed,
+            progress,
+        )?;
+        options.outcome_backbone = crate::Backbone::Gbdt(tuned.params.clone());
+        searches.push(tuned);
+    }
+    Ok(searches)
+}
+
+/// Tunes a LightGBM payoff backbone in place on the prepared pseudo-outcomes (the
+/// shared design, or the first pair for per-pair regression). Nothing to tune for
+/// the oracle (no cross-fitted pseudo-outcomes) or a linear backbone.
+///
+/// # Errors
+/// [`LearnerError`] from the search.
+pub fn tune_payoff(
+    log: &verdict_feedback::ContextualLog,
+    options: &mut crate::FitOptions,
+    prepared: &crate::Prepared,
+    progress: &dyn Fn(usize, usize),
+) -> Result<Option<Tuned>, LearnerError> {
+    if prepared.gamma.is_empty() || !matches!(options.payoff_backbone, crate::Backbone::Gbdt(_)) {
+        return Ok(None);
+    }
+    let columns = log.feature_names.len();
+    let npairs = prepared.pairs.pairs.len();
+    let (features, width, targets) = match options.regression {
+        crate::PayoffRegression::Shared => {
+            let (design, width) =
+                crate::payoff::shared_design(&log.features, columns, &prepared.pairs);
+            (design, width, prepared.gamma.clone())
+        }
+        crate::PayoffRegression::PerPair => (
+            log.features.clone(),
+            columns,
+            prepared.gamma.iter().step_by(npairs).copied().collect(),
+        ),
+    };
+    let tuned = grid_search(
+        &features,
+        width,
+        &targets,
+        Objective::SquaredError,
+        &payoff_grid(options.seed),
+        options.seed,
+        progress,
+    )?;
+    options.payoff_backbone = crate::Backbone::Gbdt(tuned.params.clone());
+    Ok(Some(tuned))
+}
