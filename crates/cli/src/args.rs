@@ -628,6 +628,23 @@ pub enum BenchCommand {
     /// Time `verdict predict`: loading a model, reading contexts, and the policy at
     /// every context (median of runs).
     Predict(BenchPredictArgs),
+    /// Time one full-batch forward and backward pass of the policy network (5-64-64-5
+    /// by default) on the gap loss, as the choice of a hand-written network against
+    /// candle was made.
+    Network(BenchNetworkArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BenchNetworkArgs {
+    /// Contexts in the batch.
+    #[arg(long, default_value_t = 20_000)]
+    pub contexts: usize,
+    /// Hidden width.
+    #[arg(long, default_value_t = 64)]
+    pub hidden: usize,
+    /// Timed steps.
+    #[arg(long, default_value_t = 50)]
+    pub steps: usize,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -20,6 +20,7 @@ pub fn run(command: BenchCommand, quiet: bool) -> anyhow::Result<()> {
         BenchCommand::Judges(args) => crate::judges::bench(&args),
         BenchCommand::Nasheval(args) => crate::bench_nasheval::run(&args),
         BenchCommand::Predict(args) => crate::bench_nasheval::predict(&args),
+        BenchCommand::Network(args) => crate::bench_nasheval::network(&args),
     }
 }
 

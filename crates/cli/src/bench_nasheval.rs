@@ -18,7 +18,8 @@ use verdict::nasheval::{
 };
 
 use crate::args::{
-    BenchNashEvalArgs, BenchPredictArgs, PolicyArg, SimulateArgs, SimulatedFeedback,
+    BenchNashEvalArgs, BenchNetworkArgs, BenchPredictArgs, PolicyArg, SimulateArgs,
+    SimulatedFeedback,
 };
 use crate::evaluate::score;
 use crate::fit::backbone_options;
@@ -243,6 +244,56 @@ pub fn predict(args: &BenchPredictArgs) -> anyhow::Result<()> {
         policy * 1e3,
         args.runs.max(1),
         policies.len()
+    );
+    Ok(())
+}
+
+/// `verdict bench network`: full-batch training steps on random games (each epoch is
+/// one forward and backward pass over every context, then one forward pass to
+/// monitor the gap), timed per step.
+pub fn network(args: &BenchNetworkArgs) -> anyhow::Result<()> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let agents = 5;
+    let features: Vec<f64> = (0..args.contexts * 5)
+        .map(|_| rng.random_range(0.0..1.0))
+        .collect();
+    let payoffs: Vec<f64> = (0..args.contexts)
+        .flat_map(|_| {
+            let mut a = vec![0.0; agents * agents];
+            for j in 0..agents {
+                for k in j + 1..agents {
+                    let v: f64 = rng.random_range(-1.0..1.0);
+                    a[j * agents + k] = v;
+                    a[k * agents + j] = -v;
+                }
+            }
+            a
+        })
+        .collect();
+    let games = payoff_matrices(&payoffs, agents);
+    let loss = verdict::nasheval::GapLoss {
+        regularizer: verdict::game::Regularizer {
+            rho: 1e-3,
+            costs: Vec::new(),
+        },
+    };
+    let options = verdict::nasheval::NetworkOptions {
+        hidden: args.hidden,
+        batch_size: args.contexts,
+        max_epochs: args.steps.max(1),
+        patience: usize::MAX,
+        validation_fraction: 0.0,
+        ..verdict::nasheval::NetworkOptions::default()
+    };
+    let started = Instant::now();
+    verdict::nasheval::Network::train(&features, 5, &games, &loss, &options, &|_, _| {});
+    let per_step = started.elapsed().as_secs_f64() / options.max_epochs as f64;
+    println!(
+        "{} contexts, 5-{h}-{h}-{agents} network: {:.1} ms per training step (forward, Danskin gap gradient, backward, Adam, and the monitoring forward pass)",
+        args.contexts,
+        per_step * 1e3,
+        h = args.hidden
     );
     Ok(())
 }

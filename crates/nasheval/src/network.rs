@@ -122,20 +122,19 @@ impl Params {
     /// Activations of every layer for a batch `x` (`rows × inputs`); the last is the
     /// softmax output.
     fn forward(&self, x: &DMatrix<f64>) -> Vec<DMatrix<f64>> {
-        let mut outputs = Vec::with_capacity(self.w.len());
-        let mut current = x.clone();
+        let mut outputs: Vec<DMatrix<f64>> = Vec::with_capacity(self.w.len());
         for (layer, (w, b)) in self.w.iter().zip(&self.b).enumerate() {
-            let mut z = &current * w;
-            for mut row in z.row_iter_mut() {
-                row += b.transpose();
+            let mut z = outputs.last().unwrap_or(x) * w;
+            // Column-major: adding the bias column by column keeps to contiguous memory.
+            for (mut column, &bias) in z.column_iter_mut().zip(b.iter()) {
+                column.add_scalar_mut(bias);
             }
             if layer + 1 < self.w.len() {
                 z.apply(|v| *v = v.max(0.0));
             } else {
                 softmax_rows(&mut z);
             }
-            outputs.push(z.clone());
-            current = z;
+            outputs.push(z);
         }
         outputs
     }
@@ -147,7 +146,7 @@ impl Params {
         let mut grad = Self::zeros_like(self);
         for layer in (0..layers).rev() {
             let input = if layer == 0 { x } else { &acts[layer - 1] };
-            grad.w[layer] = input.transpose() * &delta;
+            grad.w[layer] = input.tr_mul(&delta);
             grad.b[layer] = delta.row_sum().transpose();
             if layer > 0 {
                 let mut back = &delta * self.w[layer].transpose();
@@ -164,11 +163,22 @@ impl Params {
 }
 
 fn softmax_rows(z: &mut DMatrix<f64>) {
-    for mut row in z.row_iter_mut() {
-        let max = row.max();
-        row.apply(|v| *v = (*v - max).exp());
-        let total = row.sum();
-        row /= total;
+    let (rows, columns) = z.shape();
+    let data = z.as_mut_slice();
+    // Column-major: entry (r, c) is data[c * rows + r].
+    for r in 0..rows {
+        let max = (0..columns)
+            .map(|c| data[c * rows + r])
+            .fold(f64::NEG_INFINITY, f64::max);
+        let mut total = 0.0;
+        for c in 0..columns {
+            let e = (data[c * rows + r] - max).exp();
+            data[c * rows + r] = e;
+            total += e;
+        }
+        for c in 0..columns {
+            data[c * rows + r] /= total;
+        }
     }
 }
 
@@ -261,11 +271,14 @@ impl Network {
         let mean_gap = |params: &Params, rows: &[usize], scratch: &mut GapScratch| {
             let x = x_all.select_rows(rows);
             let pi = params.forward(&x).pop().expect("an output layer");
+            let mut p = vec![0.0; pi.ncols()];
             let total: f64 = rows
                 .iter()
                 .enumerate()
                 .map(|(r, &i)| {
-                    let p: Vec<f64> = pi.row(r).iter().copied().collect();
+                    p.iter_mut()
+                        .zip(pi.row(r).iter())
+                        .for_each(|(p, v)| *p = *v);
                     loss.value(&games[i], &p, scratch)
                 })
                 .sum();
