@@ -26,14 +26,14 @@ use crate::fit::backbone_options;
 use crate::truth::SimulatorTruth;
 
 /// The configurations of one data set: variant and payoff regression.
-const CONFIGURATIONS: [(Variant, PayoffRegression); 7] = [
+/// (`auto` chooses its own regression; it is listed once, as shared.)
+const CONFIGURATIONS: [(Variant, PayoffRegression); 6] = [
     (Variant::Oracle, PayoffRegression::Shared),
     (Variant::Debiased, PayoffRegression::Shared),
     (Variant::Plugin, PayoffRegression::Shared),
     (Variant::Auto, PayoffRegression::Shared),
     (Variant::Oracle, PayoffRegression::PerPair),
     (Variant::Debiased, PayoffRegression::PerPair),
-    (Variant::Auto, PayoffRegression::PerPair),
 ];
 
 fn name(variant: Variant) -> &'static str {
@@ -86,10 +86,14 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
     for &seed in &args.seeds {
         for &voters in &args.voters {
             let key = |variant: Variant, regression: PayoffRegression, policy: PolicyArg| {
-                format!(
-                    "{setting}/s{seed}/v{voters}/{}/{}/{policy:?}",
-                    name(variant),
+                let regression = if variant == Variant::Auto {
+                    "selected"
+                } else {
                     regression_name(regression)
+                };
+                format!(
+                    "{setting}/s{seed}/v{voters}/{}/{regression}/{policy:?}",
+                    name(variant)
                 )
             };
             let pending = CONFIGURATIONS.iter().any(|&(v, r)| {
@@ -144,6 +148,12 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
             let prepared = prepare(&log, &base, &|_, _, _| {})?;
             let prepare_seconds = started.elapsed().as_secs_f64();
             for &(variant, regression) in &CONFIGURATIONS {
+                let todo = args.policies.iter().any(|&p| {
+                    scored(p, regression) && !done.contains(&key(variant, regression, p))
+                });
+                if !todo {
+                    continue;
+                }
                 let options = FitOptions {
                     variant,
                     regression,
@@ -181,9 +191,10 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
                         "seed": seed,
                         "voters": voters,
                         "variant": name(variant),
-                        "regression": regression_name(regression),
+                        "regression": if variant == Variant::Auto { "selected" } else { regression_name(regression) },
                         "policy": format!("{policy:?}").to_lowercase(),
                         "chosen": model.summary.chosen.map(name),
+                        "chosen_regression": model.summary.chosen_regression.map(regression_name),
                         "candidates": model.summary.candidates,
                         "exploitability": score.exploitability,
                         "support_f1": score.support_f1,
@@ -201,7 +212,10 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
                         format!("{policy:?}").to_lowercase(),
                         score.exploitability,
                         score.support_f1,
-                        model.summary.chosen.filter(|_| variant == Variant::Auto).map_or(String::new(), |c| format!(" (chose {})", name(c)))
+                        match (variant, model.summary.chosen, model.summary.chosen_regression) {
+                            (Variant::Auto, Some(c), Some(r)) => format!(" (chose {} {})", name(c), regression_name(r)),
+                            _ => String::new(),
+                        }
                     );
                     model.network = None;
                     model.options.policy = PolicyKind::Solver;

@@ -278,7 +278,11 @@ fn summary_table(model: &NashEvalModel, out: &Path, seconds: f64) -> String {
         );
     }
     if let Some(chosen) = s.chosen {
-        let _ = writeln!(text, "payoff surface        {chosen:?}");
+        let regression = match (chosen, s.chosen_regression) {
+            (verdict::nasheval::Variant::Plugin, _) | (_, None) => String::new(),
+            (_, Some(r)) => format!(" ({r:?} payoff regression)"),
+        };
+        let _ = writeln!(text, "payoff surface        {chosen:?}{regression}");
     }
     if let Some(t) = &s.training {
         let _ = writeln!(

@@ -104,7 +104,16 @@ fn fit_predict_evaluate_round_trip() {
         s["fold_sizes"],
         serde_json::json!([400, 400, 400, 400, 400])
     );
-    assert_eq!(s["candidates"].as_array().unwrap().len(), 2);
+    let candidates: Vec<&str> = s["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        candidates,
+        ["plugin", "debiased-shared", "debiased-per-pair"]
+    );
     assert!(["plugin", "debiased"].contains(&s["chosen"].as_str().unwrap()));
     let evaluate = |model: &str| -> Value {
         serde_json::from_str(&succeed(&[

@@ -10,7 +10,7 @@ use verdict_game::{
 use crate::backbone::{Backbone, GbdtParams};
 use crate::crossfit::{cross_fit, CrossFit, CrossFitOptions, Nuisances};
 use crate::gap::{payoff_matrices, GapLoss};
-use crate::learner::LearnerError;
+use crate::learner::{context_folds, LearnerError};
 use crate::network::{Network, NetworkOptions, TrainingReport};
 use crate::pairs::{AggregatorKind, PairMap};
 use crate::payoff::{plugin_pairs, pseudo_outcomes, PayoffRegression, PayoffSurface};
@@ -31,8 +31,8 @@ pub enum Variant {
     Plugin,
     /// Pseudo-outcomes from the true nuisances (Eq. 73; simulator only).
     Oracle,
-    /// Debiased or plug-in, whichever has the lower cross-validated doubly-robust
-    /// risk ([`crate::selection`]).
+    /// Plug-in, or debiased with a shared or per-pair payoff regression, whichever
+    /// has the lowest cross-validated doubly-robust risk ([`crate::selection`]).
     Auto,
 }
 
@@ -115,6 +115,8 @@ pub struct FitSummary {
     pub propensity_loss: Option<f64>,
     /// The variant the surface was built with (the choice, for `auto`).
     pub chosen: Option<Variant>,
+    /// The payoff regression of the surface (the choice, for `auto`).
+    pub chosen_regression: Option<PayoffRegression>,
     /// Held-out doubly-robust risks of the candidates (`auto`).
     pub candidates: Vec<CandidateRisk>,
     /// Network training, when the policy is a network.
@@ -311,38 +313,55 @@ pub fn fit(
     fit_prepared(log, options, &prepared, truth, featurizer, progress)
 }
 
-/// The variant `auto` resolves to: the candidate with the lower held-out
-/// doubly-robust risk ([`crate::selection`]); ties go to the plug-in.
+/// Folds of the selection's cross-validation (three, by context, seeded apart from
+/// the cross-fitting folds).
+const SELECTION_FOLDS: usize = 3;
+
+/// What `auto` resolves to: among the plug-in surface and the debiased surface with
+/// a shared or a per-pair payoff regression, the one with the lowest held-out
+/// doubly-robust risk ([`crate::selection`]); ties go to the plug-in, then to the
+/// shared regression.
 fn choose(
     log: &ContextualLog,
     options: &FitOptions,
     prepared: &Prepared,
     crossfit: &CrossFit,
     summary: &mut FitSummary,
-) -> Result<Variant, FitError> {
+) -> Result<(Variant, PayoffRegression), FitError> {
     let pairs = &prepared.pairs;
     let npairs = pairs.pairs.len();
-    let plugin = plugin_pairs(pairs, &crossfit.nuisances.outcome);
-    let debiased = out_of_fold_regression(
-        &log.features,
-        log.feature_names.len(),
-        pairs,
-        &prepared.gamma,
-        &crossfit.folds,
-        options.regression,
-        &options.payoff_backbone,
+    let folds = context_folds(
+        log.contexts.len(),
+        SELECTION_FOLDS,
+        options.seed ^ 0x5E1E_C7ED,
     )?;
-    summary.candidates = vec![
-        held_out_risk("plugin", &prepared.gamma, &plugin, npairs),
-        held_out_risk("debiased", &prepared.gamma, &debiased, npairs),
-    ];
-    Ok(
-        if summary.candidates[0].risk <= summary.candidates[1].risk {
-            Variant::Plugin
-        } else {
-            Variant::Debiased
-        },
-    )
+    let plugin = plugin_pairs(pairs, &crossfit.nuisances.outcome);
+    summary.candidates = vec![held_out_risk("plugin", &prepared.gamma, &plugin, npairs)];
+    let mut best = (
+        summary.candidates[0].risk,
+        Variant::Plugin,
+        options.regression,
+    );
+    for (name, regression) in [
+        ("debiased-shared", PayoffRegression::Shared),
+        ("debiased-per-pair", PayoffRegression::PerPair),
+    ] {
+        let predicted = out_of_fold_regression(
+            &log.features,
+            log.feature_names.len(),
+            pairs,
+            &prepared.gamma,
+            &folds,
+            regression,
+            &options.payoff_backbone,
+        )?;
+        let risk = held_out_risk(name, &prepared.gamma, &predicted, npairs);
+        if risk.risk < best.0 {
+            best = (risk.risk, Variant::Debiased, regression);
+        }
+        summary.candidates.push(risk);
+    }
+    Ok((best.1, best.2))
 }
 
 /// [`fit`] from a [`prepare`]d log: the payoff surface of `options.variant` and the
@@ -365,14 +384,14 @@ pub fn fit_prepared(
         contexts: log.contexts.len(),
         ..FitSummary::default()
     };
-    let regress = |gamma: &[f64]| {
+    let regress = |gamma: &[f64], regression: PayoffRegression| {
         progress(Stage::Payoff, 0, 1);
         let surface = PayoffSurface::regress(
             features,
             columns,
             pairs,
             gamma,
-            options.regression,
+            regression,
             &options.payoff_backbone,
         );
         progress(Stage::Payoff, 1, 1);
@@ -389,7 +408,8 @@ pub fn fit_prepared(
                 .iter_mut()
                 .for_each(|e| *e = e.max(options.propensity_floor));
             summary.chosen = Some(Variant::Oracle);
-            regress(&pseudo_outcomes(log, pairs, &truth))?
+            summary.chosen_regression = Some(options.regression);
+            regress(&pseudo_outcomes(log, pairs, &truth), options.regression)?
         }
         (None, _) => {
             return Err(FitError(
@@ -401,15 +421,16 @@ pub fn fit_prepared(
             summary.clipped_propensities = crossfit.clipped;
             summary.outcome_loss = Some(crossfit.outcome_loss);
             summary.propensity_loss = Some(crossfit.propensity_loss);
-            let chosen = if variant == Variant::Auto {
+            let (chosen, regression) = if variant == Variant::Auto {
                 progress(Stage::Selection, 0, 1);
                 let chosen = choose(log, options, prepared, crossfit, &mut summary)?;
                 progress(Stage::Selection, 1, 1);
                 chosen
             } else {
-                variant
+                (variant, options.regression)
             };
             summary.chosen = Some(chosen);
+            summary.chosen_regression = Some(regression);
             if chosen == Variant::Plugin {
                 if crossfit.outcome_models.is_empty() {
                     return Err(FitError(
@@ -420,7 +441,7 @@ pub fn fit_prepared(
                     models: crossfit.outcome_models.clone(),
                 }
             } else {
-                regress(&prepared.gamma)?
+                regress(&prepared.gamma, regression)?
             }
         }
     };
