@@ -2,20 +2,22 @@
 //! model file round-trips, predictions agree across formats, evaluation reports the
 //! documented JSON, and bad settings or a different feature schema fail clearly.
 
+use std::ffi::OsStr;
+use std::fmt::Debug;
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 use verdict::game::{exploitability, PayoffMatrix};
 
-fn verdict(args: &[&str]) -> Output {
+fn verdict<S: AsRef<OsStr>>(args: &[S]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_verdict"))
         .args(args)
         .output()
         .expect("the verdict binary runs")
 }
 
-fn succeed(args: &[&str]) -> String {
+fn succeed<S: AsRef<OsStr> + Debug>(args: &[S]) -> String {
     let output = verdict(args);
     assert!(
         output.status.success(),
@@ -25,7 +27,7 @@ fn succeed(args: &[&str]) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
-fn failure(args: &[&str]) -> String {
+fn failure<S: AsRef<OsStr> + Debug>(args: &[S]) -> String {
     let output = verdict(args);
     assert_eq!(
         output.status.code(),
@@ -56,6 +58,25 @@ fn simulate(dir: &Path) -> String {
     out
 }
 
+/// `verdict fit` on the simulation's log, writing `out`, with `extra` flags.
+fn fit_args(sim: &str, out: &str, extra: &[&str]) -> Vec<String> {
+    let contexts = format!("{sim}/contexts.parquet");
+    let feedback = format!("{sim}/feedback.parquet");
+    [
+        "fit",
+        "--contexts",
+        &contexts,
+        "--feedback",
+        &feedback,
+        "--out",
+        out,
+    ]
+    .iter()
+    .chain(extra)
+    .map(|a| a.to_string())
+    .collect()
+}
+
 /// The mean exploitability of the uniform policy on the test truth, computed here
 /// from the truth file (an independent baseline every fit must beat).
 fn uniform_exploitability(sim: &str) -> f64 {
@@ -81,22 +102,12 @@ fn fit_predict_evaluate_round_trip() {
     let dir = tempfile::tempdir().unwrap();
     let sim = simulate(dir.path());
     let contexts = format!("{sim}/contexts.parquet");
-    let feedback = format!("{sim}/feedback.parquet");
     let model = dir.path().join("model.verdict").display().to_string();
-    let summary: Value = serde_json::from_str(&succeed(&[
-        "fit",
-        "--contexts",
-        &contexts,
-        "--feedback",
-        &feedback,
-        "--out",
+    let summary: Value = serde_json::from_str(&succeed(&fit_args(
+        &sim,
         &model,
-        "--max-epochs",
-        "60",
-        "--format",
-        "json",
-        "--quiet",
-    ]))
+        &["--max-epochs", "60", "--format", "json", "--quiet"],
+    )))
     .unwrap();
     let s = &summary["summary"];
     assert_eq!(s["contexts"], 2000);
@@ -205,40 +216,34 @@ fn fit_predict_evaluate_round_trip() {
     // The oracle with the solver policy, from the truth's nuisances; and the plug-in
     // on the linear backbone: both evaluate.
     let oracle = dir.path().join("oracle.verdict").display().to_string();
-    succeed(&[
-        "fit",
-        "--contexts",
-        &contexts,
-        "--feedback",
-        &feedback,
-        "--out",
-        &oracle,
-        "--variant",
-        "oracle",
-        "--truth",
+    succeed(&fit_args(
         &sim,
-        "--policy",
-        "solver",
-        "--quiet",
-    ]);
+        &oracle,
+        &[
+            "--variant",
+            "oracle",
+            "--truth",
+            &sim,
+            "--policy",
+            "solver",
+            "--quiet",
+        ],
+    ));
     assert!(evaluate(&oracle)["exploitability"].as_f64().unwrap() < uniform);
     let linear = dir.path().join("linear.verdict").display().to_string();
-    succeed(&[
-        "fit",
-        "--contexts",
-        &contexts,
-        "--feedback",
-        &feedback,
-        "--out",
+    succeed(&fit_args(
+        &sim,
         &linear,
-        "--variant",
-        "plugin",
-        "--backbone",
-        "linear",
-        "--policy",
-        "solver",
-        "--quiet",
-    ]);
+        &[
+            "--variant",
+            "plugin",
+            "--backbone",
+            "linear",
+            "--policy",
+            "solver",
+            "--quiet",
+        ],
+    ));
     assert!(evaluate(&linear)["exploitability"].as_f64().unwrap() < uniform);
 
     // A different feature schema, a damaged or foreign model file: clear errors.
@@ -269,20 +274,8 @@ fn fit_predict_evaluate_round_trip() {
 fn fit_refuses_bad_settings_without_writing_a_model() {
     let dir = tempfile::tempdir().unwrap();
     let sim = simulate(dir.path());
-    let contexts = format!("{sim}/contexts.parquet");
-    let feedback = format!("{sim}/feedback.parquet");
     let model = dir.path().join("m.verdict");
     let out = model.to_str().unwrap();
-    let base = [
-        "fit",
-        "--contexts",
-        &contexts,
-        "--feedback",
-        &feedback,
-        "--out",
-        out,
-        "--quiet",
-    ];
     for (extra, expected) in [
         (&["--variant", "oracle"][..], "--truth"),
         (&["--budget", "1"][..], "--policy solver"),
@@ -291,7 +284,7 @@ fn fit_refuses_bad_settings_without_writing_a_model() {
         (&["--aggregator", "median"][..], "mean or cubic"),
         (&["--propensity-floor", "0"][..], "propensity floor"),
     ] {
-        let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+        let args = fit_args(&sim, out, &[extra, &["--quiet"]].concat());
         let message = failure(&args);
         assert!(message.contains(expected), "{extra:?}: {message}");
         assert!(!model.exists(), "no model written after {extra:?}");
