@@ -174,13 +174,9 @@ pub struct FitArgs {
     /// Regularizer strength rho of rho/2·‖π − 1/K‖² (Eq. 74).
     #[arg(long, default_value_t = 0.001)]
     pub rho: f64,
-    /// Per-agent costs (CSV with columns model or agent, and cost), a price in the
-    /// regularizer (Eq. 20).
-    #[arg(long, value_name = "FILE")]
-    pub costs: Option<PathBuf>,
-    /// Hard budget C on the expected cost (needs --costs and --policy solver).
-    #[arg(long, value_name = "C")]
-    pub budget: Option<f64>,
+    /// Costs, as a price, a hard budget (--policy solver) or a soft budget.
+    #[command(flatten)]
+    pub costs: CostArgs,
     /// Cross-fitting folds (all records of a context stay in one fold).
     #[arg(long, default_value_t = 5)]
     pub folds: usize,
@@ -500,17 +496,25 @@ pub struct EquilibriumArgs {
     /// Regularizer strength rho of rho/2·‖π − 1/K‖² (0: the plain maximal lottery).
     #[arg(long, default_value_t = 0.0)]
     pub rho: f64,
-    /// Per-agent costs: CSV with columns model (or agent) and cost. A price in the
-    /// regularizer with --rho, or the costs of --budget.
-    #[arg(long, value_name = "FILE")]
-    pub costs: Option<PathBuf>,
-    /// Hard budget C: expected cost at most C for both players (needs --costs).
-    #[arg(long, value_name = "C")]
-    pub budget: Option<f64>,
+    #[command(flatten)]
+    pub costs: CostArgs,
     /// When several maximal lotteries exist, return the one of maximum entropy instead
     /// of minimum norm.
     #[arg(long)]
     pub max_entropy: bool,
+}
+
+/// Per-agent costs and how they enter the game: a linear price, a hard budget or a
+/// soft budget (NashEval Eq. 20, 52–55).
+#[derive(Debug, Clone, Args)]
+pub struct CostArgs {
+    /// Per-agent costs: CSV with columns model (or agent) and cost. A linear price in
+    /// the regularizer (Eq. 20), or the costs of --budget or --soft-budget.
+    #[arg(long, value_name = "FILE")]
+    pub costs: Option<PathBuf>,
+    /// Hard budget C: expected cost at most C for both players (needs --costs).
+    #[arg(long, value_name = "C", conflicts_with = "soft_budget")]
+    pub budget: Option<f64>,
     /// Soft budget B (NashEval Eq. 53): the marginal price rises from --price to
     /// --price + --surcharge as expected cost crosses B (needs --costs and --rho).
     #[arg(long, value_name = "B")]
@@ -524,6 +528,19 @@ pub struct EquilibriumArgs {
     /// Transition width gamma of the soft budget.
     #[arg(long, default_value_t = 0.01, requires = "soft_budget")]
     pub width: f64,
+}
+
+impl CostArgs {
+    /// The soft budget's prices, when --soft-budget is given.
+    pub fn soft_budget_prices(&self) -> Option<verdict::equilibrium::SoftBudgetPrices> {
+        self.soft_budget
+            .map(|budget| verdict::equilibrium::SoftBudgetPrices {
+                base_price: self.price,
+                surcharge: self.surcharge,
+                budget,
+                width: self.width,
+            })
+    }
 }
 
 /// `verdict rank`.

@@ -286,12 +286,10 @@ pub fn network(args: &BenchNetworkArgs) -> anyhow::Result<()> {
         })
         .collect();
     let games = payoff_matrices(&payoffs, agents);
-    let loss = verdict::nasheval::GapLoss {
-        regularizer: verdict::game::Regularizer {
-            rho: 1e-3,
-            costs: Vec::new(),
-        },
-    };
+    let loss = verdict::nasheval::GapLoss::Priced(verdict::game::Regularizer {
+        rho: 1e-3,
+        costs: Vec::new(),
+    });
     let options = verdict::nasheval::NetworkOptions {
         hidden: args.hidden,
         batch_size: args.contexts,

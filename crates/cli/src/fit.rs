@@ -7,6 +7,7 @@ use std::path::Path;
 use anyhow::{bail, Context as _};
 use indicatif::ProgressBar;
 
+use verdict::equilibrium::costs_by_agent;
 use verdict::feedback::ContextualLog;
 use verdict::io::{read_costs, write_atomic, IoError, Source};
 use verdict::nasheval::tune::{tune_nuisances, tune_payoff, Tuned};
@@ -135,20 +136,11 @@ pub fn backbone_options(
 }
 
 fn options(args: &FitArgs, log: &ContextualLog) -> anyhow::Result<FitOptions> {
-    let costs = match &args.costs {
+    let costs = match &args.costs.costs {
         None => Vec::new(),
         Some(path) => {
             let given = read_costs(&Source::File(path.clone()), None)?;
-            log.agents
-                .iter()
-                .map(|agent| {
-                    given
-                        .iter()
-                        .find(|(name, _)| name == agent)
-                        .map(|&(_, c)| c)
-                        .with_context(|| format!("{}: no cost for agent {agent:?}", path.display()))
-                })
-                .collect::<anyhow::Result<Vec<f64>>>()?
+            costs_by_agent(&log.agents, &given).with_context(|| path.display().to_string())?
         }
     };
     let aggregator = match args.aggregator.split_once(':') {
@@ -177,7 +169,8 @@ fn options(args: &FitArgs, log: &ContextualLog) -> anyhow::Result<FitOptions> {
         },
         rho: args.rho,
         costs,
-        budget: args.budget,
+        budget: args.costs.budget,
+        soft_budget: args.costs.soft_budget_prices(),
         folds: args.folds,
         seed: args.seed,
         propensity_floor: args.propensity_floor,

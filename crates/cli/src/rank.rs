@@ -4,7 +4,7 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::Context;
-use verdict::equilibrium::{EquilibriumSettings, SoftBudgetPrices};
+use verdict::equilibrium::EquilibriumSettings;
 use verdict::io::{
     read_battles, read_costs, BattleSchema, IoError, LoadedBattles, ReadOptions, Source,
     WinnerColumns,
@@ -78,21 +78,16 @@ pub fn load(input: &LogArgs) -> anyhow::Result<LoadedBattles> {
 
 /// Equilibrium settings from the flags, reading the cost file if one is named.
 pub fn equilibrium_settings(args: &EquilibriumArgs) -> anyhow::Result<EquilibriumSettings> {
-    let costs = match &args.costs {
+    let costs = match &args.costs.costs {
         Some(path) => Some(read_costs(&Source::File(path.clone()), None)?),
         None => None,
     };
     Ok(EquilibriumSettings {
         rho: args.rho,
         costs,
-        budget: args.budget,
+        budget: args.costs.budget,
         max_entropy: args.max_entropy,
-        soft_budget: args.soft_budget.map(|budget| SoftBudgetPrices {
-            base_price: args.price,
-            surcharge: args.surcharge,
-            budget,
-            width: args.width,
-        }),
+        soft_budget: args.costs.soft_budget_prices(),
     })
 }
 

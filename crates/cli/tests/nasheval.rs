@@ -290,3 +290,125 @@ fn fit_refuses_bad_settings_without_writing_a_model() {
         assert!(!model.exists(), "no model written after {extra:?}");
     }
 }
+
+/// A soft budget (Eq. 52–53) is a fit option: with the solver policy each context's
+/// equilibrium is the one `verdict game` finds for that context's `Â(x)` under the
+/// same costs and prices; the network policy trains under it; the model file records
+/// it; a soft budget without costs, or with a hard budget, is refused.
+#[test]
+fn soft_budget_is_a_fit_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = simulate(dir.path());
+    let costs = dir.path().join("costs.csv").display().to_string();
+    std::fs::write(
+        &costs,
+        "agent,cost\nagent_1,0.1\nagent_2,0.9\nagent_3,0.5\nagent_4,0.2\nagent_5,0.7\n",
+    )
+    .unwrap();
+    let budget = [
+        "--costs",
+        &costs,
+        "--rho",
+        "0.05",
+        "--soft-budget",
+        "0.3",
+        "--surcharge",
+        "2",
+        "--width",
+        "0.05",
+    ];
+    let solver = dir.path().join("solver.verdict").display().to_string();
+    let linear = ["--backbone", "linear", "--variant", "plugin", "--quiet"];
+    succeed(&fit_args(
+        &sim,
+        &solver,
+        &[&linear[..], &budget, &["--policy", "solver"]].concat(),
+    ));
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&solver).unwrap()).unwrap();
+    assert_eq!(
+        saved["options"]["soft_budget"],
+        serde_json::json!({"base_price": 0.0, "surcharge": 2.0, "budget": 0.3, "width": 0.05})
+    );
+    let test = format!("{sim}/test_contexts.parquet");
+    let predictions: Value = serde_json::from_str(&succeed(&[
+        "predict",
+        &solver,
+        "--contexts",
+        &test,
+        "--payoff",
+    ]))
+    .unwrap();
+    for row in predictions.as_array().unwrap().iter().take(5) {
+        let agents: Vec<&String> = row["equilibrium"].as_object().unwrap().keys().collect();
+        let payoff = row["payoff"].as_array().unwrap();
+        let mut csv = format!(
+            ",{}\n",
+            agents
+                .iter()
+                .map(|a| a.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        for (agent, values) in agents.iter().zip(payoff) {
+            let values: Vec<String> = values
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap().to_string())
+                .collect();
+            csv.push_str(&format!("{agent},{}\n", values.join(",")));
+        }
+        let matrix = dir.path().join("context.csv");
+        std::fs::write(&matrix, csv).unwrap();
+        let game: Value = serde_json::from_str(&succeed(
+            &[
+                &["game", matrix.to_str().unwrap(), "--format", "json"][..],
+                &budget,
+            ]
+            .concat(),
+        ))
+        .unwrap();
+        for (j, agent) in agents.iter().enumerate() {
+            assert_eq!(game["models"][j]["name"], agent.as_str());
+            let expected = game["models"][j]["probability"].as_f64().unwrap();
+            let fitted = row["equilibrium"][agent.as_str()].as_f64().unwrap();
+            assert!(
+                (expected - fitted).abs() < 1e-9,
+                "{agent}: {fitted} vs {expected}"
+            );
+        }
+    }
+    let network = dir.path().join("network.verdict").display().to_string();
+    let summary: Value = serde_json::from_str(&succeed(&fit_args(
+        &sim,
+        &network,
+        &[
+            &linear[..],
+            &budget,
+            &["--max-epochs", "20", "--format", "json"],
+        ]
+        .concat(),
+    )))
+    .unwrap();
+    assert!(summary["summary"]["final_gap"]
+        .as_f64()
+        .unwrap()
+        .is_finite());
+    for (extra, expected) in [
+        (&["--soft-budget", "0.3"][..], "needs agent costs"),
+        (
+            &["--costs", &costs, "--soft-budget", "0.3", "--budget", "0.4"][..],
+            "cannot be used with",
+        ),
+    ] {
+        let model = dir.path().join("refused.verdict");
+        let args = fit_args(
+            &sim,
+            model.to_str().unwrap(),
+            &[extra, &["--quiet"]].concat(),
+        );
+        let message = failure(&args);
+        assert!(message.contains(expected), "{extra:?}: {message}");
+        assert!(!model.exists());
+    }
+}

@@ -13,14 +13,19 @@ pub fn solve_batch(
     games: &[PayoffMatrix],
     regularizer: &Regularizer,
 ) -> Vec<Result<Lottery, GameError>> {
-    games
-        .par_iter()
-        .map(|game| {
-            if regularizer.rho > 0.0 {
-                regularized_equilibrium(game, regularizer)
-            } else {
-                maximal_lottery(game)
-            }
-        })
-        .collect()
+    solve_each(games, |game| {
+        if regularizer.rho > 0.0 {
+            regularized_equilibrium(game, regularizer)
+        } else {
+            maximal_lottery(game)
+        }
+    })
+}
+
+/// `solve` applied to every game on the thread pool, results in input order.
+pub fn solve_each(
+    games: &[PayoffMatrix],
+    solve: impl Fn(&PayoffMatrix) -> Result<Lottery, GameError> + Sync + Send,
+) -> Vec<Result<Lottery, GameError>> {
+    games.par_iter().map(solve).collect()
 }

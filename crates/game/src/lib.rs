@@ -25,7 +25,7 @@ mod simplex;
 mod social;
 mod soft_budget;
 
-pub use batch::solve_batch;
+pub use batch::{solve_batch, solve_each};
 pub use error::GameError;
 pub use lottery::{
     budgeted_lottery, max_entropy_lottery, maximal_lottery, priced_lottery, HardBudget, Lottery,
@@ -41,4 +41,4 @@ pub use robust::{
 };
 pub use simplex::{project_to_simplex, Regularizer};
 pub use social::{borda_winners, condorcet_winner, copeland_winners};
-pub use soft_budget::{soft_budget_equilibrium, SoftBudget};
+pub use soft_budget::{soft_budget_equilibrium, SoftBudget, SoftBudgetPrices, SoftRegularizer};

@@ -63,24 +63,7 @@ impl Regularizer {
         scratch: &mut Vec<f64>,
         out: &mut [f64],
     ) {
-        let k = a.agents();
-        // (A^T pi)_j = -(A pi)_j by skew-symmetry.
-        a.apply_into(pi, out);
-        for (j, o) in out.iter_mut().enumerate() {
-            *o = -*o + self.cost(j);
-        }
-        if self.rho > 0.0 {
-            let uniform = 1.0 / k as f64;
-            out.iter_mut().for_each(|g| *g = uniform - *g / self.rho);
-            project_to_simplex(out, scratch);
-        } else {
-            let best = (0..k)
-                .min_by(|&x, &y| out[x].total_cmp(&out[y]))
-                .unwrap_or(0);
-            out.iter_mut()
-                .enumerate()
-                .for_each(|(j, o)| *o = f64::from(u8::from(j == best)));
-        }
+        priced_response_into(a, pi, self.rho, |j| self.cost(j), scratch, out);
     }
 
     /// `G(pi)` (Eq. 30); `response` receives `T(pi)`.
@@ -92,19 +75,7 @@ impl Regularizer {
         response: &mut [f64],
     ) -> f64 {
         self.best_response_into(a, pi, scratch, response);
-        let payoff: f64 = pi
-            .iter()
-            .enumerate()
-            .map(|(j, p)| {
-                p * a
-                    .row(j)
-                    .iter()
-                    .zip(response.iter())
-                    .map(|(x, t)| x * t)
-                    .sum::<f64>()
-            })
-            .sum();
-        (self.value(pi) - payoff - self.value(response)).max(0.0)
+        (self.value(pi) - cross_payoff(a, pi, response) - self.value(response)).max(0.0)
     }
 
     /// The operator of the variational inequality (Lemma 1),
@@ -128,6 +99,45 @@ impl Regularizer {
             *g = -*g + self.rho * (pi[j] - uniform) + self.cost(j);
         }
     }
+}
+
+/// `argmin_q pi^T A q + rho/2 ||q - 1/K||^2 + sum_j cost(j) q_j` into `out`: for
+/// `rho > 0` the projection of `1/K - (A^T pi + c) / rho` onto the simplex, for
+/// `rho = 0` the vertex on the smallest entry of `A^T pi + c` (lowest index among ties).
+pub(crate) fn priced_response_into(
+    a: &PayoffMatrix,
+    pi: &[f64],
+    rho: f64,
+    cost: impl Fn(usize) -> f64,
+    scratch: &mut Vec<f64>,
+    out: &mut [f64],
+) {
+    let k = a.agents();
+    // (A^T pi)_j = -(A pi)_j by skew-symmetry.
+    a.apply_into(pi, out);
+    for (j, o) in out.iter_mut().enumerate() {
+        *o = -*o + cost(j);
+    }
+    if rho > 0.0 {
+        let uniform = 1.0 / k as f64;
+        out.iter_mut().for_each(|g| *g = uniform - *g / rho);
+        project_to_simplex(out, scratch);
+    } else {
+        let best = (0..k)
+            .min_by(|&x, &y| out[x].total_cmp(&out[y]))
+            .unwrap_or(0);
+        out.iter_mut()
+            .enumerate()
+            .for_each(|(j, o)| *o = f64::from(u8::from(j == best)));
+    }
+}
+
+/// `pi^T A q`.
+pub(crate) fn cross_payoff(a: &PayoffMatrix, pi: &[f64], q: &[f64]) -> f64 {
+    pi.iter()
+        .enumerate()
+        .map(|(j, p)| p * a.row(j).iter().zip(q).map(|(x, t)| x * t).sum::<f64>())
+        .sum()
 }
 
 #[cfg(test)]

@@ -582,16 +582,20 @@ fn regularized_equilibrium_under_a_hard_budget() {
 /// with one it is certified by the VI gap and spends less than without it.
 #[test]
 fn soft_budget_prices_spend_smoothly() {
-    use verdict_game::{regularized_equilibrium, soft_budget_equilibrium, Regularizer, SoftBudget};
+    use verdict_game::{
+        regularized_equilibrium, soft_budget_equilibrium, Regularizer, SoftBudget, SoftBudgetPrices,
+    };
     let game = random_game(6, 123);
     let costs = vec![0.1, 0.9, 0.3, 0.7, 0.5, 0.2];
     let rho = 0.05;
     let linear = SoftBudget {
         costs: costs.clone(),
-        base_price: 0.02,
-        surcharge: 0.0,
-        budget: 0.3,
-        width: 0.05,
+        prices: SoftBudgetPrices {
+            base_price: 0.02,
+            surcharge: 0.0,
+            budget: 0.3,
+            width: 0.05,
+        },
     };
     let soft = soft_budget_equilibrium(&game, rho, &linear).unwrap();
     let priced = regularized_equilibrium(
@@ -605,17 +609,135 @@ fn soft_budget_prices_spend_smoothly() {
     assert!(close(&soft.probabilities, &priced.probabilities, 1e-9));
     let spend = |p: &[f64]| p.iter().zip(&costs).map(|(x, c)| x * c).sum::<f64>();
     let surcharged = SoftBudget {
-        surcharge: 2.0,
-        ..linear
+        prices: SoftBudgetPrices {
+            surcharge: 2.0,
+            ..linear.prices
+        },
+        ..linear.clone()
     };
     let tight = soft_budget_equilibrium(&game, rho, &surcharged).unwrap();
     assert_eq!(tight.status, LotteryStatus::Certified, "gap {}", tight.gap);
     assert!(spend(&tight.probabilities) < spend(&soft.probabilities));
     let bad = SoftBudget {
-        width: 0.0,
+        prices: SoftBudgetPrices {
+            width: 0.0,
+            ..surcharged.prices
+        },
         ..surcharged
     };
     assert!(soft_budget_equilibrium(&game, rho, &bad).is_err());
+}
+
+fn soft_regularizer(rho: f64, surcharge: f64) -> verdict_game::SoftRegularizer {
+    verdict_game::SoftRegularizer {
+        rho,
+        budget: verdict_game::SoftBudget {
+            costs: vec![0.2, 0.9, 0.5],
+            prices: verdict_game::SoftBudgetPrices {
+                base_price: 0.05,
+                surcharge,
+                budget: 0.45,
+                width: 0.05,
+            },
+        },
+    }
+}
+
+/// The smooth price of Eq. 53: `phi(B) = lambda_0 B + lambda_bar gamma ln 2` (closed
+/// form), `phi'` the derivative of `phi` (central differences), and `phi` linear with
+/// slope `lambda_0` far below the budget.
+#[test]
+fn soft_budget_price_and_its_derivative() {
+    let prices = soft_regularizer(0.1, 0.8).budget.prices;
+    let at_budget = 0.05 * 0.45 + 0.8 * 0.05 * 2f64.ln();
+    assert!((prices.price(0.45) - at_budget).abs() < 1e-15);
+    for s in [-1.0, 0.0, 0.3, 0.45, 0.5, 0.9, 5.0] {
+        let h = 1e-6;
+        let numeric = (prices.price(s + h) - prices.price(s - h)) / (2.0 * h);
+        assert!((numeric - prices.marginal_price(s)).abs() < 1e-8, "{s}");
+    }
+    assert!((prices.price(-100.0) - 0.05 * -100.0).abs() < 1e-12);
+}
+
+/// The soft-budget best response (Eq. 29 with Eq. 52) against a brute-force search of
+/// `pi^T A q + Omega(q)` over a 1/1000 grid of the 3-simplex, for prices that bind and
+/// that do not.
+#[test]
+fn soft_budget_best_response_matches_a_grid_search() {
+    let game = PayoffMatrix::new(&[
+        vec![0.0, 0.6, -0.3],
+        vec![-0.6, 0.0, 0.8],
+        vec![0.3, -0.8, 0.0],
+    ])
+    .unwrap();
+    let pi = [0.2, 0.5, 0.3];
+    for (rho, surcharge) in [(0.5, 0.0), (0.5, 1.5), (0.05, 3.0)] {
+        let soft = soft_regularizer(rho, surcharge);
+        let objective = |q: &[f64]| {
+            let aq: f64 = (0..3)
+                .map(|j| pi[j] * (0..3).map(|k| game.get(j, k) * q[k]).sum::<f64>())
+                .sum();
+            aq + soft.value(q)
+        };
+        let steps = 1000;
+        let mut best = (f64::INFINITY, vec![0.0; 3]);
+        for i in 0..=steps {
+            for j in 0..=steps - i {
+                let q = [
+                    i as f64 / steps as f64,
+                    j as f64 / steps as f64,
+                    (steps - i - j) as f64 / steps as f64,
+                ];
+                let value = objective(&q);
+                if value < best.0 {
+                    best = (value, q.to_vec());
+                }
+            }
+        }
+        let mut response = [0.0; 3];
+        soft.best_response_into(&game, &pi, &mut Vec::new(), &mut response);
+        assert!((response.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!(objective(&response) <= best.0 + 1e-12, "{rho} {surcharge}");
+        assert!(
+            close(&response, &best.1, 2e-3),
+            "{response:?} vs {:?}",
+            best.1
+        );
+    }
+}
+
+/// The soft-budget gap (Eq. 30): Danskin's gradient (Eq. 33) against central finite
+/// differences, zero at the equilibrium solved by root finding over QPs
+/// (`soft_budget_equilibrium`), positive away from it.
+#[test]
+fn soft_budget_gap_vanishes_at_the_equilibrium_and_has_danskins_gradient() {
+    use verdict_game::soft_budget_equilibrium;
+    let game = random_game(3, 7);
+    let soft = soft_regularizer(0.3, 1.5);
+    let (mut scratch, mut response) = (Vec::new(), [0.0; 3]);
+    let pi = [0.5, 0.3, 0.2];
+    soft.gap(&game, &pi, &mut scratch, &mut response);
+    let mut gradient = [0.0; 3];
+    soft.gap_gradient(&game, &pi, &response, &mut gradient);
+    let h = 1e-6;
+    for j in 0..3 {
+        let (mut up, mut down) = (pi, pi);
+        up[j] += h;
+        down[j] -= h;
+        let numeric = (soft.gap(&game, &up, &mut scratch, &mut response)
+            - soft.gap(&game, &down, &mut scratch, &mut response))
+            / (2.0 * h);
+        assert!(
+            (numeric - gradient[j]).abs() < 1e-6,
+            "{j}: {numeric} vs {}",
+            gradient[j]
+        );
+    }
+    let star = soft_budget_equilibrium(&game, soft.rho, &soft.budget).unwrap();
+    let at_star = soft.gap(&game, &star.probabilities, &mut scratch, &mut response);
+    assert!(at_star < 1e-9, "gap {at_star} at the equilibrium");
+    assert!(close(&response, &star.probabilities, 1e-6));
+    assert!(soft.gap(&game, &pi, &mut scratch, &mut response) > 1e-3);
 }
 
 /// Maximum-entropy maximal lottery: an equilibrium, at least as spread as the

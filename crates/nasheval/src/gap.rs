@@ -1,9 +1,10 @@
 //! The empirical gap loss of NashEval Eq. 17,
 //! `L_n(theta) = (1/n) sum_i G_Omega(pi_theta(X_i); Â(X_i))`, with the Danskin gradient
 //! of Eq. 33 (`-A T(pi) + grad Omega(pi)`: no derivative through the best response)
-//! taken through a softmax output layer.
+//! taken through a softmax output layer, for the linear price of Eq. 20 or the soft
+//! budget of Eq. 52–53.
 
-use verdict_game::{PayoffMatrix, Regularizer};
+use verdict_game::{PayoffMatrix, Regularizer, SoftRegularizer};
 
 /// Reusable buffers for [`GapLoss::softmax_gradient`].
 #[derive(Debug, Default)]
@@ -13,19 +14,24 @@ pub struct GapScratch {
     gradient: Vec<f64>,
 }
 
-/// The per-context gap and its gradient for one regularizer.
+/// The per-context gap and its gradient for the fit's regularizer `Omega`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct GapLoss {
-    /// `Omega` of the fit (Eq. 74 with costs, Eq. 20).
-    pub regularizer: Regularizer,
+pub enum GapLoss {
+    /// `rho/2 ||pi - 1/K||^2 + c^T pi` (Eq. 74 with the linear price of Eq. 20).
+    Priced(Regularizer),
+    /// `rho/2 ||pi - 1/K||^2 + phi(c^T pi)` (the soft budget, Eq. 52–53).
+    SoftBudget(SoftRegularizer),
 }
 
 impl GapLoss {
     /// `G_Omega(pi; A)` (Eq. 30).
     pub fn value(&self, a: &PayoffMatrix, pi: &[f64], scratch: &mut GapScratch) -> f64 {
         scratch.response.resize(pi.len(), 0.0);
-        self.regularizer
-            .gap(a, pi, &mut scratch.sort, &mut scratch.response)
+        let (sort, response) = (&mut scratch.sort, &mut scratch.response);
+        match self {
+            Self::Priced(regularizer) => regularizer.gap(a, pi, sort, response),
+            Self::SoftBudget(regularizer) => regularizer.gap(a, pi, sort, response),
+        }
     }
 
     /// `G_Omega(softmax(z); A)` and its gradient with respect to the logits `z`,
@@ -40,8 +46,11 @@ impl GapLoss {
     ) -> f64 {
         let gap = self.value(a, pi, scratch);
         scratch.gradient.resize(pi.len(), 0.0);
-        self.regularizer
-            .gap_gradient(a, pi, &scratch.response, &mut scratch.gradient);
+        let (response, gradient) = (&scratch.response, &mut scratch.gradient);
+        match self {
+            Self::Priced(regularizer) => regularizer.gap_gradient(a, pi, response, gradient),
+            Self::SoftBudget(regularizer) => regularizer.gap_gradient(a, pi, response, gradient),
+        }
         let mean: f64 = pi.iter().zip(&scratch.gradient).map(|(p, g)| p * g).sum();
         for ((out, p), g) in logit_gradient.iter_mut().zip(pi).zip(&scratch.gradient) {
             *out = p * (g - mean);

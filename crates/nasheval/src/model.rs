@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 use verdict_feedback::ContextualLog;
 use verdict_game::{
-    budgeted_regularized_equilibrium, solve_batch, HardBudget, PayoffMatrix, Regularizer,
+    budgeted_regularized_equilibrium, soft_budget_equilibrium, solve_batch, solve_each, HardBudget,
+    PayoffMatrix, Regularizer, SoftBudget, SoftBudgetPrices, SoftRegularizer,
 };
 
 use crate::backbone::{Backbone, GbdtParams};
@@ -59,6 +60,10 @@ pub struct FitOptions {
     pub costs: Vec<f64>,
     /// A hard budget `c^T pi <= limit` (solver policy only).
     pub budget: Option<f64>,
+    /// A soft budget (Eq. 52–53): the costs priced by `phi(c^T pi)` instead of
+    /// linearly; needs costs and `rho > 0`, not with a hard budget.
+    #[serde(default)]
+    pub soft_budget: Option<SoftBudgetPrices>,
     /// Cross-fitting folds `K_CF`.
     pub folds: usize,
     /// Seed of folds, learners and network.
@@ -87,6 +92,7 @@ impl Default for FitOptions {
             rho: 1e-3,
             costs: Vec::new(),
             budget: None,
+            soft_budget: None,
             folds: 5,
             seed: 0,
             propensity_floor: 0.01,
@@ -227,6 +233,16 @@ fn check_options(log: &ContextualLog, options: &FitOptions) -> Result<(), FitErr
     }
     if options.budget.is_some() && options.costs.is_empty() {
         return Err(FitError("a budget needs agent costs".into()));
+    }
+    if let Some(prices) = &options.soft_budget {
+        if options.costs.is_empty() || options.budget.is_some() || options.rho <= 0.0 {
+            return Err(FitError(
+                "a soft budget needs agent costs and rho > 0, and does not combine with a hard budget".into(),
+            ));
+        }
+        prices
+            .validate()
+            .map_err(|e| FitError(format!("soft budget: {e}")))?;
     }
     if !(options.propensity_floor > 0.0 && options.propensity_floor < 1.0) {
         return Err(FitError(format!(
@@ -497,23 +513,28 @@ impl NashEvalModel {
         self.summary.training = Some(report);
     }
 
-    /// The gap loss of the fit's regularizer.
+    /// The gap loss of the fit's regularizer `Omega`: `rho` and the costs as a
+    /// linear price (Eq. 20), or priced by the soft budget (Eq. 52–53); with a hard
+    /// budget the costs constrain the simplex instead (Eq. 54–55) and `Omega` is
+    /// `rho` alone.
     pub fn loss(&self) -> GapLoss {
-        GapLoss {
-            regularizer: self.regularizer(),
-        }
-    }
-
-    /// The fit's regularizer `Omega`: `rho` and, without a hard budget, the costs as
-    /// prices (with a budget the costs constrain the simplex instead, Eq. 54–55).
-    pub fn regularizer(&self) -> Regularizer {
-        Regularizer {
-            rho: self.options.rho,
-            costs: if self.options.budget.is_some() {
-                Vec::new()
-            } else {
-                self.options.costs.clone()
-            },
+        let rho = self.options.rho;
+        match self.options.soft_budget {
+            Some(prices) => GapLoss::SoftBudget(SoftRegularizer {
+                rho,
+                budget: SoftBudget {
+                    costs: self.options.costs.clone(),
+                    prices,
+                },
+            }),
+            None => GapLoss::Priced(Regularizer {
+                rho,
+                costs: if self.options.budget.is_some() {
+                    Vec::new()
+                } else {
+                    self.options.costs.clone()
+                },
+            }),
         }
     }
 
@@ -546,19 +567,19 @@ impl NashEvalModel {
         if let Some(network) = &self.network {
             return Ok((network.predict(features), None));
         }
-        let regularizer = self.regularizer();
-        let solved: Vec<_> = match self.options.budget {
-            Some(limit) => {
+        let rho = self.options.rho;
+        let solved = match (self.options.budget, self.loss()) {
+            (Some(limit), _) => {
                 let budget = HardBudget {
                     costs: self.options.costs.clone(),
                     limit,
                 };
-                games
-                    .iter()
-                    .map(|g| budgeted_regularized_equilibrium(g, self.options.rho, &budget))
-                    .collect()
+                solve_each(games, |g| budgeted_regularized_equilibrium(g, rho, &budget))
             }
-            None => solve_batch(games, &regularizer),
+            (None, GapLoss::SoftBudget(soft)) => {
+                solve_each(games, |g| soft_budget_equilibrium(g, rho, &soft.budget))
+            }
+            (None, GapLoss::Priced(regularizer)) => solve_batch(games, &regularizer),
         };
         let mut out = Vec::with_capacity(games.len() * self.agents.len());
         let mut gaps = Vec::with_capacity(games.len());

@@ -406,12 +406,10 @@ mod tests {
             ])
             .unwrap(),
         ];
-        let loss = GapLoss {
-            regularizer: Regularizer {
-                rho: 0.4,
-                costs: vec![0.0, 0.05, 0.0],
-            },
-        };
+        let loss = GapLoss::Priced(Regularizer {
+            rho: 0.4,
+            costs: vec![0.0, 0.05, 0.0],
+        });
         let x = DMatrix::from_row_slice(2, 2, &[0.3, -1.2, 0.8, 0.5]);
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         let params = Params::init(&[2, 4, 4, 3], &mut rng);

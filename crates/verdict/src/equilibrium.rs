@@ -8,6 +8,9 @@ use verdict_game::{
     PayoffMatrix, Regularizer, SoftBudget,
 };
 
+/// The prices of a soft budget (NashEval Eq. 53); the costs come from the cost file.
+pub use verdict_game::SoftBudgetPrices;
+
 use crate::VerdictError;
 
 /// How to solve the game.
@@ -35,21 +38,11 @@ pub struct EquilibriumSettings {
     pub soft_budget: Option<SoftBudgetPrices>,
 }
 
-/// The prices of a soft budget (NashEval Eq. 53); the costs come from the cost file.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SoftBudgetPrices {
-    /// Base marginal price `lambda_0`.
-    pub base_price: f64,
-    /// Extra marginal price above the budget, `lambda_bar`.
-    pub surcharge: f64,
-    /// The soft budget `B`.
-    pub budget: f64,
-    /// Transition width `gamma`.
-    pub width: f64,
-}
-
 /// Costs in agent order; every agent needs one and every name must be an agent.
-fn costs_by_agent(names: &[String], costs: &[(String, f64)]) -> Result<Vec<f64>, VerdictError> {
+///
+/// # Errors
+/// [`VerdictError::Settings`] naming the unknown agents or the agent without a cost.
+pub fn costs_by_agent(names: &[String], costs: &[(String, f64)]) -> Result<Vec<f64>, VerdictError> {
     let unknown: Vec<&str> = costs
         .iter()
         .map(|(n, _)| n.as_str())
@@ -117,13 +110,7 @@ pub fn solve(
                 "a soft budget needs rho > 0 and does not combine with a hard --budget".into(),
             ));
         }
-        let soft = SoftBudget {
-            costs,
-            base_price: prices.base_price,
-            surcharge: prices.surcharge,
-            budget: prices.budget,
-            width: prices.width,
-        };
+        let soft = SoftBudget { costs, prices };
         return Ok(soft_budget_equilibrium(game, rho, &soft)?);
     }
     Ok(match (settings.budget, costs) {
