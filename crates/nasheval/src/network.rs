@@ -5,9 +5,10 @@
 //!
 //! Written by hand over `nalgebra` rather than with `candle`: the net is tiny
 //! (5-64-64-5), the loss gradient is not an autodiff graph (Danskin: no derivative
-//! through the best response) so autodiff buys nothing, and a training step on a
-//! 256-row batch costs about 1.3 ms; on a 20,000-row full batch candle is faster
-//! (BENCHMARKS.md, `verdict bench network`).
+//! through the best response) so autodiff buys nothing, and on the 256-row training
+//! batches a step takes 1.1 ms against candle's best 1.7 ms (BENCHMARKS.md, `verdict
+//! bench network` and `bench/candle-mlp`); candle is faster only on full batches of
+//! 20,000 rows with mimalloc as the allocator.
 
 use nalgebra::{DMatrix, DVector};
 use rand::seq::SliceRandom;
