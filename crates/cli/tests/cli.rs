@@ -1,50 +1,15 @@
 //! End-to-end tests of the `verdict` binary, run in temporary folders.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use common::{failure, json, stdout, verdict, write};
 use serde_json::Value;
 
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/data")
-}
-
-fn verdict(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_verdict"))
-        .args(args)
-        .output()
-        .expect("the verdict binary runs")
-}
-
-fn stdout(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "verdict failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-/// Runs verdict expecting failure with exit code 2; returns stderr.
-fn failure(args: &[&str]) -> String {
-    let output = verdict(args);
-    assert_eq!(
-        output.status.code(),
-        Some(2),
-        "expected exit 2 for {args:?}"
-    );
-    assert!(output.stdout.is_empty(), "no output on failure");
-    String::from_utf8(output.stderr).unwrap()
-}
-
-fn json(args: &[&str]) -> Value {
-    serde_json::from_str(&stdout(&verdict(args))).unwrap()
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
 }
 
 /// The demo prints every figure the tutorial prints for Bradley–Terry and the first
@@ -714,15 +679,11 @@ replay = "recorded.csv"
     ]
 }
 
-/// Runs `verdict` with owned arguments and checks that it succeeded.
+/// Runs `verdict` and checks that it succeeded; returns the whole output (the
+/// judge's progress report is on stderr).
 fn succeed(args: &[String]) -> Output {
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let output = verdict(&refs);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = verdict(args);
+    stdout(&output);
     output
 }
 
@@ -849,8 +810,7 @@ fn judge_rehearses_with_a_simulated_judge() {
     );
     std::fs::write(dir.path().join("items.jsonl"), "{\"id\": \"q1\"}\n").unwrap();
     std::fs::remove_file(dir.path().join("spend.jsonl")).unwrap();
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    assert!(failure(&refs).contains("\"truth\""));
+    assert!(failure(&args).contains("\"truth\""));
 }
 
 /// `verdict simulate`: every file and the manifest, byte-identical for the same seed,

@@ -2,41 +2,13 @@
 //! model file round-trips, predictions agree across formats, evaluation reports the
 //! documented JSON, and bad settings or a different feature schema fail clearly.
 
-use std::ffi::OsStr;
-use std::fmt::Debug;
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
+use std::path::Path;
+
+use common::{failure, succeed};
 use serde_json::Value;
 use verdict::game::{exploitability, PayoffMatrix};
-
-fn verdict<S: AsRef<OsStr>>(args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_verdict"))
-        .args(args)
-        .output()
-        .expect("the verdict binary runs")
-}
-
-fn succeed<S: AsRef<OsStr> + Debug>(args: &[S]) -> String {
-    let output = verdict(args);
-    assert!(
-        output.status.success(),
-        "verdict {args:?} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
-}
-
-fn failure<S: AsRef<OsStr> + Debug>(args: &[S]) -> String {
-    let output = verdict(args);
-    assert_eq!(
-        output.status.code(),
-        Some(2),
-        "expected exit 2 for {args:?}"
-    );
-    assert!(output.stdout.is_empty(), "no output on failure");
-    String::from_utf8(output.stderr).unwrap()
-}
 
 fn simulate(dir: &Path) -> String {
     let out = dir.join("sim").display().to_string();
