@@ -76,6 +76,13 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
             options.propensity_floor
         );
     }
+    if let Some(report) = model.summary.training.as_ref().filter(|t| t.collapsed()) {
+        eprintln!(
+            "warning: the policy network's held-out gap {:.4} is no better than a constant policy's ({:.4}): it ignores the contexts (typically a saturated softmax). Refit with --policy solver, a wider network (--hidden 256 --learning-rate 3e-4) or another --seed",
+            report.validation_gap,
+            report.constant_gap.unwrap_or(f64::NAN)
+        );
+    }
     save_model(&model, &args.out)?;
     let seconds = started.elapsed().as_secs_f64();
     match args.format {
@@ -280,8 +287,11 @@ fn summary_table(model: &NashEvalModel, out: &Path, seconds: f64) -> String {
     if let Some(t) = &s.training {
         let _ = writeln!(
             text,
-            "network               {} epochs (kept {}), held-out gap {:.5}",
-            t.epochs, t.best_epoch, t.validation_gap
+            "network               {} epochs (kept {}), held-out gap {:.5} (best constant policy {:.5})",
+            t.epochs,
+            t.best_epoch,
+            t.validation_gap,
+            t.constant_gap.unwrap_or(f64::NAN)
         );
     }
     let _ = writeln!(text, "final gap (train)     {:.6}", s.final_gap);

@@ -73,6 +73,23 @@ pub struct TrainingReport {
     pub validation_gap: f64,
     /// Mean gap on the training contexts at the kept weights.
     pub training_gap: f64,
+    /// Mean held-out gap of the best constant policy (one agent, or the uniform mix):
+    /// a network no better than this has learned nothing from the contexts
+    /// (see [`TrainingReport::collapsed`]).
+    #[serde(default)]
+    pub constant_gap: Option<f64>,
+}
+
+impl TrainingReport {
+    /// Whether the kept network's held-out gap is above 1e-3 and within 10% of the
+    /// best constant policy's: it then ignores its input, typically because the
+    /// softmax saturated on the agent that wins most contexts, where the gap gradient
+    /// `pi ⊙ (g - <pi, g>)` vanishes in the contexts it gets wrong.
+    pub fn collapsed(&self) -> bool {
+        self.constant_gap.is_some_and(|constant| {
+            self.validation_gap > 1e-3 && self.validation_gap >= 0.9 * constant
+        })
+    }
 }
 
 /// A fitted network: input standardization and three dense layers, `W` stored
@@ -161,6 +178,32 @@ impl Params {
         }
         grad
     }
+}
+
+/// The smallest mean gap over `rows` of a policy that ignores the context: each
+/// agent alone, or the uniform mix.
+fn best_constant_gap(
+    loss: &GapLoss,
+    games: &[PayoffMatrix],
+    rows: &[usize],
+    scratch: &mut GapScratch,
+) -> f64 {
+    let agents = games[0].agents();
+    let uniform = vec![1.0 / agents as f64; agents];
+    let vertices = (0..agents).map(|j| {
+        let mut vertex = vec![0.0; agents];
+        vertex[j] = 1.0;
+        vertex
+    });
+    std::iter::once(uniform)
+        .chain(vertices)
+        .map(|policy| {
+            rows.iter()
+                .map(|&i| loss.value(&games[i], &policy, scratch))
+                .sum::<f64>()
+                / rows.len() as f64
+        })
+        .fold(f64::INFINITY, f64::min)
 }
 
 fn softmax_rows(z: &mut DMatrix<f64>) {
@@ -333,6 +376,7 @@ impl Network {
         }
         let (validation_gap, best_epoch, params) = best;
         let training_gap = mean_gap(&params, &train, &mut scratch);
+        let constant_gap = best_constant_gap(loss, games, &valid, &mut scratch);
         let network = Self {
             scaling,
             layers: params
@@ -352,6 +396,7 @@ impl Network {
             best_epoch,
             validation_gap,
             training_gap,
+            constant_gap: Some(constant_gap),
         };
         (network, report)
     }

@@ -234,6 +234,29 @@ fn train_to_small_gap(
     let policies = network.predict(features);
     let gap = loss.mean(games, &policies);
     assert!(gap <= 1e-3, "average gap {gap} ({report:?})");
+    // The best constant policy (an agent alone or the uniform mix), computed here:
+    // the report's figure, far above the network's gap.
+    let k = games[0].agents();
+    let constant = (0..=k)
+        .map(|j| {
+            let policy: Vec<f64> = (0..k)
+                .map(|a| {
+                    if j == k {
+                        1.0 / k as f64
+                    } else {
+                        f64::from(u8::from(a == j))
+                    }
+                })
+                .collect();
+            loss.mean(games, &policy.repeat(games.len()))
+        })
+        .fold(f64::INFINITY, f64::min);
+    let reported = report.constant_gap.unwrap();
+    assert!(
+        (reported - constant).abs() < 1e-12,
+        "{reported} vs {constant}"
+    );
+    assert!(constant > 10.0 * gap && !report.collapsed());
     (network, policies, gap)
 }
 
