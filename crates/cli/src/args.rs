@@ -202,7 +202,9 @@ pub struct FitArgs {
     #[arg(long, default_value_t = 0.01)]
     pub propensity_floor: f64,
     /// Choose the boosted trees' hyperparameters by three-fold grid search over the
-    /// paper's Tables 12–13 (trees by early stopping); slow: minutes per model kind.
+    /// paper's Tables 12–13 (trees by early stopping), and the policy network's over
+    /// Table 14 by held-out gap (overriding the network flags); slow: minutes per
+    /// model kind.
     #[arg(long)]
     pub tune: bool,
     /// Width of the network's two hidden layers.

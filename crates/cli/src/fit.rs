@@ -68,6 +68,13 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
         &progress,
     )?;
     drop(bars);
+    if let Some(t) = &model.summary.network_tuning {
+        let n = &t.options;
+        eprintln!(
+            "tuned the network over {} grid points on {} contexts: width {}, learning rate {}, weight decay {}, batches of {} (held-out gap {:.5})",
+            t.points, t.contexts, n.hidden, n.learning_rate, n.weight_decay, n.batch_size, t.validation_gap
+        );
+    }
     if model.summary.clipped_propensities > 0 {
         eprintln!(
             "warning: {} of {} out-of-fold propensities were below {} and raised to it (--propensity-floor)",
@@ -195,6 +202,7 @@ fn options(args: &FitArgs, log: &ContextualLog) -> anyhow::Result<FitOptions> {
             patience: args.patience,
             ..NetworkOptions::default()
         },
+        tune_network: args.tune,
         ..backbone_options(
             args.outcome_backbone.unwrap_or(args.backbone),
             args.propensity_backbone.unwrap_or(args.backbone),

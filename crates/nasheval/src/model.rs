@@ -16,6 +16,7 @@ use crate::network::{Network, NetworkOptions, TrainingReport};
 use crate::pairs::{AggregatorKind, PairMap};
 use crate::payoff::{plugin_pairs, pseudo_outcomes, PayoffRegression, PayoffSurface};
 use crate::selection::{held_out_risk, out_of_fold_regression, CandidateRisk};
+use crate::tune::{network_grid, tune_network, TunedNetwork};
 
 /// The model file's format name.
 pub const FORMAT: &str = "verdict-nasheval";
@@ -82,6 +83,10 @@ pub struct FitOptions {
     pub aggregator: AggregatorKind,
     /// Network training settings.
     pub network: NetworkOptions,
+    /// Choose the network's settings over Table 14's grid by held-out gap before
+    /// training it ([`crate::tune::tune_network`]).
+    #[serde(default)]
+    pub tune_network: bool,
 }
 
 impl Default for FitOptions {
@@ -102,6 +107,7 @@ impl Default for FitOptions {
             regression: PayoffRegression::Shared,
             aggregator: AggregatorKind::Mean,
             network: NetworkOptions::default(),
+            tune_network: false,
         }
     }
 }
@@ -127,6 +133,9 @@ pub struct FitSummary {
     pub candidates: Vec<CandidateRisk>,
     /// Network training, when the policy is a network.
     pub training: Option<TrainingReport>,
+    /// The network search over Table 14, when asked for.
+    #[serde(default)]
+    pub network_tuning: Option<TunedNetwork>,
     /// Mean gap `G_Omega(pi(X_i); Â(X_i))` of the policy on the training contexts.
     pub final_gap: f64,
 }
@@ -134,8 +143,10 @@ pub struct FitSummary {
 /// A stage of [`fit`], for progress reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
-    /// Hyperparameter search (`--tune`).
+    /// Hyperparameter search of the boosted trees (`--tune`).
     Tuning,
+    /// Hyperparameter search of the policy network (`--tune`).
+    NetworkTuning,
     /// Propensity and outcome models, fold by fold.
     Nuisances,
     /// Cross-validating the candidate surfaces (`auto`).
@@ -151,6 +162,7 @@ impl Stage {
     pub fn label(self) -> &'static str {
         match self {
             Self::Tuning => "tuning",
+            Self::NetworkTuning => "network tuning",
             Self::Nuisances => "nuisances",
             Self::Selection => "selection",
             Self::Payoff => "payoff",
@@ -476,6 +488,22 @@ pub fn fit_prepared(
     };
     let games = payoff_matrices(&model.payoffs(features), model.agents.len());
     if options.policy == PolicyKind::Network {
+        if options.tune_network {
+            let base = NetworkOptions {
+                seed: options.seed,
+                ..options.network.clone()
+            };
+            let tuned = tune_network(
+                features,
+                columns,
+                &games,
+                &model.loss(),
+                &network_grid(&base),
+                &|done, total| progress(Stage::NetworkTuning, done, total),
+            );
+            model.options.network = tuned.options.clone();
+            model.summary.network_tuning = Some(tuned);
+        }
         model.train_network(features, &games, progress);
     }
     let (policies, certificates) = model.policy_from(features, &games)?;

@@ -272,3 +272,46 @@ fn within(policies: &[f64], expected: &[f64], worst: f64, mean: f64) {
     assert!(largest < worst, "largest difference {largest}");
     assert!(average < mean, "mean difference {average}");
 }
+
+/// Table 14's grid (3 widths · 3 learning rates · 3 weight decays · 2 batch sizes =
+/// 54 distinct points, the rest from the base settings), and the search keeps the
+/// point with the smaller held-out gap: of a network that cannot move (learning rate
+/// 1e-12) and the defaults, the defaults.
+#[test]
+fn network_search_covers_table_14_and_keeps_the_smaller_held_out_gap() {
+    use verdict_nasheval::tune::{network_grid, tune_network};
+    let base = NetworkOptions {
+        max_epochs: 123,
+        seed: 9,
+        ..NetworkOptions::default()
+    };
+    let grid = network_grid(&base);
+    assert_eq!(grid.len(), 54);
+    for (i, a) in grid.iter().enumerate() {
+        assert!(a.max_epochs == 123 && a.seed == 9 && a.patience == base.patience);
+        assert!(grid[i + 1..].iter().all(|b| b != a));
+    }
+    let (features, games, _) = cyclic_games();
+    let frozen = NetworkOptions {
+        learning_rate: 1e-12,
+        max_epochs: 40,
+        ..cyclic_options()
+    };
+    let moving = NetworkOptions {
+        max_epochs: 40,
+        ..cyclic_options()
+    };
+    let loss = loss(1e-3, vec![]);
+    let tuned = tune_network(
+        &features,
+        2,
+        &games,
+        &loss,
+        &[frozen, moving.clone()],
+        &|_, _| {},
+    );
+    assert_eq!(tuned.options, moving);
+    assert_eq!((tuned.points, tuned.contexts), (2, 400));
+    let (_, report) = Network::train(&features, 2, &games, &loss, &moving, &|_, _| {});
+    assert_eq!(tuned.validation_gap, report.validation_gap);
+}
