@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{failure, succeed};
+use common::{failure, json, succeed};
 use serde_json::Value;
 use verdict::game::{exploitability, PayoffMatrix};
 
@@ -75,12 +75,11 @@ fn fit_predict_evaluate_round_trip() {
     let sim = simulate(dir.path());
     let contexts = format!("{sim}/contexts.parquet");
     let model = dir.path().join("model.verdict").display().to_string();
-    let summary: Value = serde_json::from_str(&succeed(&fit_args(
+    let summary: Value = json(&fit_args(
         &sim,
         &model,
         &["--max-epochs", "60", "--format", "json", "--quiet"],
-    )))
-    .unwrap();
+    ));
     let s = &summary["summary"];
     assert_eq!(s["contexts"], 2000);
     assert_eq!(
@@ -98,12 +97,8 @@ fn fit_predict_evaluate_round_trip() {
         ["plugin", "debiased-shared", "debiased-per-pair"]
     );
     assert!(["plugin", "debiased"].contains(&s["chosen"].as_str().unwrap()));
-    let evaluate = |model: &str| -> Value {
-        serde_json::from_str(&succeed(&[
-            "evaluate", model, "--truth", &sim, "--format", "json",
-        ]))
-        .unwrap()
-    };
+    let evaluate =
+        |model: &str| -> Value { json(&["evaluate", model, "--truth", &sim, "--format", "json"]) };
     let report = evaluate(&model);
     let keys: Vec<&str> = report
         .as_object()
@@ -126,14 +121,7 @@ fn fit_predict_evaluate_round_trip() {
     // Predictions: JSON, CSV and Parquet agree; distributions sum to one; winners are
     // the agents above the 1e-3 threshold.
     let test = format!("{sim}/test_contexts.parquet");
-    let predictions: Value = serde_json::from_str(&succeed(&[
-        "predict",
-        &model,
-        "--contexts",
-        &test,
-        "--payoff",
-    ]))
-    .unwrap();
+    let predictions: Value = json(&["predict", &model, "--contexts", &test, "--payoff"]);
     let rows = predictions.as_array().unwrap();
     assert_eq!(rows.len(), 300);
     for row in rows {
@@ -302,14 +290,7 @@ fn soft_budget_is_a_fit_option() {
         serde_json::json!({"base_price": 0.0, "surcharge": 2.0, "budget": 0.3, "width": 0.05})
     );
     let test = format!("{sim}/test_contexts.parquet");
-    let predictions: Value = serde_json::from_str(&succeed(&[
-        "predict",
-        &solver,
-        "--contexts",
-        &test,
-        "--payoff",
-    ]))
-    .unwrap();
+    let predictions: Value = json(&["predict", &solver, "--contexts", &test, "--payoff"]);
     for row in predictions.as_array().unwrap().iter().take(5) {
         let agents: Vec<&String> = row["equilibrium"].as_object().unwrap().keys().collect();
         let payoff = row["payoff"].as_array().unwrap();
@@ -332,14 +313,13 @@ fn soft_budget_is_a_fit_option() {
         }
         let matrix = dir.path().join("context.csv");
         std::fs::write(&matrix, csv).unwrap();
-        let game: Value = serde_json::from_str(&succeed(
+        let game: Value = json(
             &[
                 &["game", matrix.to_str().unwrap(), "--format", "json"][..],
                 &budget,
             ]
             .concat(),
-        ))
-        .unwrap();
+        );
         for (j, agent) in agents.iter().enumerate() {
             assert_eq!(game["models"][j]["name"], agent.as_str());
             let expected = game["models"][j]["probability"].as_f64().unwrap();
@@ -351,7 +331,7 @@ fn soft_budget_is_a_fit_option() {
         }
     }
     let network = dir.path().join("network.verdict").display().to_string();
-    let summary: Value = serde_json::from_str(&succeed(&fit_args(
+    let summary: Value = json(&fit_args(
         &sim,
         &network,
         &[
@@ -360,8 +340,7 @@ fn soft_budget_is_a_fit_option() {
             &["--max-epochs", "20", "--format", "json"],
         ]
         .concat(),
-    )))
-    .unwrap();
+    ));
     assert!(summary["summary"]["final_gap"]
         .as_f64()
         .unwrap()

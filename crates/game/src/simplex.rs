@@ -93,11 +93,24 @@ impl Regularizer {
         response: &[f64],
         gradient: &mut [f64],
     ) {
-        let uniform = 1.0 / pi.len() as f64;
-        a.apply_into(response, gradient);
-        for (j, g) in gradient.iter_mut().enumerate() {
-            *g = -*g + self.rho * (pi[j] - uniform) + self.cost(j);
-        }
+        priced_gap_gradient(a, pi, response, self.rho, |j| self.cost(j), gradient);
+    }
+}
+
+/// `-A T + rho (pi - 1/K) + c` into `gradient`, the gap's gradient (Eq. 33) under the
+/// linear price `cost(j)`, given `response = T`.
+pub(crate) fn priced_gap_gradient(
+    a: &PayoffMatrix,
+    pi: &[f64],
+    response: &[f64],
+    rho: f64,
+    cost: impl Fn(usize) -> f64,
+    gradient: &mut [f64],
+) {
+    let uniform = 1.0 / pi.len() as f64;
+    a.apply_into(response, gradient);
+    for (j, g) in gradient.iter_mut().enumerate() {
+        *g = -*g + rho * (pi[j] - uniform) + cost(j);
     }
 }
 

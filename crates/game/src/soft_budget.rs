@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::lottery::Lottery;
 use crate::payoff::check_costs;
-use crate::simplex::{cross_payoff, priced_response_into};
+use crate::simplex::{cross_payoff, priced_gap_gradient, priced_response_into};
 use crate::{regularized_equilibrium, GameError, PayoffMatrix, Regularizer};
 
 /// Most root-finding steps on the spend (Illinois converges in about ten).
@@ -168,20 +168,6 @@ pub struct SoftRegularizer {
 }
 
 impl SoftRegularizer {
-    /// Positive `rho` and valid soft-budget settings for `agents` agents.
-    ///
-    /// # Errors
-    /// [`GameError::Solver`] naming the condition that fails.
-    pub fn validate(&self, agents: usize) -> Result<(), GameError> {
-        if !(self.rho.is_finite() && self.rho > 0.0) {
-            return Err(GameError::Solver(format!(
-                "a soft budget needs rho > 0, found {}",
-                self.rho
-            )));
-        }
-        self.budget.validate(agents)
-    }
-
     /// `Omega(q)`.
     pub fn value(&self, q: &[f64]) -> f64 {
         let uniform = 1.0 / q.len() as f64;
@@ -234,11 +220,8 @@ impl SoftRegularizer {
         gradient: &mut [f64],
     ) {
         let price = self.budget.prices.marginal_price(self.budget.spend(pi));
-        let uniform = 1.0 / pi.len() as f64;
-        a.apply_into(response, gradient);
-        for (j, g) in gradient.iter_mut().enumerate() {
-            *g = -*g + self.rho * (pi[j] - uniform) + price * self.budget.costs[j];
-        }
+        let cost = |j: usize| price * self.budget.costs[j];
+        priced_gap_gradient(a, pi, response, self.rho, cost, gradient);
     }
 }
 
