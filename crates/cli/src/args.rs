@@ -126,6 +126,26 @@ pub enum PolicyArg {
     Solver,
 }
 
+/// `--network-init`: where the policy network's training starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum NetworkInitArg {
+    /// Fitted first to the solver's equilibria of the training contexts, then
+    /// trained on the gap loss.
+    Solver,
+    /// Random (He) weights, as the paper trains; a collapse onto one agent is
+    /// retrained from the solver.
+    Random,
+}
+
+impl From<NetworkInitArg> for verdict::nasheval::NetworkInit {
+    fn from(arg: NetworkInitArg) -> Self {
+        match arg {
+            NetworkInitArg::Solver => Self::Solver,
+            NetworkInitArg::Random => Self::Random,
+        }
+    }
+}
+
 /// A backbone name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum BackboneArg {
@@ -207,6 +227,10 @@ pub struct FitArgs {
     /// model kind.
     #[arg(long)]
     pub tune: bool,
+    /// Where the network's training starts: the solver's equilibria (distilled by
+    /// cross-entropy, then the gap loss) or random weights.
+    #[arg(long, value_enum, default_value = "solver")]
+    pub network_init: NetworkInitArg,
     /// Width of the network's two hidden layers.
     #[arg(long, default_value_t = 64)]
     pub hidden: usize,
@@ -707,6 +731,10 @@ pub struct BenchNashEvalArgs {
     /// Policies to score.
     #[arg(long, value_enum, value_delimiter = ',', default_values_t = [PolicyArg::Solver, PolicyArg::Network])]
     pub policies: Vec<PolicyArg>,
+    /// Where the network policy's training starts (cells of a random start are keyed
+    /// `Network`, of a solver start `Network-solver`).
+    #[arg(long, value_enum, default_value = "solver")]
+    pub network_init: NetworkInitArg,
     /// Bounds of the menu inclusion probability (Eq. 63).
     #[arg(long, value_name = "LO,HI", value_delimiter = ',', default_values_t = [0.25, 0.75])]
     pub propensity_range: Vec<f64>,

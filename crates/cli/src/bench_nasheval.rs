@@ -18,7 +18,7 @@ use verdict::nasheval::{
 };
 
 use crate::args::{
-    BenchNashEvalArgs, BenchNetworkArgs, BenchPredictArgs, PolicyArg, SimulateArgs,
+    BenchNashEvalArgs, BenchNetworkArgs, BenchPredictArgs, NetworkInitArg, PolicyArg, SimulateArgs,
     SimulatedFeedback,
 };
 use crate::evaluate::score;
@@ -91,8 +91,13 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
                 } else {
                     regression_name(regression)
                 };
+                // Cells of the random start kept their key from before the option.
+                let start = match (policy, args.network_init) {
+                    (PolicyArg::Network, NetworkInitArg::Solver) => "-solver",
+                    _ => "",
+                };
                 format!(
-                    "{setting}/s{seed}/v{voters}/{}/{regression}/{policy:?}",
+                    "{setting}/s{seed}/v{voters}/{}/{regression}/{policy:?}{start}",
                     name(variant)
                 )
             };
@@ -135,6 +140,7 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
             let base = FitOptions {
                 variant: Variant::Auto,
                 policy: PolicyKind::Solver,
+                network_init: args.network_init.into(),
                 rho: args.rho,
                 seed,
                 ..backbone_options(
@@ -182,7 +188,7 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
                     if policy == PolicyArg::Network {
                         let games =
                             payoff_matrices(&model.payoffs(&log.features), log.agents.len());
-                        model.train_network(&log.features, &games, &|_, _, _| {});
+                        model.train_network(&log.features, &games, &|_, _, _| {})?;
                     }
                     let policies = model.policy(&test.features)?;
                     let score = score(&model.agents, &policies, &test_truth)?;
@@ -200,6 +206,9 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
                         "support_f1": score.support_f1,
                         "game_value": score.game_value,
                         "training": model.summary.training,
+                        "network_init": format!("{:?}", args.network_init).to_lowercase(),
+                        "collapsed_training": model.summary.collapsed_training,
+                        "solver_fallback": model.summary.solver_fallback,
                         "seconds": {"nuisances": prepare_seconds, "surface": surface_seconds, "policy": started.elapsed().as_secs_f64()},
                         "outcome_backbone": format!("{:?}", args.outcome_backbone).to_lowercase(),
                     });

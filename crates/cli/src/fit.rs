@@ -83,11 +83,18 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
             options.propensity_floor
         );
     }
-    if let Some(report) = model.summary.training.as_ref().filter(|t| t.collapsed()) {
+    if let Some(cold) = &model.summary.collapsed_training {
+        let retrained = model.summary.training.as_ref();
         eprintln!(
-            "warning: the policy network's held-out gap {:.4} is no better than a constant policy's ({:.4}): it ignores the contexts (typically a saturated softmax). Refit with --policy solver, a wider network (--hidden 256 --learning-rate 3e-4) or another --seed",
-            report.validation_gap,
-            report.constant_gap.unwrap_or(f64::NAN)
+            "warning: the policy network's held-out gap {:.4} was no better than a constant policy's ({:.4}): it ignored the contexts (a saturated softmax), so it was trained again from the solver's equilibria: held-out gap {:.4}{}",
+            cold.validation_gap,
+            cold.constant_gap.unwrap_or(f64::NAN),
+            retrained.map_or(f64::NAN, |t| t.validation_gap),
+            if model.summary.solver_fallback {
+                "; still no better, so the model uses the solver policy (as with --policy solver)"
+            } else {
+                ""
+            }
         );
     }
     save_model(&model, &args.out)?;
@@ -203,6 +210,7 @@ fn options(args: &FitArgs, log: &ContextualLog) -> anyhow::Result<FitOptions> {
             ..NetworkOptions::default()
         },
         tune_network: args.tune,
+        network_init: args.network_init.into(),
         ..backbone_options(
             args.outcome_backbone.unwrap_or(args.backbone),
             args.propensity_backbone.unwrap_or(args.backbone),
@@ -292,14 +300,33 @@ fn summary_table(model: &NashEvalModel, out: &Path, seconds: f64) -> String {
         };
         let _ = writeln!(text, "payoff surface        {chosen:?}{regression}");
     }
-    if let Some(t) = &s.training {
+    if let Some(t) = &s.collapsed_training {
         let _ = writeln!(
             text,
-            "network               {} epochs (kept {}), held-out gap {:.5} (best constant policy {:.5})",
+            "network (collapsed)   {} epochs (kept {}), held-out gap {:.5} (best constant policy {:.5})",
             t.epochs,
             t.best_epoch,
             t.validation_gap,
             t.constant_gap.unwrap_or(f64::NAN)
+        );
+    }
+    if let Some(t) = &s.training {
+        let distilled = if t.distilled_epochs > 0 {
+            format!(
+                ", the first {} distilling the solver's equilibria",
+                t.distilled_epochs
+            )
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            text,
+            "network               {} epochs{distilled} (kept {}), held-out gap {:.5} (best constant policy {:.5}){}",
+            t.epochs,
+            t.best_epoch,
+            t.validation_gap,
+            t.constant_gap.unwrap_or(f64::NAN),
+            if s.solver_fallback { "; collapsed, policy is the solver" } else { "" }
         );
     }
     let _ = writeln!(text, "final gap (train)     {:.6}", s.final_gap);

@@ -97,6 +97,9 @@ fn fit_predict_evaluate_round_trip() {
         ["plugin", "debiased-shared", "debiased-per-pair"]
     );
     assert!(["plugin", "debiased"].contains(&s["chosen"].as_str().unwrap()));
+    // The network starts from the solver's equilibria by default.
+    assert!(s["training"]["distilled_epochs"].as_u64().unwrap() > 0);
+    assert!(s["collapsed_training"].is_null() && s["solver_fallback"] == false);
     let evaluate =
         |model: &str| -> Value { json(&["evaluate", model, "--truth", &sim, "--format", "json"]) };
     let report = evaluate(&model);
@@ -174,7 +177,7 @@ fn fit_predict_evaluate_round_trip() {
     );
 
     // The oracle with the solver policy, from the truth's nuisances; and the plug-in
-    // on the linear backbone: both evaluate.
+    // on the linear backbone with a randomly initialized network: both evaluate.
     let oracle = dir.path().join("oracle.verdict").display().to_string();
     succeed(&fit_args(
         &sim,
@@ -191,7 +194,7 @@ fn fit_predict_evaluate_round_trip() {
     ));
     assert!(evaluate(&oracle)["exploitability"].as_f64().unwrap() < uniform);
     let linear = dir.path().join("linear.verdict").display().to_string();
-    succeed(&fit_args(
+    let random: Value = json(&fit_args(
         &sim,
         &linear,
         &[
@@ -199,11 +202,19 @@ fn fit_predict_evaluate_round_trip() {
             "plugin",
             "--backbone",
             "linear",
-            "--policy",
-            "solver",
+            "--network-init",
+            "random",
+            "--max-epochs",
+            "60",
+            "--format",
+            "json",
             "--quiet",
         ],
     ));
+    let s = &random["summary"];
+    // A random start distils only to rescue a collapse.
+    let distilled = s["training"]["distilled_epochs"].as_u64().unwrap();
+    assert_eq!(distilled > 0, !s["collapsed_training"].is_null(), "{s}");
     assert!(evaluate(&linear)["exploitability"].as_f64().unwrap() < uniform);
 
     // A different feature schema, a damaged or foreign model file: clear errors.

@@ -33,7 +33,7 @@ pub use gap::{payoff_matrices, GapLoss, GapScratch};
 pub use learner::{context_folds, Classifier, LearnerError, Logistic, Regressor, Ridge};
 pub use model::{
     fit, fit_prepared, prepare, AlignedFeatures, FitError, FitOptions, FitSummary, NashEvalModel,
-    PolicyKind, Prepared, Stage, Variant,
+    NetworkInit, PolicyKind, Prepared, Stage, Variant,
 };
 pub use network::{Network, NetworkOptions, TrainingReport};
 pub use pairs::{AggregatorKind, Holder, PairMap};

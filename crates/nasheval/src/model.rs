@@ -48,6 +48,27 @@ pub enum PolicyKind {
     Solver,
 }
 
+/// Where the policy network's training starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NetworkInit {
+    /// He-initialized weights, as Appendix I.2 trains (a collapse onto a constant
+    /// policy is retrained from the solver, see [`NashEvalModel::train_network`]).
+    Random,
+    /// Weights first fitted to the solver's equilibria of the training contexts'
+    /// games by cross-entropy, then trained on the gap loss
+    /// ([`Network::train_distilled`]); the default: on the Appendix G simulator it
+    /// halves the held-out gap of the random start (EXPERIMENTS.md).
+    Solver,
+}
+
+impl NetworkInit {
+    /// Model files written before the option trained from a random start.
+    fn before_the_option() -> Self {
+        Self::Random
+    }
+}
+
 /// Everything a fit is told.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FitOptions {
@@ -87,6 +108,9 @@ pub struct FitOptions {
     /// training it ([`crate::tune::tune_network`]).
     #[serde(default)]
     pub tune_network: bool,
+    /// Where the network's training starts.
+    #[serde(default = "NetworkInit::before_the_option")]
+    pub network_init: NetworkInit,
 }
 
 impl Default for FitOptions {
@@ -108,6 +132,7 @@ impl Default for FitOptions {
             aggregator: AggregatorKind::Mean,
             network: NetworkOptions::default(),
             tune_network: false,
+            network_init: NetworkInit::Solver,
         }
     }
 }
@@ -131,8 +156,15 @@ pub struct FitSummary {
     pub chosen_regression: Option<PayoffRegression>,
     /// Held-out doubly-robust risks of the candidates (`auto`).
     pub candidates: Vec<CandidateRisk>,
-    /// Network training, when the policy is a network.
+    /// Network training, when the policy is a network (or fell back to the solver).
     pub training: Option<TrainingReport>,
+    /// The randomly initialized training, when it collapsed onto a constant policy
+    /// and the network was trained again from the solver's equilibria.
+    #[serde(default)]
+    pub collapsed_training: Option<TrainingReport>,
+    /// Whether the retrained network collapsed too, so the policy is the solver.
+    #[serde(default)]
+    pub solver_fallback: bool,
     /// The network search over Table 14, when asked for.
     #[serde(default)]
     pub network_tuning: Option<TunedNetwork>,
@@ -504,7 +536,7 @@ pub fn fit_prepared(
             model.options.network = tuned.options.clone();
             model.summary.network_tuning = Some(tuned);
         }
-        model.train_network(features, &games, progress);
+        model.train_network(features, &games, progress)?;
     }
     let (policies, certificates) = model.policy_from(features, &games)?;
     model.summary.final_gap = match certificates {
@@ -518,27 +550,66 @@ pub fn fit_prepared(
 impl NashEvalModel {
     /// Trains the policy network on the surface's games at the training contexts
     /// `features` (one game each) and makes it the model's policy.
+    ///
+    /// Training starts where [`FitOptions::network_init`] says. When a randomly
+    /// initialized network collapses ([`TrainingReport::collapsed`]: no better than
+    /// a constant policy), it is trained again from the solver's equilibria of the
+    /// same games ([`Network::train_distilled`]), and the first report is kept in
+    /// [`FitSummary::collapsed_training`]. Should a network started from the solver
+    /// collapse too, the model falls back to the solver policy
+    /// ([`FitSummary::solver_fallback`]).
+    ///
+    /// # Errors
+    /// [`FitError`] when the solver fails on a context while rescuing a collapse.
     pub fn train_network(
         &mut self,
         features: &[f64],
         games: &[PayoffMatrix],
         progress: &dyn Fn(Stage, usize, usize),
-    ) {
+    ) -> Result<(), FitError> {
         let options = NetworkOptions {
             seed: self.options.seed,
             ..self.options.network.clone()
         };
-        let (network, report) = Network::train(
-            features,
-            self.feature_names.len(),
-            games,
-            &self.loss(),
-            &options,
-            &|done, total| progress(Stage::Policy, done, total),
-        );
-        self.network = Some(network);
-        self.options.policy = PolicyKind::Network;
+        let columns = self.feature_names.len();
+        let loss = self.loss();
+        let report_epochs = |done, total| progress(Stage::Policy, done, total);
+        let distil = |model: &Self| -> Result<(Network, TrainingReport), FitError> {
+            let (targets, _) = model.solve(games)?;
+            Ok(Network::train_distilled(
+                features,
+                columns,
+                games,
+                &loss,
+                &options,
+                &targets,
+                &report_epochs,
+            ))
+        };
+        self.summary.collapsed_training = None;
+        let (network, report) = match self.options.network_init {
+            NetworkInit::Solver => distil(self)?,
+            NetworkInit::Random => {
+                let (network, report) =
+                    Network::train(features, columns, games, &loss, &options, &report_epochs);
+                if report.collapsed() {
+                    self.summary.collapsed_training = Some(report);
+                    distil(self)?
+                } else {
+                    (network, report)
+                }
+            }
+        };
+        self.summary.solver_fallback = report.collapsed();
         self.summary.training = Some(report);
+        if self.summary.solver_fallback {
+            self.network = None;
+            self.options.policy = PolicyKind::Solver;
+        } else {
+            self.network = Some(network);
+            self.options.policy = PolicyKind::Network;
+        }
+        Ok(())
     }
 
     /// The gap loss of the fit's regularizer `Omega`: `rho` and the costs as a
@@ -595,6 +666,13 @@ impl NashEvalModel {
         if let Some(network) = &self.network {
             return Ok((network.predict(features), None));
         }
+        let (policies, gaps) = self.solve(games)?;
+        Ok((policies, Some(gaps)))
+    }
+
+    /// The regularized (and budgeted, when asked) equilibrium of every game
+    /// (`contexts × K`) and each one's certified gap.
+    fn solve(&self, games: &[PayoffMatrix]) -> Result<(Vec<f64>, Vec<f64>), FitError> {
         let rho = self.options.rho;
         let solved = match (self.options.budget, self.loss()) {
             (Some(limit), _) => {
@@ -617,7 +695,7 @@ impl NashEvalModel {
             out.extend(lottery.probabilities);
             gaps.push(lottery.gap);
         }
-        Ok((out, Some(gaps)))
+        Ok((out, gaps))
     }
 
     /// Checks a loaded model's format and version.

@@ -78,6 +78,10 @@ pub struct TrainingReport {
     /// (see [`TrainingReport::collapsed`]).
     #[serde(default)]
     pub constant_gap: Option<f64>,
+    /// Epochs of distillation to target policies before the gap loss (0 without;
+    /// see [`Network::train_distilled`]); `epochs` and `best_epoch` count them.
+    #[serde(default)]
+    pub distilled_epochs: usize,
 }
 
 impl TrainingReport {
@@ -269,9 +273,145 @@ impl Adam {
     }
 }
 
+/// What a training phase minimizes.
+#[derive(Clone, Copy)]
+enum Objective<'a> {
+    /// The gap loss (Eq. 17).
+    Gap,
+    /// Cross-entropy to target policies (`contexts × K`): its logit gradient is
+    /// `pi - target`.
+    Distil(&'a [f64]),
+}
+
+/// The state shared by the training phases: standardized inputs, the split, the
+/// games and the loss.
+struct Trainer<'a> {
+    x_all: DMatrix<f64>,
+    games: &'a [PayoffMatrix],
+    loss: &'a GapLoss,
+    options: &'a NetworkOptions,
+    train: Vec<usize>,
+    valid: Vec<usize>,
+    rng: ChaCha8Rng,
+    scratch: GapScratch,
+}
+
+/// The kept weights: the best held-out gap so far and the epoch that reached it.
+struct Best {
+    gap: f64,
+    epoch: usize,
+    params: Params,
+}
+
+impl Trainer<'_> {
+    fn mean_gap(&mut self, params: &Params, rows: &[usize]) -> f64 {
+        let x = self.x_all.select_rows(rows);
+        let pi = params.forward(&x).pop().expect("an output layer");
+        let mut p = vec![0.0; pi.ncols()];
+        let total: f64 = rows
+            .iter()
+            .enumerate()
+            .map(|(r, &i)| {
+                p.iter_mut()
+                    .zip(pi.row(r).iter())
+                    .for_each(|(p, v)| *p = *v);
+                self.loss.value(&self.games[i], &p, &mut self.scratch)
+            })
+            .sum();
+        total / rows.len() as f64
+    }
+
+    /// Adam from `best.params` on `objective` for at most `max_epochs`, keeping in
+    /// `best` the weights of the smallest held-out gap; stops after `patience`
+    /// epochs without one and halves the step after `plateau`. Epochs are numbered
+    /// from `first_epoch`; returns the last one run.
+    fn phase(
+        &mut self,
+        objective: Objective,
+        best: &mut Best,
+        first_epoch: usize,
+        progress: &dyn Fn(usize, usize),
+    ) -> usize {
+        let options = self.options;
+        let agents = self.games[0].agents();
+        let mut params = best.params.clone();
+        let mut adam = Adam {
+            m: Params::zeros_like(&params),
+            v: Params::zeros_like(&params),
+            step: 0,
+            rate: options.learning_rate,
+            decay: options.weight_decay,
+        };
+        let mut last = first_epoch;
+        let mut since_halving = 0;
+        let mut logit_gradient = vec![0.0; agents];
+        let mut probabilities = vec![0.0; agents];
+        for epoch in 1..=options.max_epochs {
+            last = first_epoch + epoch;
+            self.train.shuffle(&mut self.rng);
+            for batch in self.train.chunks(options.batch_size.max(1)) {
+                let x = self.x_all.select_rows(batch);
+                let acts = params.forward(&x);
+                let pi = acts.last().expect("an output layer");
+                let mut delta = DMatrix::zeros(batch.len(), agents);
+                for (r, &i) in batch.iter().enumerate() {
+                    for (p, v) in probabilities.iter_mut().zip(pi.row(r).iter()) {
+                        *p = *v;
+                    }
+                    match objective {
+                        Objective::Gap => {
+                            self.loss.softmax_gradient(
+                                &self.games[i],
+                                &probabilities,
+                                &mut self.scratch,
+                                &mut logit_gradient,
+                            );
+                        }
+                        Objective::Distil(targets) => {
+                            let target = &targets[i * agents..(i + 1) * agents];
+                            for ((g, p), t) in
+                                logit_gradient.iter_mut().zip(&probabilities).zip(target)
+                            {
+                                *g = p - t;
+                            }
+                        }
+                    }
+                    for (c, g) in logit_gradient.iter().enumerate() {
+                        delta[(r, c)] = g / batch.len() as f64;
+                    }
+                }
+                let grad = params.backward(&x, &acts, delta);
+                adam.update(&mut params, &grad);
+            }
+            let valid = std::mem::take(&mut self.valid);
+            let gap = self.mean_gap(&params, &valid);
+            self.valid = valid;
+            if gap < best.gap {
+                *best = Best {
+                    gap,
+                    epoch: last,
+                    params: params.clone(),
+                };
+                since_halving = 0;
+            } else {
+                since_halving += 1;
+                if since_halving >= options.plateau.max(1) {
+                    adam.rate *= 0.5;
+                    since_halving = 0;
+                }
+            }
+            progress(epoch, options.max_epochs);
+            if last - best.epoch.max(first_epoch) >= options.patience {
+                break;
+            }
+        }
+        last
+    }
+}
+
 impl Network {
     /// Trains on `features` (`contexts × columns`) against the payoff matrices
-    /// `games` (one per context) under `loss`.
+    /// `games` (one per context) under `loss`, from a random (He) initialization.
     ///
     /// # Panics
     /// When `games` and `features` disagree in length, or there are fewer than two
@@ -284,6 +424,54 @@ impl Network {
         options: &NetworkOptions,
         progress: &dyn Fn(usize, usize),
     ) -> (Self, TrainingReport) {
+        Self::fit(features, columns, games, loss, options, None, progress)
+    }
+
+    /// Like [`Network::train`], but first fits the network to `targets` (one policy
+    /// per context, `contexts × K`, e.g. the solver's equilibria of the same games)
+    /// by cross-entropy, then minimizes the gap loss from there. Early stopping
+    /// follows the held-out gap across both phases, so the kept weights are never
+    /// worse on it than the distilled ones. This is the remedy for a collapsed
+    /// training ([`TrainingReport::collapsed`]): the distilled start already
+    /// separates the contexts, where a random one can saturate on the majority
+    /// winner.
+    ///
+    /// # Panics
+    /// As [`Network::train`], and when `targets` is not `contexts × K`.
+    pub fn train_distilled(
+        features: &[f64],
+        columns: usize,
+        games: &[PayoffMatrix],
+        loss: &GapLoss,
+        options: &NetworkOptions,
+        targets: &[f64],
+        progress: &dyn Fn(usize, usize),
+    ) -> (Self, TrainingReport) {
+        assert_eq!(
+            targets.len(),
+            games.len() * games.first().map_or(0, PayoffMatrix::agents),
+            "one target policy per context"
+        );
+        Self::fit(
+            features,
+            columns,
+            games,
+            loss,
+            options,
+            Some(targets),
+            progress,
+        )
+    }
+
+    fn fit(
+        features: &[f64],
+        columns: usize,
+        games: &[PayoffMatrix],
+        loss: &GapLoss,
+        options: &NetworkOptions,
+        targets: Option<&[f64]>,
+        progress: &dyn Fn(usize, usize),
+    ) -> (Self, TrainingReport) {
         let n = games.len();
         assert!(
             n >= 2 && features.len() == n * columns,
@@ -291,11 +479,10 @@ impl Network {
         );
         let agents = games[0].agents();
         let scaling = Scaling::fit(features, columns);
-        let x_all = scaling.standardized(features);
         let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
         let mut order: Vec<usize> = (0..n).collect();
         order.shuffle(&mut rng);
-        let (valid, mut train) = if options.validation_fraction > 0.0 {
+        let (valid, train) = if options.validation_fraction > 0.0 {
             let held = ((n as f64 * options.validation_fraction).round() as usize).clamp(1, n - 1);
             let (valid, train) = order.split_at(held);
             (valid.to_vec(), train.to_vec())
@@ -303,80 +490,32 @@ impl Network {
             (order.clone(), order)
         };
         let sizes = [columns, options.hidden, options.hidden, agents];
-        let mut params = Params::init(&sizes, &mut rng);
-        let mut adam = Adam {
-            m: Params::zeros_like(&params),
-            v: Params::zeros_like(&params),
-            step: 0,
-            rate: options.learning_rate,
-            decay: options.weight_decay,
+        let params = Params::init(&sizes, &mut rng);
+        let mut trainer = Trainer {
+            x_all: scaling.standardized(features),
+            games,
+            loss,
+            options,
+            train,
+            valid,
+            rng,
+            scratch: GapScratch::default(),
         };
-        let mut scratch = GapScratch::default();
-        let mean_gap = |params: &Params, rows: &[usize], scratch: &mut GapScratch| {
-            let x = x_all.select_rows(rows);
-            let pi = params.forward(&x).pop().expect("an output layer");
-            let mut p = vec![0.0; pi.ncols()];
-            let total: f64 = rows
-                .iter()
-                .enumerate()
-                .map(|(r, &i)| {
-                    p.iter_mut()
-                        .zip(pi.row(r).iter())
-                        .for_each(|(p, v)| *p = *v);
-                    loss.value(&games[i], &p, scratch)
-                })
-                .sum();
-            total / rows.len() as f64
+        let valid = trainer.valid.clone();
+        let mut best = Best {
+            gap: trainer.mean_gap(&params, &valid),
+            epoch: 0,
+            params,
         };
-        let mut best = (mean_gap(&params, &valid, &mut scratch), 0, params.clone());
-        let mut epochs = 0;
-        let mut since_halving = 0;
-        let mut logit_gradient = vec![0.0; agents];
-        let mut probabilities = vec![0.0; agents];
-        for epoch in 1..=options.max_epochs {
-            epochs = epoch;
-            train.shuffle(&mut rng);
-            for batch in train.chunks(options.batch_size.max(1)) {
-                let x = x_all.select_rows(batch);
-                let acts = params.forward(&x);
-                let pi = acts.last().expect("an output layer");
-                let mut delta = DMatrix::zeros(batch.len(), agents);
-                for (r, &i) in batch.iter().enumerate() {
-                    for (p, v) in probabilities.iter_mut().zip(pi.row(r).iter()) {
-                        *p = *v;
-                    }
-                    loss.softmax_gradient(
-                        &games[i],
-                        &probabilities,
-                        &mut scratch,
-                        &mut logit_gradient,
-                    );
-                    for (c, g) in logit_gradient.iter().enumerate() {
-                        delta[(r, c)] = g / batch.len() as f64;
-                    }
-                }
-                let grad = params.backward(&x, &acts, delta);
-                adam.update(&mut params, &grad);
-            }
-            let gap = mean_gap(&params, &valid, &mut scratch);
-            if gap < best.0 {
-                best = (gap, epoch, params.clone());
-                since_halving = 0;
-            } else {
-                since_halving += 1;
-                if since_halving >= options.plateau.max(1) {
-                    adam.rate *= 0.5;
-                    since_halving = 0;
-                }
-            }
-            progress(epoch, options.max_epochs);
-            if epoch - best.1 >= options.patience {
-                break;
-            }
-        }
-        let (validation_gap, best_epoch, params) = best;
-        let training_gap = mean_gap(&params, &train, &mut scratch);
-        let constant_gap = best_constant_gap(loss, games, &valid, &mut scratch);
+        let distilled_epochs = match targets {
+            Some(targets) => trainer.phase(Objective::Distil(targets), &mut best, 0, progress),
+            None => 0,
+        };
+        let epochs = trainer.phase(Objective::Gap, &mut best, distilled_epochs, progress);
+        let train = trainer.train.clone();
+        let training_gap = trainer.mean_gap(&best.params, &train);
+        let constant_gap = best_constant_gap(loss, games, &valid, &mut trainer.scratch);
+        let params = best.params;
         let network = Self {
             scaling,
             layers: params
@@ -393,10 +532,11 @@ impl Network {
         };
         let report = TrainingReport {
             epochs,
-            best_epoch,
-            validation_gap,
+            best_epoch: best.epoch,
+            validation_gap: best.gap,
             training_gap,
             constant_gap: Some(constant_gap),
+            distilled_epochs,
         };
         (network, report)
     }
