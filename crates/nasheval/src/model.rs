@@ -520,22 +520,6 @@ pub fn fit_prepared(
     };
     let games = payoff_matrices(&model.payoffs(features), model.agents.len());
     if options.policy == PolicyKind::Network {
-        if options.tune_network {
-            let base = NetworkOptions {
-                seed: options.seed,
-                ..options.network.clone()
-            };
-            let tuned = tune_network(
-                features,
-                columns,
-                &games,
-                &model.loss(),
-                &network_grid(&base),
-                &|done, total| progress(Stage::NetworkTuning, done, total),
-            );
-            model.options.network = tuned.options.clone();
-            model.summary.network_tuning = Some(tuned);
-        }
         model.train_network(features, &games, progress)?;
     }
     let (policies, certificates) = model.policy_from(features, &games)?;
@@ -549,7 +533,8 @@ pub fn fit_prepared(
 
 impl NashEvalModel {
     /// Trains the policy network on the surface's games at the training contexts
-    /// `features` (one game each) and makes it the model's policy.
+    /// `features` (one game each), after searching Table 14 when
+    /// [`FitOptions::tune_network`] asks, and makes it the model's policy.
     ///
     /// Training starts where [`FitOptions::network_init`] says. When a randomly
     /// initialized network collapses ([`TrainingReport::collapsed`]: no better than
@@ -567,39 +552,54 @@ impl NashEvalModel {
         games: &[PayoffMatrix],
         progress: &dyn Fn(Stage, usize, usize),
     ) -> Result<(), FitError> {
+        let columns = self.feature_names.len();
+        let loss = self.loss();
+        // The solver's equilibria: where a solver start begins.
+        let start = match self.options.network_init {
+            NetworkInit::Solver => Some(self.solve(games)?.0),
+            NetworkInit::Random => None,
+        };
+        if self.options.tune_network {
+            let base = NetworkOptions {
+                seed: self.options.seed,
+                ..self.options.network.clone()
+            };
+            let tuned = tune_network(
+                features,
+                columns,
+                games,
+                &loss,
+                &network_grid(&base),
+                start.as_deref(),
+                &|done, total| progress(Stage::NetworkTuning, done, total),
+            );
+            self.options.network = tuned.options.clone();
+            self.summary.network_tuning = Some(tuned);
+        }
         let options = NetworkOptions {
             seed: self.options.seed,
             ..self.options.network.clone()
         };
-        let columns = self.feature_names.len();
-        let loss = self.loss();
         let report_epochs = |done, total| progress(Stage::Policy, done, total);
-        let distil = |model: &Self| -> Result<(Network, TrainingReport), FitError> {
-            let (targets, _) = model.solve(games)?;
-            Ok(Network::train_distilled(
+        let train = |targets: Option<&[f64]>| match targets {
+            Some(targets) => Network::train_distilled(
                 features,
                 columns,
                 games,
                 &loss,
                 &options,
-                &targets,
+                targets,
                 &report_epochs,
-            ))
+            ),
+            None => Network::train(features, columns, games, &loss, &options, &report_epochs),
         };
+        let (mut network, mut report) = train(start.as_deref());
         self.summary.collapsed_training = None;
-        let (network, report) = match self.options.network_init {
-            NetworkInit::Solver => distil(self)?,
-            NetworkInit::Random => {
-                let (network, report) =
-                    Network::train(features, columns, games, &loss, &options, &report_epochs);
-                if report.collapsed() {
-                    self.summary.collapsed_training = Some(report);
-                    distil(self)?
-                } else {
-                    (network, report)
-                }
-            }
-        };
+        if start.is_none() && report.collapsed() {
+            let targets = self.solve(games)?.0;
+            self.summary.collapsed_training = Some(report);
+            (network, report) = train(Some(&targets));
+        }
         self.summary.solver_fallback = report.collapsed();
         self.summary.training = Some(report);
         if self.summary.solver_fallback {

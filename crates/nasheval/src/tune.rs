@@ -329,15 +329,19 @@ pub struct TunedNetwork {
 /// on the contexts each training holds out — the same ones for every point, as they
 /// follow from the seed). The paper tunes its predictor over Table 14 this way; the
 /// held-out gap is a training-side criterion, computed from the fitted payoff surface.
+/// With `start` (one policy per context, as [`Network::train_distilled`] takes) every
+/// point trains from it; without, from random weights.
 ///
 /// # Panics
-/// When `grid` is empty or `games` and `features` disagree (the caller checks).
+/// When `grid` is empty or `games`, `features` and `start` disagree (the caller
+/// checks).
 pub fn tune_network(
     features: &[f64],
     columns: usize,
     games: &[PayoffMatrix],
     loss: &GapLoss,
     grid: &[NetworkOptions],
+    start: Option<&[f64]>,
     progress: &dyn Fn(usize, usize),
 ) -> TunedNetwork {
     assert!(!grid.is_empty(), "an empty network grid");
@@ -352,10 +356,27 @@ pub fn tune_network(
         .flat_map(|&i| features[i * columns..(i + 1) * columns].iter().copied())
         .collect();
     let sample_games: Vec<PayoffMatrix> = rows.iter().map(|&i| games[i].clone()).collect();
+    let agents = games.first().map_or(0, PayoffMatrix::agents);
+    let sample_start: Option<Vec<f64>> = start.map(|start| {
+        rows.iter()
+            .flat_map(|&i| start[i * agents..(i + 1) * agents].iter().copied())
+            .collect()
+    });
     let mut best: Option<(f64, &NetworkOptions)> = None;
     for (done, options) in grid.iter().enumerate() {
-        let (_, report) =
-            Network::train(&sample, columns, &sample_games, loss, options, &|_, _| {});
+        let quiet = |_, _| {};
+        let (_, report) = match &sample_start {
+            Some(start) => Network::train_distilled(
+                &sample,
+                columns,
+                &sample_games,
+                loss,
+                options,
+                start,
+                &quiet,
+            ),
+            None => Network::train(&sample, columns, &sample_games, loss, options, &quiet),
+        };
         if best.is_none_or(|(gap, _)| report.validation_gap < gap) {
             best = Some((report.validation_gap, options));
         }

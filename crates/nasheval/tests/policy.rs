@@ -291,7 +291,7 @@ fn network_search_covers_table_14_and_keeps_the_smaller_held_out_gap() {
         assert!(a.max_epochs == 123 && a.seed == 9 && a.patience == base.patience);
         assert!(grid[i + 1..].iter().all(|b| b != a));
     }
-    let (features, games, _) = cyclic_games();
+    let (features, games, closed_form) = cyclic_games();
     let frozen = NetworkOptions {
         learning_rate: 1e-12,
         max_epochs: 40,
@@ -307,12 +307,34 @@ fn network_search_covers_table_14_and_keeps_the_smaller_held_out_gap() {
         2,
         &games,
         &loss,
-        &[frozen, moving.clone()],
+        &[frozen.clone(), moving.clone()],
+        None,
         &|_, _| {},
     );
     assert_eq!(tuned.options, moving);
     assert_eq!((tuned.points, tuned.contexts), (2, 400));
     let (_, report) = Network::train(&features, 2, &games, &loss, &moving, &|_, _| {});
+    assert_eq!(tuned.validation_gap, report.validation_gap);
+    // From a start (here the closed-form equilibria), every point trains from it.
+    let tuned = tune_network(
+        &features,
+        2,
+        &games,
+        &loss,
+        &[frozen, moving.clone()],
+        Some(&closed_form),
+        &|_, _| {},
+    );
+    assert_eq!(tuned.options, moving);
+    let (_, report) = Network::train_distilled(
+        &features,
+        2,
+        &games,
+        &loss,
+        &moving,
+        &closed_form,
+        &|_, _| {},
+    );
     assert_eq!(tuned.validation_gap, report.validation_gap);
 }
 
