@@ -55,7 +55,8 @@ pub enum Command {
 pub enum CategoricalArg {
     /// One 0/1 feature per category.
     Onehot,
-    /// One feature holding the category's code.
+    /// One feature holding the category's code (a hash of its value, the same in
+    /// every table).
     Codes,
 }
 

@@ -20,7 +20,8 @@ pub enum CategoricalEncoding {
     /// One 0/1 column per category (`column=value`).
     #[default]
     OneHot,
-    /// One column holding the category's code (order of first appearance).
+    /// One column holding the category's code, [`category_code`]: the same in every
+    /// table, so a model fitted on one reads another.
     Codes,
 }
 
@@ -307,7 +308,7 @@ fn encode_features(
         match options.categorical {
             CategoricalEncoding::Codes => {
                 names.push(name.clone());
-                encoded.push(codes.iter().map(|&c| c as f64).collect());
+                encoded.push(values.iter().map(|v| category_code(v)).collect());
             }
             CategoricalEncoding::OneHot => {
                 for (level, value) in levels.iter().enumerate() {
@@ -471,6 +472,14 @@ pub fn text_features(text: &str, dim: usize) -> Vec<f64> {
         out.iter_mut().for_each(|v| *v /= norm);
     }
     out
+}
+
+/// The code of a category under [`CategoricalEncoding::Codes`]: its 64-bit FNV-1a
+/// hash scaled into `[0, 1)`. It depends on the value alone — not on the order in
+/// which a table lists its categories — so training and prediction tables agree; the
+/// order it induces is arbitrary, as any coding of unordered categories is.
+pub fn category_code(value: &str) -> f64 {
+    fnv1a(value.as_bytes()) as f64 / 2f64.powi(64)
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {

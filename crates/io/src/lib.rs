@@ -21,7 +21,7 @@ pub use battles::{
     read_battles, read_table, BattleSchema, LoadedBattles, ReadOptions, Source, WinnerColumns,
 };
 pub use contextual::{
-    read_battles_as_contextual, read_contexts, read_contextual_log, text_features,
+    category_code, read_battles_as_contextual, read_contexts, read_contextual_log, text_features,
     CategoricalEncoding, ContextTable, ContextualOptions,
 };
 pub use costs::read_costs;

@@ -3,8 +3,8 @@
 //! and text, and malformed logs are refused with the place and the fix.
 
 use verdict_io::{
-    read_contextual_log, text_features, write_parquet_table, CategoricalEncoding, ColumnData,
-    ContextualOptions, Source,
+    category_code, read_contexts, read_contextual_log, text_features, write_parquet_table,
+    CategoricalEncoding, ColumnData, ContextualOptions, Source,
 };
 
 fn bytes(label: &str, text: &str) -> Source {
@@ -170,8 +170,32 @@ fn csv_json_lines_and_parquet_give_the_same_log() {
         (0..3)
             .map(|r| coded.features[r * 18 + 1])
             .collect::<Vec<_>>(),
-        [0.0, 1.0, 0.0]
+        [
+            category_code("code"),
+            category_code("math"),
+            category_code("code")
+        ]
     );
+    // The code depends on the value alone: a table listing the categories in another
+    // order codes them alike (codes by order of appearance would swap them).
+    let reordered = read_contexts(
+        &bytes("c.csv", "context_id,domain\nq,math\nr,code\n"),
+        &ContextualOptions {
+            categorical: CategoricalEncoding::Codes,
+            ..ContextualOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        reordered.features,
+        [category_code("math"), category_code("code")]
+    );
+    // FNV-1a's published 64-bit test vector: "a" hashes to 0xaf63dc4c8601ec8c.
+    assert_eq!(
+        category_code("a"),
+        0xaf63_dc4c_8601_ec8c_u64 as f64 / 2f64.powi(64)
+    );
+    assert!(category_code("code") != category_code("math"));
 }
 
 #[test]

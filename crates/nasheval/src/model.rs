@@ -545,7 +545,8 @@ impl NashEvalModel {
     /// ([`FitSummary::solver_fallback`]).
     ///
     /// # Errors
-    /// [`FitError`] when the solver fails on a context while rescuing a collapse.
+    /// [`FitError`] when the solver fails on a context while computing the start or
+    /// rescuing a collapse.
     pub fn train_network(
         &mut self,
         features: &[f64],
