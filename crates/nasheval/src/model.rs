@@ -58,7 +58,8 @@ pub enum NetworkInit {
     /// Weights first fitted to the solver's equilibria of the training contexts'
     /// games by cross-entropy, then trained on the gap loss
     /// ([`Network::train_distilled`]); the default: on the Appendix G simulator it
-    /// halves the held-out gap of the random start (EXPERIMENTS.md).
+    /// avoids the collapse a random start can fall into and lowers the held-out gap
+    /// most where the equilibria are vertices (N_v = 1; EXPERIMENTS.md).
     Solver,
 }
 
