@@ -303,8 +303,19 @@ struct Best {
     params: Params,
 }
 
+/// The contexts a mean gap is taken over.
+#[derive(Clone, Copy)]
+enum Split {
+    Training,
+    HeldOut,
+}
+
 impl Trainer<'_> {
-    fn mean_gap(&mut self, params: &Params, rows: &[usize]) -> f64 {
+    fn mean_gap(&mut self, params: &Params, split: Split) -> f64 {
+        let rows = match split {
+            Split::Training => &self.train,
+            Split::HeldOut => &self.valid,
+        };
         let x = self.x_all.select_rows(rows);
         let pi = params.forward(&x).pop().expect("an output layer");
         let mut p = vec![0.0; pi.ncols()];
@@ -383,9 +394,7 @@ impl Trainer<'_> {
                 let grad = params.backward(&x, &acts, delta);
                 adam.update(&mut params, &grad);
             }
-            let valid = std::mem::take(&mut self.valid);
-            let gap = self.mean_gap(&params, &valid);
-            self.valid = valid;
+            let gap = self.mean_gap(&params, Split::HeldOut);
             if gap < best.gap {
                 *best = Best {
                     gap,
@@ -501,9 +510,8 @@ impl Network {
             rng,
             scratch: GapScratch::default(),
         };
-        let valid = trainer.valid.clone();
         let mut best = Best {
-            gap: trainer.mean_gap(&params, &valid),
+            gap: trainer.mean_gap(&params, Split::HeldOut),
             epoch: 0,
             params,
         };
@@ -512,9 +520,8 @@ impl Network {
             None => 0,
         };
         let epochs = trainer.phase(Objective::Gap, &mut best, distilled_epochs, progress);
-        let train = trainer.train.clone();
-        let training_gap = trainer.mean_gap(&best.params, &train);
-        let constant_gap = best_constant_gap(loss, games, &valid, &mut trainer.scratch);
+        let training_gap = trainer.mean_gap(&best.params, Split::Training);
+        let constant_gap = best_constant_gap(loss, games, &trainer.valid, &mut trainer.scratch);
         let params = best.params;
         let network = Self {
             scaling,
