@@ -57,7 +57,7 @@ pub enum NetworkInit {
     Random,
     /// Weights first fitted to the solver's equilibria of the training contexts'
     /// games by cross-entropy, then trained on the gap loss
-    /// ([`Network::train_distilled`]); the default: on the Appendix G simulator it
+    /// ([`Network::train_from`]); the default: on the Appendix G simulator it
     /// avoids the collapse a random start can fall into and lowers the held-out gap
     /// most where the equilibria are vertices (N_v = 1; EXPERIMENTS.md).
     Solver,
@@ -540,7 +540,7 @@ impl NashEvalModel {
     /// Training starts where [`FitOptions::network_init`] says. When a randomly
     /// initialized network collapses ([`TrainingReport::collapsed`]: no better than
     /// a constant policy), it is trained again from the solver's equilibria of the
-    /// same games ([`Network::train_distilled`]), and the first report is kept in
+    /// same games ([`Network::train_from`]), and the first report is kept in
     /// [`FitSummary::collapsed_training`]. Should a network started from the solver
     /// collapse too, the model falls back to the solver policy
     /// ([`FitSummary::solver_fallback`]).
@@ -583,17 +583,16 @@ impl NashEvalModel {
             ..self.options.network.clone()
         };
         let report_epochs = |done, total| progress(Stage::Policy, done, total);
-        let train = |targets: Option<&[f64]>| match targets {
-            Some(targets) => Network::train_distilled(
+        let train = |start: Option<&[f64]>| {
+            Network::train_from(
                 features,
                 columns,
                 games,
                 &loss,
                 &options,
-                targets,
+                start,
                 &report_epochs,
-            ),
-            None => Network::train(features, columns, games, &loss, &options, &report_epochs),
+            )
         };
         let (mut network, mut report) = train(start.as_deref());
         self.summary.collapsed_training = None;

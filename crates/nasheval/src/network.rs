@@ -79,7 +79,7 @@ pub struct TrainingReport {
     #[serde(default)]
     pub constant_gap: Option<f64>,
     /// Epochs of distillation to target policies before the gap loss (0 without;
-    /// see [`Network::train_distilled`]); `epochs` and `best_epoch` count them.
+    /// see [`Network::train_from`]); `epochs` and `best_epoch` count them.
     #[serde(default)]
     pub distilled_epochs: usize,
 }
@@ -433,52 +433,27 @@ impl Network {
         options: &NetworkOptions,
         progress: &dyn Fn(usize, usize),
     ) -> (Self, TrainingReport) {
-        Self::fit(features, columns, games, loss, options, None, progress)
+        Self::train_from(features, columns, games, loss, options, None, progress)
     }
 
-    /// Like [`Network::train`], but first fits the network to `targets` (one policy
-    /// per context, `contexts × K`, e.g. the solver's equilibria of the same games)
-    /// by cross-entropy, then minimizes the gap loss from there. Early stopping
-    /// follows the held-out gap across both phases, so the kept weights are never
-    /// worse on it than the distilled ones. This is the remedy for a collapsed
-    /// training ([`TrainingReport::collapsed`]): the distilled start already
-    /// separates the contexts, where a random one can saturate on the majority
-    /// winner.
+    /// Like [`Network::train`], but with a `start` (one policy per context,
+    /// `contexts × K`, e.g. the solver's equilibria of the same games) first fits
+    /// the network to it by cross-entropy, then minimizes the gap loss from there;
+    /// `None` is [`Network::train`]. Early stopping follows the held-out gap across
+    /// both phases, so the kept weights are never worse on it than the distilled
+    /// ones. This is the remedy for a collapsed training
+    /// ([`TrainingReport::collapsed`]): the distilled start already separates the
+    /// contexts, where a random one can saturate on the majority winner.
     ///
     /// # Panics
-    /// As [`Network::train`], and when `targets` is not `contexts × K`.
-    pub fn train_distilled(
+    /// As [`Network::train`], and when `start` is not `contexts × K`.
+    pub fn train_from(
         features: &[f64],
         columns: usize,
         games: &[PayoffMatrix],
         loss: &GapLoss,
         options: &NetworkOptions,
-        targets: &[f64],
-        progress: &dyn Fn(usize, usize),
-    ) -> (Self, TrainingReport) {
-        assert_eq!(
-            targets.len(),
-            games.len() * games.first().map_or(0, PayoffMatrix::agents),
-            "one target policy per context"
-        );
-        Self::fit(
-            features,
-            columns,
-            games,
-            loss,
-            options,
-            Some(targets),
-            progress,
-        )
-    }
-
-    fn fit(
-        features: &[f64],
-        columns: usize,
-        games: &[PayoffMatrix],
-        loss: &GapLoss,
-        options: &NetworkOptions,
-        targets: Option<&[f64]>,
+        start: Option<&[f64]>,
         progress: &dyn Fn(usize, usize),
     ) -> (Self, TrainingReport) {
         let n = games.len();
@@ -487,6 +462,10 @@ impl Network {
             "one game per context"
         );
         let agents = games[0].agents();
+        assert!(
+            start.is_none_or(|start| start.len() == n * agents),
+            "one target policy per context"
+        );
         let scaling = Scaling::fit(features, columns);
         let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
         let mut order: Vec<usize> = (0..n).collect();
@@ -515,7 +494,7 @@ impl Network {
             epoch: 0,
             params,
         };
-        let distilled_epochs = match targets {
+        let distilled_epochs = match start {
             Some(targets) => trainer.phase(Objective::Distil(targets), &mut best, 0, progress),
             None => 0,
         };

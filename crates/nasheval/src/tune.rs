@@ -329,7 +329,7 @@ pub struct TunedNetwork {
 /// on the contexts each training holds out — the same ones for every point, as they
 /// follow from the seed). The paper tunes its predictor over Table 14 this way; the
 /// held-out gap is a training-side criterion, computed from the fitted payoff surface.
-/// With `start` (one policy per context, as [`Network::train_distilled`] takes) every
+/// With `start` (one policy per context, as [`Network::train_from`] takes) every
 /// point trains from it; without, from random weights.
 ///
 /// # Panics
@@ -351,32 +351,21 @@ pub fn tune_network(
     rows.truncate(TUNING_ROWS);
     // In their original order: with all contexts, the search trains exactly as a fit.
     rows.sort_unstable();
-    let sample: Vec<f64> = rows
-        .iter()
-        .flat_map(|&i| features[i * columns..(i + 1) * columns].iter().copied())
-        .collect();
+    let sample = gather(features, columns, &rows);
     let sample_games: Vec<PayoffMatrix> = rows.iter().map(|&i| games[i].clone()).collect();
     let agents = games.first().map_or(0, PayoffMatrix::agents);
-    let sample_start: Option<Vec<f64>> = start.map(|start| {
-        rows.iter()
-            .flat_map(|&i| start[i * agents..(i + 1) * agents].iter().copied())
-            .collect()
-    });
+    let sample_start = start.map(|start| gather(start, agents, &rows));
     let mut best: Option<(f64, &NetworkOptions)> = None;
     for (done, options) in grid.iter().enumerate() {
-        let quiet = |_, _| {};
-        let (_, report) = match &sample_start {
-            Some(start) => Network::train_distilled(
-                &sample,
-                columns,
-                &sample_games,
-                loss,
-                options,
-                start,
-                &quiet,
-            ),
-            None => Network::train(&sample, columns, &sample_games, loss, options, &quiet),
-        };
+        let (_, report) = Network::train_from(
+            &sample,
+            columns,
+            &sample_games,
+            loss,
+            options,
+            sample_start.as_deref(),
+            &|_, _| {},
+        );
         if best.is_none_or(|(gap, _)| report.validation_gap < gap) {
             best = Some((report.validation_gap, options));
         }

@@ -326,19 +326,19 @@ fn network_search_covers_table_14_and_keeps_the_smaller_held_out_gap() {
         &|_, _| {},
     );
     assert_eq!(tuned.options, moving);
-    let (_, report) = Network::train_distilled(
+    let (_, report) = Network::train_from(
         &features,
         2,
         &games,
         &loss,
         &moving,
-        &closed_form,
+        Some(&closed_form),
         &|_, _| {},
     );
     assert_eq!(tuned.validation_gap, report.validation_gap);
 }
 
-/// Distillation (`Network::train_distilled`): fitted first to target policies by
+/// Distillation (`Network::train_from` with a start): fitted first to target policies by
 /// cross-entropy, the network then trains on the gap loss; early stopping follows the
 /// held-out gap across both phases. From the closed-form equilibria of the cyclic
 /// family it reaches the same average gap of at most 1e-3 and the closed form within
@@ -352,13 +352,13 @@ fn distilled_network_starts_from_its_targets() {
         patience: 100,
         ..cyclic_options()
     };
-    let (network, report) = Network::train_distilled(
+    let (network, report) = Network::train_from(
         &features,
         2,
         &games,
         &loss,
         &options,
-        &closed_form,
+        Some(&closed_form),
         &|_, _| {},
     );
     let policies = network.predict(&features);
@@ -405,13 +405,13 @@ fn network_on_uninformative_features_is_reported_collapsed() {
         ..cyclic_options()
     };
     let (_, random) = Network::train(&features, 2, &games, &loss, &options, &|_, _| {});
-    let (_, distilled) = Network::train_distilled(
+    let (_, distilled) = Network::train_from(
         &features,
         2,
         &games,
         &loss,
         &options,
-        &equilibria,
+        Some(&equilibria),
         &|_, _| {},
     );
     for report in [random, distilled] {
