@@ -294,23 +294,23 @@ fn encode_features(
             }
             continue;
         }
-        let mut levels: Vec<&str> = Vec::new();
-        let mut level_of: HashMap<&str, usize> = HashMap::new();
-        let codes: Vec<usize> = values
-            .iter()
-            .map(|&v| {
-                *level_of.entry(v).or_insert_with(|| {
-                    levels.push(v);
-                    levels.len() - 1
-                })
-            })
-            .collect();
         match options.categorical {
             CategoricalEncoding::Codes => {
                 names.push(name.clone());
                 encoded.push(values.iter().map(|v| category_code(v)).collect());
             }
             CategoricalEncoding::OneHot => {
+                let mut levels: Vec<&str> = Vec::new();
+                let mut level_of: HashMap<&str, usize> = HashMap::new();
+                let codes: Vec<usize> = values
+                    .iter()
+                    .map(|&v| {
+                        *level_of.entry(v).or_insert_with(|| {
+                            levels.push(v);
+                            levels.len() - 1
+                        })
+                    })
+                    .collect();
                 for (level, value) in levels.iter().enumerate() {
                     names.push(format!("{name}={value}"));
                     encoded.push(
