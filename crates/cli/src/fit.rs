@@ -13,7 +13,7 @@ use verdict::io::{read_costs, write_atomic, IoError, Source};
 use verdict::nasheval::tune::{tune_nuisances, tune_payoff, Tuned};
 use verdict::nasheval::{
     fit_prepared, prepare, AggregatorKind, Backbone, FitOptions, GbdtParams, NashEvalModel,
-    NetworkOptions, PayoffRegression, PolicyKind, Stage, Variant,
+    NetworkOptions, PayoffRegression, PolicyKind, Stage, TrainingReport, Variant,
 };
 
 use crate::args::{BackboneArg, FitArgs, OutputFormat, PolicyArg, RegressionArg, VariantArg};
@@ -251,6 +251,18 @@ pub fn load_model(path: &Path) -> anyhow::Result<NashEvalModel> {
     Ok(model)
 }
 
+/// A network training's epochs (with `detail` after the count), kept epoch and
+/// held-out gaps, for the summary table.
+fn training_line(t: &TrainingReport, detail: &str) -> String {
+    format!(
+        "{} epochs{detail} (kept {}), held-out gap {:.5} (best constant policy {:.5})",
+        t.epochs,
+        t.best_epoch,
+        t.validation_gap,
+        t.constant_gap.unwrap_or(f64::NAN)
+    )
+}
+
 fn summary_table(model: &NashEvalModel, out: &Path, seconds: f64) -> String {
     use std::fmt::Write as _;
     let s = &model.summary;
@@ -301,14 +313,7 @@ fn summary_table(model: &NashEvalModel, out: &Path, seconds: f64) -> String {
         let _ = writeln!(text, "payoff surface        {chosen:?}{regression}");
     }
     if let Some(t) = &s.collapsed_training {
-        let _ = writeln!(
-            text,
-            "network (collapsed)   {} epochs (kept {}), held-out gap {:.5} (best constant policy {:.5})",
-            t.epochs,
-            t.best_epoch,
-            t.validation_gap,
-            t.constant_gap.unwrap_or(f64::NAN)
-        );
+        let _ = writeln!(text, "network (collapsed)   {}", training_line(t, ""));
     }
     if let Some(t) = &s.training {
         let distilled = if t.distilled_epochs > 0 {
@@ -319,14 +324,15 @@ fn summary_table(model: &NashEvalModel, out: &Path, seconds: f64) -> String {
         } else {
             String::new()
         };
+        let fallback = if s.solver_fallback {
+            "; collapsed, policy is the solver"
+        } else {
+            ""
+        };
         let _ = writeln!(
             text,
-            "network               {} epochs{distilled} (kept {}), held-out gap {:.5} (best constant policy {:.5}){}",
-            t.epochs,
-            t.best_epoch,
-            t.validation_gap,
-            t.constant_gap.unwrap_or(f64::NAN),
-            if s.solver_fallback { "; collapsed, policy is the solver" } else { "" }
+            "network               {}{fallback}",
+            training_line(t, &distilled)
         );
     }
     let _ = writeln!(text, "final gap (train)     {:.6}", s.final_gap);
