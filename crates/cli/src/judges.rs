@@ -36,7 +36,25 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
         inner: &mut pool,
         bar: bar.clone(),
     };
-    let mut ledgered = LedgeredPool::open(&mut shown, ids.clone(), names, &args.ledger)?;
+    let settings_record = serde_json::json!({
+        "method": method_name(args.method),
+        "budget": args.budget,
+        "p": args.p,
+        "delta": args.delta,
+        "n0": args.n0,
+        "tau": args.tau,
+        "seed": args.seed,
+    });
+    let serde_json::Value::Object(settings_record) = settings_record else {
+        unreachable!("a JSON object literal")
+    };
+    let mut ledgered = LedgeredPool::open(
+        &mut shown,
+        ids.clone(),
+        names.clone(),
+        settings_record,
+        &args.ledger,
+    )?;
     let method = match args.method {
         JudgeMethod::EstIvwe => Method::EstIvwe,
         JudgeMethod::EstIvweGaussian => Method::EstIvweGaussian,
@@ -51,17 +69,21 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
     };
     let result = estimate(&mut ledgered, args.budget, &method, &settings);
     let (replayed, made) = (ledgered.replayed(), ledgered.made());
+    let lost = ledgered.lost().to_vec();
     bar.finish_and_clear();
-    let estimate = result.with_context(|| {
-        format!(
-            "every call so far is in {}; rerun the same command to resume",
-            args.ledger.display()
-        )
-    })?;
-    let mut csv = String::from("id,score\n");
-    for (id, score) in ids.iter().zip(&estimate.scores) {
-        let _ = writeln!(csv, "{id},{score}");
+    for entry in &lost {
+        eprintln!(
+            "warning: call {} (judge {:?}, item {:?}) was in flight when an earlier run stopped; it may have been paid, so it is charged ({}) and not asked again",
+            entry.call, entry.judge, entry.item, entry.cost
+        );
     }
+    let estimate = result.map_err(|e| explain(e, &ids, &names, &args.ledger))?;
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    csv.write_record(["id", "score"])?;
+    for (id, score) in ids.iter().zip(&estimate.scores) {
+        csv.write_record([id.as_str(), &score.to_string()])?;
+    }
+    let csv = String::from_utf8(csv.into_inner()?)?;
     crate::output::emit(&csv, Some(&args.out))?;
     eprintln!(
         "{} items scored: spent {:.4} of {} on {} calls ({} replayed from the ledger, {} made){}",
@@ -76,6 +98,44 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
             .map_or(String::new(), |n| format!("; Phase I: {n} calls per pair"))
     );
     Ok(())
+}
+
+/// The method's name as the ledger's settings record it.
+fn method_name(method: JudgeMethod) -> &'static str {
+    match method {
+        JudgeMethod::EstIvwe => "est-ivwe",
+        JudgeMethod::EstIvweGaussian => "est-ivwe-gaussian",
+        JudgeMethod::Uniform => "uniform",
+        JudgeMethod::Adaptive => "adaptive",
+    }
+}
+
+/// A run's error for a person: judges and items by name, and — only where calls were
+/// made and the run can go on — how to resume.
+fn explain(
+    error: JudgeError,
+    ids: &[String],
+    names: &[String],
+    ledger: &std::path::Path,
+) -> anyhow::Error {
+    match error {
+        JudgeError::Call {
+            item,
+            judge,
+            message,
+        } => anyhow::anyhow!(
+            "judge {:?} failed on item {:?} {} times in a row (last: {message}); every call so far is recorded in {}: rerun the same command to resume, and the failed calls are asked again",
+            names[judge],
+            ids[item],
+            verdict::judges::ATTEMPTS,
+            ledger.display()
+        ),
+        JudgeError::Stopped(why) => anyhow::anyhow!(
+            "stopped ({why}); every call so far is recorded in {}: rerun the same command to resume",
+            ledger.display()
+        ),
+        other => other.into(),
+    }
 }
 
 fn read_items(path: &std::path::Path) -> anyhow::Result<Vec<serde_json::Value>> {
@@ -115,6 +175,15 @@ impl JudgePool for Progress<'_> {
     }
     fn range(&self) -> f64 {
         self.inner.range()
+    }
+    fn repeatable(&self, judge: usize) -> bool {
+        self.inner.repeatable(judge)
+    }
+    fn label_calls(&mut self, keys: &[String]) {
+        self.inner.label_calls(keys);
+    }
+    fn concurrency(&self, judge: usize) -> u64 {
+        self.inner.concurrency(judge)
     }
     fn skip(&mut self, item: usize, judge: usize) {
         self.inner.skip(item, judge);

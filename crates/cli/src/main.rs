@@ -48,6 +48,22 @@ fn run() -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The error and its causes joined by ": ", leaving out a cause whose text the message
+/// already carries (an I/O error's own text is often part of its context).
+fn message(error: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let part = cause.to_string();
+        if text.is_empty() {
+            text = part;
+        } else if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+    }
+    text
+}
+
 fn main() -> ExitCode {
     match run() {
         Ok(code) => code,
@@ -60,7 +76,7 @@ fn main() -> ExitCode {
             if broken_pipe {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", message(&error));
             ExitCode::from(2)
         }
     }

@@ -1,14 +1,12 @@
 //! `verdict simulate`: the NashEval Appendix G data set with its ground truth, as
-//! Parquet files and a manifest, written to a fresh directory that replaces `--out`
-//! only when every file is complete.
+//! Parquet files and a manifest, staged beside `--out` and published into it only
+//! when every file is complete (replacing only files an earlier run wrote).
 
-use std::path::Path;
 use std::time::Instant;
 
-use anyhow::Context as _;
 use rayon::prelude::*;
 use verdict::game::{solve_batch, PayoffMatrix, Regularizer};
-use verdict::io::{write_parquet_table, ColumnData};
+use verdict::io::{write_parquet_table, ColumnData, StagedDir};
 use verdict::sim::nasheval::{
     replication_contexts, simulate_feedback, truth, Context, FeedbackKind, Truth, World, AGENTS,
 };
@@ -51,16 +49,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
         costs: Vec::new(),
     };
     let out = &args.out;
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(parent)
-        .with_context(|| format!("cannot create {}", parent.display()))?;
-    let staging = tempfile::Builder::new()
-        .prefix(".verdict-simulate-")
-        .tempdir_in(parent)
-        .with_context(|| format!("cannot write in {}", parent.display()))?;
+    let staging = StagedDir::new(out, "manifest.json")?;
     let dir = staging.path();
 
     write_parquet_table(
@@ -198,11 +187,10 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
             "test_truth.parquet": {"rows": test.len(), "columns": "as truth.parquet, for the test contexts"},
         },
     });
-    std::fs::write(
-        dir.join("manifest.json"),
-        serde_json::to_string_pretty(&manifest)? + "\n",
-    )?;
-    replace_dir(staging, out)?;
+    let serde_json::Value::Object(manifest) = manifest else {
+        unreachable!("a JSON object literal")
+    };
+    staging.publish(manifest)?;
     eprintln!(
         "{} contexts, {} {} records ({} voters), {} test contexts, ground truth and manifest in {} ({:.2} s)",
         training.len(),
@@ -234,29 +222,4 @@ fn context_columns(prefix: &str, contexts: &[Context]) -> Vec<(&'static str, Col
         ));
     }
     columns
-}
-
-/// Moves the finished staging directory onto `out`, replacing a previous one.
-fn replace_dir(staging: tempfile::TempDir, out: &Path) -> anyhow::Result<()> {
-    let finished = staging.keep();
-    if out.exists() {
-        let ours = std::fs::read_to_string(out.join("manifest.json"))
-            .is_ok_and(|m| m.contains("\"generator\": \"NashEval Appendix G\""));
-        let empty = out.read_dir().is_ok_and(|mut d| d.next().is_none());
-        if !(out.is_dir() && (ours || empty)) {
-            std::fs::remove_dir_all(&finished)?;
-            anyhow::bail!(
-                "--out {} exists and is not an earlier simulation (no manifest.json of verdict simulate); choose a new or empty directory",
-                out.display()
-            );
-        }
-        let old = finished.with_extension("old");
-        std::fs::rename(out, &old).with_context(|| format!("cannot replace {}", out.display()))?;
-        std::fs::rename(&finished, out)?;
-        std::fs::remove_dir_all(&old)?;
-    } else {
-        std::fs::rename(&finished, out)
-            .with_context(|| format!("cannot create {}", out.display()))?;
-    }
-    Ok(())
 }

@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 
 use verdict_feedback::{ContextualLog, ContextualLogBuilder, Outcome, Response};
 
-use crate::{read_table, IoError, Source, Table};
+use crate::{read_table, IoError, Location, Source, Table};
 
 /// How categorical context columns become features.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -242,7 +242,8 @@ fn featurize(
         }
         None => None,
     };
-    encode_features(&columns, text, options, table.rows()).ok_or_else(|| {
+    let locate = |row: usize, column: &str| table.location(row, Some(column));
+    encode_features(&columns, text, options, table.rows(), &locate)?.ok_or_else(|| {
         IoError::invalid_file(
             table.file(),
             "the contexts have no features; add feature columns or name a text column",
@@ -264,26 +265,47 @@ fn column_values<'t>(table: &Table, column: &'t crate::Column) -> Result<Vec<&'t
         .collect()
 }
 
+/// Most distinct values a categorical column may have under one-hot encoding: past
+/// it the column is far more likely free text or an identifier than a category.
+pub const MAX_ONE_HOT_LEVELS: usize = 100;
+
 /// Features from named columns of values (numbers as they are, anything else a
-/// category, one-hot or coded in order of first appearance) and an optional text
-/// column (hashed); `None` when there is no feature at all. Contexts × features,
-/// row-major.
+/// category, one-hot or coded) and an optional text column (hashed); `None` when there
+/// is no feature at all. Contexts × features, row-major. `locate` gives the place of
+/// value `i` of a column, for errors.
+///
+/// A column most of whose values are finite numbers is numeric: any other value in it
+/// (a word, NaN, inf, 1e400) is an error naming its row, not a silent change of the
+/// whole column into categories. A one-hot column with more than
+/// [`MAX_ONE_HOT_LEVELS`] levels is refused with the fix.
 fn encode_features(
     columns: &[(String, Vec<&str>)],
     text: Option<Vec<&str>>,
     options: &ContextualOptions,
     rows: usize,
-) -> Option<(Vec<String>, Vec<f64>)> {
+    locate: &dyn Fn(usize, &str) -> Location,
+) -> Result<Option<(Vec<String>, Vec<f64>)>, IoError> {
     let mut names = Vec::new();
     let mut encoded: Vec<Vec<f64>> = Vec::new();
     for (name, values) in columns {
-        let numbers: Option<Vec<f64>> = values
+        let parsed: Vec<Option<f64>> = values
             .iter()
             .map(|v| v.trim().parse::<f64>().ok().filter(|x| x.is_finite()))
             .collect();
-        if let Some(numbers) = numbers {
+        let finite = parsed.iter().filter(|x| x.is_some()).count();
+        if finite * 2 > values.len() {
+            if let Some(bad) = parsed.iter().position(Option::is_none) {
+                return Err(IoError::invalid(
+                    locate(bad, name),
+                    format!(
+                        "{:?} in a numeric column ({finite} of {} values are finite numbers); write a finite number or drop the row",
+                        values[bad],
+                        values.len()
+                    ),
+                ));
+            }
             names.push(name.clone());
-            encoded.push(numbers);
+            encoded.push(parsed.into_iter().flatten().collect());
             continue;
         }
         // A precomputed embedding: a list of numbers per row, all of one length.
@@ -300,6 +322,21 @@ fn encode_features(
                 encoded.push(values.iter().map(|v| category_code(v)).collect());
             }
             CategoricalEncoding::OneHot => {
+                let distinct: HashSet<&&str> = values.iter().collect();
+                if distinct.len() > MAX_ONE_HOT_LEVELS {
+                    return Err(IoError::invalid(
+                        Location {
+                            column: Some(name.clone()),
+                            row: None,
+                            ..locate(0, name)
+                        },
+                        format!(
+                            "{} distinct values in {} rows, too many for one-hot features (at most {MAX_ONE_HOT_LEVELS}): name a free-text column with --text-col {name}, or encode a category with many levels with --categorical codes",
+                            distinct.len(),
+                            values.len()
+                        ),
+                    ));
+                }
                 let mut levels: Vec<&str> = Vec::new();
                 let mut level_of: HashMap<&str, usize> = HashMap::new();
                 let codes: Vec<usize> = values
@@ -335,7 +372,7 @@ fn encode_features(
         encoded.extend(hashed);
     }
     if encoded.is_empty() {
-        return None;
+        return Ok(None);
     }
     let width = encoded.len();
     let mut features = vec![0.0; rows * width];
@@ -344,7 +381,7 @@ fn encode_features(
             features[row * width + c] = *v;
         }
     }
-    Some((names, features))
+    Ok(Some((names, features)))
 }
 
 /// Rows that are all lists of finite numbers of one length (JSON arrays, or Parquet
@@ -409,8 +446,10 @@ pub fn read_battles_as_contextual(
         .zip(&values)
         .map(|(name, v)| (name.clone(), first_row.iter().map(|&r| v[r]).collect()))
         .collect();
-    let (feature_names, features) = encode_features(&columns, None, options, first_row.len())
-        .expect("at least one context column");
+    let locate = |i: usize, column: &str| table.location(first_row[i], Some(column));
+    let (feature_names, features) =
+        encode_features(&columns, None, options, first_row.len(), &locate)?
+            .expect("at least one context column");
     let column = |name: &str| required(&table, name, hint);
     let (model_a, model_b, winner) = (column("model_a")?, column("model_b")?, column("winner")?);
     let mut builder = ContextualLogBuilder::new();

@@ -56,6 +56,15 @@ pub enum IoError {
         /// The operating-system error.
         source: std::io::Error,
     },
+    /// An output directory holds files verdict did not write where the run would
+    /// write, or is not a directory: nothing was moved.
+    #[error("{path}: {message}")]
+    NotOurs {
+        /// The output directory.
+        path: PathBuf,
+        /// Which file, and what to do.
+        message: String,
+    },
     /// The format could not be told from the file name.
     #[error("{path}: cannot tell the format from the extension; name the file *.csv, *.jsonl, *.json or *.parquet, or pass --format csv|jsonl|json|parquet")]
     UnknownFormat {

@@ -27,12 +27,14 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use wait_timeout::ChildExt;
 
 use rand::Rng;
 use rand_distr::{Beta, Distribution};
 
-use crate::http::{HttpConfig, HttpJudge};
+use crate::http::{clip, HttpConfig, HttpJudge};
 use crate::judge::{beta_with, one_by_one, PairStreams};
 use crate::{JudgeError, JudgePool};
 
@@ -57,8 +59,15 @@ pub struct JudgeConfig {
     pub cost: f64,
     /// Program and arguments: gets the item as JSON on stdin, prints a score.
     pub command: Option<Vec<String>>,
-    /// Seconds a command may take (default 60).
+    /// Seconds a call may take, writing the item and reading the score included
+    /// (default 60, at most a week).
     pub timeout_seconds: Option<f64>,
+    /// The judge (a command or an HTTP endpoint) honours the call's idempotency key —
+    /// `VERDICT_CALL_KEY` in a command's environment, the `Idempotency-Key` header of
+    /// an HTTP request — and never charges twice for one key. A call in flight when a
+    /// run stopped is then asked again on resume instead of being charged as lost.
+    #[serde(default)]
+    pub idempotent: bool,
     /// CSV of recorded scores (columns `item`, `score`), sampled with replacement.
     pub replay: Option<PathBuf>,
     /// A simulated judge for rehearsals: Beta-distributed scores with mean the item's
@@ -85,8 +94,21 @@ impl JudgesConfig {
             return Err(fail("no [[judge]] tables; add at least one judge".into()));
         }
         let base = path.parent().unwrap_or(Path::new("."));
+        let mut names = std::collections::HashSet::new();
         for judge in &mut config.judges {
             let name = &judge.name;
+            if !names.insert(name.clone()) {
+                return Err(fail(format!(
+                    "two judges are named {name:?}; the ledger keys calls by judge name, so give each judge its own name"
+                )));
+            }
+            if let Some(t) = judge.timeout_seconds {
+                if !(t.is_finite() && t > 0.0 && t <= MAX_TIMEOUT_SECONDS) {
+                    return Err(fail(format!(
+                        "judge {name:?}: timeout_seconds = {t} must be a number of seconds in (0, {MAX_TIMEOUT_SECONDS}]"
+                    )));
+                }
+            }
             if !(judge.cost.is_finite() && judge.cost > 0.0) {
                 return Err(fail(format!(
                     "judge {name:?}: cost {} must be positive",
@@ -95,12 +117,14 @@ impl JudgesConfig {
             }
             match (&judge.command, &mut judge.replay, judge.simulate, &judge.http) {
                 (Some(c), None, None, None) if !c.is_empty() => {}
-                (None, Some(replay), None, None) => *replay = base.join(&*replay),
-                (None, None, Some(v), None) if v > 0.0 && v.is_finite() => {}
+                (None, Some(replay), None, None) if !judge.idempotent => {
+                    *replay = base.join(&*replay)
+                }
+                (None, None, Some(v), None) if v > 0.0 && v.is_finite() && !judge.idempotent => {}
                 (None, None, None, Some(_)) => {}
                 _ => {
                     return Err(fail(format!(
-                        "judge {name:?}: give exactly one of command = [\"program\", ...], replay = \"file.csv\", simulate = VARIANCE (> 0) or a [judge.http] table"
+                        "judge {name:?}: give exactly one of command = [\"program\", ...], replay = \"file.csv\", simulate = VARIANCE (> 0) or a [judge.http] table (idempotent = true only for a command or an HTTP judge)"
                     )))
                 }
             }
@@ -108,6 +132,9 @@ impl JudgesConfig {
         Ok(config)
     }
 }
+
+/// The longest `timeout_seconds` accepted: a week.
+pub const MAX_TIMEOUT_SECONDS: f64 = 604_800.0;
 
 /// A pool built from a [`JudgesConfig`] over a list of items (JSON objects with an
 /// `id`).
@@ -120,6 +147,8 @@ pub struct ConfiguredPool {
     simulated: Vec<Option<Vec<Beta<f64>>>>,
     http: Vec<Option<HttpJudge>>,
     streams: PairStreams,
+    /// Idempotency keys of the next calls, in order (see [`JudgePool::label_calls`]).
+    keys: std::collections::VecDeque<String>,
 }
 
 impl ConfiguredPool {
@@ -189,6 +218,7 @@ impl ConfiguredPool {
             simulated,
             http,
             streams,
+            keys: std::collections::VecDeque::new(),
         })
     }
 
@@ -202,46 +232,84 @@ impl ConfiguredPool {
         self.config.judges.iter().map(|j| j.name.clone()).collect()
     }
 
-    fn run_command(&self, item: usize, judge: usize, argv: &[String]) -> Result<f64, String> {
+    fn run_command(
+        &self,
+        item: usize,
+        judge: usize,
+        argv: &[String],
+        key: Option<&str>,
+    ) -> Result<f64, String> {
         let timeout =
             Duration::from_secs_f64(self.config.judges[judge].timeout_seconds.unwrap_or(60.0));
-        let mut child = Command::new(&argv[0])
-            .args(&argv[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot run {:?}: {e}", argv[0]))?;
         let input = serde_json::to_vec(&self.items[item]).expect("items serialise");
-        if let Some(mut stdin) = child.stdin.take() {
-            let _ = stdin.write_all(&input);
-        }
-        let started = Instant::now();
-        let status = loop {
-            match child.try_wait().map_err(|e| e.to_string())? {
-                Some(status) => break status,
-                None if started.elapsed() > timeout => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(format!("timed out after {} s", timeout.as_secs_f64()));
-                }
-                None => std::thread::sleep(Duration::from_millis(5)),
-            }
-        };
-        let mut output = String::new();
-        if let Some(mut stdout) = child.stdout.take() {
-            stdout
-                .read_to_string(&mut output)
-                .map_err(|e| e.to_string())?;
-        }
-        if !status.success() {
-            return Err(format!("{:?} exited with {status}", argv[0]));
-        }
+        let output = run_with_timeout(argv, &input, key, timeout)?;
         output
             .trim()
             .parse::<f64>()
-            .map_err(|_| format!("printed {:?}, not a number", output.trim()))
+            .map_err(|_| format!("printed {:?}, not a number", clip(output.trim())))
     }
+}
+
+/// Runs `argv` with `input` on its stdin and `key` as `VERDICT_CALL_KEY`, and returns
+/// what it printed; the timeout covers the whole exchange — writing the input (a
+/// judge that never reads its stdin cannot hold the run), the run and the output —
+/// after which the program is killed.
+fn run_with_timeout(
+    argv: &[String],
+    input: &[u8],
+    key: Option<&str>,
+    timeout: Duration,
+) -> Result<String, String> {
+    let mut command = Command::new(&argv[0]);
+    command
+        .args(&argv[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    if let Some(key) = key {
+        command.env("VERDICT_CALL_KEY", key);
+    }
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("cannot run {:?}: {e}", argv[0]))?;
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    // The pipes are served by their own threads so that neither a full stdin nor a
+    // full stdout can block the wait below; killing the program closes both.
+    let (status, printed) = std::thread::scope(|scope| {
+        scope.spawn(move || {
+            if let Some(mut stdin) = stdin {
+                let _ = stdin.write_all(input);
+            }
+        });
+        let reader = scope.spawn(move || {
+            let mut text = Vec::new();
+            if let Some(mut stdout) = stdout {
+                let _ = stdout.read_to_end(&mut text);
+            }
+            text
+        });
+        let status = child.wait_timeout(timeout);
+        let status = match status {
+            Ok(Some(status)) => Ok(status),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                Err(format!("timed out after {} s", timeout.as_secs_f64()))
+            }
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                Err(e.to_string())
+            }
+        };
+        (status, reader.join().unwrap_or_default())
+    });
+    let status = status?;
+    if !status.success() {
+        return Err(format!("{:?} exited with {status}", argv[0]));
+    }
+    String::from_utf8(printed).map_err(|_| "printed something that is not UTF-8 text".into())
 }
 
 impl JudgePool for ConfiguredPool {
@@ -261,6 +329,19 @@ impl JudgePool for ConfiguredPool {
         self.streams.skip(item * self.costs.len() + judge);
     }
 
+    fn repeatable(&self, judge: usize) -> bool {
+        let config = &self.config.judges[judge];
+        config.idempotent || config.replay.is_some() || config.simulate.is_some()
+    }
+
+    fn label_calls(&mut self, keys: &[String]) {
+        self.keys = keys.iter().cloned().collect();
+    }
+
+    fn concurrency(&self, judge: usize) -> u64 {
+        self.http[judge].as_ref().map_or(1, HttpJudge::concurrency)
+    }
+
     fn score_pair(
         &mut self,
         item: usize,
@@ -274,7 +355,8 @@ impl JudgePool for ConfiguredPool {
         let body = http
             .request(&self.items[item])
             .map_err(JudgeError::Setting)?;
-        http.call_many(&body, count, &mut |outcome| {
+        let keys: Vec<String> = self.keys.drain(..).collect();
+        http.call_many(&body, count, &keys, &mut |outcome| {
             take(outcome.map_err(|message| JudgeError::Call {
                 item,
                 judge,
@@ -295,7 +377,10 @@ impl JudgePool for ConfiguredPool {
         let pair = item * self.costs.len() + judge;
         let mut rng = self.streams.next(pair);
         let result = match (&self.config.judges[judge].command, &self.simulated[judge]) {
-            (Some(argv), _) => self.run_command(item, judge, &argv.clone()),
+            (Some(argv), _) => {
+                let key = self.keys.pop_front();
+                self.run_command(item, judge, &argv.clone(), key.as_deref())
+            }
             (None, Some(laws)) => Ok(self.config.range * laws[item].sample(&mut rng)),
             (None, None) => {
                 let scores = &self.recorded[judge][&self.ids[item]];

@@ -24,6 +24,19 @@ pub enum JudgeError {
         /// What went wrong.
         message: String,
     },
+    /// A call that was in flight when an earlier run stopped and whose judge cannot be
+    /// asked again without paying twice: charged at its price, without a score.
+    #[error("judge {judge} on item {item}: {message}")]
+    Lost {
+        /// Item index.
+        item: usize,
+        /// Judge index.
+        judge: usize,
+        /// The price charged.
+        cost: f64,
+        /// What happened.
+        message: String,
+    },
     /// The spend ledger cannot be used.
     #[error("ledger {path}: {message}")]
     Ledger {

@@ -155,16 +155,23 @@ impl HttpJudge {
         }
     }
 
-    /// `count` calls with `body`, at most `concurrency` at once; each outcome goes to
-    /// `take` as it arrives, and the first error `take` returns stops new calls (those
-    /// in flight finish, unrecorded and uncharged).
+    /// Most calls in flight at once.
+    pub(crate) fn concurrency(&self) -> u64 {
+        self.config.concurrency.unwrap_or(4) as u64
+    }
+
+    /// `count` calls with `body`, at most `concurrency` at once, the n-th started with
+    /// the idempotency key `keys[n]` (when given); each outcome goes to `take` as it
+    /// arrives, and the first error `take` returns stops new calls (those in flight
+    /// finish unrecorded: a ledger then holds them as in doubt).
     pub(crate) fn call_many(
         &self,
         body: &serde_json::Value,
         count: u64,
+        keys: &[String],
         take: &mut dyn FnMut(Result<f64, String>) -> Result<(), JudgeError>,
     ) -> Result<(), JudgeError> {
-        let workers = (self.config.concurrency.unwrap_or(4) as u64).min(count);
+        let workers = self.concurrency().min(count);
         let started = AtomicU64::new(0);
         let stop = AtomicBool::new(false);
         std::thread::scope(|scope| {
@@ -173,10 +180,13 @@ impl HttpJudge {
                 let sender = sender.clone();
                 let (started, stop) = (&started, &stop);
                 scope.spawn(move || {
-                    while !stop.load(Ordering::SeqCst)
-                        && started.fetch_add(1, Ordering::SeqCst) < count
-                    {
-                        if sender.send(self.call(body)).is_err() {
+                    while !stop.load(Ordering::SeqCst) {
+                        let n = started.fetch_add(1, Ordering::SeqCst);
+                        if n >= count {
+                            break;
+                        }
+                        let key = usize::try_from(n).ok().and_then(|n| keys.get(n));
+                        if sender.send(self.call(body, key)).is_err() {
                             break;
                         }
                     }
@@ -193,13 +203,13 @@ impl HttpJudge {
         })
     }
 
-    /// One score, retrying transient failures.
-    fn call(&self, body: &serde_json::Value) -> Result<f64, String> {
+    /// One score, retrying transient failures (with the same idempotency key).
+    fn call(&self, body: &serde_json::Value, key: Option<&String>) -> Result<f64, String> {
         let retries = self.config.retries.unwrap_or(4);
         let mut wait = self.config.backoff_seconds.unwrap_or(1.0);
         let mut attempt = 0;
         loop {
-            match self.post(body) {
+            match self.post(body, key) {
                 Ok(text) => return self.parse(&text),
                 Err(Failure::Transient { retry_after, .. }) if attempt < retries => {
                     std::thread::sleep(Duration::from_secs_f64(retry_after.unwrap_or(wait)));
@@ -215,8 +225,11 @@ impl HttpJudge {
     }
 
     /// The reply's text, or what went wrong.
-    fn post(&self, body: &serde_json::Value) -> Result<String, Failure> {
+    fn post(&self, body: &serde_json::Value, key: Option<&String>) -> Result<String, Failure> {
         let mut request = self.agent.post(&self.config.url);
+        if let Some(key) = key {
+            request = request.header("Idempotency-Key", key);
+        }
         if let Some(key) = &self.key {
             request = request.header("Authorization", &format!("Bearer {key}"));
         }
@@ -278,7 +291,7 @@ impl HttpJudge {
 }
 
 /// The first 200 characters of a reply, for messages.
-fn clip(text: &str) -> String {
+pub(crate) fn clip(text: &str) -> String {
     text.chars().take(200).collect()
 }
 

@@ -23,6 +23,22 @@ pub trait JudgePool {
     /// A recorded call of this pair was replayed from a ledger instead of made; pools
     /// whose answers depend on how often a pair was asked (simulators) move on.
     fn skip(&mut self, _item: usize, _judge: usize) {}
+    /// Whether asking `judge` again for a call that was in flight when a run stopped
+    /// costs nothing extra: true for simulators and recorded scores, and for judges
+    /// that honour an idempotency key (see [`JudgePool::label_calls`]). A ledger
+    /// settles an in-flight call of any other judge as lost rather than pay twice.
+    fn repeatable(&self, _judge: usize) -> bool {
+        false
+    }
+    /// The idempotency keys of the next calls this pool makes, in the order they are
+    /// started; judges that accept one get it (a program as the `VERDICT_CALL_KEY`
+    /// environment variable, an HTTP endpoint as the `Idempotency-Key` header).
+    fn label_calls(&mut self, _keys: &[String]) {}
+    /// Most calls of `judge` this pool makes at once in [`JudgePool::score_pair`]
+    /// (1 unless it calls concurrently).
+    fn concurrency(&self, _judge: usize) -> u64 {
+        1
+    }
     /// `count` scores of `item` by `judge`, each handed to `take` as its call ends (in
     /// the order the calls end); stops at the first error `take` returns. Pools that
     /// can call a judge concurrently (HTTP) override this; by default the calls are
@@ -116,6 +132,10 @@ impl JudgePool for SimulatedJudges {
 
     fn skip(&mut self, item: usize, judge: usize) {
         self.streams.skip(item * self.instance.judges() + judge);
+    }
+
+    fn repeatable(&self, _judge: usize) -> bool {
+        true
     }
 
     fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {

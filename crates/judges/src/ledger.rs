@@ -1,111 +1,113 @@
-//! The spend ledger: every judge call — item, judge, score or error, cost, time — is
-//! appended to a JSON Lines file and flushed to disk before the next call. Reopening
-//! the ledger replays the recorded calls in order, so a run interrupted at any point
-//! and restarted with the same settings reaches the same state without paying twice.
+//! The spend ledger as a [`JudgePool`]: every judge call is written ahead (a start
+//! line, flushed to disk before the call) and settled after (an end line with the
+//! score or error and what it cost). Reopening the ledger replays the ended calls in
+//! order, so a run interrupted at any point and restarted with the same settings
+//! reaches the same state without paying twice.
+//!
+//! What a restart does with each recorded call:
+//! - a score is handed back as it was, at the price recorded;
+//! - a judge's failure is kept in the file but not replayed: the call is asked again,
+//!   so a run stopped by a judge that was down resumes once it is back;
+//! - a call started and never ended was in flight when the run stopped and may have
+//!   been paid. A judge that asking again costs nothing extra for (a simulator,
+//!   recorded scores, or a judge configured `idempotent`, which gets the same
+//!   idempotency key again) is asked again; for any other judge the call is settled as
+//!   lost: charged at its price, without a score, and reported — never paid twice.
 
 use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::ledger_file::{
+    ledger_error, Header, Ledger, LedgerCall, LedgerEntry, LedgerRun, LedgerStart, Line,
+    LEDGER_FORMAT, LEDGER_VERSION, LOST_PREFIX,
+};
 use crate::spend::in_range;
 use crate::{JudgeError, JudgePool};
 
-/// One recorded call.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct LedgerEntry {
-    /// Position of the call in the run, from 0.
-    pub call: u64,
-    /// Item id.
-    pub item: String,
-    /// Judge name.
-    pub judge: String,
-    /// The score, when the call succeeded.
-    pub score: Option<f64>,
-    /// What went wrong, when it failed.
-    pub error: Option<String>,
-    /// Amount charged (0 for a failed call).
-    pub cost: f64,
-    /// Seconds since the Unix epoch when the call ended.
-    pub time: f64,
-}
-
 /// A [`JudgePool`] whose calls go through a ledger file: recorded calls are replayed
-/// (and checked against what the run asks for), new calls are made and recorded.
+/// (and checked against what the run asks for), new calls are written ahead, made and
+/// recorded.
 pub struct LedgeredPool<'a> {
     inner: &'a mut dyn JudgePool,
-    replay: VecDeque<LedgerEntry>,
+    replay: VecDeque<LedgerCall>,
     replayed: u64,
     recorder: Recorder,
 }
 
-/// The writing half of the ledger: names, the file, and the position of the next call.
+/// The writing half of the ledger: names, the file, and the number of the next call.
 struct Recorder {
     items: Vec<String>,
     judges: Vec<String>,
     costs: Vec<f64>,
     range: f64,
-    file: File,
+    run: LedgerRun,
+    key_prefix: String,
+    /// The open file; `None` until the first call of a new ledger creates it.
+    file: Option<File>,
     path: PathBuf,
     next_call: u64,
     made: u64,
+    lost: Vec<LedgerEntry>,
 }
 
 impl<'a> LedgeredPool<'a> {
-    /// Opens (or creates) the ledger at `path` for `inner`, whose items and judges are
-    /// named by `items` and `judges`. A last line cut short by an interruption is
-    /// dropped (that call is made again; it was never charged).
+    /// Opens the ledger at `path` for `inner`, whose items and judges are named by
+    /// `items` and `judges`; `settings` names everything else that decides which calls
+    /// the run makes (method, budget, seed, …). A missing or empty file is a new
+    /// ledger, created at the first call (so a run that fails before any call leaves
+    /// no file). An existing ledger must be of the same run; a last line cut short by
+    /// an interruption is dropped.
     ///
     /// # Errors
-    /// [`JudgeError::Ledger`] when the file cannot be read or written or holds a
-    /// malformed line before the last.
+    /// [`JudgeError::Ledger`] when the file cannot be read or written, is not a verdict
+    /// spend ledger (it is then left untouched), belongs to another run (naming what
+    /// differs), or holds a malformed line.
     pub fn open(
         inner: &'a mut dyn JudgePool,
         items: Vec<String>,
         judges: Vec<String>,
+        settings: serde_json::Map<String, serde_json::Value>,
         path: &Path,
     ) -> Result<Self, JudgeError> {
-        let fail = |message: String| JudgeError::Ledger {
-            path: path.display().to_string(),
-            message,
-        };
-        let mut file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(path)
-            .map_err(|e| fail(e.to_string()))?;
-        let mut replay = VecDeque::new();
-        let mut complete_bytes = 0u64;
-        let mut reader = BufReader::new(&mut file);
-        let mut line = String::new();
-        let mut number = 0;
-        loop {
-            line.clear();
-            let read = reader
-                .read_line(&mut line)
-                .map_err(|e| fail(e.to_string()))?;
-            if read == 0 {
-                break;
-            }
-            number += 1;
-            if !line.ends_with('\n') {
-                break; // cut short by an interruption: drop it
-            }
-            let entry: LedgerEntry = serde_json::from_str(line.trim_end()).map_err(|e| {
-                fail(format!(
-                    "line {number}: {e}; the ledger is not a verdict spend ledger or was edited"
-                ))
-            })?;
-            complete_bytes += read as u64;
-            replay.push_back(entry);
-        }
-        file.set_len(complete_bytes)
-            .map_err(|e| fail(e.to_string()))?;
-        file.seek(SeekFrom::End(0))
-            .map_err(|e| fail(e.to_string()))?;
+        let fail = |message: String| ledger_error(path, message);
         let (costs, range) = (inner.costs().to_vec(), inner.range());
+        let run = LedgerRun::new(&items, &judges, &costs, range, settings);
+        let mut seen = std::collections::HashSet::new();
+        if let Some(twice) = judges.iter().find(|name| !seen.insert(*name)) {
+            return Err(JudgeError::Setting(format!(
+                "two judges are named {twice:?}; the ledger keys calls by judge name, so give each judge its own name"
+            )));
+        }
+        let existing = match std::fs::read(path) {
+            Ok(bytes) if !bytes.is_empty() => Some(Ledger::parse(path, &bytes)?),
+            Ok(_) => None,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(fail(e.to_string())),
+        };
+        let (replay, file) = match existing {
+            None => (VecDeque::new(), None),
+            Some(ledger) => {
+                let differences = ledger.run.differences(&run);
+                if !differences.is_empty() {
+                    return Err(fail(format!(
+                        "this ledger belongs to another run ({}); resume with the same items, judges, prices and settings, or use a new ledger",
+                        differences.join("; ")
+                    )));
+                }
+                let file = OpenOptions::new()
+                    .append(true)
+                    .open(path)
+                    .map_err(|e| fail(e.to_string()))?;
+                // Only a line cut short by an interruption lies past the whole lines.
+                file.set_len(ledger.whole_bytes)
+                    .map_err(|e| fail(e.to_string()))?;
+                (ledger.calls.into_iter().collect(), Some(file))
+            }
+        };
+        let next_call = replay.len() as u64;
         Ok(Self {
             inner,
             replay,
@@ -115,10 +117,13 @@ impl<'a> LedgeredPool<'a> {
                 judges,
                 costs,
                 range,
+                key_prefix: run.fingerprint(),
+                run,
                 file,
                 path: path.to_path_buf(),
-                next_call: 0,
+                next_call,
                 made: 0,
+                lost: Vec::new(),
             },
         })
     }
@@ -133,56 +138,146 @@ impl<'a> LedgeredPool<'a> {
         self.recorder.made
     }
 
-    /// The next recorded call, checked against what the run asks for.
-    fn replay_one(&mut self, item: usize, judge: usize) -> Option<Result<f64, JudgeError>> {
-        let entry = self.replay.pop_front()?;
-        let recorder = &mut self.recorder;
-        let call = recorder.next_call;
-        recorder.next_call += 1;
-        if entry.item != recorder.items[item] || entry.judge != recorder.judges[judge] {
-            return Some(Err(JudgeError::Ledger {
-                path: recorder.path.display().to_string(),
-                message: format!(
-                    "call {call} was item {} with judge {} but this run asks for item {} with judge {}; resume with the same items, judges, budget and settings, or use a new ledger",
-                    entry.item, entry.judge, recorder.items[item], recorder.judges[judge]
-                ),
-            }));
+    /// Calls found in flight by this run's restart that were settled as lost: charged,
+    /// without a score (their judge could not be asked again without paying twice).
+    pub fn lost(&self) -> &[LedgerEntry] {
+        &self.recorder.lost
+    }
+
+    /// Replays recorded calls of (`item`, `judge`) into `take` while `left` is
+    /// positive; returns how many calls are still to be made.
+    fn replay(
+        &mut self,
+        item: usize,
+        judge: usize,
+        mut left: u64,
+        take: &mut dyn FnMut(Result<f64, JudgeError>) -> Result<(), JudgeError>,
+    ) -> Result<u64, JudgeError> {
+        while left > 0 {
+            let Some(call) = self.replay.pop_front() else {
+                break;
+            };
+            let recorder = &mut self.recorder;
+            match call {
+                // A judge's failure was not paid and is asked again now.
+                LedgerCall::Ended(entry) if entry.score.is_none() && entry.cost == 0.0 => {
+                    recorder.check(&entry.item, &entry.judge, entry.call, item, judge)?;
+                    self.inner.skip(item, judge);
+                }
+                LedgerCall::Ended(entry) => {
+                    recorder.check(&entry.item, &entry.judge, entry.call, item, judge)?;
+                    self.inner.skip(item, judge);
+                    self.replayed += 1;
+                    left -= 1;
+                    take(match entry.score {
+                        Some(score) => Ok(score),
+                        None => Err(lost(item, judge, entry.cost, entry.error)),
+                    })?;
+                }
+                LedgerCall::InDoubt(start) => {
+                    recorder.check(&start.item, &start.judge, start.call, item, judge)?;
+                    left -= 1;
+                    if self.inner.repeatable(judge) {
+                        self.inner.label_calls(std::slice::from_ref(&start.key));
+                        let mut outcome = None;
+                        self.inner.score_pair(item, judge, 1, &mut |result| {
+                            outcome = Some(result);
+                            Ok(())
+                        })?;
+                        let result = outcome.expect("one call was made");
+                        take(recorder.settle(start.call, item, judge, result)?)?;
+                    } else {
+                        let entry = recorder.settle_lost(start.call, item, judge)?;
+                        take(Err(lost(item, judge, entry.cost, entry.error)))?;
+                    }
+                }
+            }
         }
-        self.replayed += 1;
-        self.inner.skip(item, judge);
-        Some(match (entry.score, entry.error) {
-            (Some(score), _) => Ok(score),
-            (None, message) => Err(JudgeError::Call {
-                item,
-                judge,
-                message: message.unwrap_or_else(|| "recorded failure".into()),
-            }),
-        })
+        Ok(left)
+    }
+}
+
+/// The error a lost call is handed on as: charged, no score.
+fn lost(item: usize, judge: usize, cost: f64, error: Option<String>) -> JudgeError {
+    JudgeError::Lost {
+        item,
+        judge,
+        cost,
+        message: error.unwrap_or_else(|| LOST_PREFIX.into()),
     }
 }
 
 impl Recorder {
-    /// Records the outcome of a new call and passes it on. Only a judge's own failure
-    /// is part of the run; anything else (the run being stopped, a broken pool) leaves
-    /// no trace, so the call is made on restart. A score outside `[0, R]` (or NaN) is
-    /// a failed call: recorded, not charged.
-    fn settle(
+    /// A recorded call must be the one the run asks for now.
+    fn check(
+        &self,
+        recorded_item: &str,
+        recorded_judge: &str,
+        call: u64,
+        item: usize,
+        judge: usize,
+    ) -> Result<(), JudgeError> {
+        if recorded_item == self.items[item] && recorded_judge == self.judges[judge] {
+            return Ok(());
+        }
+        Err(ledger_error(
+            &self.path,
+            format!(
+                "call {call} was item {recorded_item:?} with judge {recorded_judge:?} but this run asks for item {:?} with judge {:?}; resume with the same items, judges, budget and settings, or use a new ledger",
+                self.items[item], self.judges[judge]
+            ),
+        ))
+    }
+
+    /// Writes the start lines of `count` new calls of (`item`, `judge`) and returns
+    /// their numbers and idempotency keys.
+    fn start(
         &mut self,
         item: usize,
         judge: usize,
+        count: u64,
+    ) -> Result<(Vec<u64>, Vec<String>), JudgeError> {
+        let numbers: Vec<u64> = (self.next_call..self.next_call + count).collect();
+        let keys: Vec<String> = numbers
+            .iter()
+            .map(|n| format!("{}-{n}", self.key_prefix))
+            .collect();
+        let lines: Vec<Line> = numbers
+            .iter()
+            .zip(&keys)
+            .map(|(&call, key)| {
+                Line::Start(LedgerStart {
+                    call,
+                    item: self.items[item].clone(),
+                    judge: self.judges[judge].clone(),
+                    key: key.clone(),
+                })
+            })
+            .collect();
+        self.write(&lines)?;
+        self.next_call += count;
+        Ok((numbers, keys))
+    }
+
+    /// Records the end of call `call` and passes its outcome on. Only a judge's own
+    /// failure is part of the run; anything else (the run being stopped, a broken
+    /// pool) leaves the call in doubt. A score outside `[0, R]` (or NaN) is a failed
+    /// call: recorded, not charged.
+    fn settle(
+        &mut self,
+        call: u64,
+        item: usize,
+        judge: usize,
         result: Result<f64, JudgeError>,
-    ) -> Result<f64, JudgeError> {
+    ) -> Result<Result<f64, JudgeError>, JudgeError> {
         if let Err(e) = &result {
             if !matches!(e, JudgeError::Call { .. }) {
-                return result;
+                return Err(result.expect_err("an error"));
             }
         }
         let result = result.and_then(|score| in_range(item, judge, score, self.range));
-        let time = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0.0, |d| d.as_secs_f64());
         let entry = LedgerEntry {
-            call: self.next_call,
+            call,
             item: self.items[item].clone(),
             judge: self.judges[judge].clone(),
             score: result.as_ref().ok().copied(),
@@ -192,24 +287,85 @@ impl Recorder {
             } else {
                 0.0
             },
-            time,
+            time: now(),
         };
-        self.record(&entry)?;
-        self.next_call += 1;
+        self.write(&[Line::End(entry)])?;
         self.made += 1;
-        result
+        Ok(result)
     }
 
-    fn record(&mut self, entry: &LedgerEntry) -> Result<(), JudgeError> {
-        let fail = |e: std::io::Error| JudgeError::Ledger {
-            path: self.path.display().to_string(),
-            message: e.to_string(),
+    /// Settles call `call`, found in flight, as lost: charged, no score.
+    fn settle_lost(
+        &mut self,
+        call: u64,
+        item: usize,
+        judge: usize,
+    ) -> Result<LedgerEntry, JudgeError> {
+        let entry = LedgerEntry {
+            call,
+            item: self.items[item].clone(),
+            judge: self.judges[judge].clone(),
+            score: None,
+            error: Some(format!(
+                "{LOST_PREFIX}: the run stopped during this call, which may have been paid; it is charged and not asked again (mark the judge idempotent = true if it honours the call key)"
+            )),
+            cost: self.costs[judge],
+            time: now(),
         };
-        let mut line = serde_json::to_string(entry).expect("entries serialise");
-        line.push('\n');
-        self.file.write_all(line.as_bytes()).map_err(fail)?;
-        self.file.sync_data().map_err(fail)
+        self.write(&[Line::End(entry.clone())])?;
+        self.lost.push(entry.clone());
+        Ok(entry)
     }
+
+    /// Appends `lines` and flushes them to disk; the first write of a new ledger
+    /// creates the file with its header, atomically and never over another file.
+    fn write(&mut self, lines: &[Line]) -> Result<(), JudgeError> {
+        let path = self.path.clone();
+        let fail = |e: std::io::Error| ledger_error(&path, e.to_string());
+        let mut text = String::new();
+        for line in lines {
+            text.push_str(&serde_json::to_string(line).expect("ledger lines serialise"));
+            text.push('\n');
+        }
+        if self.file.is_none() {
+            self.file = Some(create(&self.path, &self.run).map_err(fail)?);
+        }
+        let file = self.file.as_mut().expect("the ledger is open");
+        file.write_all(text.as_bytes()).map_err(fail)?;
+        file.sync_data().map_err(fail)
+    }
+}
+
+/// Creates the ledger at `path` with its header: written to a temporary file beside
+/// it and linked into place only if `path` still does not exist (or is empty).
+fn create(path: &Path, run: &LedgerRun) -> std::io::Result<File> {
+    let header = Header {
+        format: LEDGER_FORMAT.into(),
+        version: LEDGER_VERSION,
+        run: run.clone(),
+    };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut staged = tempfile::Builder::new()
+        .prefix(".verdict-ledger-")
+        .tempfile_in(dir)?;
+    let mut line = serde_json::to_string(&header).expect("headers serialise");
+    line.push('\n');
+    staged.write_all(line.as_bytes())?;
+    staged.as_file().sync_all()?;
+    // An empty file the user made beforehand holds nothing to lose.
+    if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+        std::fs::remove_file(path)?;
+    }
+    staged.persist_noclobber(path).map_err(|e| e.error)
+}
+
+fn now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 impl JudgePool for LedgeredPool<'_> {
@@ -226,16 +382,16 @@ impl JudgePool for LedgeredPool<'_> {
     }
 
     fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
-        if let Some(replayed) = self.replay_one(item, judge) {
-            return replayed;
-        }
-        let result = self.inner.score(item, judge);
-        self.recorder.settle(item, judge, result)
+        let mut outcome = None;
+        self.score_pair(item, judge, 1, &mut |result| {
+            outcome = Some(result);
+            Ok(())
+        })?;
+        outcome.expect("one call was made")
     }
 
-    /// Recorded calls first, in order; the rest go to the inner pool (concurrently,
-    /// if it can) and are recorded one by one as they end, so an interruption loses
-    /// at most the calls still in flight, which were never charged.
+    /// Recorded calls first, in order; the rest are written ahead, then go to the
+    /// inner pool (concurrently, if it can) and are recorded one by one as they end.
     fn score_pair(
         &mut self,
         item: usize,
@@ -243,27 +399,26 @@ impl JudgePool for LedgeredPool<'_> {
         count: u64,
         take: &mut dyn FnMut(Result<f64, JudgeError>) -> Result<(), JudgeError>,
     ) -> Result<(), JudgeError> {
-        let mut left = count;
-        while left > 0 {
-            let Some(replayed) = self.replay_one(item, judge) else {
-                break;
-            };
-            if let Err(e @ JudgeError::Ledger { .. }) = replayed {
-                return Err(e);
-            }
-            left -= 1;
-            take(replayed)?;
-        }
+        let left = self.replay(item, judge, count, take)?;
         if left == 0 {
             return Ok(());
         }
-        let recorder = &mut self.recorder;
-        self.inner.score_pair(item, judge, left, &mut |result| {
-            let settled = recorder.settle(item, judge, result);
-            if let Err(e @ (JudgeError::Ledger { .. } | JudgeError::Stopped(_))) = settled {
-                return Err(e);
-            }
-            take(settled)
-        })
+        // Calls are written ahead in waves of at most the judge's concurrency, so a
+        // stop leaves in doubt only calls that may really have been in flight.
+        let wave = self.inner.concurrency(judge).max(1);
+        let mut left = left;
+        while left > 0 {
+            let size = left.min(wave);
+            let recorder = &mut self.recorder;
+            let (numbers, keys) = recorder.start(item, judge, size)?;
+            self.inner.label_calls(&keys);
+            let mut numbers = numbers.into_iter();
+            self.inner.score_pair(item, judge, size, &mut |result| {
+                let call = numbers.next().expect("no more outcomes than calls");
+                take(recorder.settle(call, item, judge, result)?)
+            })?;
+            left -= size;
+        }
+        Ok(())
     }
 }

@@ -20,6 +20,7 @@ mod instance;
 mod ivwe;
 mod judge;
 mod ledger;
+mod ledger_file;
 mod methods;
 mod norm;
 mod spend;
@@ -34,9 +35,13 @@ pub use http::HttpConfig;
 pub use instance::{CostStructure, Instance, Scenario};
 pub use ivwe::{ivwe, PairStats};
 pub use judge::{JudgePool, SimulatedJudges};
-pub use ledger::{LedgerEntry, LedgeredPool};
+pub use ledger::LedgeredPool;
+pub use ledger_file::{
+    Ledger, LedgerCall, LedgerEntry, LedgerJudge, LedgerRun, LedgerStart, LEDGER_FORMAT,
+    LEDGER_VERSION,
+};
 pub use methods::{
     default_exploration, estimate, Estimate, EstimateSettings, Method, DEFAULT_DELTA,
 };
 pub use norm::Norm;
-pub use spend::Spender;
+pub use spend::{Spender, ATTEMPTS};

@@ -103,6 +103,11 @@ pub fn estimate(
             settings.delta
         )));
     }
+    if let Some(tau) = settings.tau.filter(|t| !(t.is_finite() && *t >= 0.0)) {
+        return Err(JudgeError::Setting(format!(
+            "tau {tau} must be a number >= 0 (the optimistic bias added to each standard deviation)"
+        )));
+    }
     let items = pool.items();
     let costs = pool.costs().to_vec();
     let judges = costs.len();

@@ -74,20 +74,29 @@ impl<'a> Spender<'a> {
         let Self {
             pool, spent, calls, ..
         } = self;
-        // Every failed call is asked again, up to ATTEMPTS rounds of the missing ones.
+        // Every failed call is asked again, up to ATTEMPTS rounds of the missing ones. A
+        // call lost in flight by an earlier run was charged there: it is paid for, and
+        // asked again only while the budget still covers it.
+        let budget = self.budget;
         let mut missing = count;
         let mut last_failure = None;
         for _ in 0..ATTEMPTS {
-            if missing == 0 {
+            let affordable = ((budget + slack - *spent) / cost).floor().max(0.0) as u64;
+            let asked = missing.min(affordable);
+            if asked == 0 {
                 break;
             }
             let mut failures = 0;
-            pool.score_pair(item, judge, missing, &mut |result| {
+            pool.score_pair(item, judge, asked, &mut |result| {
                 match result.and_then(|score| in_range(item, judge, score, range)) {
                     Ok(score) => {
                         *spent += cost;
                         *calls += 1;
                         stats.push(score);
+                    }
+                    Err(JudgeError::Lost { cost, .. }) => {
+                        *spent += cost;
+                        failures += 1;
                     }
                     Err(failure @ JudgeError::Call { .. }) => {
                         failures += 1;
@@ -97,7 +106,7 @@ impl<'a> Spender<'a> {
                 }
                 Ok(())
             })?;
-            missing = failures;
+            missing = missing - asked + failures;
         }
         match last_failure {
             Some(failure) if missing > 0 => Err(failure),

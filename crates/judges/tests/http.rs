@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use verdict_judges::{
-    estimate, ConfiguredPool, EstimateSettings, JudgeError, JudgesConfig, LedgerEntry,
+    estimate, ConfiguredPool, EstimateSettings, JudgeError, JudgesConfig, Ledger, LedgerEntry,
     LedgeredPool, Method, Norm,
 };
 
@@ -23,6 +23,7 @@ struct Seen {
     most_in_flight: AtomicUsize,
     flaky_failures: AtomicUsize,
     bodies: Mutex<Vec<serde_json::Value>>,
+    idempotency_keys: Mutex<Vec<String>>,
 }
 
 /// Serves chat completions on a free local port. The reply depends on the user
@@ -60,6 +61,12 @@ fn answer(mut stream: std::net::TcpStream, seen: &Seen) {
         }
         if lower.trim() == "authorization: bearer sekrit" {
             authorised = true;
+        }
+        if let Some(key) = lower.strip_prefix("idempotency-key:") {
+            seen.idempotency_keys
+                .lock()
+                .unwrap()
+                .push(key.trim().to_string());
         }
         if line == "\r\n" {
             break;
@@ -146,11 +153,7 @@ fn items(answers: &[&str]) -> Vec<serde_json::Value> {
 }
 
 fn ledger_entries(path: &Path) -> Vec<LedgerEntry> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    Ledger::read(path).unwrap().ended().cloned().collect()
 }
 
 fn run(
@@ -162,7 +165,13 @@ fn run(
     let items = items(answers);
     let ids = (0..answers.len()).map(|i| format!("q{i}")).collect();
     let mut pool = ConfiguredPool::new(items, config.clone(), 0)?;
-    let mut ledgered = LedgeredPool::open(&mut pool, ids, vec!["endpoint".into()], ledger)?;
+    let mut ledgered = LedgeredPool::open(
+        &mut pool,
+        ids,
+        vec!["endpoint".into()],
+        serde_json::Map::new(),
+        ledger,
+    )?;
     let settings = EstimateSettings::new(Norm::P(2.0));
     estimate(&mut ledgered, budget, &Method::Uniform, &settings).map(|e| e.scores)
 }
@@ -184,6 +193,13 @@ fn http_judge_scores_concurrently_within_the_limit_and_resumes_from_the_ledger()
     );
     // The retries are the endpoint's business: 12 recorded calls, 14 requests.
     assert_eq!(seen.requests.load(Ordering::SeqCst), 14);
+    // Every request carries its call's idempotency key, and a retry repeats it: 14
+    // requests, 12 calls, 12 keys.
+    let mut keys = seen.idempotency_keys.lock().unwrap().clone();
+    assert_eq!(keys.len(), 14);
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), 12);
     let entries = ledger_entries(&ledger);
     assert_eq!(entries.len(), 12);
     assert!(entries.iter().all(|e| e.error.is_none() && e.cost == 1.0));

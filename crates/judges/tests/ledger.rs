@@ -6,7 +6,7 @@ use std::path::Path;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use verdict_judges::{
-    estimate, Estimate, EstimateSettings, Instance, JudgeError, JudgePool, LedgerEntry,
+    estimate, Estimate, EstimateSettings, Instance, JudgeError, JudgePool, Ledger, LedgerEntry,
     LedgeredPool, Method, Norm, Scenario, SimulatedJudges,
 };
 
@@ -48,6 +48,9 @@ impl JudgePool for Scripted {
     fn skip(&mut self, item: usize, judge: usize) {
         self.inner.skip(item, judge);
     }
+    fn repeatable(&self, judge: usize) -> bool {
+        self.inner.repeatable(judge)
+    }
     fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
         if self.calls == self.limit {
             return Err(JudgeError::Stopped("killed".into()));
@@ -81,21 +84,28 @@ fn run_method(
 ) -> Result<Estimate, JudgeError> {
     let items = names("item", pool.items());
     let judges = names("judge", pool.costs().len());
-    let mut ledgered = LedgeredPool::open(pool, items, judges, ledger)?;
+    let mut ledgered = LedgeredPool::open(pool, items, judges, settings(method), ledger)?;
     estimate(
         &mut ledgered,
-        900.0,
+        BUDGET,
         method,
         &EstimateSettings::new(Norm::P(2.0)),
     )
 }
 
+const BUDGET: f64 = 900.0;
+
+/// What the ledger records of a run's settings.
+fn settings(method: &Method) -> serde_json::Map<String, serde_json::Value> {
+    let mut map = serde_json::Map::new();
+    map.insert("method".into(), method.name().into());
+    map.insert("budget".into(), BUDGET.into());
+    map
+}
+
+/// The ended calls of a ledger, in call order.
 fn entries(path: &Path) -> Vec<LedgerEntry> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    Ledger::read(path).unwrap().ended().cloned().collect()
 }
 
 #[test]
@@ -167,17 +177,26 @@ fn a_line_cut_short_is_dropped_and_a_foreign_ledger_is_refused() {
     let resumed = run(&mut pool, &path).unwrap();
     assert_eq!(resumed.scores, full.scores);
     // A ledger from another run (other judges) is refused, not silently mixed in.
+    let before = std::fs::read(&path).unwrap();
     let mut other = SimulatedJudges::new(instance(), 1);
-    let mut ledgered =
-        LedgeredPool::open(&mut other, names("item", 20), names("other", 3), &path).unwrap();
-    let err = estimate(
-        &mut ledgered,
-        900.0,
-        &Method::EstIvwe,
-        &EstimateSettings::new(Norm::P(2.0)),
+    let err = LedgeredPool::open(
+        &mut other,
+        names("item", 20),
+        names("other", 3),
+        settings(&Method::EstIvwe),
+        &path,
     )
-    .unwrap_err();
-    assert!(err.to_string().contains("use a new ledger"), "{err}");
+    .err()
+    .unwrap();
+    let message = err.to_string();
+    assert!(message.contains("another run"), "{message}");
+    assert!(message.contains("judges"), "{message}");
+    assert!(message.contains("use a new ledger"), "{message}");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the ledger was touched"
+    );
 }
 
 #[test]
@@ -201,4 +220,295 @@ fn failing_judges_are_retried_recorded_and_not_charged() {
         Err(e) => assert!(matches!(e, JudgeError::Call { .. }), "{e}"),
     }
     assert!(charged <= 900.0);
+}
+
+/// A paid judge service shared by every run: what it charged, per idempotency key.
+#[derive(Default)]
+struct Provider {
+    payments: Vec<String>,
+    answers: std::collections::HashMap<String, f64>,
+}
+
+/// Simulated judges behind a paid service. Each call is paid when made; when
+/// `idempotent`, a key already paid gets its first answer again at no charge. The
+/// `crash_at`-th new call is paid and then the run "dies" before hearing the answer,
+/// as a kill between the judge's charge and the ledger's end line would.
+struct Paid<'a> {
+    inner: SimulatedJudges,
+    provider: &'a mut Provider,
+    idempotent: bool,
+    keys: std::collections::VecDeque<String>,
+    crash_at: Option<u64>,
+    made: u64,
+}
+
+impl<'a> Paid<'a> {
+    fn new(provider: &'a mut Provider, idempotent: bool, crash_at: Option<u64>) -> Self {
+        Self {
+            inner: SimulatedJudges::new(instance(), 3),
+            provider,
+            idempotent,
+            keys: Default::default(),
+            crash_at,
+            made: 0,
+        }
+    }
+}
+
+impl JudgePool for Paid<'_> {
+    fn items(&self) -> usize {
+        self.inner.items()
+    }
+    fn costs(&self) -> &[f64] {
+        self.inner.costs()
+    }
+    fn range(&self) -> f64 {
+        self.inner.range()
+    }
+    fn skip(&mut self, item: usize, judge: usize) {
+        self.inner.skip(item, judge);
+    }
+    fn repeatable(&self, _judge: usize) -> bool {
+        self.idempotent
+    }
+    fn label_calls(&mut self, keys: &[String]) {
+        self.keys = keys.iter().cloned().collect();
+    }
+    fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
+        let key = self.keys.pop_front().expect("a ledger labels every call");
+        let score = self.inner.score(item, judge)?;
+        let answer = match self.provider.answers.get(&key) {
+            Some(&earlier) if self.idempotent => earlier,
+            _ => {
+                self.provider.payments.push(key.clone());
+                self.provider.answers.insert(key, score);
+                score
+            }
+        };
+        self.made += 1;
+        if Some(self.made) == self.crash_at {
+            return Err(JudgeError::Stopped(
+                "killed after the judge was paid".into(),
+            ));
+        }
+        Ok(answer)
+    }
+}
+
+/// Every key the provider charged, at most once.
+fn assert_paid_once(provider: &Provider) {
+    let mut keys = provider.payments.clone();
+    keys.sort();
+    let total = keys.len();
+    keys.dedup();
+    assert_eq!(keys.len(), total, "a call was paid twice");
+}
+
+#[test]
+fn a_call_in_flight_at_a_crash_is_never_paid_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    // An idempotent judge is asked again with the same key: nothing is paid twice and
+    // the run ends exactly where an uninterrupted one does.
+    let mut provider = Provider::default();
+    let whole = run(
+        &mut Paid::new(&mut provider, true, None),
+        &dir.path().join("a"),
+    )
+    .unwrap();
+    let mut provider = Provider::default();
+    let path = dir.path().join("b");
+    for crash in [1, 57, 400] {
+        let err = run(&mut Paid::new(&mut provider, true, Some(crash)), &path).unwrap_err();
+        assert!(matches!(err, JudgeError::Stopped(_)), "{err}");
+    }
+    let resumed = run(&mut Paid::new(&mut provider, true, None), &path).unwrap();
+    assert_paid_once(&provider);
+    assert_eq!(resumed.scores, whole.scores);
+    assert_eq!(resumed.spent, whole.spent);
+    let ledger = Ledger::read(&path).unwrap();
+    assert!((ledger.spent() - resumed.spent).abs() < 1e-9);
+
+    // Any other judge: the call in flight is charged as lost, not asked again.
+    let mut provider = Provider::default();
+    let path = dir.path().join("c");
+    let err = run(&mut Paid::new(&mut provider, false, Some(57)), &path).unwrap_err();
+    assert!(matches!(err, JudgeError::Stopped(_)), "{err}");
+    let in_doubt = Ledger::read(&path).unwrap();
+    let mut pool = Paid::new(&mut provider, false, None);
+    let items = names("item", 20);
+    let judges = names("judge", 3);
+    let settings = settings(&Method::EstIvwe);
+    let mut ledgered = LedgeredPool::open(&mut pool, items, judges, settings, &path).unwrap();
+    let resumed = estimate(
+        &mut ledgered,
+        BUDGET,
+        &Method::EstIvwe,
+        &EstimateSettings::new(Norm::P(2.0)),
+    )
+    .unwrap();
+    let lost = ledgered.lost().to_vec();
+    assert_eq!(lost.len(), 1);
+    assert!(lost[0].cost > 0.0 && lost[0].score.is_none());
+    assert_eq!(lost[0].call, in_doubt.ended().count() as u64);
+    drop(ledgered);
+    assert_paid_once(&provider);
+    let ledger = Ledger::read(&path).unwrap();
+    let costs = instance().costs().to_vec();
+    let paid: f64 = provider
+        .payments
+        .iter()
+        .map(|key| {
+            let call: usize = key.rsplit('-').next().unwrap().parse().unwrap();
+            let judge = match &ledger.calls[call] {
+                verdict_judges::LedgerCall::Ended(e) => &e.judge,
+                verdict_judges::LedgerCall::InDoubt(s) => &s.judge,
+            };
+            costs[judge.trim_start_matches("judge").parse::<usize>().unwrap()]
+        })
+        .sum();
+    assert!((ledger.spent() - resumed.spent).abs() < 1e-9);
+    assert!(ledger.spent() >= paid - 1e-9, "the ledger missed a payment");
+    assert!(resumed.spent <= BUDGET + 1e-9);
+}
+
+#[test]
+fn a_file_that_is_not_a_ledger_is_refused_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    for text in [
+        "{\"id\": \"q1\", \"truth\": 0.4}",
+        "notes: ask the large judge first\nthen the small one\n",
+        "{\"call\":0,\"item\":\"item0\",\"judge\":\"judge0\",\"score\":0.5,\"error\":null,\"cost\":1.0,\"time\":0.0}\n",
+    ] {
+        let path = dir.path().join("notes.txt");
+        std::fs::write(&path, text).unwrap();
+        let mut pool = SimulatedJudges::new(instance(), 1);
+        let err = run(&mut pool, &path).unwrap_err();
+        assert!(
+            err.to_string().contains("not a verdict spend ledger"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    }
+    // An empty file holds nothing to lose: it becomes the ledger.
+    let path = dir.path().join("empty.jsonl");
+    std::fs::write(&path, "").unwrap();
+    let mut pool = SimulatedJudges::new(instance(), 1);
+    run(&mut pool, &path).unwrap();
+    assert!(!entries(&path).is_empty());
+}
+
+/// Simulated judges at other prices.
+struct Repriced {
+    inner: SimulatedJudges,
+    costs: Vec<f64>,
+}
+
+impl JudgePool for Repriced {
+    fn items(&self) -> usize {
+        self.inner.items()
+    }
+    fn costs(&self) -> &[f64] {
+        &self.costs
+    }
+    fn range(&self) -> f64 {
+        self.inner.range()
+    }
+    fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
+        self.inner.score(item, judge)
+    }
+}
+
+#[test]
+fn a_run_resumed_at_other_prices_is_refused_and_spend_is_what_the_ledger_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spend.jsonl");
+    assert!(run(&mut Scripted::new(9, 150, false), &path).is_err());
+    let before = std::fs::read(&path).unwrap();
+    let inner = SimulatedJudges::new(instance(), 9);
+    let costs = inner.costs().iter().map(|c| c * 0.5).collect();
+    let err = run(&mut Repriced { inner, costs }, &path).unwrap_err();
+    let message = err.to_string();
+    assert!(message.contains("cost"), "{message}");
+    assert!(message.contains("then"), "{message}");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the ledger was touched"
+    );
+    // At the recorded prices the run resumes, and its spend is the ledger's.
+    let resumed = run(&mut Scripted::new(9, u64::MAX, false), &path).unwrap();
+    let recorded = Ledger::read(&path).unwrap().spent();
+    assert!((resumed.spent - recorded).abs() < 1e-9);
+    assert!(resumed.spent <= BUDGET + 1e-9);
+}
+
+/// Simulated judges where every call for one item fails while `down`.
+struct Down {
+    inner: SimulatedJudges,
+    down: bool,
+}
+
+impl JudgePool for Down {
+    fn items(&self) -> usize {
+        self.inner.items()
+    }
+    fn costs(&self) -> &[f64] {
+        self.inner.costs()
+    }
+    fn range(&self) -> f64 {
+        self.inner.range()
+    }
+    fn skip(&mut self, item: usize, judge: usize) {
+        self.inner.skip(item, judge);
+    }
+    fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
+        let score = self.inner.score(item, judge)?;
+        if self.down && item == 3 {
+            return Err(JudgeError::Call {
+                item,
+                judge,
+                message: "connection refused".into(),
+            });
+        }
+        Ok(score)
+    }
+}
+
+#[test]
+fn recorded_failures_are_asked_again_when_the_run_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spend.jsonl");
+    let mut down = Down {
+        inner: SimulatedJudges::new(instance(), 2),
+        down: true,
+    };
+    let err = run(&mut down, &path).unwrap_err();
+    assert!(matches!(err, JudgeError::Call { item: 3, .. }), "{err}");
+    let failures = entries(&path).iter().filter(|e| e.error.is_some()).count();
+    assert!(failures >= verdict_judges::ATTEMPTS);
+    // Still down: the rerun asks again (and fails again) instead of replaying.
+    let mut still = Down {
+        inner: SimulatedJudges::new(instance(), 2),
+        down: true,
+    };
+    assert!(run(&mut still, &path).is_err());
+    let more = entries(&path).iter().filter(|e| e.error.is_some()).count();
+    assert_eq!(more, 2 * failures, "the rerun did not ask again");
+    // Back up: the run finishes; the failures stay in the ledger, uncharged.
+    let mut up = Down {
+        inner: SimulatedJudges::new(instance(), 2),
+        down: false,
+    };
+    let finished = run(&mut up, &path).unwrap();
+    assert!(finished.scores.iter().all(|s| s.is_finite()));
+    let recorded = entries(&path);
+    assert_eq!(
+        recorded.iter().filter(|e| e.error.is_some()).count(),
+        2 * failures
+    );
+    assert!(recorded
+        .iter()
+        .filter(|e| e.error.is_some())
+        .all(|e| e.cost == 0.0));
+    assert!((Ledger::read(&path).unwrap().spent() - finished.spent).abs() < 1e-9);
 }
