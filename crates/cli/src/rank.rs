@@ -119,7 +119,11 @@ pub fn settings(args: &RankArgs) -> anyhow::Result<RankSettings> {
             k: args.k,
             ..Elo::default()
         },
-        elo_order: args.shuffle_seed.map_or(EloOrder::Log, EloOrder::Shuffled),
+        elo_order: match (args.shuffle_seed, &args.input.order_by) {
+            (Some(seed), _) => EloOrder::Shuffled(seed),
+            (None, Some(column)) => EloOrder::SortedBy(column.clone()),
+            (None, None) => EloOrder::Log,
+        },
         mean_rating: args.mean,
         anchor: args.anchor.as_ref().map(|a| (a.model.clone(), a.rating)),
         intervals: if args.ci.sandwich {

@@ -656,6 +656,7 @@ name = "echo-truth"
 cost = 0.5
 command = ["sh", "-c", "sleep 0.01; sed -n 's/.*\"truth\": *\\([0-9.]*\\).*/\\1/p'"]
 timeout_seconds = 5
+idempotent = true
 
 [[judge]]
 name = "recorded"
@@ -687,9 +688,15 @@ fn succeed(args: &[String]) -> Output {
     output
 }
 
+/// Calls the ledger records as ended (whole lines only: a line cut short by a kill
+/// does not count).
 fn ledger_lines(dir: &Path) -> usize {
     std::fs::read_to_string(dir.join("spend.jsonl"))
-        .map(|t| t.lines().count())
+        .map(|t| {
+            t.split_inclusive('\n')
+                .filter(|l| l.ends_with('\n') && l.contains("\"event\":\"end\""))
+                .count()
+        })
         .unwrap_or(0)
 }
 
@@ -749,7 +756,7 @@ fn judge_run_killed_and_resumed_matches_an_uninterrupted_run() {
     );
     let spent: f64 = strip(read(cut.path(), "spend.jsonl"))
         .iter()
-        .map(|v| v["cost"].as_f64().unwrap())
+        .filter_map(|v| v["cost"].as_f64())
         .sum();
     assert!(spent <= 30.0 + 1e-9);
 }
@@ -911,22 +918,7 @@ fn simulate_writes_a_reproducible_data_set() {
         std::fs::read(first.join("feedback.parquet")).unwrap(),
         std::fs::read(other.join("feedback.parquet")).unwrap()
     );
-    // Bad settings, and a directory that holds something else.
-    let keep = dir.path().join("mine");
-    std::fs::create_dir(&keep).unwrap();
-    std::fs::write(keep.join("notes.txt"), "mine").unwrap();
-    let message = failure(&[
-        "simulate",
-        "--contexts",
-        "10",
-        "--out",
-        keep.to_str().unwrap(),
-    ]);
-    assert!(message.contains("not an earlier simulation"), "{message}");
-    assert_eq!(
-        std::fs::read_to_string(keep.join("notes.txt")).unwrap(),
-        "mine"
-    );
+    // Bad settings.
     let message = failure(&[
         "simulate",
         "--voters",
@@ -1029,4 +1021,200 @@ fn log_checks_and_summarises_contextual_logs() {
     let message = failure(&["log", "--contexts", &contexts, "--feedback", &stray]);
     assert!(message.contains("stray.jsonl:1"), "{message}");
     assert!(message.contains("\"q9\""), "{message}");
+}
+
+/// `verdict simulate --out DIR` never removes or overwrites a file it did not write:
+/// files a user added to an earlier simulation survive a rerun, a directory whose
+/// manifest merely looks like ours or that holds a file of the same name as one the
+/// run writes is refused with nothing moved, and the staging directory of a killed
+/// run is cleaned up by the next one.
+#[test]
+fn simulate_never_loses_a_file_it_did_not_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sim");
+    let simulate = |out: &Path, seed: &str| {
+        verdict(&[
+            "simulate".to_string(),
+            "--contexts".into(),
+            "20".into(),
+            "--test-contexts".into(),
+            "5".into(),
+            "--seed".into(),
+            seed.into(),
+            "--out".into(),
+            out.display().to_string(),
+        ])
+    };
+    assert!(simulate(&out, "1").status.success());
+    std::fs::write(out.join("notes.txt"), "my notes").unwrap();
+    std::fs::create_dir(out.join("analysis")).unwrap();
+    std::fs::write(out.join("analysis/plot.R"), "plot(x)").unwrap();
+    let first = std::fs::read(out.join("feedback.parquet")).unwrap();
+    assert!(simulate(&out, "2").status.success());
+    assert_ne!(std::fs::read(out.join("feedback.parquet")).unwrap(), first);
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "my notes"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("analysis/plot.R")).unwrap(),
+        "plot(x)"
+    );
+    // A file verdict wrote and the user then changed is no longer verdict's.
+    std::fs::write(out.join("truth.parquet"), "edited by hand").unwrap();
+    let refused = simulate(&out, "3");
+    assert_eq!(refused.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(message.contains("truth.parquet"), "{message}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("truth.parquet")).unwrap(),
+        "edited by hand"
+    );
+    // A manifest that only looks like ours proves nothing.
+    let forged = dir.path().join("forged");
+    std::fs::create_dir(&forged).unwrap();
+    std::fs::write(
+        forged.join("manifest.json"),
+        r#"{"generator":"NashEval Appendix G"}"#,
+    )
+    .unwrap();
+    std::fs::write(forged.join("contexts.parquet"), "mine").unwrap();
+    let refused = simulate(&forged, "1");
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(forged.join("contexts.parquet")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        std::fs::read_to_string(forged.join("manifest.json")).unwrap(),
+        r#"{"generator":"NashEval Appendix G"}"#
+    );
+    // A directory of the user's with other files: the simulation goes in beside them.
+    let mine = dir.path().join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    std::fs::write(mine.join("notes.txt"), "mine").unwrap();
+    assert!(simulate(&mine, "1").status.success());
+    assert_eq!(
+        std::fs::read_to_string(mine.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    // No staging directory is left behind, and a killed run's is removed.
+    let stale = dir.path().join(".verdict-staging-4194304-abc");
+    std::fs::create_dir(&stale).unwrap();
+    std::fs::write(stale.join(".verdict-staging"), "4194304").unwrap();
+    std::fs::write(stale.join("feedback.parquet"), vec![0u8; 1000]).unwrap();
+    assert!(simulate(&out.with_file_name("again"), "1").status.success());
+    let hidden: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".verdict"))
+        .collect();
+    assert!(hidden.is_empty(), "left behind: {hidden:?}");
+}
+
+/// A judge program that is paid on every call: it appends its call key to `payments`
+/// before answering with the item's truth. When `idempotent`, a key already paid is
+/// answered again without paying (under a lock, since a killed run's judge may still
+/// be running when the next run asks the same key).
+fn paying_judge(dir: &Path, idempotent: bool) -> String {
+    let pay = dir.join("payments");
+    let pay = pay.display();
+    let charge = if idempotent {
+        format!(
+            "flock {pay}.lock sh -c 'grep -qxF \"$VERDICT_CALL_KEY\" {pay} 2>/dev/null || echo \"$VERDICT_CALL_KEY\" >> {pay}'"
+        )
+    } else {
+        format!("echo \"$VERDICT_CALL_KEY\" >> {pay}")
+    };
+    let script = format!("{charge}; sleep 0.004; sed -n 's/.*\"truth\": *\\([0-9.]*\\).*/\\1/p'");
+    format!(
+        "range = 1.0\n\n[[judge]]\nname = \"paid\"\ncost = 0.5\ncommand = [\"sh\", \"-c\", {script:?}]\ntimeout_seconds = 5\nidempotent = {idempotent}\n\n[[judge]]\nname = \"recorded\"\ncost = 0.2\nreplay = \"recorded.csv\"\n"
+    )
+}
+
+/// `verdict judge` killed with SIGKILL at random points — between calls, during a
+/// call, in the middle of writing the ledger — hundreds of times, then finished: the
+/// paid judge never sees one call key twice, the ledger accounts for every payment,
+/// the recorded spend never exceeds the budget, and with an idempotent judge the
+/// scores are exactly an uninterrupted run's.
+#[test]
+fn judge_killed_hundreds_of_times_never_pays_twice_nor_overspends() {
+    const BUDGET: &str = "200";
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next_delay = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        std::time::Duration::from_micros(1_000 + state % 25_000)
+    };
+    for idempotent in [false, true] {
+        let whole = tempfile::tempdir().unwrap();
+        let mut args = judge_setup(whole.path());
+        args[6] = BUDGET.into();
+        std::fs::write(
+            whole.path().join("judges.toml"),
+            paying_judge(whole.path(), idempotent),
+        )
+        .unwrap();
+        succeed(&args);
+        let expected = std::fs::read_to_string(whole.path().join("scores.csv")).unwrap();
+
+        let cut = tempfile::tempdir().unwrap();
+        let mut args = judge_setup(cut.path());
+        args[6] = BUDGET.into();
+        std::fs::write(
+            cut.path().join("judges.toml"),
+            paying_judge(cut.path(), idempotent),
+        )
+        .unwrap();
+        let mut kills = 0;
+        while kills < 400 {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_verdict"))
+                .args(&args)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            std::thread::sleep(next_delay());
+            if child.try_wait().unwrap().is_some() {
+                break; // finished before the kill
+            }
+            child.kill().unwrap();
+            child.wait().unwrap();
+            kills += 1;
+            assert!(
+                !cut.path().join("scores.csv").exists(),
+                "output of a killed run"
+            );
+        }
+        succeed(&args);
+        // A judge orphaned by the last kill may still be paying.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let payments = std::fs::read_to_string(cut.path().join("payments")).unwrap();
+        let mut keys: Vec<&str> = payments.lines().collect();
+        let paid = keys.len();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(
+            keys.len(),
+            paid,
+            "a call was paid twice (idempotent: {idempotent})"
+        );
+        let ledger = verdict::judges::Ledger::read(&cut.path().join("spend.jsonl")).unwrap();
+        let recorded_paid: f64 = ledger
+            .ended()
+            .filter(|e| e.judge == "paid")
+            .map(|e| e.cost)
+            .sum();
+        assert!(
+            recorded_paid >= 0.5 * paid as f64 - 1e-9,
+            "{paid} payments but the ledger charges {recorded_paid}"
+        );
+        assert!(ledger.spent() <= 200.0 + 1e-9, "spent {}", ledger.spent());
+        assert!(kills >= 200, "only {kills} kills landed mid-run");
+        if idempotent {
+            let scores = std::fs::read_to_string(cut.path().join("scores.csv")).unwrap();
+            assert_eq!(scores, expected);
+        }
+    }
 }

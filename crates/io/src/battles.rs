@@ -293,12 +293,28 @@ fn sort_rows(table: &Table, column_name: &str, rows: &mut [usize]) -> Result<(),
             "missing value in the order column; every battle needs one",
         ));
     }
-    let numeric: Option<Vec<f64>> = column
+    let parsed: Vec<Option<f64>> = column
         .dictionary()
         .iter()
         .map(|v| v.trim().parse::<f64>().ok().filter(|x| !x.is_nan()))
         .collect();
     let code = |row: usize| column.code(row).expect("checked above");
+    // Numbers sort as numbers and text as text; a mixture has no order to trust (one
+    // "n/a" among timestamps would sort 10 before 9), so it is refused.
+    let any_number = rows.iter().any(|&r| parsed[code(r)].is_some());
+    if any_number {
+        if let Some(&row) = rows.iter().find(|&&r| parsed[code(r)].is_none()) {
+            return Err(IoError::invalid(
+                table.location(row, Some(column_name)),
+                format!(
+                    "{:?} in an order column of numbers; write a number, drop the row, or filter it out",
+                    column.dictionary()[code(row)]
+                ),
+            ));
+        }
+    }
+    let numeric: Option<Vec<f64>> =
+        any_number.then(|| parsed.iter().map(|v| v.unwrap_or(f64::INFINITY)).collect());
     match numeric {
         Some(keys) => rows.sort_by(|&x, &y| keys[code(x)].total_cmp(&keys[code(y)])),
         None => {

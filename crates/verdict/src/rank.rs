@@ -31,10 +31,12 @@ pub enum Method {
 }
 
 /// The order in which Elo replays the battles.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EloOrder {
-    /// The log's order (after any `--order-by`).
+    /// The log's order.
     Log,
+    /// The log's order after it was sorted (stably) by this column when it was read.
+    SortedBy(String),
     /// A seeded permutation of it.
     Shuffled(u64),
 }
@@ -466,9 +468,18 @@ impl Context<'_> {
     fn elo(&self, on_round: &(dyn Fn() + Sync)) -> Result<RankOutput, VerdictError> {
         let settings = self.settings;
         let elo = &settings.elo;
-        let (order, mut notes) = match settings.elo_order {
-            EloOrder::Log => ((0..self.log.len()).collect::<Vec<_>>(), vec!["Elo depends on the order of the battles: replayed in log order".to_owned()]),
-            EloOrder::Shuffled(seed) => (
+        let in_log_order = |how: String| {
+            (
+                (0..self.log.len()).collect::<Vec<_>>(),
+                vec![format!(
+                    "Elo depends on the order of the battles: replayed in {how}"
+                )],
+            )
+        };
+        let (order, mut notes) = match &settings.elo_order {
+            EloOrder::Log => in_log_order("log order".into()),
+            EloOrder::SortedBy(column) => in_log_order(format!("{column} order")),
+            &EloOrder::Shuffled(seed) => (
                 shuffled_order(self.log.len(), seed),
                 vec![format!("Elo depends on the order of the battles: replayed in a shuffled order (seed {seed})")],
             ),
