@@ -90,6 +90,12 @@ fn stages(args: &BenchRankArgs, quiet: bool) -> anyhow::Result<()> {
     fits.sort_by(f64::total_cmp);
     let fit_time = fits[fits.len() / 2];
     let fit = fit.context("at least one fit ran")?;
+    anyhow::ensure!(
+        args.bootstrap <= verdict::rank::MAX_BOOTSTRAP_ROUNDS,
+        "--bootstrap {} is more than the {} rounds verdict runs",
+        args.bootstrap,
+        verdict::rank::MAX_BOOTSTRAP_ROUNDS
+    );
     let bar = progress::bar(args.bootstrap, "bootstrap", quiet);
     let start = Instant::now();
     let bootstrap = Bootstrap {

@@ -97,6 +97,11 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
             }
         );
     }
+    if model.summary.solver_fallback && model.summary.collapsed_training.is_none() {
+        eprintln!(
+            "warning: the policy network's held-out gap was no better than a constant policy's (it ignored the contexts), so the model uses the solver policy (as with --policy solver)"
+        );
+    }
     save_model(&model, &args.out)?;
     let seconds = started.elapsed().as_secs_f64();
     match args.format {

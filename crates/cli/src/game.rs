@@ -37,6 +37,10 @@ pub fn read_matrix(path: &std::path::Path) -> anyhow::Result<(Vec<String>, Vec<V
         anyhow::bail!("{file}: the matrix has no columns");
     };
     let names: Vec<String> = agents.iter().map(|c| c.name().to_owned()).collect();
+    let mut seen = std::collections::HashSet::new();
+    if let Some(twice) = names.iter().find(|n| !seen.insert(n.as_str())) {
+        anyhow::bail!("{file}: agent {twice:?} is named twice; give every agent its own name");
+    }
     if table.rows() != names.len() {
         anyhow::bail!(
             "{file}: the matrix has {} rows but {} agent columns; it must be square with agent names in the header row and the first column",
@@ -74,6 +78,10 @@ pub fn read_matrix(path: &std::path::Path) -> anyhow::Result<(Vec<String>, Vec<V
 fn describe(error: GameError, names: &[String], file: &str) -> anyhow::Error {
     let name = |i: usize| names.get(i).map_or("?", String::as_str);
     match error {
+        GameError::NotSkewSymmetric { row, column, value, .. } if row == column => anyhow::anyhow!(
+            "{file}: the diagonal A[{}][{}] = {value} must be 0 (an agent neither wins nor loses against itself)",
+            name(row), name(row)
+        ),
         GameError::NotSkewSymmetric { row, column, value, mirror } => anyhow::anyhow!(
             "{file}: not skew-symmetric: A[{}][{}] = {value} but A[{}][{}] = {mirror}; payoffs must satisfy A = -A^T with a zero diagonal",
             name(row), name(column), name(column), name(row)

@@ -9,6 +9,7 @@ use verdict::feedback::ContextualLog;
 use verdict::io::{
     read_battles_as_contextual, read_contextual_log, CategoricalEncoding, ContextualOptions, Source,
 };
+use verdict::report::TextTable;
 
 use crate::args::{CategoricalArg, ContextLogArgs, LogSourceArgs, OutputFormat};
 
@@ -128,11 +129,7 @@ fn table(summary: &serde_json::Value) -> String {
         summary["responses"],
         summary["observed_context_menus"]
     );
-    let _ = writeln!(
-        out,
-        "{:<40} {:>9} {:>10} {:>10}",
-        "menu", "contexts", "selected", "responses"
-    );
+    let mut table = TextTable::new(["menu", "contexts", "selected", "responses"]);
     for menu in summary["menus"].as_array().into_iter().flatten() {
         let agents: Vec<&str> = menu["agents"]
             .as_array()
@@ -140,15 +137,17 @@ fn table(summary: &serde_json::Value) -> String {
             .flatten()
             .filter_map(|a| a.as_str())
             .collect();
-        let count = |key: &str| menu[key].as_u64().unwrap_or(0);
-        let _ = writeln!(
-            out,
-            "{:<40} {:>9} {:>9.1}% {:>10}",
+        let count = |key: &str| menu[key].as_u64().unwrap_or(0).to_string();
+        table.push(vec![
             agents.join(", "),
             count("contexts"),
-            100.0 * menu["selection_rate"].as_f64().unwrap_or(0.0),
-            count("responses")
-        );
+            format!(
+                "{:.1}%",
+                100.0 * menu["selection_rate"].as_f64().unwrap_or(0.0)
+            ),
+            count("responses"),
+        ]);
     }
+    out.push_str(&table.render());
     out
 }

@@ -22,7 +22,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.contexts > 0, "--contexts must be at least 1");
     anyhow::ensure!(
         args.rho.is_finite() && args.rho >= 0.0,
-        "--rho {} must be a number >= 0",
+        "--rho {} must be a finite number >= 0",
         args.rho
     );
     let started = Instant::now();

@@ -227,6 +227,10 @@ fn featurize(
         columns.push((name.to_string(), column_values(table, column)?));
     }
     let text = match &options.text_column {
+        Some(_) if options.text_dim == 0 => return Err(IoError::invalid_file(
+            table.file(),
+            "--text-dim 0 leaves the text column no features; use at least 1 (the default is 64)",
+        )),
         Some(text) => {
             required(
                 table,

@@ -49,6 +49,13 @@ pub(crate) fn read_csv(input: impl Read, file: &str, wanted: Wanted<'_>) -> Resu
         .iter()
         .map(|h| h.trim().to_owned())
         .collect();
+    let mut seen = std::collections::HashSet::new();
+    if let Some(twice) = headers.iter().find(|h| !seen.insert(h.as_str())) {
+        return Err(IoError::invalid(
+            at(file, RowRef::Line(1)),
+            format!("the header names column {twice:?} twice; give every column its own name"),
+        ));
+    }
     let mut selected: Vec<(usize, ColumnBuilder)> = headers
         .iter()
         .enumerate()

@@ -173,6 +173,19 @@ impl Model {
         }
     }
 
+    /// Checks a loaded model against `inputs` features (linear models; LightGBM's
+    /// text is checked by LightGBM when it is loaded).
+    ///
+    /// # Errors
+    /// What disagrees.
+    pub fn check(&self, inputs: usize) -> Result<(), String> {
+        match self {
+            Self::Ridge(m) => m.check(inputs),
+            Self::Logistic(m) => m.check(inputs),
+            Self::GbdtRegressor(_) | Self::GbdtClassifier(_) => Ok(()),
+        }
+    }
+
     /// Whether this model predicts probabilities.
     pub fn is_classifier(&self) -> bool {
         matches!(self, Self::Logistic(_) | Self::GbdtClassifier(_))

@@ -104,6 +104,22 @@ pub(crate) struct Scaling {
 }
 
 impl Scaling {
+    /// One finite mean and positive finite scale per each of `inputs` features.
+    pub(crate) fn check(&self, inputs: usize) -> Result<(), String> {
+        if self.mean.len() != inputs || self.scale.len() != inputs {
+            return Err(format!(
+                "scaling of {} means and {} scales for {inputs} features",
+                self.mean.len(),
+                self.scale.len()
+            ));
+        }
+        let finite = self.mean.iter().all(|m| m.is_finite());
+        if !finite || !self.scale.iter().all(|s| s.is_finite() && *s > 0.0) {
+            return Err("a feature's mean or scale is not a finite (positive) number".into());
+        }
+        Ok(())
+    }
+
     pub(crate) fn fit(features: &[f64], columns: usize) -> Self {
         let rows = (features.len() / columns) as f64;
         let mut mean = vec![0.0; columns];
@@ -153,6 +169,23 @@ struct LinearFit {
 }
 
 impl LinearFit {
+    /// Checks a loaded fit against `inputs` features: one mean, scale and coefficient
+    /// per feature (and the intercept), all finite, scales positive.
+    fn check(&self, inputs: usize) -> Result<(), String> {
+        self.scaling.check(inputs)?;
+        if self.coefficients.len() != inputs + 1 {
+            return Err(format!(
+                "{} coefficients for {inputs} features (expected {})",
+                self.coefficients.len(),
+                inputs + 1
+            ));
+        }
+        if self.coefficients.iter().any(|c| !c.is_finite()) {
+            return Err("a coefficient is not a finite number".into());
+        }
+        Ok(())
+    }
+
     /// `b0 + z^T b` for every row of `features`.
     fn linear_predictor(&self, features: &[f64]) -> Vec<f64> {
         let x = self.scaling.design(features);
@@ -184,6 +217,14 @@ pub struct Ridge {
 }
 
 impl Ridge {
+    /// Checks a loaded fit against `inputs` features.
+    ///
+    /// # Errors
+    /// What disagrees.
+    pub fn check(&self, inputs: usize) -> Result<(), String> {
+        self.fitted.check(inputs)
+    }
+
     /// An unfitted ridge regressor with penalty `lambda`.
     pub fn new(lambda: f64) -> Self {
         Self {
@@ -239,6 +280,14 @@ pub struct Logistic {
 }
 
 impl Logistic {
+    /// Checks a loaded fit against `inputs` features.
+    ///
+    /// # Errors
+    /// What disagrees.
+    pub fn check(&self, inputs: usize) -> Result<(), String> {
+        self.fitted.check(inputs)
+    }
+
     /// An unfitted classifier with penalty `lambda`.
     pub fn new(lambda: f64) -> Self {
         Self {

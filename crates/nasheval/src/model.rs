@@ -253,7 +253,7 @@ fn check_options(log: &ContextualLog, options: &FitOptions) -> Result<(), FitErr
     }
     if !(options.rho.is_finite() && options.rho >= 0.0) {
         return Err(FitError(format!(
-            "rho = {} must be a number >= 0",
+            "rho = {} must be a finite number >= 0",
             options.rho
         )));
     }
@@ -647,14 +647,26 @@ impl NashEvalModel {
     /// `pi(x)` for every row of `features` (`contexts × K`).
     ///
     /// # Errors
-    /// [`FitError`] when the solver fails on a context (naming it).
+    /// [`FitError`] when the solver fails on a context (naming it), and for a
+    /// probability that is not a finite number (a damaged model): no NaN is returned.
     pub fn policy(&self, features: &[f64]) -> Result<Vec<f64>, FitError> {
-        if let Some(network) = &self.network {
+        let policies = match &self.network {
             // The network needs no payoff surface at inference.
-            return Ok(network.predict(features));
+            Some(network) => network.predict(features),
+            None => {
+                let games = payoff_matrices(&self.payoffs(features), self.agents.len());
+                self.policy_from(features, &games)?.0
+            }
+        };
+        let k = self.agents.len();
+        if let Some(bad) = policies.iter().position(|p| !p.is_finite()) {
+            return Err(FitError(format!(
+                "the model gives context {} a probability that is not a number (agent {:?}); the model is damaged: refit it",
+                bad / k + 1,
+                self.agents[bad % k]
+            )));
         }
-        let games = payoff_matrices(&self.payoffs(features), self.agents.len());
-        Ok(self.policy_from(features, &games)?.0)
+        Ok(policies)
     }
 
     /// Policies at `features` given their payoff games; for the solver also each
@@ -715,6 +727,49 @@ impl NashEvalModel {
                 "model file version {} is not supported (this build reads version {VERSION}); refit the model",
                 self.version
             )));
+        }
+        self.check_dimensions().map_err(|m| {
+            FitError(format!(
+                "inconsistent model ({m}); the file was edited or damaged: refit the model"
+            ))
+        })
+    }
+
+    /// Every size in the model agrees with the others: agents, menus, pairs, features,
+    /// the payoff models and the network.
+    fn check_dimensions(&self) -> Result<(), String> {
+        let k = self.agents.len();
+        if k < 2 {
+            return Err(format!("{k} agents"));
+        }
+        let mut seen = std::collections::HashSet::new();
+        if let Some(twice) = self.agents.iter().find(|a| !seen.insert(*a)) {
+            return Err(format!("agent {twice:?} is listed twice"));
+        }
+        for (m, menu) in self.menus.iter().enumerate() {
+            let distinct: std::collections::HashSet<_> = menu.iter().collect();
+            if menu.len() < 2 || distinct.len() != menu.len() || menu.iter().any(|&a| a >= k) {
+                return Err(format!(
+                    "menu {m} {menu:?} is not a set of 2+ of the {k} agents"
+                ));
+            }
+        }
+        let pairs = &self.pairs;
+        if pairs.agents != k
+            || pairs.pairs.iter().any(|&(a, b)| a >= b || b >= k)
+            || pairs.holders.len() != pairs.pairs.len()
+            || pairs.aggregators.len() != pairs.pairs.len()
+            || pairs.menu_outcomes.len() != self.menus.len()
+        {
+            return Err(format!(
+                "the pair map does not fit {k} agents and {} menus",
+                self.menus.len()
+            ));
+        }
+        let columns = self.feature_names.len();
+        self.payoff.check(columns, pairs)?;
+        if let Some(network) = &self.network {
+            network.check(columns, k)?;
         }
         Ok(())
     }

@@ -32,7 +32,8 @@ pub struct NetworkOptions {
     pub weight_decay: f64,
     /// Contexts per mini-batch.
     pub batch_size: usize,
-    /// Maximum training epochs.
+    /// Maximum training epochs, distillation (at most half of them) and gap loss
+    /// together.
     pub max_epochs: usize,
     /// Epochs without a better held-out gap before stopping.
     pub patience: usize,
@@ -332,7 +333,7 @@ impl Trainer<'_> {
         total / rows.len() as f64
     }
 
-    /// Adam from `best.params` on `objective` for at most `max_epochs`, keeping in
+    /// Adam from `best.params` on `objective` for at most `epochs`, keeping in
     /// `best` the weights of the smallest held-out gap; stops after `patience`
     /// epochs without one and halves the step after `plateau`. Epochs are numbered
     /// from `first_epoch`; returns the last one run.
@@ -341,6 +342,7 @@ impl Trainer<'_> {
         objective: Objective,
         best: &mut Best,
         first_epoch: usize,
+        epochs: usize,
         progress: &dyn Fn(usize, usize),
     ) -> usize {
         let options = self.options;
@@ -357,7 +359,7 @@ impl Trainer<'_> {
         let mut since_halving = 0;
         let mut logit_gradient = vec![0.0; agents];
         let mut probabilities = vec![0.0; agents];
-        for epoch in 1..=options.max_epochs {
+        for epoch in 1..=epochs {
             last = first_epoch + epoch;
             self.train.shuffle(&mut self.rng);
             for batch in self.train.chunks(options.batch_size.max(1)) {
@@ -409,7 +411,7 @@ impl Trainer<'_> {
                     since_halving = 0;
                 }
             }
-            progress(epoch, options.max_epochs);
+            progress(last, options.max_epochs);
             if last - best.epoch.max(first_epoch) >= options.patience {
                 break;
             }
@@ -494,11 +496,26 @@ impl Network {
             epoch: 0,
             params,
         };
+        // One budget of epochs for both phases: distillation may take half of it, the
+        // gap loss has the rest.
+        let max_epochs = options.max_epochs;
         let distilled_epochs = match start {
-            Some(targets) => trainer.phase(Objective::Distil(targets), &mut best, 0, progress),
+            Some(targets) => trainer.phase(
+                Objective::Distil(targets),
+                &mut best,
+                0,
+                max_epochs / 2,
+                progress,
+            ),
             None => 0,
         };
-        let epochs = trainer.phase(Objective::Gap, &mut best, distilled_epochs, progress);
+        let epochs = trainer.phase(
+            Objective::Gap,
+            &mut best,
+            distilled_epochs,
+            max_epochs - distilled_epochs,
+            progress,
+        );
         let training_gap = trainer.mean_gap(&best.params, Split::Training);
         let constant_gap = best_constant_gap(loss, games, &trainer.valid, &mut trainer.scratch);
         let params = best.params;
@@ -547,6 +564,52 @@ impl Network {
         (0..n)
             .flat_map(|r| pi.row(r).iter().copied().collect::<Vec<_>>())
             .collect()
+    }
+
+    /// Checks a loaded network: `inputs` features in, `outputs` agents out, each
+    /// layer's input the previous one's output, weights and biases of those sizes and
+    /// finite.
+    ///
+    /// # Errors
+    /// What disagrees.
+    pub fn check(&self, inputs: usize, outputs: usize) -> Result<(), String> {
+        self.scaling.check(inputs)?;
+        let mut width = inputs;
+        for (number, layer) in self.layers.iter().enumerate() {
+            let number = number + 1;
+            if layer.inputs != width {
+                return Err(format!(
+                    "layer {number} takes {} inputs but receives {width}",
+                    layer.inputs
+                ));
+            }
+            if layer.weights.len() != layer.inputs * layer.outputs
+                || layer.bias.len() != layer.outputs
+            {
+                return Err(format!(
+                    "layer {number} ({} × {}) holds {} weights and {} biases",
+                    layer.inputs,
+                    layer.outputs,
+                    layer.weights.len(),
+                    layer.bias.len()
+                ));
+            }
+            if layer
+                .weights
+                .iter()
+                .chain(&layer.bias)
+                .any(|w| !w.is_finite())
+            {
+                return Err(format!("layer {number} holds a number that is not finite"));
+            }
+            width = layer.outputs;
+        }
+        if self.layers.is_empty() || width != outputs {
+            return Err(format!(
+                "the network gives {width} outputs for {outputs} agents"
+            ));
+        }
+        Ok(())
     }
 
     /// Number of input features.

@@ -157,6 +157,45 @@ impl PayoffSurface {
         Ok(Self::Regressed { regression, models })
     }
 
+    /// Checks a loaded surface for `columns` features and `pairs`: as many models as
+    /// its kind needs (one shared, one per pair, one per fold and outcome), each of
+    /// the right width.
+    ///
+    /// # Errors
+    /// What disagrees.
+    pub fn check(&self, columns: usize, pairs: &PairMap) -> Result<(), String> {
+        let npairs = pairs.pairs.len();
+        let (models, expected, width): (Vec<&Model>, usize, usize) = match self {
+            Self::Regressed {
+                regression: PayoffRegression::Shared,
+                models,
+            } => (
+                models.iter().collect(),
+                1,
+                columns + 2 * pairs.agents + npairs,
+            ),
+            Self::Regressed { models, .. } => (models.iter().collect(), npairs, columns),
+            Self::PlugIn { models } => {
+                if models.is_empty() || models.iter().any(|fold| fold.len() != pairs.outcomes) {
+                    return Err(format!(
+                        "the plug-in surface needs {} outcome models per fold",
+                        pairs.outcomes
+                    ));
+                }
+                let all: Vec<&Model> = models.iter().flatten().collect();
+                let count = all.len();
+                (all, count, columns)
+            }
+        };
+        if models.len() != expected {
+            return Err(format!(
+                "{} payoff models where {expected} are needed",
+                models.len()
+            ));
+        }
+        models.iter().try_for_each(|m| m.check(width))
+    }
+
     /// Unclipped pair values `contexts × pairs` at `features`.
     pub fn pair_values(&self, features: &[f64], columns: usize, pairs: &PairMap) -> Vec<f64> {
         let n = features.len() / columns;

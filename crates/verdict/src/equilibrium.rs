@@ -83,7 +83,7 @@ pub fn solve(
     let rho = settings.rho;
     if !(rho.is_finite() && rho >= 0.0) {
         return Err(VerdictError::Settings(format!(
-            "rho must be a non-negative number, found {rho}"
+            "rho must be a finite number >= 0, found {rho}"
         )));
     }
     let costs = settings

@@ -116,6 +116,10 @@ impl Default for RankSettings {
     }
 }
 
+/// Most bootstrap rounds a ranking runs: each round keeps one score per model, so the
+/// bound keeps memory to a few hundred megabytes even for a thousand models.
+pub const MAX_BOOTSTRAP_ROUNDS: usize = 100_000;
+
 impl RankSettings {
     /// Number of bootstrap rounds the settings will run (for progress bars).
     pub fn bootstrap_rounds(&self) -> usize {
@@ -125,12 +129,20 @@ impl RankSettings {
             _ => 1,
         };
         match &self.intervals {
-            Intervals::Bootstrap(b) => b.rounds * methods,
+            Intervals::Bootstrap(b) => b.rounds.saturating_mul(methods),
             _ => 0,
         }
     }
 
     fn validate(&self) -> Result<(), VerdictError> {
+        if let Intervals::Bootstrap(b) = &self.intervals {
+            if b.rounds > MAX_BOOTSTRAP_ROUNDS {
+                return Err(VerdictError::Settings(format!(
+                    "{} bootstrap rounds is more than the {MAX_BOOTSTRAP_ROUNDS} verdict runs (percentile intervals settle long before: 1000 to 10000 is usual)",
+                    b.rounds
+                )));
+            }
+        }
         if !(self.confidence > 0.0 && self.confidence < 1.0) {
             return Err(VerdictError::Settings(format!(
                 "confidence level {} must lie strictly between 0 and 1 (e.g. --ci 0.95)",
