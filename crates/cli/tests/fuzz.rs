@@ -1,0 +1,401 @@
+//! Mutation fuzzing of every reader: valid files — battle logs in each format,
+//! contextual contexts and feedback tables, cost files, judges.toml, spend ledgers and
+//! model files — are mutated byte-wise (flips, insertions, deletions, truncation),
+//! line-wise (duplicated, dropped, swapped lines) and, for model files, structurally
+//! (array lengths and numbers changed in the JSON), and each reader must answer with
+//! a value or an error, never a panic; a model that loads must predict finite
+//! probabilities.
+//!
+//! CI runs a short pass (`VERDICT_FUZZ_CASES`, default 64 cases per target); a long
+//! run sets it high, e.g. `VERDICT_FUZZ_CASES=200000 cargo test --release --test fuzz`.
+//! Cases that once failed are kept in `proptest-regressions/` and replayed first.
+
+mod common;
+
+use std::path::Path;
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use verdict::io::{
+    read_battles, read_contextual_log, read_costs, ContextualOptions, Format, ReadOptions, Source,
+};
+
+fn cases() -> u32 {
+    std::env::var("VERDICT_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64)
+}
+
+/// One edit of a file's bytes.
+#[derive(Debug, Clone)]
+enum Edit {
+    Flip(usize, u8),
+    Insert(usize, u8),
+    Delete(usize),
+    Truncate(usize),
+    DuplicateLine(usize),
+    DropLine(usize),
+    SwapLines(usize, usize),
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    let position = any::<usize>();
+    // Bytes that matter to the formats more often than chance would pick them.
+    let byte = prop_oneof![
+        any::<u8>(),
+        prop::sample::select(b",\n\"{}[]:-.0123456789eE \\\tnNaI=#".to_vec()),
+    ];
+    prop_oneof![
+        (position.clone(), byte.clone()).prop_map(|(p, b)| Edit::Flip(p, b)),
+        (position.clone(), byte).prop_map(|(p, b)| Edit::Insert(p, b)),
+        position.clone().prop_map(Edit::Delete),
+        position.clone().prop_map(Edit::Truncate),
+        position.clone().prop_map(Edit::DuplicateLine),
+        position.clone().prop_map(Edit::DropLine),
+        (position.clone(), position).prop_map(|(a, b)| Edit::SwapLines(a, b)),
+    ]
+}
+
+fn apply(bytes: &[u8], edits: &[Edit]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    for edit in edits {
+        let len = out.len().max(1);
+        let mut lines: Vec<Vec<u8>> = out
+            .split_inclusive(|&b| b == b'\n')
+            .map(<[u8]>::to_vec)
+            .collect();
+        let count = lines.len().max(1);
+        match *edit {
+            Edit::Flip(p, b) if !out.is_empty() => out[p % len] = b,
+            Edit::Insert(p, b) => out.insert(p % (out.len() + 1), b),
+            Edit::Delete(p) if !out.is_empty() => {
+                out.remove(p % len);
+            }
+            Edit::Truncate(p) => out.truncate(p % len),
+            Edit::DuplicateLine(p) if !lines.is_empty() => {
+                let line = lines[p % count].clone();
+                lines.insert(p % count, line);
+                out = lines.concat();
+            }
+            Edit::DropLine(p) if !lines.is_empty() => {
+                lines.remove(p % count);
+                out = lines.concat();
+            }
+            Edit::SwapLines(a, b) if !lines.is_empty() => {
+                lines.swap(a % count, b % count);
+                out = lines.concat();
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Runs `check` on `cases()` mutations of `seed`; a panic fails the test with the
+/// smallest mutation found.
+fn fuzz(name: &str, seed: &[u8], check: impl Fn(&[u8])) {
+    let mut runner = TestRunner::new(Config {
+        cases: cases(),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let result = runner.run(&prop::collection::vec(edit(), 1..6), |edits| {
+        check(&apply(seed, &edits));
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{name}: {e}");
+    }
+}
+
+fn bytes_source(label: &str, data: &[u8]) -> Source {
+    Source::Bytes {
+        label: label.into(),
+        data: data.to_vec(),
+    }
+}
+
+fn example(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/data")
+        .join(name);
+    let text = std::fs::read_to_string(path).unwrap();
+    // The first 60 lines keep each case fast.
+    text.lines()
+        .take(60)
+        .collect::<Vec<_>>()
+        .join("\n")
+        .into_bytes()
+}
+
+#[test]
+fn battle_logs_in_every_format_never_panic() {
+    let csv = example("llmfao.csv");
+    let rows: Vec<serde_json::Value> = (0..40)
+        .map(|i| {
+            let winner = ["model_a", "model_b", "tie", "tie (bothbad)"][i % 4];
+            serde_json::json!({
+                "model_a": format!("m{}", i % 5),
+                "model_b": format!("m{}", (i + 1 + i / 5) % 5),
+                "winner": winner,
+                "tstamp": 1000 + i,
+            })
+        })
+        .collect();
+    let jsonl: String = rows.iter().map(|r| format!("{r}\n")).collect();
+    let array = serde_json::to_string(&rows).unwrap();
+    for (format, seed) in [
+        (Format::Csv, csv),
+        (Format::JsonLines, jsonl.into_bytes()),
+        (Format::Json, array.into_bytes()),
+    ] {
+        fuzz(&format!("{format:?} battle log"), &seed, |data| {
+            let options = ReadOptions {
+                format: Some(format),
+                order_by: (format != Format::Csv).then(|| "tstamp".to_string()),
+                ..ReadOptions::default()
+            };
+            let _ = read_battles(&bytes_source("fuzz", data), &options);
+        });
+    }
+}
+
+#[test]
+fn contextual_tables_never_panic() {
+    let contexts =
+        b"context_id,x1,x2,lang\nc1,0.5,1.0,en\nc2,0.1,-2.0,de\nc3,0.9,0.0,en\n".to_vec();
+    let feedback = b"context_id,menu,modality,response\nc1,a|b,pairwise,a\nc2,a|b|c,ranking,\"[\"\"c\"\",\"\"a\"\",\"\"b\"\"]\"\nc3,b|c,pairwise,c\n".to_vec();
+    let options = ContextualOptions::default();
+    fuzz("contexts table", &contexts, |data| {
+        let _ = read_contextual_log(
+            &bytes_source("contexts.csv", data),
+            &bytes_source("feedback.csv", &feedback),
+            &options,
+        );
+    });
+    fuzz("feedback table", &feedback, |data| {
+        let _ = read_contextual_log(
+            &bytes_source("contexts.csv", &contexts),
+            &bytes_source("feedback.csv", data),
+            &options,
+        );
+    });
+}
+
+#[test]
+fn cost_files_never_panic() {
+    let seed = b"model,cost\ngpt-4,1.0\nclaude,0.8\nllama,0.05\n".to_vec();
+    fuzz("costs", &seed, |data| {
+        let _ = read_costs(&bytes_source("costs.csv", data), Some(Format::Csv));
+    });
+}
+
+#[test]
+fn judge_configurations_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("recorded.csv"), "item,score\nq1,0.5\n").unwrap();
+    let seed = br#"range = 1.0
+
+[[judge]]
+name = "small"
+cost = 0.1
+command = ["sh", "-c", "echo 0.5"]
+timeout_seconds = 5
+
+[[judge]]
+name = "large"
+cost = 1.0
+replay = "recorded.csv"
+idempotent = false
+
+[[judge]]
+name = "rehearsal"
+cost = 0.5
+simulate = 0.02
+"#
+    .to_vec();
+    let path = dir.path().join("judges.toml");
+    fuzz("judges.toml", &seed, |data| {
+        std::fs::write(&path, data).unwrap();
+        if let Ok(config) = verdict::judges::JudgesConfig::read(&path) {
+            let items = vec![serde_json::json!({"id": "q1", "truth": 0.4})];
+            let _ = verdict::judges::ConfiguredPool::new(items, config, 0);
+        }
+    });
+}
+
+#[test]
+fn ledgers_never_panic() {
+    use verdict::judges::{
+        estimate, EstimateSettings, JudgePool, Ledger, LedgeredPool, Method, Norm, Scenario,
+        SimulatedJudges,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spend.jsonl");
+    let instance = {
+        use rand::SeedableRng;
+        Scenario::Random.draw(3, 2, &mut rand_chacha::ChaCha8Rng::seed_from_u64(1))
+    };
+    let mut pool = SimulatedJudges::new(instance.clone(), 1);
+    let names = |p: &str, n: usize| (0..n).map(|i| format!("{p}{i}")).collect::<Vec<_>>();
+    let (items, judges) = (
+        names("item", pool.items()),
+        names("judge", pool.costs().len()),
+    );
+    let mut ledgered = LedgeredPool::open(
+        &mut pool,
+        items.clone(),
+        judges.clone(),
+        Default::default(),
+        &path,
+    )
+    .unwrap();
+    estimate(
+        &mut ledgered,
+        60.0,
+        &Method::Uniform,
+        &EstimateSettings::new(Norm::P(2.0)),
+    )
+    .unwrap();
+    let seed = std::fs::read(&path).unwrap();
+    fuzz("ledger", &seed, |data| {
+        std::fs::write(&path, data).unwrap();
+        let _ = Ledger::read(&path);
+        let mut pool = SimulatedJudges::new(instance.clone(), 1);
+        if let Ok(mut ledgered) = LedgeredPool::open(
+            &mut pool,
+            items.clone(),
+            judges.clone(),
+            Default::default(),
+            &path,
+        ) {
+            if let Ok(result) = estimate(
+                &mut ledgered,
+                60.0,
+                &Method::Uniform,
+                &EstimateSettings::new(Norm::P(2.0)),
+            ) {
+                assert!(result.spent <= 60.0 + 1e-9, "spent {}", result.spent);
+            }
+        }
+    });
+}
+
+/// Every numeric array of a JSON value, by path, for structural mutations.
+fn arrays(value: &serde_json::Value, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    match value {
+        serde_json::Value::Array(items) => {
+            if items.iter().all(serde_json::Value::is_number) {
+                out.push(path.clone());
+            }
+            for (i, item) in items.iter().enumerate() {
+                path.push(i.to_string());
+                arrays(item, path, out);
+                path.pop();
+            }
+        }
+        serde_json::Value::Object(map) => {
+            for (key, item) in map {
+                path.push(key.clone());
+                arrays(item, path, out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+fn at<'v>(value: &'v mut serde_json::Value, path: &[String]) -> &'v mut serde_json::Value {
+    path.iter().fold(value, |v, key| match v {
+        serde_json::Value::Array(items) => &mut items[key.parse::<usize>().unwrap()],
+        other => &mut other[key.as_str()],
+    })
+}
+
+#[test]
+fn model_files_never_panic_and_never_predict_nan() {
+    use verdict::nasheval::NashEvalModel;
+    let dir = tempfile::tempdir().unwrap();
+    let sim = dir.path().join("sim");
+    let model_path = dir.path().join("model.json");
+    common::succeed(&[
+        "simulate",
+        "--contexts",
+        "300",
+        "--test-contexts",
+        "10",
+        "--out",
+        sim.to_str().unwrap(),
+    ]);
+    common::succeed(&[
+        "fit",
+        "--contexts",
+        &format!("{}/contexts.parquet", sim.display()),
+        "--feedback",
+        &format!("{}/feedback.parquet", sim.display()),
+        "--backbone",
+        "linear",
+        "--max-epochs",
+        "20",
+        "--out",
+        model_path.to_str().unwrap(),
+    ]);
+    let seed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model_path).unwrap()).unwrap();
+    let mut paths = Vec::new();
+    arrays(&seed, &mut Vec::new(), &mut paths);
+    let features: Vec<f64> = (0..20).map(|i| (i as f64 * 0.37).sin()).collect();
+    let mut runner = TestRunner::new(Config {
+        cases: cases(),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let mutation = prop::collection::vec(
+        (
+            0..paths.len(),
+            0..4u8,
+            prop_oneof![
+                Just(f64::MAX),
+                Just(-1.0),
+                Just(0.0),
+                Just(1e-300),
+                any::<f64>()
+            ],
+        ),
+        1..4,
+    );
+    let result = runner.run(&mutation, |changes| {
+        let mut model = seed.clone();
+        for (which, kind, number) in changes {
+            let target = at(&mut model, &paths[which]);
+            let items = target.as_array_mut().unwrap();
+            let number = serde_json::json!(number);
+            match kind {
+                0 => {
+                    items.pop();
+                }
+                1 => items.push(number),
+                2 if !items.is_empty() => {
+                    let i = items.len() / 2;
+                    items[i] = number;
+                }
+                _ => items.clear(),
+            }
+        }
+        let Ok(model) = serde_json::from_value::<NashEvalModel>(model) else {
+            return Ok(());
+        };
+        if model.check_format().is_err() {
+            return Ok(());
+        }
+        let width = model.feature_names.len();
+        if let Ok(policies) = model.policy(&features[..features.len() / width * width]) {
+            prop_assert!(policies.iter().all(|p| p.is_finite()));
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("model file: {e}");
+    }
+}
