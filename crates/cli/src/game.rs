@@ -37,10 +37,6 @@ pub fn read_matrix(path: &std::path::Path) -> anyhow::Result<(Vec<String>, Vec<V
         anyhow::bail!("{file}: the matrix has no columns");
     };
     let names: Vec<String> = agents.iter().map(|c| c.name().to_owned()).collect();
-    let mut seen = std::collections::HashSet::new();
-    if let Some(twice) = names.iter().find(|n| !seen.insert(n.as_str())) {
-        anyhow::bail!("{file}: agent {twice:?} is named twice; give every agent its own name");
-    }
     if table.rows() != names.len() {
         anyhow::bail!(
             "{file}: the matrix has {} rows but {} agent columns; it must be square with agent names in the header row and the first column",

@@ -1217,3 +1217,123 @@ fn judge_killed_hundreds_of_times_never_pays_twice_nor_overspends() {
         }
     }
 }
+
+/// Inputs that used to be accepted silently or crash: a mixed-type order column, a
+/// repeated CSV header, duplicate agents and a non-zero diagonal in a payoff matrix,
+/// an absurd bootstrap count, a duplicate judge name and a timeout that is not a
+/// duration. Each is refused with exit 2 and a message saying what is wrong.
+#[test]
+fn hostile_inputs_are_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut log = String::from("model_a,model_b,winner,tstamp\n");
+    for i in 0..12 {
+        let stamp = if i == 5 {
+            "n/a".to_string()
+        } else {
+            (i + 1).to_string()
+        };
+        log.push_str(&format!("m{},m{},model_a,{stamp}\n", i % 3, (i + 1) % 3));
+    }
+    let battles = write(d, "battles.csv", &log);
+    let message = failure(&["rank", &battles, "--method", "elo", "--order-by", "tstamp"]);
+    assert!(message.contains("battles.csv:7"), "{message}");
+    assert!(message.contains("\"n/a\""), "{message}");
+    let fixed = write(d, "fixed.csv", &log.replace("n/a", "6"));
+    let table = stdout(&verdict(&[
+        "rank",
+        &fixed,
+        "--method",
+        "elo",
+        "--order-by",
+        "tstamp",
+    ]));
+    assert!(table.contains("replayed in tstamp order"), "{table}");
+    let message = failure(&[
+        "rank",
+        &write(
+            d,
+            "twice.csv",
+            "model_a,model_b,winner,winner\na,b,model_a,tie\n",
+        ),
+    ]);
+    assert!(message.contains("\"winner\" twice"), "{message}");
+    let message = failure(&["rank", &fixed, "--bootstrap", "18446744073709551615"]);
+    assert!(message.contains("bootstrap rounds"), "{message}");
+
+    let twice = write(d, "twice-agent.csv", "agent,A,A\nA,0,1\nA,-1,0\n");
+    assert!(failure(&["game", &twice]).contains("\"A\" twice"));
+    let diagonal = write(d, "diagonal.csv", "agent,A,B\nA,1,1\nB,-1,0\n");
+    let message = failure(&["game", &diagonal]);
+    assert!(
+        message.contains("diagonal A[A][A] = 1 must be 0"),
+        "{message}"
+    );
+
+    let args = judge_setup(d);
+    for (config, expected) in [
+        (
+            "range = 1.0\n[[judge]]\nname = \"x\"\ncost = 1.0\nsimulate = 0.01\n[[judge]]\nname = \"x\"\ncost = 2.0\nsimulate = 0.01\n",
+            "two judges are named \"x\"",
+        ),
+        (
+            "range = 1.0\n[[judge]]\nname = \"x\"\ncost = 1.0\ncommand = [\"true\"]\ntimeout_seconds = 1e300\n",
+            "timeout_seconds",
+        ),
+        (
+            "range = 1.0\n[[judge]]\nname = \"x\"\ncost = 1.0\ncommand = [\"true\"]\ntimeout_seconds = -1\n",
+            "timeout_seconds",
+        ),
+    ] {
+        std::fs::write(d.join("judges.toml"), config).unwrap();
+        let message = failure(&args);
+        assert!(message.contains(expected), "{message}");
+        assert!(!message.contains("rerun"), "{message}");
+        assert!(!d.join("spend.jsonl").exists(), "an empty ledger was left behind");
+    }
+}
+
+/// A judge that never reads its stdin cannot hold the run past its timeout, and ids
+/// with commas or newlines come out as quoted CSV.
+#[test]
+fn judge_timeouts_cover_the_input_and_ids_are_quoted() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut args = judge_setup(d);
+    let big = "x".repeat(300_000);
+    std::fs::write(
+        d.join("items.jsonl"),
+        format!("{{\"id\": \"a,b\", \"truth\": 0.4, \"pad\": \"{big}\"}}\n{{\"id\": \"line\\nbreak\", \"truth\": 0.6}}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("judges.toml"),
+        "range = 1.0\n[[judge]]\nname = \"sleepy\"\ncost = 1.0\ncommand = [\"sleep\", \"30\"]\ntimeout_seconds = 0.5\n",
+    )
+    .unwrap();
+    args[6] = "10".into();
+    let started = std::time::Instant::now();
+    let message = failure(&args);
+    assert!(
+        started.elapsed().as_secs_f64() < 15.0,
+        "the timeout did not hold"
+    );
+    assert!(message.contains("timed out"), "{message}");
+    assert!(message.contains("\"sleepy\""), "{message}");
+    assert!(message.contains("\"a,b\""), "{message}");
+    // The rehearsal judge scores them; the CSV quotes the ids.
+    std::fs::write(
+        d.join("judges.toml"),
+        "range = 1.0\n[[judge]]\nname = \"sim\"\ncost = 1.0\nsimulate = 0.01\n",
+    )
+    .unwrap();
+    let ledger = d.join("spend.jsonl");
+    let _ = std::fs::remove_file(&ledger);
+    succeed(&args);
+    let mut reader = csv::Reader::from_path(d.join("scores.csv")).unwrap();
+    let ids: Vec<String> = reader
+        .records()
+        .map(|r| r.unwrap()[0].to_string())
+        .collect();
+    assert_eq!(ids, ["a,b", "line\nbreak"]);
+}

@@ -360,3 +360,45 @@ fn embedding_columns_are_used_as_they_are() {
     .unwrap();
     assert_eq!(from_parquet, from_jsonl);
 }
+
+/// One NaN, inf, 1e400 or word in a numeric column is an error naming its row, not a
+/// silent switch of the whole column to one-hot categories; a column of free text read
+/// as a category with hundreds of levels is refused with the fix.
+#[test]
+fn a_bad_cell_in_a_numeric_column_is_an_error() {
+    let options = ContextualOptions::default();
+    for bad in ["NaN", "inf", "1e400", "n/a"] {
+        let mut text = String::from("context_id,x1,x2\n");
+        for i in 0..20 {
+            let x2 = if i == 7 {
+                bad.to_string()
+            } else {
+                format!("0.{i}")
+            };
+            text.push_str(&format!("c{i},{i},{x2}\n"));
+        }
+        let err = read_contexts(&bytes("contexts.csv", &text), &options).unwrap_err();
+        let message = err.to_string();
+        assert!(message.contains("contexts.csv:9"), "{bad}: {message}");
+        assert!(message.contains("\"x2\""), "{bad}: {message}");
+        assert!(message.contains("numeric column"), "{bad}: {message}");
+    }
+    let mut text = String::from("context_id,x1,prompt\n");
+    for i in 0..300 {
+        text.push_str(&format!(
+            "c{i},{i},question number {i} about topic {}\n",
+            i * 7
+        ));
+    }
+    let message = read_contexts(&bytes("contexts.csv", &text), &options)
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("--text-col prompt"), "{message}");
+    assert!(message.contains("--categorical codes"), "{message}");
+    // With the fix, it reads.
+    let coded = ContextualOptions {
+        categorical: CategoricalEncoding::Codes,
+        ..ContextualOptions::default()
+    };
+    assert!(read_contexts(&bytes("contexts.csv", &text), &coded).is_ok());
+}
