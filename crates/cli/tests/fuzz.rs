@@ -47,13 +47,13 @@ fn edit() -> impl Strategy<Value = Edit> {
         prop::sample::select(b",\n\"{}[]:-.0123456789eE \\\tnNaI=#".to_vec()),
     ];
     prop_oneof![
-        (position.clone(), byte.clone()).prop_map(|(p, b)| Edit::Flip(p, b)),
-        (position.clone(), byte).prop_map(|(p, b)| Edit::Insert(p, b)),
-        position.clone().prop_map(Edit::Delete),
-        position.clone().prop_map(Edit::Truncate),
-        position.clone().prop_map(Edit::DuplicateLine),
-        position.clone().prop_map(Edit::DropLine),
-        (position.clone(), position).prop_map(|(a, b)| Edit::SwapLines(a, b)),
+        (position, byte.clone()).prop_map(|(p, b)| Edit::Flip(p, b)),
+        (position, byte).prop_map(|(p, b)| Edit::Insert(p, b)),
+        position.prop_map(Edit::Delete),
+        position.prop_map(Edit::Truncate),
+        position.prop_map(Edit::DuplicateLine),
+        position.prop_map(Edit::DropLine),
+        (position, position).prop_map(|(a, b)| Edit::SwapLines(a, b)),
     ]
 }
 

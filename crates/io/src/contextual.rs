@@ -269,6 +269,9 @@ fn column_values<'t>(table: &Table, column: &'t crate::Column) -> Result<Vec<&'t
         .collect()
 }
 
+/// Feature names and the contexts × features matrix, row-major.
+type NamedFeatures = (Vec<String>, Vec<f64>);
+
 /// Most distinct values a categorical column may have under one-hot encoding: past
 /// it the column is far more likely free text or an identifier than a category.
 pub const MAX_ONE_HOT_LEVELS: usize = 100;
@@ -288,7 +291,7 @@ fn encode_features(
     options: &ContextualOptions,
     rows: usize,
     locate: &dyn Fn(usize, &str) -> Location,
-) -> Result<Option<(Vec<String>, Vec<f64>)>, IoError> {
+) -> Result<Option<NamedFeatures>, IoError> {
     let mut names = Vec::new();
     let mut encoded: Vec<Vec<f64>> = Vec::new();
     for (name, values) in columns {
