@@ -204,6 +204,10 @@ pub struct FitArgs {
     /// Backbone of every nuisance and of the payoff regression.
     #[arg(long, value_enum, default_value = "gbdt")]
     pub backbone: BackboneArg,
+    /// L2 penalty lambda of the linear backbone (ridge / logistic regression on
+    /// standardized features; the intercept is not penalized).
+    #[arg(long, default_value_t = 1.0, value_name = "LAMBDA")]
+    pub linear_penalty: f64,
     /// Backbone of the outcome models (overrides --backbone).
     #[arg(long, value_enum)]
     pub outcome_backbone: Option<BackboneArg>,

@@ -148,6 +148,7 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
                     args.propensity_backbone,
                     args.payoff_backbone,
                     seed,
+                    crate::fit::LINEAR_PENALTY,
                 )
             };
             let started = Instant::now();

@@ -136,27 +136,32 @@ fn report_tuning(searches: &[Tuned]) {
     }
 }
 
-fn backbone(arg: BackboneArg, mut gbdt: GbdtParams, seed: u64) -> Backbone {
+fn backbone(arg: BackboneArg, mut gbdt: GbdtParams, seed: u64, lambda: f64) -> Backbone {
     gbdt.seed = seed;
     match arg {
         BackboneArg::Gbdt => Backbone::Gbdt(gbdt),
-        BackboneArg::Linear => Backbone::Linear { lambda: 1.0 },
+        BackboneArg::Linear => Backbone::Linear { lambda },
     }
 }
 
+/// The linear backbone's default penalty.
+pub const LINEAR_PENALTY: f64 = 1.0;
+
 /// Default fit options with the given backbones for the outcome, propensity and
 /// payoff models (LightGBM with the defaults of [`GbdtParams`], or ridge/logistic with
-/// penalty 1), seeded.
+/// penalty `linear_penalty`), seeded.
 pub fn backbone_options(
     outcome: BackboneArg,
     propensity: BackboneArg,
     payoff: BackboneArg,
     seed: u64,
+    linear_penalty: f64,
 ) -> FitOptions {
+    let l = linear_penalty;
     FitOptions {
-        outcome_backbone: backbone(outcome, GbdtParams::nuisance(), seed),
-        propensity_backbone: backbone(propensity, GbdtParams::nuisance(), seed),
-        payoff_backbone: backbone(payoff, GbdtParams::payoff(), seed),
+        outcome_backbone: backbone(outcome, GbdtParams::nuisance(), seed, l),
+        propensity_backbone: backbone(propensity, GbdtParams::nuisance(), seed, l),
+        payoff_backbone: backbone(payoff, GbdtParams::payoff(), seed, l),
         ..FitOptions::default()
     }
 }
@@ -169,6 +174,11 @@ fn options(args: &FitArgs, log: &ContextualLog) -> anyhow::Result<FitOptions> {
             costs_by_agent(&log.agents, &given).with_context(|| path.display().to_string())?
         }
     };
+    anyhow::ensure!(
+        args.linear_penalty.is_finite() && args.linear_penalty >= 0.0,
+        "--linear-penalty {} must be a finite number >= 0",
+        args.linear_penalty
+    );
     let aggregator = match args.aggregator.split_once(':') {
         None if args.aggregator == "mean" => AggregatorKind::Mean,
         Some(("cubic", alpha)) => AggregatorKind::Cubic(
@@ -221,6 +231,7 @@ fn options(args: &FitArgs, log: &ContextualLog) -> anyhow::Result<FitOptions> {
             args.propensity_backbone.unwrap_or(args.backbone),
             args.payoff_backbone.unwrap_or(args.backbone),
             args.seed,
+            args.linear_penalty,
         )
     };
     Ok(options)

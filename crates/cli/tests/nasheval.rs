@@ -374,3 +374,43 @@ fn soft_budget_is_a_fit_option() {
         assert!(!model.exists());
     }
 }
+
+/// `--linear-penalty` sets the linear backbone's lambda (recorded in the model file)
+/// and refuses a negative or non-finite one.
+#[test]
+fn the_linear_penalty_is_a_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = dir.path().join("sim").display().to_string();
+    succeed(&[
+        "simulate",
+        "--contexts",
+        "300",
+        "--test-contexts",
+        "10",
+        "--out",
+        &sim,
+    ]);
+    let model = dir.path().join("model.json").display().to_string();
+    let args = fit_args(
+        &sim,
+        &model,
+        &[
+            "--backbone",
+            "linear",
+            "--policy",
+            "solver",
+            "--linear-penalty",
+            "10",
+        ],
+    );
+    succeed(&args);
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    let text = saved["options"].to_string();
+    assert!(text.contains("\"lambda\":10.0"), "{text}");
+    let bad = fit_args(
+        &sim,
+        &model,
+        &["--backbone", "linear", "--linear-penalty=-1"],
+    );
+    assert!(failure(&bad).contains("--linear-penalty"));
+}
