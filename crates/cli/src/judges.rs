@@ -36,8 +36,14 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
         inner: &mut pool,
         bar: bar.clone(),
     };
+    let method = match args.method {
+        JudgeMethod::EstIvwe => Method::EstIvwe,
+        JudgeMethod::EstIvweGaussian => Method::EstIvweGaussian,
+        JudgeMethod::Uniform => Method::Uniform,
+        JudgeMethod::Adaptive => Method::Adaptive,
+    };
     let settings_record = serde_json::json!({
-        "method": method_name(args.method),
+        "method": method.name(),
         "budget": args.budget,
         "p": args.p,
         "delta": args.delta,
@@ -55,12 +61,6 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
         settings_record,
         &args.ledger,
     )?;
-    let method = match args.method {
-        JudgeMethod::EstIvwe => Method::EstIvwe,
-        JudgeMethod::EstIvweGaussian => Method::EstIvweGaussian,
-        JudgeMethod::Uniform => Method::Uniform,
-        JudgeMethod::Adaptive => Method::Adaptive,
-    };
     let settings = EstimateSettings {
         p,
         delta: args.delta,
@@ -98,16 +98,6 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
             .map_or(String::new(), |n| format!("; Phase I: {n} calls per pair"))
     );
     Ok(())
-}
-
-/// The method's name as the ledger's settings record it.
-fn method_name(method: JudgeMethod) -> &'static str {
-    match method {
-        JudgeMethod::EstIvwe => "est-ivwe",
-        JudgeMethod::EstIvweGaussian => "est-ivwe-gaussian",
-        JudgeMethod::Uniform => "uniform",
-        JudgeMethod::Adaptive => "adaptive",
-    }
 }
 
 /// A run's error for a person: judges and items by name, and — only where calls were

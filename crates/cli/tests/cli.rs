@@ -1132,6 +1132,15 @@ fn paying_judge(dir: &Path, idempotent: bool) -> String {
     )
 }
 
+/// The `verdict judge` arguments of [`judge_setup`] with the paying judge of
+/// [`paying_judge`] and `budget`.
+fn paying_setup(dir: &Path, idempotent: bool, budget: &str) -> Vec<String> {
+    let mut args = judge_setup(dir);
+    args[6] = budget.into();
+    std::fs::write(dir.join("judges.toml"), paying_judge(dir, idempotent)).unwrap();
+    args
+}
+
 /// `verdict judge` killed with SIGKILL at random points — between calls, during a
 /// call, in the middle of writing the ledger — hundreds of times, then finished: the
 /// paid judge never sees one call key twice, the ledger accounts for every payment,
@@ -1149,24 +1158,12 @@ fn judge_killed_hundreds_of_times_never_pays_twice_nor_overspends() {
     };
     for idempotent in [false, true] {
         let whole = tempfile::tempdir().unwrap();
-        let mut args = judge_setup(whole.path());
-        args[6] = BUDGET.into();
-        std::fs::write(
-            whole.path().join("judges.toml"),
-            paying_judge(whole.path(), idempotent),
-        )
-        .unwrap();
+        let args = paying_setup(whole.path(), idempotent, BUDGET);
         succeed(&args);
         let expected = std::fs::read_to_string(whole.path().join("scores.csv")).unwrap();
 
         let cut = tempfile::tempdir().unwrap();
-        let mut args = judge_setup(cut.path());
-        args[6] = BUDGET.into();
-        std::fs::write(
-            cut.path().join("judges.toml"),
-            paying_judge(cut.path(), idempotent),
-        )
-        .unwrap();
+        let args = paying_setup(cut.path(), idempotent, BUDGET);
         let mut kills = 0;
         while kills < 400 {
             let mut child = Command::new(env!("CARGO_BIN_EXE_verdict"))

@@ -317,23 +317,14 @@ fn at<'v>(value: &'v mut serde_json::Value, path: &[String]) -> &'v mut serde_js
 fn model_files_never_panic_and_never_predict_nan() {
     use verdict::nasheval::NashEvalModel;
     let dir = tempfile::tempdir().unwrap();
-    let sim = dir.path().join("sim");
+    let sim = common::small_simulation(dir.path());
     let model_path = dir.path().join("model.json");
-    common::succeed(&[
-        "simulate",
-        "--contexts",
-        "300",
-        "--test-contexts",
-        "10",
-        "--out",
-        sim.to_str().unwrap(),
-    ]);
     common::succeed(&[
         "fit",
         "--contexts",
-        &format!("{}/contexts.parquet", sim.display()),
+        &format!("{sim}/contexts.parquet"),
         "--feedback",
-        &format!("{}/feedback.parquet", sim.display()),
+        &format!("{sim}/feedback.parquet"),
         "--backbone",
         "linear",
         "--max-epochs",

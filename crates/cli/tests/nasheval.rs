@@ -380,16 +380,7 @@ fn soft_budget_is_a_fit_option() {
 #[test]
 fn the_linear_penalty_is_a_setting() {
     let dir = tempfile::tempdir().unwrap();
-    let sim = dir.path().join("sim").display().to_string();
-    succeed(&[
-        "simulate",
-        "--contexts",
-        "300",
-        "--test-contexts",
-        "10",
-        "--out",
-        &sim,
-    ]);
+    let sim = common::small_simulation(dir.path());
     let model = dir.path().join("model.json").display().to_string();
     let args = fit_args(
         &sim,

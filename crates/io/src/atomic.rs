@@ -3,6 +3,14 @@ use std::path::Path;
 
 use crate::IoError;
 
+/// The directory `path` lies in (`.` for a bare file name).
+pub(crate) fn directory_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
+}
+
 /// Writes a file atomically: `fill` writes into a temporary file beside `path`, which
 /// is renamed onto `path` only when `fill` succeeds. On any error nothing is left.
 ///
@@ -18,10 +26,7 @@ where
         path: path.to_path_buf(),
         source,
     };
-    let directory = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
+    let directory = directory_of(path);
     let mut temporary = tempfile::Builder::new()
         .prefix(".verdict-")
         .tempfile_in(directory)

@@ -97,10 +97,7 @@ impl StagedDir {
     /// # Errors
     /// [`IoError::Write`] when the parent of `out` cannot be created or written.
     pub fn new(out: &Path, manifest: &str) -> Result<Self, IoError> {
-        let parent = match out.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
+        let parent = crate::atomic::directory_of(out);
         let write_error = |source| IoError::Write {
             path: parent.to_path_buf(),
             source,
@@ -155,11 +152,15 @@ impl StagedDir {
             checksums.insert(name.clone(), FileChecksum::of(&staged.join(name))?);
         }
         let owned = owned_files(&self.out, &self.manifest)?;
+        let is_owned = |name: &String| match &owned {
+            Some(files) => *name == self.manifest || files.contains_key(name),
+            None => false,
+        };
         // Refuse before anything moves: every file this run writes must be absent or
         // one verdict wrote and nobody changed since.
         for name in names.iter().chain(std::iter::once(&self.manifest)) {
             let target = self.out.join(name);
-            if target.symlink_metadata().is_ok() && !owned.contains(name) {
+            if target.symlink_metadata().is_ok() && !is_owned(name) {
                 return Err(IoError::NotOurs {
                     path: self.out.clone(),
                     message: format!(
@@ -195,47 +196,45 @@ impl StagedDir {
             });
         }
         // An interrupted publish leaves a manifest that accepts old and new versions.
-        let previous = read_ownership(&self.out.join(&self.manifest)).unwrap_or_default();
+        let owned = owned.unwrap_or_default();
         let interim = Ownership {
             written_by: WRITTEN_BY.into(),
-            checksums: previous
-                .checksums
-                .into_iter()
-                .filter(|(name, _)| owned.contains(name))
-                .collect(),
+            checksums: owned.clone(),
             publishing: checksums,
         };
         let manifest_path = self.out.join(&self.manifest);
-        crate::write_atomic::<IoError, _>(&manifest_path, |w| {
-            w.write_all(manifest_text(&interim).as_bytes())
-                .map_err(write_error(&manifest_path))
-        })?;
+        let write_manifest = |ownership: &Ownership| {
+            crate::write_atomic::<IoError, _>(&manifest_path, |w| {
+                w.write_all(manifest_text(ownership).as_bytes())
+                    .map_err(write_error(&manifest_path))
+            })
+        };
+        write_manifest(&interim)?;
         for name in &names {
             let target = self.out.join(name);
             std::fs::rename(staged.join(name), &target).map_err(write_error(&target))?;
         }
-        for name in owned
-            .iter()
-            .filter(|n| !names.contains(n) && **n != self.manifest)
-        {
+        for name in owned.keys().filter(|n| !names.contains(n)) {
             let stale = self.out.join(name);
             std::fs::remove_file(&stale).map_err(write_error(&stale))?;
         }
-        crate::write_atomic::<IoError, _>(&manifest_path, |w| {
-            w.write_all(manifest_text(&finished).as_bytes())
-                .map_err(write_error(&manifest_path))
-        })
+        write_manifest(&finished)
     }
 }
 
-/// The names of the files in `out` that verdict wrote and that are unchanged since:
-/// those its manifest lists with a matching checksum, and the manifest itself.
+/// The files in `out` that verdict wrote and that are unchanged since — those its
+/// manifest lists with a matching checksum (from a finished or an interrupted
+/// publish), with that checksum — or `None` when `out` has no verdict manifest (the
+/// manifest itself is then not verdict's either).
 ///
 /// # Errors
 /// [`IoError::NotOurs`] when `out` exists but is not a directory.
-fn owned_files(out: &Path, manifest: &str) -> Result<Vec<String>, IoError> {
+fn owned_files(
+    out: &Path,
+    manifest: &str,
+) -> Result<Option<BTreeMap<String, FileChecksum>>, IoError> {
     if !out.exists() {
-        return Ok(Vec::new());
+        return Ok(None);
     }
     if !out.is_dir() {
         return Err(IoError::NotOurs {
@@ -244,22 +243,23 @@ fn owned_files(out: &Path, manifest: &str) -> Result<Vec<String>, IoError> {
         });
     }
     let Some(ownership) = read_ownership(&out.join(manifest)) else {
-        return Ok(Vec::new());
+        return Ok(None);
     };
-    let mut owned = vec![manifest.to_string()];
+    let mut owned = BTreeMap::new();
     for (name, recorded) in ownership.checksums.iter().chain(&ownership.publishing) {
         let plain = !name.contains('/') && !name.contains('\\') && name != ".." && name != ".";
         let path = out.join(name);
         let regular = path.symlink_metadata().is_ok_and(|m| m.is_file());
         if plain
             && regular
-            && !owned.contains(name)
+            && name != manifest
+            && !owned.contains_key(name)
             && FileChecksum::of(&path).is_ok_and(|c| &c == recorded)
         {
-            owned.push(name.clone());
+            owned.insert(name.clone(), recorded.clone());
         }
     }
-    Ok(owned)
+    Ok(Some(owned))
 }
 
 /// The ownership fields of a verdict manifest, or `None` for anything else.

@@ -35,8 +35,8 @@ use rand::Rng;
 use rand_distr::{Beta, Distribution};
 
 use crate::http::{clip, HttpConfig, HttpJudge};
-use crate::judge::{beta_with, one_by_one, PairStreams};
-use crate::{JudgeError, JudgePool};
+use crate::judge::{beta_with, one_by_one, one_call, PairStreams};
+use crate::{duplicate_judge, first_duplicate, JudgeError, JudgePool};
 
 /// The configuration file.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
@@ -94,14 +94,12 @@ impl JudgesConfig {
             return Err(fail("no [[judge]] tables; add at least one judge".into()));
         }
         let base = path.parent().unwrap_or(Path::new("."));
-        let mut names = std::collections::HashSet::new();
+        let names: Vec<String> = config.judges.iter().map(|j| j.name.clone()).collect();
+        if let Some(twice) = first_duplicate(&names) {
+            return Err(fail(duplicate_judge(twice)));
+        }
         for judge in &mut config.judges {
             let name = &judge.name;
-            if !names.insert(name.clone()) {
-                return Err(fail(format!(
-                    "two judges are named {name:?}; the ledger keys calls by judge name, so give each judge its own name"
-                )));
-            }
             if let Some(t) = judge.timeout_seconds {
                 if !(t.is_finite() && t > 0.0 && t <= MAX_TIMEOUT_SECONDS) {
                     return Err(fail(format!(
@@ -367,12 +365,7 @@ impl JudgePool for ConfiguredPool {
 
     fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
         if self.http[judge].is_some() {
-            let mut score = None;
-            self.score_pair(item, judge, 1, &mut |outcome| {
-                score = Some(outcome);
-                Ok(())
-            })?;
-            return score.expect("one call was made");
+            return one_call(self, item, judge);
         }
         let pair = item * self.costs.len() + judge;
         let mut rng = self.streams.next(pair);

@@ -57,6 +57,22 @@ pub trait JudgePool {
     }
 }
 
+/// One call through [`JudgePool::score_pair`]: the way pools that make their calls
+/// there (HTTP judges, the ledger) answer [`JudgePool::score`]. A failure of the pool
+/// itself and the call's own outcome come back alike.
+pub(crate) fn one_call<P: JudgePool + ?Sized>(
+    pool: &mut P,
+    item: usize,
+    judge: usize,
+) -> Result<f64, JudgeError> {
+    let mut outcome = None;
+    pool.score_pair(item, judge, 1, &mut |result| {
+        outcome = Some(result);
+        Ok(())
+    })?;
+    outcome.expect("one call was made")
+}
+
 /// `count` calls of [`JudgePool::score`], one after another, each handed to `take`:
 /// the default [`JudgePool::score_pair`], for pools that override it only for some
 /// judges.

@@ -20,12 +20,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::judge::one_call;
 use crate::ledger_file::{
     ledger_error, Header, Ledger, LedgerCall, LedgerEntry, LedgerRun, LedgerStart, Line,
     LEDGER_FORMAT, LEDGER_VERSION, LOST_PREFIX,
 };
 use crate::spend::in_range;
-use crate::{JudgeError, JudgePool};
+use crate::{duplicate_judge, first_duplicate, JudgeError, JudgePool};
 
 /// A [`JudgePool`] whose calls go through a ledger file: recorded calls are replayed
 /// (and checked against what the run asks for), new calls are written ahead, made and
@@ -75,11 +76,8 @@ impl<'a> LedgeredPool<'a> {
         let fail = |message: String| ledger_error(path, message);
         let (costs, range) = (inner.costs().to_vec(), inner.range());
         let run = LedgerRun::new(&items, &judges, &costs, range, settings);
-        let mut seen = std::collections::HashSet::new();
-        if let Some(twice) = judges.iter().find(|name| !seen.insert(*name)) {
-            return Err(JudgeError::Setting(format!(
-                "two judges are named {twice:?}; the ledger keys calls by judge name, so give each judge its own name"
-            )));
+        if let Some(twice) = first_duplicate(&judges) {
+            return Err(JudgeError::Setting(duplicate_judge(twice)));
         }
         let existing = match std::fs::read(path) {
             Ok(bytes) if !bytes.is_empty() => Some(Ledger::parse(path, &bytes)?),
@@ -160,7 +158,7 @@ impl<'a> LedgeredPool<'a> {
             let recorder = &mut self.recorder;
             match call {
                 // A judge's failure was not paid and is asked again now.
-                LedgerCall::Ended(entry) if entry.score.is_none() && entry.cost == 0.0 => {
+                LedgerCall::Ended(entry) if entry.score.is_none() && !entry.is_lost() => {
                     recorder.check(&entry.item, &entry.judge, entry.call, item, judge)?;
                     self.inner.skip(item, judge);
                 }
@@ -179,12 +177,7 @@ impl<'a> LedgeredPool<'a> {
                     left -= 1;
                     if self.inner.repeatable(judge) {
                         self.inner.label_calls(std::slice::from_ref(&start.key));
-                        let mut outcome = None;
-                        self.inner.score_pair(item, judge, 1, &mut |result| {
-                            outcome = Some(result);
-                            Ok(())
-                        })?;
-                        let result = outcome.expect("one call was made");
+                        let result = one_call(self.inner, item, judge);
                         take(recorder.settle(start.call, item, judge, result)?)?;
                     } else {
                         let entry = recorder.settle_lost(start.call, item, judge)?;
@@ -382,12 +375,7 @@ impl JudgePool for LedgeredPool<'_> {
     }
 
     fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
-        let mut outcome = None;
-        self.score_pair(item, judge, 1, &mut |result| {
-            outcome = Some(result);
-            Ok(())
-        })?;
-        outcome.expect("one call was made")
+        one_call(self, item, judge)
     }
 
     /// Recorded calls first, in order; the rest are written ahead, then go to the

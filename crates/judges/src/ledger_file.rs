@@ -160,6 +160,18 @@ pub struct LedgerEntry {
     pub time: f64,
 }
 
+impl LedgerEntry {
+    /// Whether this is a call found in flight by a restart and settled as lost
+    /// (charged, no score), as opposed to a judge's own failure (not charged).
+    pub fn is_lost(&self) -> bool {
+        self.score.is_none()
+            && self
+                .error
+                .as_deref()
+                .is_some_and(|e| e.starts_with(LOST_PREFIX))
+    }
+}
+
 /// A call about to be made.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LedgerStart {
@@ -320,7 +332,7 @@ fn check_end(run: &LedgerRun, end: &LedgerEntry) -> Result<(), String> {
         .ok_or_else(|| format!("judge {:?} is not one of the run's judges", end.judge))?;
     let expected = match (&end.score, &end.error) {
         (Some(_), None) => judge.cost,
-        (None, Some(e)) if e.starts_with(LOST_PREFIX) => judge.cost,
+        (None, Some(_)) if end.is_lost() => judge.cost,
         (None, Some(_)) => 0.0,
         _ => return Err("a call has either a score or an error".into()),
     };

@@ -45,3 +45,16 @@ pub use methods::{
 };
 pub use norm::Norm;
 pub use spend::{Spender, ATTEMPTS};
+
+/// The first name that appears twice in `names`.
+pub(crate) fn first_duplicate(names: &[String]) -> Option<&String> {
+    let mut seen = std::collections::HashSet::new();
+    names.iter().find(|name| !seen.insert(*name))
+}
+
+/// The message for two judges of one name: the ledger keys calls by judge name.
+pub(crate) fn duplicate_judge(name: &str) -> String {
+    format!(
+        "two judges are named {name:?}; the ledger keys calls by judge name, so give each judge its own name"
+    )
+}

@@ -62,3 +62,19 @@ pub fn write(dir: &Path, name: &str, text: &str) -> String {
     std::fs::write(&path, text).unwrap();
     path.display().to_string()
 }
+
+/// A small simulation — 300 training and 10 test contexts — written to `dir/sim`, for
+/// tests that need some fitted model quickly; returns its directory.
+pub fn small_simulation(dir: &Path) -> String {
+    let sim = dir.join("sim").display().to_string();
+    succeed(&[
+        "simulate",
+        "--contexts",
+        "300",
+        "--test-contexts",
+        "10",
+        "--out",
+        &sim,
+    ]);
+    sim
+}
