@@ -4,7 +4,7 @@ use anyhow::Context;
 use serde::Serialize;
 use verdict::equilibrium::solve;
 use verdict::game::{exploitability, game_value, GameError, PayoffMatrix};
-use verdict::io::{read_table, Format, IoError, Source};
+use verdict::io::{read_named_matrix, Source};
 use verdict::report::TextTable;
 
 use crate::args::{GameArgs, OutputFormat};
@@ -30,44 +30,8 @@ struct GameReport {
 /// Reads the matrix: the first column names the rows, the other headers the columns,
 /// in the same order.
 pub fn read_matrix(path: &std::path::Path) -> anyhow::Result<(Vec<String>, Vec<Vec<f64>>)> {
-    let table = read_table(&Source::File(path.to_path_buf()), Some(Format::Csv), None)?;
-    let columns = table.columns();
-    let file = table.file().to_owned();
-    let Some((first, agents)) = columns.split_first() else {
-        anyhow::bail!("{file}: the matrix has no columns");
-    };
-    let names: Vec<String> = agents.iter().map(|c| c.name().to_owned()).collect();
-    if table.rows() != names.len() {
-        anyhow::bail!(
-            "{file}: the matrix has {} rows but {} agent columns; it must be square with agent names in the header row and the first column",
-            table.rows(),
-            names.len()
-        );
-    }
-    let mut rows = Vec::with_capacity(names.len());
-    for (r, name) in names.iter().enumerate() {
-        let label = first.value(r).unwrap_or("");
-        if label != name {
-            return Err(IoError::invalid(
-                table.location(r, Some(first.name())),
-                format!("row {} is named {label:?} but column {} is {name:?}; rows and columns must list the agents in the same order", r + 1, r + 1),
-            )
-            .into());
-        }
-        let mut row = Vec::with_capacity(names.len());
-        for column in agents {
-            let text = column.value(r).unwrap_or("");
-            let value: f64 = text.trim().parse().map_err(|_| {
-                IoError::invalid(
-                    table.location(r, Some(column.name())),
-                    format!("{text:?} is not a number"),
-                )
-            })?;
-            row.push(value);
-        }
-        rows.push(row);
-    }
-    Ok((names, rows))
+    let matrix = read_named_matrix(&Source::File(path.to_path_buf()), None)?;
+    Ok((matrix.agents, matrix.values))
 }
 
 /// Names the agents in a game error instead of indices.

@@ -1,30 +1,74 @@
-//! Mutation fuzzing of every reader: valid files — battle logs in each format,
-//! contextual contexts and feedback tables, cost files, judges.toml, spend ledgers and
-//! model files — are mutated byte-wise (flips, insertions, deletions, truncation),
-//! line-wise (duplicated, dropped, swapped lines) and, for model files, structurally
-//! (array lengths and numbers changed in the JSON), and each reader must answer with
-//! a value or an error, never a panic; a model that loads must predict finite
-//! probabilities.
+//! Mutation fuzzing of every reader: valid files — battle logs in each format (CSV,
+//! JSON Lines, JSON, Parquet), contextual contexts and feedback tables (CSV and
+//! Parquet), payoff matrices, cost files, judges.toml, spend ledgers and model files —
+//! are mutated byte-wise (flips, insertions, deletions, truncation), line-wise
+//! (duplicated, dropped, swapped lines) and, for model files, structurally (array
+//! lengths and numbers changed in the JSON), and each reader must answer with a value
+//! or an error, never a panic; a model that loads must predict finite probabilities, a
+//! matrix that makes a game must be solved to a distribution.
 //!
-//! CI runs a short pass (`VERDICT_FUZZ_CASES`, default 64 cases per target); a long
-//! run sets it high, e.g. `VERDICT_FUZZ_CASES=200000 cargo test --release --test fuzz`.
-//! Cases that once failed are kept in `proptest-regressions/` and replayed first.
+//! CI runs a short pass (`VERDICT_FUZZ_CASES`, default 64 cases per target). A long
+//! run gives each target a time instead, e.g.
+//! `VERDICT_FUZZ_SECONDS=1800 cargo test --release --test fuzz -- --nocapture`, and
+//! prints the executions per target. Cases that once failed are kept as named tests at
+//! the end of this file.
 
 mod common;
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
+use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use verdict::io::{
-    read_battles, read_contextual_log, read_costs, ContextualOptions, Format, ReadOptions, Source,
+    read_battles, read_contextual_log, read_costs, read_named_matrix, ContextualOptions, Format,
+    ReadOptions, Source,
 };
 
-fn cases() -> u32 {
-    std::env::var("VERDICT_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(64)
+fn env_number(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
+
+/// Runs `test` on values of `strategy`: `VERDICT_FUZZ_CASES` cases (default 64), or,
+/// when `VERDICT_FUZZ_SECONDS` is set, rounds of fresh random cases until that time is
+/// up. A failure panics with the smallest failing value found.
+fn drive<S: Strategy>(
+    name: &str,
+    strategy: &S,
+    test: impl Fn(S::Value) -> Result<(), TestCaseError>,
+) {
+    let deadline =
+        env_number("VERDICT_FUZZ_SECONDS").map(|s| Instant::now() + Duration::from_secs(s));
+    let cases = match deadline {
+        Some(_) => 2_000,
+        None => env_number("VERDICT_FUZZ_CASES").unwrap_or(64) as u32,
+    };
+    let started = Instant::now();
+    let mut executions = 0u64;
+    for round in 0u64.. {
+        let mut seed = [0u8; 32];
+        seed[..8].copy_from_slice(&round.to_le_bytes());
+        seed[8..16].copy_from_slice(&(name.len() as u64).to_le_bytes());
+        let mut runner = TestRunner::new_with_rng(
+            Config {
+                cases,
+                failure_persistence: None,
+                ..Config::default()
+            },
+            TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
+        );
+        if let Err(e) = runner.run(strategy, &test) {
+            panic!("{name}: {e}");
+        }
+        executions += u64::from(cases);
+        if deadline.map_or(true, |d| Instant::now() >= d) {
+            break;
+        }
+    }
+    eprintln!(
+        "fuzz {name}: {executions} executions in {:.0} s, no panic",
+        started.elapsed().as_secs_f64()
+    );
 }
 
 /// One edit of a file's bytes.
@@ -92,21 +136,12 @@ fn apply(bytes: &[u8], edits: &[Edit]) -> Vec<u8> {
     out
 }
 
-/// Runs `check` on `cases()` mutations of `seed`; a panic fails the test with the
-/// smallest mutation found.
+/// Runs `check` on mutations of `seed` (1–5 edits each).
 fn fuzz(name: &str, seed: &[u8], check: impl Fn(&[u8])) {
-    let mut runner = TestRunner::new(Config {
-        cases: cases(),
-        failure_persistence: None,
-        ..Config::default()
-    });
-    let result = runner.run(&prop::collection::vec(edit(), 1..6), |edits| {
+    drive(name, &prop::collection::vec(edit(), 1..6), |edits| {
         check(&apply(seed, &edits));
         Ok(())
     });
-    if let Err(e) = result {
-        panic!("{name}: {e}");
-    }
 }
 
 fn bytes_source(label: &str, data: &[u8]) -> Source {
@@ -159,6 +194,88 @@ fn battle_logs_in_every_format_never_panic() {
             let _ = read_battles(&bytes_source("fuzz", data), &options);
         });
     }
+}
+
+#[test]
+fn parquet_battle_logs_never_panic() {
+    use verdict::io::{write_parquet_table, ColumnData};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("battles.parquet");
+    let text = |f: &dyn Fn(usize) -> String| ColumnData::Text((0..40).map(f).collect());
+    write_parquet_table(
+        &path,
+        &[
+            ("model_a", text(&|i| format!("m{}", i % 5))),
+            ("model_b", text(&|i| format!("m{}", (i + 1 + i / 5) % 5))),
+            (
+                "winner",
+                text(&|i| ["model_a", "model_b", "tie"][i % 3].into()),
+            ),
+            (
+                "tstamp",
+                ColumnData::Float((0..40).map(|i| i as f64).collect()),
+            ),
+        ],
+    )
+    .unwrap();
+    let seed = std::fs::read(&path).unwrap();
+    fuzz("Parquet battle log", &seed, |data| {
+        let options = ReadOptions {
+            format: Some(Format::Parquet),
+            order_by: Some("tstamp".into()),
+            ..ReadOptions::default()
+        };
+        let _ = read_battles(&bytes_source("fuzz.parquet", data), &options);
+    });
+}
+
+#[test]
+fn parquet_contextual_tables_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = common::small_simulation(dir.path());
+    let read = |name: &str| std::fs::read(format!("{sim}/{name}")).unwrap();
+    let (contexts, feedback) = (read("contexts.parquet"), read("feedback.parquet"));
+    let options = ContextualOptions::default();
+    let parquet = |label: &str, data: &[u8]| bytes_source(label, data);
+    fuzz("Parquet contexts table", &contexts, |data| {
+        let _ = read_contextual_log(
+            &parquet("contexts.parquet", data),
+            &parquet("feedback.parquet", &feedback),
+            &options,
+        );
+    });
+    fuzz("Parquet feedback table", &feedback, |data| {
+        let _ = read_contextual_log(
+            &parquet("contexts.parquet", &contexts),
+            &parquet("feedback.parquet", data),
+            &options,
+        );
+    });
+}
+
+#[test]
+fn payoff_matrices_never_panic_and_games_solve_to_distributions() {
+    use verdict::equilibrium::{solve, EquilibriumSettings};
+    use verdict::game::PayoffMatrix;
+    // A rock-paper-scissors cycle with a fourth agent beaten by all: a game whose
+    // equilibrium is mixed, so mutations reach the solver's harder paths.
+    let seed = b"agent,R,P,S,D\nR,0,-1,1,0.5\nP,1,0,-1,0.25\nS,-1,1,0,0.75\nD,-0.5,-0.25,-0.75,0\n";
+    fuzz("payoff matrix", seed, |data| {
+        let Ok(matrix) = read_named_matrix(&bytes_source("matrix.csv", data), None) else {
+            return;
+        };
+        let Ok(game) = PayoffMatrix::new(&matrix.values) else {
+            return;
+        };
+        if let Ok(lottery) = solve(&game, &matrix.agents, &EquilibriumSettings::default()) {
+            let p = &lottery.probabilities;
+            let total: f64 = p.iter().sum();
+            assert!(
+                p.iter().all(|x| x.is_finite() && *x >= -1e-9) && (total - 1.0).abs() < 1e-6,
+                "{p:?}"
+            );
+        }
+    });
 }
 
 #[test]
@@ -337,11 +454,6 @@ fn model_files_never_panic_and_never_predict_nan() {
     let mut paths = Vec::new();
     arrays(&seed, &mut Vec::new(), &mut paths);
     let features: Vec<f64> = (0..20).map(|i| (i as f64 * 0.37).sin()).collect();
-    let mut runner = TestRunner::new(Config {
-        cases: cases(),
-        failure_persistence: None,
-        ..Config::default()
-    });
     let mutation = prop::collection::vec(
         (
             0..paths.len(),
@@ -356,7 +468,7 @@ fn model_files_never_panic_and_never_predict_nan() {
         ),
         1..4,
     );
-    let result = runner.run(&mutation, |changes| {
+    drive("model file", &mutation, |changes| {
         let mut model = seed.clone();
         for (which, kind, number) in changes {
             let target = at(&mut model, &paths[which]);
@@ -386,7 +498,4 @@ fn model_files_never_panic_and_never_predict_nan() {
         }
         Ok(())
     });
-    if let Err(e) = result {
-        panic!("model file: {e}");
-    }
 }

@@ -20,6 +20,39 @@ use crate::{write_atomic, IoError, Table};
 
 const BATCH_ROWS: usize = 1 << 16;
 
+/// Refuses a footer whose column chunks lie outside the file: the parquet crate
+/// asserts (panics) on negative offsets or sizes when it reads such a chunk, so the
+/// footer is checked before any data is read.
+fn check_column_chunks(
+    metadata: &parquet::file::metadata::ParquetMetaData,
+    file_length: u64,
+    file: &str,
+) -> Result<(), IoError> {
+    for (g, group) in metadata.row_groups().iter().enumerate() {
+        for column in group.columns() {
+            let start = column
+                .dictionary_page_offset()
+                .unwrap_or_else(|| column.data_page_offset());
+            let length = column.compressed_size();
+            let inside = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(length).ok())
+                .and_then(|(start, length)| start.checked_add(length))
+                .is_some_and(|end| end <= file_length);
+            if !inside {
+                return Err(IoError::invalid_file(
+                    file,
+                    format!(
+                        "not a readable Parquet file: row group {g}, column {:?} claims bytes {start}..+{length} of a {file_length}-byte file (the file is damaged)",
+                        column.column_path().string()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Reads the wanted top-level columns of a Parquet file.
 pub(crate) fn read_parquet<T: ChunkReader + 'static>(
     handle: T,
@@ -31,6 +64,7 @@ pub(crate) fn read_parquet<T: ChunkReader + 'static>(
     };
     let plain =
         ArrowReaderMetadata::load(&handle, ArrowReaderOptions::new()).map_err(not_parquet)?;
+    check_column_chunks(plain.metadata(), handle.len(), file)?;
     // Ask for string columns as dictionaries: Parquet stores them dictionary-encoded,
     // so each batch then arrives as a few distinct strings plus integer keys, and no
     // per-row string is ever materialised.
@@ -65,7 +99,7 @@ pub(crate) fn read_parquet<T: ChunkReader + 'static>(
         .map(|(i, _)| i)
         .collect();
     let mask = ProjectionMask::roots(builder.parquet_schema(), indices.iter().copied());
-    let reader = builder
+    let mut reader = builder
         .with_projection(mask)
         .with_batch_size(BATCH_ROWS)
         .build()
@@ -75,7 +109,7 @@ pub(crate) fn read_parquet<T: ChunkReader + 'static>(
         .map(|&i| ColumnBuilder::new(&present[i]))
         .collect();
     let mut rows = 0usize;
-    for batch in reader {
+    while let Some(batch) = next_batch(&mut reader, file, rows)? {
         let batch = batch.map_err(|e| {
             IoError::invalid_file(file, format!("unreadable data after row {rows}: {e}"))
         })?;
@@ -95,6 +129,29 @@ pub(crate) fn read_parquet<T: ChunkReader + 'static>(
     }
     let columns = builders.into_iter().map(ColumnBuilder::finish).collect();
     Ok(Table::new(file, present, columns, rows, RowRefs::records()))
+}
+
+/// The next batch of the decoder. The parquet crate asserts (panics) on some damaged
+/// pages — an over-long varint, an impossible bit width — instead of returning an
+/// error, and a damaged page cannot be recognised before decoding it; a panic there is
+/// therefore caught here and reported as the damaged file it is. The decoder is not
+/// used again after a panic.
+fn next_batch(
+    reader: &mut parquet::arrow::arrow_reader::ParquetRecordBatchReader,
+    file: &str,
+    rows: usize,
+) -> Result<Option<Result<RecordBatch, arrow::error::ArrowError>>, IoError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reader.next())).map_err(|panic| {
+        let reason = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("the decoder failed");
+        IoError::invalid_file(
+            file,
+            format!("not a readable Parquet file: damaged data after row {rows} ({reason})"),
+        )
+    })
 }
 
 /// Appends every value of `array` as text; dictionary arrays map their (few) distinct
