@@ -61,7 +61,7 @@ fn drive<S: Strategy>(
             panic!("{name}: {e}");
         }
         executions += u64::from(cases);
-        if deadline.map_or(true, |d| Instant::now() >= d) {
+        if deadline.is_none_or(|d| Instant::now() >= d) {
             break;
         }
     }
