@@ -1,5 +1,6 @@
-//! Data-generating processes with known ground truth: a synthetic arena (below) and
-//! the contextual agent-evaluation simulator of NashEval Appendix G ([`nasheval`]).
+//! Data-generating processes with known ground truth: a synthetic arena (below), the
+//! contextual agent-evaluation simulator of NashEval Appendix G ([`nasheval`]) and an
+//! arena-shaped contextual world ([`arena_world`]).
 //!
 //! [`ArenaSimulation`] draws an LMArena-like battle log: model log-strengths
 //! `beta_m ~ N(0, spread^2)`, pairs drawn with probability proportional to the product
@@ -8,6 +9,7 @@
 //! Bradley–Terry with ties: `P(tie) = tie_rate`, a tie being "both bad" with
 //! probability `bothbad_share`, otherwise `P(a wins) = 1 / (1 + exp(beta_b - beta_a))`.
 
+pub mod arena_world;
 pub mod nasheval;
 
 use rand::distr::weighted::WeightedIndex;
