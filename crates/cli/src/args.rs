@@ -165,6 +165,18 @@ pub enum RegressionArg {
     PerPair,
 }
 
+/// `--outcome-design` of `verdict fit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutcomeDesignArg {
+    /// Per menu for small catalogues whose every menu is seen in every fold; pooled
+    /// otherwise.
+    Auto,
+    /// One outcome model per (menu, pair), as Algorithm 1 writes it.
+    PerMenu,
+    /// One outcome model over (x, j, k) per fold: rare menus borrow strength.
+    Pooled,
+}
+
 /// `--format` of `verdict predict`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum PredictFormat {
@@ -220,6 +232,14 @@ pub struct FitArgs {
     /// One shared payoff regressor on (x, j, k), or one per pair.
     #[arg(long, value_enum, default_value = "shared")]
     pub payoff_regression: RegressionArg,
+    /// Outcome models per (menu, pair), or pooled over menus with the agents as
+    /// inputs (for many or rare menus).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub outcome_design: OutcomeDesignArg,
+    /// Fit even when some pair of agents never met in any menu: its payoff is
+    /// extrapolated by the pooled outcome model, with a warning naming the pairs.
+    #[arg(long)]
+    pub allow_unobserved: bool,
     /// Aggregator of pairs in several menus: mean, or cubic:ALPHA (Eq. 50–51).
     #[arg(long, default_value = "mean", value_name = "mean|cubic:ALPHA")]
     pub aggregator: String,
@@ -303,35 +323,62 @@ pub enum SimulatedFeedback {
     Winner,
 }
 
+/// `--world` of `verdict simulate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SimulatedWorld {
+    /// NashEval Appendix G: five agents, every menu selected independently.
+    AppendixG,
+    /// An arena: K agents, every pair a menu, one pair per prompt skewed by popularity.
+    Arena,
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct SimulateArgs {
-    /// Feedback modality.
-    #[arg(long, value_enum, default_value = "pairwise")]
-    pub feedback: SimulatedFeedback,
-    /// Voters in the population (the first of a pool of five): 1 gives transitive
-    /// preferences, 3 and 5 majority cycles.
-    #[arg(long, default_value_t = 3)]
-    pub voters: usize,
-    /// Training contexts.
+    /// The world: the paper's Appendix G, or an arena-shaped world.
+    #[arg(long, value_enum, default_value = "appendix-g")]
+    pub world: SimulatedWorld,
+    /// Feedback modality [appendix-g; default pairwise]. The arena gives pairwise duels.
+    #[arg(long, value_enum)]
+    pub feedback: Option<SimulatedFeedback>,
+    /// Voters in the population, the first of a pool of five [appendix-g; default 3]:
+    /// 1 gives transitive preferences, 3 and 5 majority cycles.
+    #[arg(long)]
+    pub voters: Option<usize>,
+    /// Agents K [arena; default 16].
+    #[arg(long)]
+    pub agents: Option<usize>,
+    /// Training contexts (prompts with feedback).
     #[arg(long, default_value_t = 20_000)]
     pub contexts: usize,
     /// Test contexts (ground truth only, no feedback).
     #[arg(long, default_value_t = 4096)]
     pub test_contexts: usize,
-    /// Replication seed: fields, voters, selection direction and contexts.
+    /// Seed of the world and of its draws.
     #[arg(long, default_value_t = 70)]
     pub seed: u64,
     /// Regularization rho of the ground-truth equilibria (0: the maximal lottery).
     #[arg(long, default_value_t = 0.0)]
     pub rho: f64,
-    /// Bounds of the menu inclusion probability `e_min,e_max` (Eq. 63).
-    #[arg(long, value_name = "LO,HI", value_delimiter = ',', default_values_t = [0.25, 0.75])]
-    pub propensity_range: Vec<f64>,
-    /// Slope `eta` of the selection logit (Eq. 63): 0 selects at random, larger values
-    /// make selection depend more on the context.
-    #[arg(long, default_value_t = 2.0)]
-    pub selection_slope: f64,
-    /// Output directory (created, or replaced if it holds an earlier simulation).
+    /// Bounds of the menu inclusion probability `e_min,e_max` (Eq. 63) [appendix-g;
+    /// default 0.25,0.75].
+    #[arg(long, value_name = "LO,HI", value_delimiter = ',')]
+    pub propensity_range: Option<Vec<f64>>,
+    /// How much the context moves selection: `eta` of Eq. 63 [appendix-g; default 2],
+    /// or the tilt toward agents strong at the prompt's task [arena; default 1].
+    #[arg(long)]
+    pub selection_slope: Option<f64>,
+    /// How unevenly agents are shown: the most shown pair over the rarest is about
+    /// (K(K-1)/2)^EXPONENT [arena; default 1].
+    #[arg(long)]
+    pub popularity_exponent: Option<f64>,
+    /// Tie probability of two equally good answers [arena; default 0.3].
+    #[arg(long)]
+    pub tie_rate: Option<f64>,
+    /// How decided voters are: the scale of their utilities [arena; default 1.5].
+    #[arg(long)]
+    pub preference_scale: Option<f64>,
+    /// Output directory (created, or updated if it holds an earlier simulation; files
+    /// verdict did not write are never touched).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
 }

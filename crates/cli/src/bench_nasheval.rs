@@ -18,12 +18,10 @@ use verdict::nasheval::{
 };
 
 use crate::args::{
-    BenchNashEvalArgs, BenchNetworkArgs, BenchPredictArgs, NetworkInitArg, PolicyArg, SimulateArgs,
-    SimulatedFeedback,
+    BenchNashEvalArgs, BenchNetworkArgs, BenchPredictArgs, NetworkInitArg, PolicyArg,
 };
-use crate::evaluate::score;
 use crate::fit::backbone_options;
-use crate::truth::SimulatorTruth;
+use verdict::simulation::{score, write_appendix_g, AppendixGSimulation, Split, Truth};
 
 /// The configurations of one data set: variant and payoff regression.
 /// (`auto` chooses its own regression; it is listed once, as shared.)
@@ -111,24 +109,26 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
             }
             let dir = tempfile::tempdir()?;
             let sim = dir.path().join("sim");
-            crate::simulate::run(&SimulateArgs {
-                feedback: SimulatedFeedback::Pairwise,
-                voters,
-                contexts: args.contexts,
-                test_contexts: args.test_contexts,
-                seed,
-                rho: args.rho,
-                propensity_range: args.propensity_range.clone(),
-                selection_slope: args.selection_slope,
-                out: sim.clone(),
-            })?;
+            write_appendix_g(
+                &AppendixGSimulation {
+                    voters,
+                    contexts: args.contexts,
+                    test_contexts: args.test_contexts,
+                    seed,
+                    rho: args.rho,
+                    propensity_range: crate::simulate::propensity_range(&args.propensity_range)?,
+                    selection_slope: args.selection_slope,
+                    ..AppendixGSimulation::default()
+                },
+                &sim,
+            )?;
             let log = read_contextual_log(
                 &Source::File(sim.join("contexts.parquet")),
                 &Source::File(sim.join("feedback.parquet")),
                 &ContextualOptions::default(),
             )?;
-            let truth = SimulatorTruth::read(&sim, "truth.parquet")?.nuisances_for(&log)?;
-            let test_truth = SimulatorTruth::read(&sim, "test_truth.parquet")?;
+            let truth = Truth::open(&sim, Split::Training)?.nuisances_for(&log)?;
+            let test_truth = Truth::open(&sim, Split::Test)?;
             let test = read_contexts(
                 &Source::File(sim.join("test_contexts.parquet")),
                 &ContextualOptions::default(),

@@ -13,20 +13,23 @@ use verdict::io::{read_costs, write_atomic, IoError, Source};
 use verdict::nasheval::tune::{tune_nuisances, tune_payoff, Tuned};
 use verdict::nasheval::{
     fit_prepared, prepare, AggregatorKind, Backbone, FitOptions, GbdtParams, NashEvalModel,
-    NetworkOptions, PayoffRegression, PolicyKind, Stage, TrainingReport, Variant,
+    NetworkOptions, OutcomeDesign, PayoffRegression, PolicyKind, Stage, TrainingReport, Variant,
 };
+use verdict::simulation::{Split, Truth};
 
-use crate::args::{BackboneArg, FitArgs, OutputFormat, PolicyArg, RegressionArg, VariantArg};
+use crate::args::{
+    BackboneArg, FitArgs, OutcomeDesignArg, OutputFormat, PolicyArg, RegressionArg, VariantArg,
+};
 use crate::log::read_log;
 use crate::progress::bar;
-use crate::truth::SimulatorTruth;
 
 pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
-    let (log, featurizer) = read_log(&args.source)?;
+    let (mut log, featurizer) = read_log(&args.source)?;
+    complete_pairs(&mut log, args)?;
     let options = options(args, &log)?;
     let truth = match (options.variant, &args.truth) {
         (Variant::Oracle, Some(dir)) => {
-            Some(SimulatorTruth::read(dir, "truth.parquet")?.nuisances_for(&log)?)
+            Some(Truth::open(dir, Split::Training)?.nuisances_for(&log)?)
         }
         (Variant::Oracle, None) => {
             bail!("--variant oracle needs --truth DIR, a directory written by verdict simulate")
@@ -117,6 +120,43 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
             print!("{}", summary_table(&model, &args.out, seconds))
         }
     }
+    Ok(())
+}
+
+/// Pairs no menu holds: refused, or with `--allow-unobserved` given a menu of their
+/// own (no feedback) that the pooled outcome model extrapolates to, with a warning.
+fn complete_pairs(log: &mut ContextualLog, args: &FitArgs) -> anyhow::Result<()> {
+    let unheld = log.unheld_pairs();
+    if unheld.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<String> = unheld
+        .iter()
+        .take(8)
+        .map(|&(j, k)| format!("{} vs {}", log.agents[j], log.agents[k]))
+        .collect();
+    let more = if unheld.len() > names.len() {
+        format!(" and {} more", unheld.len() - names.len())
+    } else {
+        String::new()
+    };
+    if !args.allow_unobserved {
+        bail!(
+            "{} pairs of agents never met in any menu ({}{more}): their payoffs cannot be learned from this log; pass --allow-unobserved to extrapolate them through the pooled outcome model",
+            unheld.len(),
+            names.join(", ")
+        );
+    }
+    anyhow::ensure!(
+        args.outcome_design != OutcomeDesignArg::PerMenu,
+        "--allow-unobserved extrapolates through the pooled outcome model; it does not combine with --outcome-design per-menu"
+    );
+    log.hold_every_pair();
+    eprintln!(
+        "warning: {} pairs of agents never met ({}{more}); their payoffs are extrapolated by the pooled outcome model from the agents' other battles, not observed",
+        unheld.len(),
+        names.join(", ")
+    );
     Ok(())
 }
 
@@ -226,6 +266,11 @@ fn options(args: &FitArgs, log: &ContextualLog) -> anyhow::Result<FitOptions> {
         },
         tune_network: args.tune,
         network_init: args.network_init.into(),
+        outcome_design: match args.outcome_design {
+            OutcomeDesignArg::Auto => OutcomeDesign::Auto,
+            OutcomeDesignArg::PerMenu => OutcomeDesign::PerMenu,
+            OutcomeDesignArg::Pooled => OutcomeDesign::Pooled,
+        },
         ..backbone_options(
             args.outcome_backbone.unwrap_or(args.backbone),
             args.propensity_backbone.unwrap_or(args.backbone),
@@ -309,6 +354,22 @@ fn summary_table(model: &NashEvalModel, out: &Path, seconds: f64) -> String {
             "clipped propensities  {} (floor {})",
             s.clipped_propensities, o.propensity_floor
         );
+        if let Some(design) = s.outcome_design {
+            let sparse = s.sparse_menus.len();
+            let _ = writeln!(
+                text,
+                "outcome models        {}{}",
+                match design {
+                    OutcomeDesign::Pooled => "pooled over menus",
+                    _ => "per menu",
+                },
+                if sparse > 0 {
+                    format!(" ({sparse} menus missing from some fold's training contexts)")
+                } else {
+                    String::new()
+                }
+            );
+        }
         if let (Some(outcome), Some(propensity)) = (s.outcome_loss, s.propensity_loss) {
             let _ = writeln!(text, "outcome MSE (OOF)     {outcome:.5}");
             let _ = writeln!(text, "propensity log loss   {propensity:.5}");

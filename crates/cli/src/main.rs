@@ -17,7 +17,6 @@ mod predict;
 mod progress;
 mod rank;
 mod simulate;
-mod truth;
 
 use std::process::ExitCode;
 

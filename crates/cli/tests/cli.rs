@@ -926,7 +926,7 @@ fn simulate_writes_a_reproducible_data_set() {
         "--out",
         dir.path().join("d").to_str().unwrap(),
     ]);
-    assert!(message.contains("--voters 6"), "{message}");
+    assert!(message.contains("--voters 6: expected 1 to 5"), "{message}");
     assert!(!dir.path().join("d").exists());
     let leftovers = std::fs::read_dir(dir.path())
         .unwrap()

@@ -405,3 +405,78 @@ fn the_linear_penalty_is_a_setting() {
     );
     assert!(failure(&bad).contains("--linear-penalty"));
 }
+
+/// The arena world end to end: sixteen agents, one pair per prompt, so some pairs
+/// never meet in 600 prompts and some menus are seen in one fold only. The fit
+/// refuses unmet pairs by name, fits with --allow-unobserved (pooled outcome models,
+/// a warning naming the pairs), and the model is evaluated against the truth; the
+/// same battles read as an LMArena log with --battles fit too.
+#[test]
+fn arena_world_fits_with_rare_and_unmet_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = dir.path().join("arena").display().to_string();
+    succeed(&[
+        "simulate",
+        "--world",
+        "arena",
+        "--contexts",
+        "600",
+        "--test-contexts",
+        "100",
+        "--out",
+        &sim,
+    ]);
+    let model = dir.path().join("model.json").display().to_string();
+    let fit = |extra: &[&str]| {
+        let mut args = vec![
+            "fit".to_string(),
+            "--contexts".into(),
+            format!("{sim}/contexts.parquet"),
+            "--feedback".into(),
+            format!("{sim}/feedback.parquet"),
+            "--text-col".into(),
+            "prompt".into(),
+            "--backbone".into(),
+            "linear".into(),
+            "--policy".into(),
+            "solver".into(),
+            "--out".into(),
+            model.clone(),
+        ];
+        args.extend(extra.iter().map(ToString::to_string));
+        args
+    };
+    let message = failure(&fit(&[]));
+    assert!(
+        message.contains("never met in any menu") && message.contains("--allow-unobserved"),
+        "{message}"
+    );
+    assert!(!Path::new(&model).exists());
+    let output = common::verdict(&fit(&["--allow-unobserved", "--format", "json"]));
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("never met (model_"), "{stderr}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["summary"]["outcome_design"], "Pooled");
+    assert!(!report["summary"]["sparse_menus"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    let scored = json(&["evaluate", &model, "--truth", &sim, "--format", "json"]);
+    let exploitability = scored["exploitability"].as_f64().unwrap();
+    assert!(exploitability.is_finite() && exploitability >= 0.0);
+    succeed(&[
+        "fit",
+        "--battles",
+        &format!("{sim}/battles.parquet"),
+        "--context-cols",
+        "language,is_code,is_math",
+        "--backbone",
+        "linear",
+        "--policy",
+        "solver",
+        "--allow-unobserved",
+        "--out",
+        &model,
+    ]);
+}

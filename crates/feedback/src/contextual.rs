@@ -38,6 +38,35 @@ pub struct ContextualLog {
 }
 
 impl ContextualLog {
+    /// The pairs `(j, k)`, `j < k`, that no menu of the catalogue holds: their payoff
+    /// cannot be identified from this log (positivity fails).
+    pub fn unheld_pairs(&self) -> Vec<(usize, usize)> {
+        let k = self.agents.len();
+        let mut held = vec![false; k * k];
+        for menu in &self.menus {
+            for (a, &j) in menu.iter().enumerate() {
+                for &l in &menu[a + 1..] {
+                    held[j * k + l] = true;
+                    held[l * k + j] = true;
+                }
+            }
+        }
+        (0..k)
+            .flat_map(|j| (j + 1..k).map(move |l| (j, l)))
+            .filter(|&(j, l)| !held[j * k + l])
+            .collect()
+    }
+
+    /// Adds a two-agent menu, with no feedback, for every pair no menu holds, and
+    /// returns those pairs. A learner that pools over agents (NashEval's pooled
+    /// outcome model) can then extrapolate their payoffs; nothing in the log
+    /// supports those values, so callers should say so.
+    pub fn hold_every_pair(&mut self) -> Vec<(usize, usize)> {
+        let unheld = self.unheld_pairs();
+        self.menus.extend(unheld.iter().map(|&(j, l)| vec![j, l]));
+        unheld
+    }
+
     /// `S^m_i`: whether context `i` has feedback on menu `m`.
     pub fn selected(&self, context: usize, menu: usize) -> bool {
         self.feedback

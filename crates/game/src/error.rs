@@ -11,6 +11,14 @@ pub enum GameError {
         /// Its length.
         length: usize,
     },
+    /// A row-major matrix of the wrong length.
+    #[error("a payoff matrix of {agents} agents needs {agents}² = {} values; found {length}", agents * agents)]
+    Length {
+        /// Agents K.
+        agents: usize,
+        /// Values given.
+        length: usize,
+    },
     /// A game needs at least two agents.
     #[error("a game needs at least 2 agents, found {0}")]
     TooFewAgents(usize),

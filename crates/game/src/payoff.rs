@@ -58,18 +58,36 @@ impl PayoffMatrix {
                 length: r.len(),
             });
         }
+        let values: Vec<f64> = rows.iter().flatten().copied().collect();
+        Self::from_row_major(&values, agents)
+    }
+
+    /// Checks and stores a K × K matrix given row-major (`values[j * K + k]`), with the
+    /// rules of [`PayoffMatrix::new`].
+    ///
+    /// # Errors
+    /// As [`PayoffMatrix::new`], and [`GameError::Length`] unless there are `agents²`
+    /// values.
+    pub fn from_row_major(values: &[f64], agents: usize) -> Result<Self, GameError> {
+        if values.len() != agents * agents {
+            return Err(GameError::Length {
+                agents,
+                length: values.len(),
+            });
+        }
         if agents < 2 {
             return Err(GameError::TooFewAgents(agents));
         }
-        for (row, r) in rows.iter().enumerate() {
-            for (column, &value) in r.iter().enumerate() {
+        for row in 0..agents {
+            for column in 0..agents {
+                let value = values[row * agents + column];
                 if !value.is_finite() {
                     return Err(GameError::NotFinite { row, column, value });
                 }
                 if value.abs() > 1.0 {
                     return Err(GameError::OutOfRange { row, column, value });
                 }
-                let mirror = rows[column][row];
+                let mirror = values[column * agents + row];
                 if (value + mirror).abs() > SKEW_TOLERANCE {
                     return Err(GameError::NotSkewSymmetric {
                         row,
@@ -82,7 +100,7 @@ impl PayoffMatrix {
         }
         Ok(Self {
             agents,
-            values: rows.iter().flatten().copied().collect(),
+            values: values.to_vec(),
         })
     }
 

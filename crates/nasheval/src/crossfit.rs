@@ -7,9 +7,37 @@
 
 use verdict_feedback::ContextualLog;
 
+use serde::{Deserialize, Serialize};
+
 use crate::backbone::{Backbone, Model};
 use crate::learner::{context_folds, LearnerError};
 use crate::pairs::PairMap;
+use crate::pooled::{PairVerdict, PooledOutcome};
+
+/// How the outcome nuisances `μ^m_jk` are modelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum OutcomeDesign {
+    /// One model per (menu, pair) on the contexts that selected the menu (Algorithm
+    /// 1 as written): right for a few well-observed menus.
+    PerMenu,
+    /// One model per fold over `(x, j, k)` ([`crate::pooled`]): for many or rare
+    /// menus.
+    Pooled,
+    /// Per menu when the catalogue is small (at most [`PER_MENU_LIMIT`] menus) and
+    /// every menu has feedback in every fold's training contexts; pooled otherwise.
+    #[default]
+    Auto,
+}
+
+impl OutcomeDesign {
+    /// Model files written before the option modelled outcomes per menu.
+    pub fn before_the_option() -> Self {
+        Self::PerMenu
+    }
+}
+
+/// The largest catalogue `Auto` models menu by menu.
+pub const PER_MENU_LIMIT: usize = 20;
 
 /// Nuisance values at a set of contexts: `propensity` is `contexts × menus`,
 /// `outcome` is `contexts × outcomes` (one column per (menu, pair), see
@@ -39,6 +67,8 @@ pub struct CrossFitOptions {
     /// Keep every fold's outcome models (needed to predict the plug-in payoff at new
     /// contexts).
     pub keep_outcome_models: bool,
+    /// Per-menu or pooled outcome models.
+    pub outcome_design: OutcomeDesign,
 }
 
 /// What cross-fitting produced.
@@ -56,8 +86,15 @@ pub struct CrossFit {
     pub outcome_loss: f64,
     /// Out-of-fold binary log loss of the propensity models.
     pub propensity_loss: f64,
-    /// `[fold][outcome]` outcome models when kept, else empty.
+    /// `[fold][outcome]` outcome models when kept and modelled per menu, else empty.
     pub outcome_models: Vec<Vec<Model>>,
+    /// One pooled outcome model per fold when kept and pooled, else empty.
+    pub pooled_models: Vec<PooledOutcome>,
+    /// The design used (`PerMenu` or `Pooled`).
+    pub outcome_design: OutcomeDesign,
+    /// Menus that some fold's training contexts never selected, with the number of
+    /// contexts that did select each (modelled by the pooled design).
+    pub sparse_menus: Vec<(usize, usize)>,
 }
 
 /// Where each (context, menu) verdict sits in a log: `index[i * menus + m]` is the
@@ -132,14 +169,34 @@ pub fn cross_fit(
     let mut propensity = vec![0.0; n * menus];
     let mut outcome = vec![0.0; n * pairs.outcomes];
     let mut outcome_models = Vec::new();
-    let total = options.folds * (menus + pairs.outcomes);
+    let sparse_menus = sparse_menus(&observed, &folds, options.folds, menus, n);
+    let design = match options.outcome_design {
+        OutcomeDesign::Auto if menus <= PER_MENU_LIMIT && sparse_menus.is_empty() => {
+            OutcomeDesign::PerMenu
+        }
+        OutcomeDesign::Auto => OutcomeDesign::Pooled,
+        OutcomeDesign::PerMenu if !sparse_menus.is_empty() => {
+            let (m, count) = sparse_menus[0];
+            return Err(LearnerError(format!(
+                "menu {} has feedback in {count} contexts and none in some fold's training contexts, so it cannot be modelled on its own; use the pooled outcome design",
+                menu_label(log, m)
+            )));
+        }
+        other => other,
+    };
+    let total = options.folds
+        * (menus
+            + match design {
+                OutcomeDesign::PerMenu => pairs.outcomes,
+                _ => 1,
+            });
     let mut done = 0;
+    let mut pooled_models = Vec::new();
     for fold in 0..options.folds {
         let (held, train): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| folds[i] == fold);
         let held_x = gather(&log.features, columns, &held);
         let train_x = gather(&log.features, columns, &train);
-        let mut fold_models = Vec::new();
-        for (m, menu_outcomes) in pairs.menu_outcomes.iter().enumerate() {
+        for m in 0..menus {
             let at = |e: LearnerError| {
                 LearnerError(format!("fold {fold}, menu {}: {e}", menu_label(log, m)))
             };
@@ -155,18 +212,36 @@ pub fn cross_fit(
             }
             done += 1;
             progress(done, total);
+        }
+        if design == OutcomeDesign::Pooled {
+            let model = fit_pooled(log, &observed, pairs, &train, &options.outcome)
+                .map_err(|e| LearnerError(format!("fold {fold}, pooled outcome model: {e}")))?;
+            let predicted = model.predict(&held_x, &pairs.pairs);
+            let npairs = pairs.pairs.len();
+            for (r, &i) in held.iter().enumerate() {
+                for menu_outcomes in &pairs.menu_outcomes {
+                    for &(p, holder) in menu_outcomes {
+                        outcome[i * pairs.outcomes + holder.outcome] = predicted[r * npairs + p];
+                    }
+                }
+            }
+            if options.keep_outcome_models {
+                pooled_models.push(model);
+            }
+            done += 1;
+            progress(done, total);
+            continue;
+        }
+        let mut fold_models = Vec::new();
+        for (m, menu_outcomes) in pairs.menu_outcomes.iter().enumerate() {
+            let at = |e: LearnerError| {
+                LearnerError(format!("fold {fold}, menu {}: {e}", menu_label(log, m)))
+            };
             let chosen: Vec<usize> = train
                 .iter()
                 .copied()
                 .filter(|&i| observed.selected(i, m))
                 .collect();
-            if chosen.is_empty() {
-                return Err(at(LearnerError(
-                    "no training context outside this fold has feedback on the menu; \
-                     use fewer folds or drop the menu"
-                        .into(),
-                )));
-            }
             let chosen_x = gather(&log.features, columns, &chosen);
             for &(_, holder) in menu_outcomes {
                 let targets: Vec<f64> = chosen
@@ -228,7 +303,67 @@ pub fn cross_fit(
         outcome_loss: squared / count.max(1) as f64,
         propensity_loss: log_loss / (n * menus).max(1) as f64,
         outcome_models,
+        pooled_models,
+        outcome_design: design,
+        sparse_menus,
     })
+}
+
+/// Menus that some fold's training contexts never selected, with how many contexts
+/// selected each.
+fn sparse_menus(
+    observed: &Observed,
+    folds: &[usize],
+    fold_count: usize,
+    menus: usize,
+    n: usize,
+) -> Vec<(usize, usize)> {
+    (0..menus)
+        .filter_map(|m| {
+            let mut per_fold = vec![0usize; fold_count];
+            for i in (0..n).filter(|&i| observed.selected(i, m)) {
+                per_fold[folds[i]] += 1;
+            }
+            let total: usize = per_fold.iter().sum();
+            // Fold f trains on the others: it lacks data when all selections are in f.
+            per_fold
+                .iter()
+                .any(|&c| total - c == 0)
+                .then_some((m, total))
+        })
+        .collect()
+}
+
+/// The pooled outcome model on every verdict of the `train` contexts.
+fn fit_pooled(
+    log: &ContextualLog,
+    observed: &Observed,
+    pairs: &PairMap,
+    train: &[usize],
+    backbone: &Backbone,
+) -> Result<PooledOutcome, LearnerError> {
+    let mut verdicts = Vec::new();
+    for &i in train {
+        for (m, menu_outcomes) in pairs.menu_outcomes.iter().enumerate() {
+            for &(_, h) in menu_outcomes {
+                if let Some(verdict) = observed.verdict(log, i, m, h.first, h.second) {
+                    verdicts.push(PairVerdict {
+                        row: i,
+                        first: log.menus[m][h.first],
+                        second: log.menus[m][h.second],
+                        verdict,
+                    });
+                }
+            }
+        }
+    }
+    PooledOutcome::fit(
+        &log.features,
+        log.feature_names.len(),
+        log.agents.len(),
+        &verdicts,
+        backbone,
+    )
 }
 
 /// A fitted propensity model, or the constant share when a fold's labels are all

@@ -22,13 +22,16 @@ pub mod model;
 pub mod network;
 pub mod pairs;
 pub mod payoff;
+pub mod pooled;
 mod pseudo;
 pub mod selection;
 pub mod tune;
 
 pub use aggregator::{Aggregator, AggregatorError};
 pub use backbone::{Backbone, GbdtParams, Model};
-pub use crossfit::{cross_fit, CrossFit, CrossFitOptions, Nuisances, Observed};
+pub use crossfit::{
+    cross_fit, CrossFit, CrossFitOptions, Nuisances, Observed, OutcomeDesign, PER_MENU_LIMIT,
+};
 pub use gap::{payoff_matrices, GapLoss, GapScratch};
 pub use learner::{context_folds, Classifier, LearnerError, Logistic, Regressor, Ridge};
 pub use model::{
@@ -38,4 +41,5 @@ pub use model::{
 pub use network::{Network, NetworkOptions, TrainingReport};
 pub use pairs::{AggregatorKind, Holder, PairMap};
 pub use payoff::{PayoffRegression, PayoffSurface};
+pub use pooled::{PairVerdict, PooledOutcome};
 pub use pseudo::{plugin_payoff, pseudo_outcome, MenuObservation};

@@ -9,7 +9,7 @@ use verdict_game::{
 };
 
 use crate::backbone::{Backbone, GbdtParams};
-use crate::crossfit::{cross_fit, CrossFit, CrossFitOptions, Nuisances};
+use crate::crossfit::{cross_fit, CrossFit, CrossFitOptions, Nuisances, OutcomeDesign};
 use crate::gap::{payoff_matrices, GapLoss};
 use crate::learner::{context_folds, LearnerError};
 use crate::network::{Network, NetworkOptions, TrainingReport};
@@ -112,6 +112,9 @@ pub struct FitOptions {
     /// Where the network's training starts.
     #[serde(default = "NetworkInit::before_the_option")]
     pub network_init: NetworkInit,
+    /// Per-menu or pooled outcome models ([`OutcomeDesign`]; default `Auto`).
+    #[serde(default = "OutcomeDesign::before_the_option")]
+    pub outcome_design: OutcomeDesign,
 }
 
 impl Default for FitOptions {
@@ -134,6 +137,7 @@ impl Default for FitOptions {
             network: NetworkOptions::default(),
             tune_network: false,
             network_init: NetworkInit::Solver,
+            outcome_design: OutcomeDesign::Auto,
         }
     }
 }
@@ -171,6 +175,13 @@ pub struct FitSummary {
     pub network_tuning: Option<TunedNetwork>,
     /// Mean gap `G_Omega(pi(X_i); Â(X_i))` of the policy on the training contexts.
     pub final_gap: f64,
+    /// The outcome design used (the choice, for `Auto`).
+    #[serde(default)]
+    pub outcome_design: Option<OutcomeDesign>,
+    /// Menus (catalogue index) that some fold's training contexts never selected, with
+    /// the number of contexts that selected each: modelled by the pooled design.
+    #[serde(default)]
+    pub sparse_menus: Vec<(usize, usize)>,
 }
 
 /// A stage of [`fit`], for progress reports.
@@ -346,6 +357,7 @@ pub fn prepare(
             outcome: options.outcome_backbone.clone(),
             propensity: options.propensity_backbone.clone(),
             keep_outcome_models: options.variant != Variant::Debiased,
+            outcome_design: options.outcome_design,
         },
         &|done, total| progress(Stage::Nuisances, done, total),
     )?;
@@ -482,6 +494,8 @@ pub fn fit_prepared(
             summary.clipped_propensities = crossfit.clipped;
             summary.outcome_loss = Some(crossfit.outcome_loss);
             summary.propensity_loss = Some(crossfit.propensity_loss);
+            summary.outcome_design = Some(crossfit.outcome_design);
+            summary.sparse_menus = crossfit.sparse_menus.clone();
             let (chosen, regression) = if variant == Variant::Auto {
                 progress(Stage::Selection, 0, 1);
                 let chosen = choose(log, options, prepared, crossfit, &mut summary)?;
@@ -492,7 +506,11 @@ pub fn fit_prepared(
             };
             summary.chosen = Some(chosen);
             summary.chosen_regression = Some(regression);
-            if chosen == Variant::Plugin {
+            if chosen == Variant::Plugin && !crossfit.pooled_models.is_empty() {
+                PayoffSurface::PooledPlugIn {
+                    models: crossfit.pooled_models.clone(),
+                }
+            } else if chosen == Variant::Plugin {
                 if crossfit.outcome_models.is_empty() {
                     return Err(FitError(
                         "the plug-in needs the fold outcome models; prepare with a variant other than debiased".into(),

@@ -11,6 +11,7 @@ use crate::backbone::{Backbone, Model};
 use crate::crossfit::{Nuisances, Observed};
 use crate::learner::LearnerError;
 use crate::pairs::PairMap;
+use crate::pooled::PooledOutcome;
 use crate::{plugin_payoff, pseudo_outcome, MenuObservation};
 
 /// The menus of pair `p` at context `i`, as Eq. 42 sees them.
@@ -96,6 +97,13 @@ pub enum PayoffSurface {
     PlugIn {
         /// `[fold][outcome]` outcome models.
         models: Vec<Vec<Model>>,
+    },
+    /// The plug-in from every fold's pooled outcome model, averaged over folds: the
+    /// pooled model's pair value is every holding menu's mean, so the aggregator of
+    /// equal values returns it.
+    PooledPlugIn {
+        /// One pooled outcome model per fold.
+        models: Vec<PooledOutcome>,
     },
 }
 
@@ -186,6 +194,14 @@ impl PayoffSurface {
                 let count = all.len();
                 (all, count, columns)
             }
+            Self::PooledPlugIn { models } => {
+                if models.is_empty() {
+                    return Err("the pooled plug-in surface has no outcome model".into());
+                }
+                return models
+                    .iter()
+                    .try_for_each(|m| m.check(pairs.agents, columns));
+            }
         };
         if models.len() != expected {
             return Err(format!(
@@ -227,6 +243,15 @@ impl PayoffSurface {
                     }
                 }
                 plugin_pairs(pairs, &outcome)
+            }
+            Self::PooledPlugIn { models } => {
+                let mut out = vec![0.0; n * npairs];
+                for model in models {
+                    for (o, v) in out.iter_mut().zip(model.predict(features, &pairs.pairs)) {
+                        *o += v / models.len() as f64;
+                    }
+                }
+                out
             }
         }
     }

@@ -275,7 +275,7 @@ impl ArenaWorld {
             ));
         }
         let k = s.agents;
-        let mut rng = ChaCha8Rng::seed_from_u64(s.seed ^ 0xA4E_7A_0F1D);
+        let mut rng = ChaCha8Rng::seed_from_u64(s.seed ^ 0x000A_4E7A_0F1D);
         let tastes = (0..GROUPS * k)
             .map(|_| StandardNormal.sample(&mut rng))
             .collect();

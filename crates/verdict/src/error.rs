@@ -16,6 +16,9 @@ pub enum VerdictError {
     /// A simulation setting.
     #[error(transparent)]
     Simulation(#[from] verdict_sim::SimulationError),
+    /// A file whose content is not what it should hold (a simulation's truth, say).
+    #[error("{0}")]
+    Data(String),
     /// A pipeline setting outside its range.
     #[error("{0}")]
     Settings(String),

@@ -11,6 +11,8 @@
 //! - [`report`]: tables, JSON/CSV schemas, plots.
 //! - [`sim`]: synthetic data with known ground truth.
 //! - [`rank`]: the leaderboard pipeline behind `verdict rank`.
+//! - [`simulation`]: simulations with exact truth written to and opened from a
+//!   directory, and a policy scored against that truth.
 
 pub use verdict_feedback as feedback;
 pub use verdict_game as game;
@@ -24,5 +26,6 @@ pub use verdict_sim as sim;
 pub mod equilibrium;
 mod error;
 pub mod rank;
+pub mod simulation;
 
 pub use error::VerdictError;
