@@ -165,9 +165,9 @@ pub enum RegressionArg {
     PerPair,
 }
 
-/// `--outcome-design` of `verdict fit`.
+/// `--nuisance-design` of `verdict fit`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutcomeDesignArg {
+pub enum NuisanceDesignArg {
     /// Per menu for small catalogues whose every menu is seen in every fold; pooled
     /// otherwise.
     Auto,
@@ -235,7 +235,7 @@ pub struct FitArgs {
     /// Outcome models per (menu, pair), or pooled over menus with the agents as
     /// inputs (for many or rare menus).
     #[arg(long, value_enum, default_value = "auto")]
-    pub outcome_design: OutcomeDesignArg,
+    pub nuisance_design: NuisanceDesignArg,
     /// Fit even when some pair of agents never met in any menu: its payoff is
     /// extrapolated by the pooled outcome model, with a warning naming the pairs.
     #[arg(long)]
@@ -302,7 +302,8 @@ pub struct PredictArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct EvaluateArgs {
-    /// A model written by `verdict fit`.
+    /// A model written by `verdict fit`, or a `verdict rank --method lottery --format
+    /// json` board (scored as the same lottery at every context).
     pub model: PathBuf,
     /// A `verdict simulate` directory; the model is scored on its test contexts.
     #[arg(long, value_name = "DIR")]

@@ -5,15 +5,40 @@
 
 use anyhow::bail;
 
-use verdict::simulation::{score, Split, Truth};
+use verdict::simulation::{score, PolicyScore, Split, Truth};
 
 use crate::args::{EvaluateArgs, OutputFormat};
 use crate::fit::load_model;
 use crate::predict::model_features;
 
+/// The agents and probabilities of a `verdict rank --method lottery --format json`
+/// board, or `None` when `value` is not one.
+fn lottery_board(value: &serde_json::Value) -> Option<(Vec<String>, Vec<f64>)> {
+    if value["method"] != "maximal-lottery" {
+        return None;
+    }
+    value["models"]
+        .as_array()?
+        .iter()
+        .map(|m| Some((m["name"].as_str()?.to_string(), m["probability"].as_f64()?)))
+        .collect::<Option<Vec<_>>>()
+        .map(|rows| rows.into_iter().unzip())
+}
+
 pub fn run(args: &EvaluateArgs) -> anyhow::Result<()> {
-    let model = load_model(&args.model)?;
     let truth = Truth::open(&args.truth, Split::Test)?;
+    let board = std::fs::read(&args.model)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .and_then(|value| lottery_board(&value));
+    if let Some((agents, pi)) = board {
+        // One lottery for every context: the global maximal lottery as a policy.
+        let policies: Vec<f64> = (0..truth.ids.len())
+            .flat_map(|_| pi.iter().copied())
+            .collect();
+        return report(args, &score(&agents, &policies, &truth)?);
+    }
+    let model = load_model(&args.model)?;
     let (table, features) = model_features(&model, &args.truth.join("test_contexts.parquet"))?;
     if table.ids != truth.ids {
         bail!(
@@ -29,7 +54,10 @@ pub fn run(args: &EvaluateArgs) -> anyhow::Result<()> {
         );
     }
     let policies = model.policy(&features)?;
-    let score = score(&model.agents, &policies, &truth)?;
+    report(args, &score(&model.agents, &policies, &truth)?)
+}
+
+fn report(args: &EvaluateArgs, score: &PolicyScore) -> anyhow::Result<()> {
     let report = serde_json::to_value(score)?;
     match args.format {
         OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),

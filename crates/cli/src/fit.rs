@@ -13,12 +13,12 @@ use verdict::io::{read_costs, write_atomic, IoError, Source};
 use verdict::nasheval::tune::{tune_nuisances, tune_payoff, Tuned};
 use verdict::nasheval::{
     fit_prepared, prepare, AggregatorKind, Backbone, FitOptions, GbdtParams, NashEvalModel,
-    NetworkOptions, OutcomeDesign, PayoffRegression, PolicyKind, Stage, TrainingReport, Variant,
+    NetworkOptions, NuisanceDesign, PayoffRegression, PolicyKind, Stage, TrainingReport, Variant,
 };
 use verdict::simulation::{Split, Truth};
 
 use crate::args::{
-    BackboneArg, FitArgs, OutcomeDesignArg, OutputFormat, PolicyArg, RegressionArg, VariantArg,
+    BackboneArg, FitArgs, NuisanceDesignArg, OutputFormat, PolicyArg, RegressionArg, VariantArg,
 };
 use crate::log::read_log;
 use crate::progress::bar;
@@ -148,8 +148,8 @@ fn complete_pairs(log: &mut ContextualLog, args: &FitArgs) -> anyhow::Result<()>
         );
     }
     anyhow::ensure!(
-        args.outcome_design != OutcomeDesignArg::PerMenu,
-        "--allow-unobserved extrapolates through the pooled outcome model; it does not combine with --outcome-design per-menu"
+        args.nuisance_design != NuisanceDesignArg::PerMenu,
+        "--allow-unobserved extrapolates through the pooled outcome model; it does not combine with --nuisance-design per-menu"
     );
     log.hold_every_pair();
     eprintln!(
@@ -266,10 +266,10 @@ fn options(args: &FitArgs, log: &ContextualLog) -> anyhow::Result<FitOptions> {
         },
         tune_network: args.tune,
         network_init: args.network_init.into(),
-        outcome_design: match args.outcome_design {
-            OutcomeDesignArg::Auto => OutcomeDesign::Auto,
-            OutcomeDesignArg::PerMenu => OutcomeDesign::PerMenu,
-            OutcomeDesignArg::Pooled => OutcomeDesign::Pooled,
+        nuisance_design: match args.nuisance_design {
+            NuisanceDesignArg::Auto => NuisanceDesign::Auto,
+            NuisanceDesignArg::PerMenu => NuisanceDesign::PerMenu,
+            NuisanceDesignArg::Pooled => NuisanceDesign::Pooled,
         },
         ..backbone_options(
             args.outcome_backbone.unwrap_or(args.backbone),
@@ -354,13 +354,13 @@ fn summary_table(model: &NashEvalModel, out: &Path, seconds: f64) -> String {
             "clipped propensities  {} (floor {})",
             s.clipped_propensities, o.propensity_floor
         );
-        if let Some(design) = s.outcome_design {
+        if let Some(design) = s.nuisance_design {
             let sparse = s.sparse_menus.len();
             let _ = writeln!(
                 text,
                 "outcome models        {}{}",
                 match design {
-                    OutcomeDesign::Pooled => "pooled over menus",
+                    NuisanceDesign::Pooled => "pooled over menus",
                     _ => "per menu",
                 },
                 if sparse > 0 {
@@ -375,10 +375,21 @@ fn summary_table(model: &NashEvalModel, out: &Path, seconds: f64) -> String {
             let _ = writeln!(text, "propensity log loss   {propensity:.5}");
         }
     }
+    if !s.stage_seconds.is_empty() {
+        let stages: Vec<String> = s
+            .stage_seconds
+            .iter()
+            .map(|(stage, seconds)| format!("{stage} {seconds:.1}"))
+            .collect();
+        let _ = writeln!(text, "seconds by stage      {}", stages.join(", "));
+    }
     for c in &s.candidates {
+        let paired = c.difference.map_or(String::new(), |(d, se)| {
+            format!("  ({d:+.5} ± {se:.5} against plugin, paired)")
+        });
         let _ = writeln!(
             text,
-            "risk {:<16} {:.5} ± {:.5}",
+            "risk {:<16} {:.5} ± {:.5}{paired}",
             c.name, c.risk, c.standard_error
         );
     }

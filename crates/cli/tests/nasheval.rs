@@ -457,14 +457,48 @@ fn arena_world_fits_with_rare_and_unmet_pairs() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("never met (model_"), "{stderr}");
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(report["summary"]["outcome_design"], "Pooled");
+    assert_eq!(report["summary"]["nuisance_design"], "Pooled");
     assert!(!report["summary"]["sparse_menus"]
         .as_array()
         .unwrap()
         .is_empty());
     let scored = json(&["evaluate", &model, "--truth", &sim, "--format", "json"]);
-    let exploitability = scored["exploitability"].as_f64().unwrap();
-    assert!(exploitability.is_finite() && exploitability >= 0.0);
+    let model_exploitability = scored["exploitability"].as_f64().unwrap();
+    assert!(model_exploitability.is_finite() && model_exploitability >= 0.0);
+    // The global maximal lottery of the same battles, scored as a constant policy:
+    // its exploitability at each context is max_j (A(x) pi)_j, checked here by hand.
+    let board = succeed(&[
+        "rank",
+        &format!("{sim}/battles.parquet"),
+        "--method",
+        "lottery",
+        "--allow-unobserved",
+        "--format",
+        "json",
+    ]);
+    let lottery = common::write(dir.path(), "lottery.json", &board);
+    let scored = json(&["evaluate", &lottery, "--truth", &sim, "--format", "json"]);
+    let board: Value = serde_json::from_str(&board).unwrap();
+    let truth = verdict::simulation::Truth::open(Path::new(&sim), verdict::simulation::Split::Test)
+        .unwrap();
+    let agents = truth.agents().to_vec();
+    let k = agents.len();
+    let mut pi = vec![0.0; k];
+    for m in board["models"].as_array().unwrap() {
+        let j = agents
+            .iter()
+            .position(|a| a == m["name"].as_str().unwrap())
+            .unwrap();
+        pi[j] = m["probability"].as_f64().unwrap();
+    }
+    let by_hand = truth
+        .payoff
+        .chunks(k * k)
+        .map(|a| exploitability(&PayoffMatrix::from_row_major(a, k).unwrap(), &pi))
+        .sum::<f64>()
+        / truth.ids.len() as f64;
+    let scored = scored["exploitability"].as_f64().unwrap();
+    assert!((scored - by_hand).abs() < 1e-12, "{scored} vs {by_hand}");
     succeed(&[
         "fit",
         "--battles",

@@ -163,6 +163,31 @@ impl Model {
         }
     }
 
+    /// Fits with row weights `weights` (one finite non-negative number per row): the
+    /// weighted squared error or log loss. Sampled rows weighted by their inverse
+    /// sampling rate give an unbiased estimate of the full data's loss.
+    ///
+    /// # Errors
+    /// [`LearnerError`] from the learner or for bad weights.
+    pub fn fit_weighted(
+        &mut self,
+        features: &[f64],
+        columns: usize,
+        targets: &[f64],
+        weights: &[f64],
+    ) -> Result<(), LearnerError> {
+        let w = Some(weights);
+        match self {
+            Self::Ridge(m) => m.fit_weighted(features, columns, targets, w),
+            Self::Logistic(m) => m.fit_weighted(features, columns, targets, w),
+            Self::GbdtRegressor(m) => m.train(features, columns, targets, w, "regression", "l2"),
+            Self::GbdtClassifier(m) => {
+                crate::learner::check_labels(targets)?;
+                m.train(features, columns, targets, w, "binary", "binary_logloss")
+            }
+        }
+    }
+
     /// Predictions (regressors) or probabilities of label 1 (classifiers).
     pub fn predict(&self, features: &[f64]) -> Vec<f64> {
         match self {
@@ -281,10 +306,12 @@ impl Gbdt {
         features: &[f64],
         columns: usize,
         targets: &[f64],
+        weights: Option<&[f64]>,
         objective: &str,
         metric: &str,
     ) -> Result<(), LearnerError> {
         let rows = check(features, columns, targets)?;
+        crate::learner::check_weights(weights, rows)?;
         let lightgbm = |e: lightgbm3::Error| LearnerError(format!("LightGBM: {e}"));
         let labels: Vec<f32> = targets.iter().map(|&t| t as f32).collect();
         let held_out = if self.params.early_stopping_rounds > 0 {
@@ -305,19 +332,24 @@ impl Gbdt {
             let is_held = |r: usize| held[r];
             let (mut train_x, mut train_y, mut valid_x, mut valid_y) =
                 (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let (mut train_w, mut valid_w) = (Vec::new(), Vec::new());
             for r in 0..rows {
                 let row = &features[r * columns..(r + 1) * columns];
+                let w = weights.map_or(1.0, |w| w[r] as f32);
                 if is_held(r) {
                     valid_x.extend_from_slice(row);
                     valid_y.push(labels[r]);
+                    valid_w.push(w);
                 } else {
                     train_x.extend_from_slice(row);
                     train_y.push(labels[r]);
+                    train_w.push(w);
                 }
             }
-            let train =
+            let mut train =
                 Dataset::from_slice(&train_x, &train_y, columns as i32, true).map_err(lightgbm)?;
-            let valid = Dataset::from_slice_with_reference(
+            drop(train_x);
+            let mut valid = Dataset::from_slice_with_reference(
                 &valid_x,
                 &valid_y,
                 columns as i32,
@@ -325,11 +357,20 @@ impl Gbdt {
                 Some(&train),
             )
             .map_err(lightgbm)?;
+            drop(valid_x);
+            if weights.is_some() {
+                train.set_weights(&train_w).map_err(lightgbm)?;
+                valid.set_weights(&valid_w).map_err(lightgbm)?;
+            }
             Booster::train_with_valid(train, Some(valid), &parameters).map_err(lightgbm)?
         } else {
             parameters["early_stopping_rounds"] = json!(0);
-            let train =
+            let mut train =
                 Dataset::from_slice(features, &labels, columns as i32, true).map_err(lightgbm)?;
+            if let Some(w) = weights {
+                let w: Vec<f32> = w.iter().map(|&v| v as f32).collect();
+                train.set_weights(&w).map_err(lightgbm)?;
+            }
             Booster::train(train, &parameters).map_err(lightgbm)?
         };
         self.columns = columns;
@@ -354,7 +395,7 @@ impl Regressor for Gbdt {
         columns: usize,
         targets: &[f64],
     ) -> Result<(), LearnerError> {
-        self.train(features, columns, targets, "regression", "l2")
+        self.train(features, columns, targets, None, "regression", "l2")
     }
 
     fn predict(&self, features: &[f64]) -> Vec<f64> {
@@ -370,7 +411,7 @@ impl Classifier for Gbdt {
         labels: &[f64],
     ) -> Result<(), LearnerError> {
         crate::learner::check_labels(labels)?;
-        self.train(features, columns, labels, "binary", "binary_logloss")
+        self.train(features, columns, labels, None, "binary", "binary_logloss")
     }
 
     fn predict_probability(&self, features: &[f64]) -> Vec<f64> {

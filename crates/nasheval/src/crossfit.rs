@@ -12,16 +12,17 @@ use serde::{Deserialize, Serialize};
 use crate::backbone::{Backbone, Model};
 use crate::learner::{context_folds, LearnerError};
 use crate::pairs::PairMap;
-use crate::pooled::{PairVerdict, PooledOutcome};
+use crate::pooled::{PairVerdict, PooledOutcome, PooledPropensity};
 
-/// How the outcome nuisances `μ^m_jk` are modelled.
+/// How the nuisances `e^m` and `μ^m_jk` are modelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-pub enum OutcomeDesign {
-    /// One model per (menu, pair) on the contexts that selected the menu (Algorithm
-    /// 1 as written): right for a few well-observed menus.
+pub enum NuisanceDesign {
+    /// One propensity model per menu and one outcome model per (menu, pair) on the
+    /// contexts that selected the menu (Algorithm 1 as written): right for a few
+    /// well-observed menus.
     PerMenu,
-    /// One model per fold over `(x, j, k)` ([`crate::pooled`]): for many or rare
-    /// menus.
+    /// Per fold, one propensity model over `(x, menu)` and one outcome model over
+    /// `(x, j, k)` ([`crate::pooled`]): for many or rare menus.
     Pooled,
     /// Per menu when the catalogue is small (at most [`PER_MENU_LIMIT`] menus) and
     /// every menu has feedback in every fold's training contexts; pooled otherwise.
@@ -29,7 +30,7 @@ pub enum OutcomeDesign {
     Auto,
 }
 
-impl OutcomeDesign {
+impl NuisanceDesign {
     /// Model files written before the option modelled outcomes per menu.
     pub fn before_the_option() -> Self {
         Self::PerMenu
@@ -68,7 +69,7 @@ pub struct CrossFitOptions {
     /// contexts).
     pub keep_outcome_models: bool,
     /// Per-menu or pooled outcome models.
-    pub outcome_design: OutcomeDesign,
+    pub nuisance_design: NuisanceDesign,
 }
 
 /// What cross-fitting produced.
@@ -91,10 +92,12 @@ pub struct CrossFit {
     /// One pooled outcome model per fold when kept and pooled, else empty.
     pub pooled_models: Vec<PooledOutcome>,
     /// The design used (`PerMenu` or `Pooled`).
-    pub outcome_design: OutcomeDesign,
+    pub nuisance_design: NuisanceDesign,
     /// Menus that some fold's training contexts never selected, with the number of
     /// contexts that did select each (modelled by the pooled design).
     pub sparse_menus: Vec<(usize, usize)>,
+    /// Wall-clock seconds the cross-fitting took.
+    pub seconds: f64,
 }
 
 /// Where each (context, menu) verdict sits in a log: `index[i * menus + m]` is the
@@ -102,23 +105,31 @@ pub struct CrossFit {
 #[derive(Debug, Clone)]
 pub struct Observed {
     menus: usize,
-    index: Vec<Option<usize>>,
+    /// Position in `log.feedback`, or [`Observed::NONE`]: four bytes per (context,
+    /// menu), which at 135,000 contexts and 120 menus is 65 MB.
+    index: Vec<u32>,
 }
 
 impl Observed {
+    const NONE: u32 = u32::MAX;
+
     /// Indexes `log`.
+    ///
+    /// # Panics
+    /// With more than four billion feedback records, which no log in memory holds.
     pub fn new(log: &ContextualLog) -> Self {
         let menus = log.menus.len();
-        let mut index = vec![None; log.contexts.len() * menus];
+        let mut index = vec![Self::NONE; log.contexts.len() * menus];
         for (f, feedback) in log.feedback.iter().enumerate() {
-            index[feedback.context * menus + feedback.menu] = Some(f);
+            index[feedback.context * menus + feedback.menu] =
+                u32::try_from(f).expect("fewer than 2^32 feedback records");
         }
         Self { menus, index }
     }
 
     /// `S^m_i`.
     pub fn selected(&self, context: usize, menu: usize) -> bool {
-        self.index[context * self.menus + menu].is_some()
+        self.index[context * self.menus + menu] != Self::NONE
     }
 
     /// The mean verdict `Z^m_jk` of context `context` at positions `(first, second)`
@@ -131,9 +142,10 @@ impl Observed {
         first: usize,
         second: usize,
     ) -> Option<f64> {
-        self.index[context * self.menus + menu].map(|f| {
+        let f = self.index[context * self.menus + menu];
+        (f != Self::NONE).then(|| {
             let size = log.menus[menu].len();
-            log.feedback[f].verdicts[first * size + second]
+            log.feedback[f as usize].verdicts[first * size + second]
         })
     }
 }
@@ -159,6 +171,7 @@ pub fn cross_fit(
     options: &CrossFitOptions,
     progress: &dyn Fn(usize, usize),
 ) -> Result<CrossFit, LearnerError> {
+    let started = std::time::Instant::now();
     let n = log.contexts.len();
     let columns = log.feature_names.len();
     let menus = log.menus.len();
@@ -170,12 +183,12 @@ pub fn cross_fit(
     let mut outcome = vec![0.0; n * pairs.outcomes];
     let mut outcome_models = Vec::new();
     let sparse_menus = sparse_menus(&observed, &folds, options.folds, menus, n);
-    let design = match options.outcome_design {
-        OutcomeDesign::Auto if menus <= PER_MENU_LIMIT && sparse_menus.is_empty() => {
-            OutcomeDesign::PerMenu
+    let design = match options.nuisance_design {
+        NuisanceDesign::Auto if menus <= PER_MENU_LIMIT && sparse_menus.is_empty() => {
+            NuisanceDesign::PerMenu
         }
-        OutcomeDesign::Auto => OutcomeDesign::Pooled,
-        OutcomeDesign::PerMenu if !sparse_menus.is_empty() => {
+        NuisanceDesign::Auto => NuisanceDesign::Pooled,
+        NuisanceDesign::PerMenu if !sparse_menus.is_empty() => {
             let (m, count) = sparse_menus[0];
             return Err(LearnerError(format!(
                 "menu {} has feedback in {count} contexts and none in some fold's training contexts, so it cannot be modelled on its own; use the pooled outcome design",
@@ -185,18 +198,37 @@ pub fn cross_fit(
         other => other,
     };
     let total = options.folds
-        * (menus
-            + match design {
-                OutcomeDesign::PerMenu => pairs.outcomes,
-                _ => 1,
-            });
+        * match design {
+            NuisanceDesign::PerMenu => menus + pairs.outcomes,
+            _ => 2,
+        };
     let mut done = 0;
     let mut pooled_models = Vec::new();
     for fold in 0..options.folds {
         let (held, train): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| folds[i] == fold);
         let held_x = gather(&log.features, columns, &held);
         let train_x = gather(&log.features, columns, &train);
-        for m in 0..menus {
+        if design == NuisanceDesign::Pooled {
+            let model = PooledPropensity::fit(
+                &log.features,
+                columns,
+                log.agents.len(),
+                &log.menus,
+                &train,
+                &|i, m| observed.selected(i, m),
+                &options.propensity,
+                options.seed ^ fold as u64,
+            )
+            .map_err(|e| LearnerError(format!("fold {fold}, pooled propensity model: {e}")))?;
+            let predicted = model.predict(&held_x, &log.menus);
+            for (r, &i) in held.iter().enumerate() {
+                propensity[i * menus..(i + 1) * menus]
+                    .copy_from_slice(&predicted[r * menus..(r + 1) * menus]);
+            }
+            done += 1;
+            progress(done, total);
+        }
+        for m in (0..menus).filter(|_| design == NuisanceDesign::PerMenu) {
             let at = |e: LearnerError| {
                 LearnerError(format!("fold {fold}, menu {}: {e}", menu_label(log, m)))
             };
@@ -213,7 +245,7 @@ pub fn cross_fit(
             done += 1;
             progress(done, total);
         }
-        if design == OutcomeDesign::Pooled {
+        if design == NuisanceDesign::Pooled {
             let model = fit_pooled(log, &observed, pairs, &train, &options.outcome)
                 .map_err(|e| LearnerError(format!("fold {fold}, pooled outcome model: {e}")))?;
             let predicted = model.predict(&held_x, &pairs.pairs);
@@ -304,8 +336,9 @@ pub fn cross_fit(
         propensity_loss: log_loss / (n * menus).max(1) as f64,
         outcome_models,
         pooled_models,
-        outcome_design: design,
+        nuisance_design: design,
         sparse_menus,
+        seconds: started.elapsed().as_secs_f64(),
     })
 }
 

@@ -239,21 +239,43 @@ impl Ridge {
     }
 }
 
-impl Regressor for Ridge {
-    fn fit(
+impl Ridge {
+    /// Minimizes `sum w_i (y_i - b0 - z_i^T b)^2 + lambda ||b||^2` (`w = 1` when
+    /// `weights` is `None`).
+    ///
+    /// # Errors
+    /// [`LearnerError`] for mismatched sizes or singular normal equations.
+    pub fn fit_weighted(
         &mut self,
         features: &[f64],
         columns: usize,
         targets: &[f64],
+        weights: Option<&[f64]>,
     ) -> Result<(), LearnerError> {
         check(features, columns, targets)?;
+        check_weights(weights, targets.len())?;
         let scaling = Scaling::fit(features, columns);
         let x = scaling.design(features);
-        let mut gram = x.transpose() * &x;
+        let (gram, rhs) = match weights {
+            None => (
+                x.transpose() * &x,
+                x.transpose() * DVector::from_column_slice(targets),
+            ),
+            Some(w) => {
+                let mut weighted = x.clone();
+                for (r, mut row) in weighted.row_iter_mut().enumerate() {
+                    row *= w[r];
+                }
+                (
+                    weighted.transpose() * &x,
+                    weighted.transpose() * DVector::from_column_slice(targets),
+                )
+            }
+        };
+        let mut gram = gram;
         for c in 1..=columns {
             gram[(c, c)] += self.lambda.max(0.0);
         }
-        let rhs = x.transpose() * DVector::from_column_slice(targets);
         let solution = solve_symmetric(gram, &rhs).ok_or_else(|| {
             LearnerError("the normal equations are singular; raise the ridge penalty".into())
         })?;
@@ -263,9 +285,33 @@ impl Regressor for Ridge {
         };
         Ok(())
     }
+}
+
+impl Regressor for Ridge {
+    fn fit(
+        &mut self,
+        features: &[f64],
+        columns: usize,
+        targets: &[f64],
+    ) -> Result<(), LearnerError> {
+        self.fit_weighted(features, columns, targets, None)
+    }
 
     fn predict(&self, features: &[f64]) -> Vec<f64> {
         self.fitted.linear_predictor(features)
+    }
+}
+
+/// Row weights, when given, are one finite non-negative number per row.
+pub(crate) fn check_weights(weights: Option<&[f64]>, rows: usize) -> Result<(), LearnerError> {
+    match weights {
+        Some(w) if w.len() != rows => {
+            Err(LearnerError(format!("{} weights for {rows} rows", w.len())))
+        }
+        Some(w) if w.iter().any(|v| !(v.is_finite() && *v >= 0.0)) => Err(LearnerError(
+            "a row weight is not a finite non-negative number".into(),
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -306,27 +352,36 @@ fn sigmoid(z: f64) -> f64 {
     1.0 / (1.0 + (-z).exp())
 }
 
-impl Classifier for Logistic {
-    fn fit(
+impl Logistic {
+    /// Maximizes `sum w_i log p(y_i | x_i) - lambda/2 ||b||^2` (`w = 1` when
+    /// `weights` is `None`).
+    ///
+    /// # Errors
+    /// [`LearnerError`] for mismatched sizes, labels that are not 0/1, or separable
+    /// classes.
+    pub fn fit_weighted(
         &mut self,
         features: &[f64],
         columns: usize,
         labels: &[f64],
+        weights: Option<&[f64]>,
     ) -> Result<(), LearnerError> {
         check(features, columns, labels)?;
         check_labels(labels)?;
+        check_weights(weights, labels.len())?;
         let scaling = Scaling::fit(features, columns);
         let x = scaling.design(features);
         let y = DVector::from_column_slice(labels);
+        let row_weight = |r: usize| weights.map_or(1.0, |w| w[r]);
         let mut beta = DVector::zeros(columns + 1);
         for _ in 0..100 {
             let p = (&x * &beta).map(sigmoid);
-            let w = p.map(|p| (p * (1.0 - p)).max(1e-12));
-            let mut gradient = x.transpose() * (&y - &p);
+            let residual = DVector::from_fn(labels.len(), |r, _| row_weight(r) * (y[r] - p[r]));
+            let mut gradient = x.transpose() * residual;
             // X^T W X as (W^1/2 X)^T (W^1/2 X).
             let mut weighted = x.clone();
             for (r, mut row) in weighted.row_iter_mut().enumerate() {
-                row *= w[r].sqrt();
+                row *= (row_weight(r) * p[r] * (1.0 - p[r])).max(1e-12).sqrt();
             }
             let mut hessian = weighted.transpose() * &weighted;
             for c in 1..=columns {
@@ -348,6 +403,17 @@ impl Classifier for Logistic {
             coefficients: beta.iter().copied().collect(),
         };
         Ok(())
+    }
+}
+
+impl Classifier for Logistic {
+    fn fit(
+        &mut self,
+        features: &[f64],
+        columns: usize,
+        labels: &[f64],
+    ) -> Result<(), LearnerError> {
+        self.fit_weighted(features, columns, labels, None)
     }
 
     fn predict_probability(&self, features: &[f64]) -> Vec<f64> {

@@ -9,13 +9,17 @@ use verdict_game::{
 };
 
 use crate::backbone::{Backbone, GbdtParams};
-use crate::crossfit::{cross_fit, CrossFit, CrossFitOptions, Nuisances, OutcomeDesign};
+use crate::crossfit::{cross_fit, CrossFit, CrossFitOptions, NuisanceDesign, Nuisances, Observed};
 use crate::gap::{payoff_matrices, GapLoss};
 use crate::learner::{context_folds, LearnerError};
 use crate::network::{Network, NetworkOptions, TrainingReport};
 use crate::pairs::{AggregatorKind, PairMap};
-use crate::payoff::{plugin_pairs, pseudo_outcomes, PayoffRegression, PayoffSurface};
-use crate::selection::{held_out_risk, out_of_fold_regression, CandidateRisk};
+use crate::payoff::{
+    has_pair_columns, plugin_pairs, pseudo_outcomes, PayoffRegression, PayoffSurface, SharedRows,
+};
+use crate::selection::{
+    held_out_risk, out_of_fold_regression, paired_difference, risk_per_context, CandidateRisk,
+};
 use crate::tune::{network_grid, tune_network, TunedNetwork};
 
 /// The model file's format name.
@@ -112,9 +116,9 @@ pub struct FitOptions {
     /// Where the network's training starts.
     #[serde(default = "NetworkInit::before_the_option")]
     pub network_init: NetworkInit,
-    /// Per-menu or pooled outcome models ([`OutcomeDesign`]; default `Auto`).
-    #[serde(default = "OutcomeDesign::before_the_option")]
-    pub outcome_design: OutcomeDesign,
+    /// Per-menu or pooled outcome models ([`NuisanceDesign`]; default `Auto`).
+    #[serde(default = "NuisanceDesign::before_the_option")]
+    pub nuisance_design: NuisanceDesign,
 }
 
 impl Default for FitOptions {
@@ -137,7 +141,7 @@ impl Default for FitOptions {
             network: NetworkOptions::default(),
             tune_network: false,
             network_init: NetworkInit::Solver,
-            outcome_design: OutcomeDesign::Auto,
+            nuisance_design: NuisanceDesign::Auto,
         }
     }
 }
@@ -177,11 +181,15 @@ pub struct FitSummary {
     pub final_gap: f64,
     /// The outcome design used (the choice, for `Auto`).
     #[serde(default)]
-    pub outcome_design: Option<OutcomeDesign>,
+    pub nuisance_design: Option<NuisanceDesign>,
     /// Menus (catalogue index) that some fold's training contexts never selected, with
     /// the number of contexts that selected each: modelled by the pooled design.
     #[serde(default)]
     pub sparse_menus: Vec<(usize, usize)>,
+    /// Wall-clock seconds of each stage, in order (`nuisances`, `selection`,
+    /// `payoff`, `policy`).
+    #[serde(default)]
+    pub stage_seconds: Vec<(String, f64)>,
 }
 
 /// A stage of [`fit`], for progress reports.
@@ -357,7 +365,7 @@ pub fn prepare(
             outcome: options.outcome_backbone.clone(),
             propensity: options.propensity_backbone.clone(),
             keep_outcome_models: options.variant != Variant::Debiased,
-            outcome_design: options.outcome_design,
+            nuisance_design: options.nuisance_design,
         },
         &|done, total| progress(Stage::Nuisances, done, total),
     )?;
@@ -391,7 +399,8 @@ pub fn fit(
 const SELECTION_FOLDS: usize = 3;
 
 /// What `auto` resolves to: among the plug-in surface and the debiased surface with
-/// a shared or a per-pair payoff regression, the one with the lowest held-out
+/// a shared or (for at most [`crate::payoff::PAIR_COLUMNS_LIMIT`] pairs) a per-pair
+/// payoff regression, the one with the lowest held-out
 /// doubly-robust risk ([`crate::selection`]); ties go to the plug-in, then to the
 /// shared regression.
 fn choose(
@@ -410,15 +419,26 @@ fn choose(
     )?;
     let plugin = plugin_pairs(pairs, &crossfit.nuisances.outcome);
     summary.candidates = vec![held_out_risk("plugin", &prepared.gamma, &plugin, npairs)];
+    let plugin_risks = risk_per_context(&prepared.gamma, &plugin, npairs);
+    let observed = Observed::new(log);
+    let carries = carries_correction(&observed, pairs);
     let mut best = (
         summary.candidates[0].risk,
         Variant::Plugin,
         options.regression,
     );
-    for (name, regression) in [
-        ("debiased-shared", PayoffRegression::Shared),
-        ("debiased-per-pair", PayoffRegression::PerPair),
-    ] {
+    // One regressor per pair is a candidate for small catalogues only: at K = 16 it
+    // is 120 regressions per selection fold, for a surface the shared regression can
+    // represent too.
+    let candidates: &[(&str, PayoffRegression)] = if has_pair_columns(pairs) {
+        &[
+            ("debiased-shared", PayoffRegression::Shared),
+            ("debiased-per-pair", PayoffRegression::PerPair),
+        ]
+    } else {
+        &[("debiased-shared", PayoffRegression::Shared)]
+    };
+    for &(name, regression) in candidates {
         let predicted = out_of_fold_regression(
             &log.features,
             log.feature_names.len(),
@@ -427,14 +447,35 @@ fn choose(
             &folds,
             regression,
             &options.payoff_backbone,
+            &SharedRows {
+                carries: &carries,
+                seed: options.seed,
+            },
         )?;
-        let risk = held_out_risk(name, &prepared.gamma, &predicted, npairs);
+        let mut risk = held_out_risk(name, &prepared.gamma, &predicted, npairs);
+        risk.difference = Some(paired_difference(
+            &risk_per_context(&prepared.gamma, &predicted, npairs),
+            &plugin_risks,
+        ));
         if risk.risk < best.0 {
             best = (risk.risk, Variant::Debiased, regression);
         }
         summary.candidates.push(risk);
     }
     Ok((best.1, best.2))
+}
+
+/// Whether pair `p`'s pseudo-outcome at context `i` has a correction term: some menu
+/// holding the pair was observed there.
+fn carries_correction<'a>(
+    observed: &'a Observed,
+    pairs: &'a PairMap,
+) -> impl Fn(usize, usize) -> bool + Sync + 'a {
+    move |i, p| {
+        pairs.holders[p]
+            .iter()
+            .any(|h| observed.selected(i, h.menu))
+    }
 }
 
 /// [`fit`] from a [`prepare`]d log: the payoff surface of `options.variant` and the
@@ -457,8 +498,12 @@ pub fn fit_prepared(
         contexts: log.contexts.len(),
         ..FitSummary::default()
     };
+    let observed = Observed::new(log);
+    let carries = carries_correction(&observed, pairs);
+    let payoff_seconds = std::cell::Cell::new(None);
     let regress = |gamma: &[f64], regression: PayoffRegression| {
         progress(Stage::Payoff, 0, 1);
+        let started = std::time::Instant::now();
         let surface = PayoffSurface::regress(
             features,
             columns,
@@ -466,7 +511,12 @@ pub fn fit_prepared(
             gamma,
             regression,
             &options.payoff_backbone,
+            &SharedRows {
+                carries: &carries,
+                seed: options.seed,
+            },
         );
+        payoff_seconds.set(Some(started.elapsed().as_secs_f64()));
         progress(Stage::Payoff, 1, 1);
         surface
     };
@@ -494,11 +544,19 @@ pub fn fit_prepared(
             summary.clipped_propensities = crossfit.clipped;
             summary.outcome_loss = Some(crossfit.outcome_loss);
             summary.propensity_loss = Some(crossfit.propensity_loss);
-            summary.outcome_design = Some(crossfit.outcome_design);
+            summary.nuisance_design = Some(crossfit.nuisance_design);
             summary.sparse_menus = crossfit.sparse_menus.clone();
+            summary
+                .stage_seconds
+                .push((Stage::Nuisances.label().into(), crossfit.seconds));
             let (chosen, regression) = if variant == Variant::Auto {
                 progress(Stage::Selection, 0, 1);
+                let started = std::time::Instant::now();
                 let chosen = choose(log, options, prepared, crossfit, &mut summary)?;
+                summary.stage_seconds.push((
+                    Stage::Selection.label().into(),
+                    started.elapsed().as_secs_f64(),
+                ));
                 progress(Stage::Selection, 1, 1);
                 chosen
             } else {
@@ -537,6 +595,13 @@ pub fn fit_prepared(
         network: None,
         summary,
     };
+    if let Some(seconds) = payoff_seconds.get() {
+        model
+            .summary
+            .stage_seconds
+            .push((Stage::Payoff.label().into(), seconds));
+    }
+    let started = std::time::Instant::now();
     let games = payoff_matrices(&model.payoffs(features), model.agents.len());
     if options.policy == PolicyKind::Network {
         model.train_network(features, &games, progress)?;
@@ -547,6 +612,10 @@ pub fn fit_prepared(
         Some(gaps) => gaps.iter().sum::<f64>() / gaps.len().max(1) as f64,
         None => model.loss().mean(&games, &policies),
     };
+    model.summary.stage_seconds.push((
+        Stage::Policy.label().into(),
+        started.elapsed().as_secs_f64(),
+    ));
     Ok(model)
 }
 

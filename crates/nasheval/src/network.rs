@@ -45,6 +45,17 @@ pub struct NetworkOptions {
     pub validation_fraction: f64,
     /// Seed of the initialization, split and batch order.
     pub seed: u64,
+    /// Training contexts one epoch visits, a fresh random subset each epoch when
+    /// there are more (default 20,000): the steps a network needs to converge do not
+    /// grow with the log, so at 135,000 contexts an epoch of all of them would only
+    /// make each patience window seven times longer. Model files written before the
+    /// setting visited all contexts.
+    #[serde(default = "all_contexts")]
+    pub epoch_contexts: usize,
+}
+
+fn all_contexts() -> usize {
+    usize::MAX
 }
 
 impl Default for NetworkOptions {
@@ -59,6 +70,7 @@ impl Default for NetworkOptions {
             plateau: 10,
             validation_fraction: 0.1,
             seed: 0,
+            epoch_contexts: 20_000,
         }
     }
 }
@@ -362,7 +374,8 @@ impl Trainer<'_> {
         for epoch in 1..=epochs {
             last = first_epoch + epoch;
             self.train.shuffle(&mut self.rng);
-            for batch in self.train.chunks(options.batch_size.max(1)) {
+            let visited = self.train.len().min(options.epoch_contexts.max(1));
+            for batch in self.train[..visited].chunks(options.batch_size.max(1)) {
                 let x = self.x_all.select_rows(batch);
                 let acts = params.forward(&x);
                 let pi = acts.last().expect("an output layer");

@@ -73,6 +73,10 @@ pub fn plugin_pairs(pairs: &PairMap, outcome: &[f64]) -> Vec<f64> {
         .collect()
 }
 
+fn always() -> bool {
+    true
+}
+
 /// How pseudo-outcomes are regressed on the context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PayoffRegression {
@@ -91,6 +95,10 @@ pub enum PayoffSurface {
         regression: PayoffRegression,
         /// One model (shared) or one per pair.
         models: Vec<Model>,
+        /// Whether the shared design has one-hot pair columns (files written before
+        /// large catalogues dropped them always had them).
+        #[serde(default = "always")]
+        pair_columns: bool,
     },
     /// The plug-in of Eq. 8 from every fold's outcome models (`[fold][outcome]`),
     /// averaged over folds.
@@ -107,24 +115,102 @@ pub enum PayoffSurface {
     },
 }
 
-/// The shared regressor's design: `x`, then one-hot `j` (K columns), one-hot `k`
-/// (K columns) and one-hot pair (K(K-1)/2 columns), one row per (context, pair).
-/// One-hot columns stand in for LightGBM's categorical features, which its Rust
-/// binding cannot declare; with a handful of agents they let a tree isolate any
-/// agent or pair in one split.
-pub fn shared_design(features: &[f64], columns: usize, pairs: &PairMap) -> (Vec<f64>, usize) {
+/// The largest catalogue of pairs whose shared design has one one-hot column per
+/// pair, and whose shared regression trains on every (context, pair) row. Larger
+/// catalogues use the agents' one-hot columns alone (a tree isolates a pair in two
+/// splits) and a weighted sample of the rows ([`SharedRows`]).
+pub const PAIR_COLUMNS_LIMIT: usize = 20;
+
+/// Rows per context a large catalogue's shared regression keeps, besides the pairs
+/// the context observed.
+pub const SAMPLED_PAIRS_PER_CONTEXT: usize = 8;
+
+/// Contexts whose design rows are built at once for prediction.
+const PREDICTION_CHUNK: usize = 512;
+
+/// How a large catalogue's shared regression samples its (context, pair) rows:
+/// every row whose pseudo-outcome carries a correction (`carries(context, pair)`: a
+/// menu holding the pair was observed there) is kept with weight 1; each other row,
+/// whose pseudo-outcome is the plug-in alone, is kept with probability
+/// `r = min(1, SAMPLED_PAIRS_PER_CONTEXT / pairs)` and weight `1/r`. The weighted
+/// squared error is then an unbiased (Horvitz–Thompson) estimate of the squared
+/// error over all rows, so the regression targets the same surface with
+/// `pairs / SAMPLED_PAIRS_PER_CONTEXT` times fewer rows.
+pub struct SharedRows<'a> {
+    /// Whether the pair's pseudo-outcome at the context has a correction term.
+    pub carries: &'a (dyn Fn(usize, usize) -> bool + Sync),
+    /// Seed of the sample.
+    pub seed: u64,
+}
+
+/// The shared regressor's design row of `(x, j, k)`: `x`, one-hot `j` (K columns),
+/// one-hot `k` (K columns) and, for small catalogues, one-hot pair. One-hot columns
+/// stand in for LightGBM's categorical features, which its Rust binding cannot
+/// declare.
+fn push_shared_row(out: &mut Vec<f64>, x: &[f64], pairs: &PairMap, p: usize, pair_columns: bool) {
+    let (a, b) = pairs.pairs[p];
     let k = pairs.agents;
-    let width = columns + 2 * k + pairs.pairs.len();
+    out.extend_from_slice(x);
+    out.extend((0..k).map(|j| f64::from(u8::from(j == a))));
+    out.extend((0..k).map(|j| f64::from(u8::from(j == b))));
+    if pair_columns {
+        out.extend((0..pairs.pairs.len()).map(|q| f64::from(u8::from(q == p))));
+    }
+}
+
+/// Width of the shared design.
+pub fn shared_width(columns: usize, pairs: &PairMap, pair_columns: bool) -> usize {
+    columns + 2 * pairs.agents + if pair_columns { pairs.pairs.len() } else { 0 }
+}
+
+/// Whether the shared design of `pairs` has pair columns.
+pub fn has_pair_columns(pairs: &PairMap) -> bool {
+    pairs.pairs.len() <= PAIR_COLUMNS_LIMIT
+}
+
+/// The shared regressor's design for every (context, pair), one row per pair of each
+/// context in turn.
+pub fn shared_design(features: &[f64], columns: usize, pairs: &PairMap) -> (Vec<f64>, usize) {
+    let pair_columns = has_pair_columns(pairs);
+    let width = shared_width(columns, pairs, pair_columns);
     let mut out = Vec::with_capacity(features.len() / columns.max(1) * pairs.pairs.len() * width);
     for x in features.chunks(columns) {
-        for (p, &(a, b)) in pairs.pairs.iter().enumerate() {
-            out.extend_from_slice(x);
-            out.extend((0..k).map(|j| f64::from(u8::from(j == a))));
-            out.extend((0..k).map(|j| f64::from(u8::from(j == b))));
-            out.extend((0..pairs.pairs.len()).map(|q| f64::from(u8::from(q == p))));
+        for p in 0..pairs.pairs.len() {
+            push_shared_row(&mut out, x, pairs, p, pair_columns);
         }
     }
     (out, width)
+}
+
+/// The rows (with weights) a large catalogue's shared regression trains on, drawn
+/// as [`SharedRows`] says; `targets` are `contexts × pairs`.
+fn sampled_design(
+    features: &[f64],
+    columns: usize,
+    pairs: &PairMap,
+    targets: &[f64],
+    rows: &SharedRows<'_>,
+) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    use rand::{Rng, SeedableRng};
+    let npairs = pairs.pairs.len();
+    let rate = (SAMPLED_PAIRS_PER_CONTEXT as f64 / npairs as f64).min(1.0);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(rows.seed ^ 0x5A3D_1E05);
+    let (mut design, mut kept, mut weights) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, x) in features.chunks(columns).enumerate() {
+        for p in 0..npairs {
+            let weight = if (rows.carries)(i, p) {
+                1.0
+            } else if rng.random::<f64>() < rate {
+                1.0 / rate
+            } else {
+                continue;
+            };
+            push_shared_row(&mut design, x, pairs, p, false);
+            kept.push(targets[i * npairs + p]);
+            weights.push(weight);
+        }
+    }
+    (design, kept, weights)
 }
 
 impl PayoffSurface {
@@ -140,13 +226,23 @@ impl PayoffSurface {
         targets: &[f64],
         regression: PayoffRegression,
         backbone: &Backbone,
+        rows: &SharedRows<'_>,
     ) -> Result<Self, LearnerError> {
         let npairs = pairs.pairs.len();
+        let pair_columns = has_pair_columns(pairs);
         let models = match regression {
-            PayoffRegression::Shared => {
+            PayoffRegression::Shared if pair_columns => {
                 let (design, width) = shared_design(features, columns, pairs);
                 let mut model = backbone.regressor();
                 model.fit(&design, width, targets)?;
+                vec![model]
+            }
+            PayoffRegression::Shared => {
+                let (design, kept, weights) =
+                    sampled_design(features, columns, pairs, targets, rows);
+                let width = shared_width(columns, pairs, false);
+                let mut model = backbone.regressor();
+                model.fit_weighted(&design, width, &kept, &weights)?;
                 vec![model]
             }
             PayoffRegression::PerPair => (0..npairs)
@@ -162,7 +258,11 @@ impl PayoffSurface {
                 })
                 .collect::<Result<_, LearnerError>>()?,
         };
-        Ok(Self::Regressed { regression, models })
+        Ok(Self::Regressed {
+            regression,
+            models,
+            pair_columns,
+        })
     }
 
     /// Checks a loaded surface for `columns` features and `pairs`: as many models as
@@ -177,10 +277,11 @@ impl PayoffSurface {
             Self::Regressed {
                 regression: PayoffRegression::Shared,
                 models,
+                pair_columns,
             } => (
                 models.iter().collect(),
                 1,
-                columns + 2 * pairs.agents + npairs,
+                shared_width(columns, pairs, *pair_columns),
             ),
             Self::Regressed { models, .. } => (models.iter().collect(), npairs, columns),
             Self::PlugIn { models } => {
@@ -220,9 +321,20 @@ impl PayoffSurface {
             Self::Regressed {
                 regression: PayoffRegression::Shared,
                 models,
+                pair_columns,
             } => {
-                let (design, _) = shared_design(features, columns, pairs);
-                models[0].predict(&design)
+                let mut out = Vec::with_capacity(n * npairs);
+                let mut design = Vec::new();
+                for chunk in features.chunks(PREDICTION_CHUNK * columns.max(1)) {
+                    design.clear();
+                    for x in chunk.chunks(columns.max(1)) {
+                        for p in 0..npairs {
+                            push_shared_row(&mut design, x, pairs, p, *pair_columns);
+                        }
+                    }
+                    out.extend(models[0].predict(&design));
+                }
+                out
             }
             Self::Regressed { models, .. } => {
                 let mut out = vec![0.0; n * npairs];

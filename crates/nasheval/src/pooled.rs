@@ -165,9 +165,150 @@ mod tests {
     }
 
     #[test]
+    fn sampled_negatives_with_weights_recover_the_selection_rates() {
+        // Six agents, their fifteen pairs as menus, one selected per context with
+        // rates proportional to p_j p_k and no context effect; a logistic model on
+        // the agents' multi-hot sees about half the unselected rows (8 of 14) with
+        // weight 15/8 and recovers the rates (logit(e) is nearly additive in the
+        // agents when every e is small, so a few thousandths of bias remain).
+        let p = [1.0, 0.8, 0.6, 0.4, 0.3, 0.2];
+        let menus: Vec<Vec<usize>> = (0..6)
+            .flat_map(|j| (j + 1..6).map(move |k| vec![j, k]))
+            .collect();
+        let weights: Vec<f64> = menus.iter().map(|m| p[m[0]] * p[m[1]]).collect();
+        let total: f64 = weights.iter().sum();
+        let rates: Vec<f64> = weights.iter().map(|w| w / total).collect();
+        let n = 20_000;
+        // Low-discrepancy draws: context i selects the menu whose cumulative rate
+        // interval holds frac(i * golden ratio).
+        let chosen: Vec<usize> = (0..n)
+            .map(|i| {
+                let u = (i as f64 * 0.618_033_988_749_895).fract();
+                let mut cumulative = 0.0;
+                rates
+                    .iter()
+                    .position(|r| {
+                        cumulative += r;
+                        u < cumulative
+                    })
+                    .unwrap_or(rates.len() - 1)
+            })
+            .collect();
+        let features: Vec<f64> = (0..n).map(|i| (i % 7) as f64 / 7.0).collect();
+        let rows: Vec<usize> = (0..n).collect();
+        let model = PooledPropensity::fit(
+            &features,
+            1,
+            6,
+            &menus,
+            &rows,
+            &|i, m| chosen[i] == m,
+            &Backbone::Linear { lambda: 1e-6 },
+            1,
+        )
+        .unwrap();
+        let e = model.predict(&[0.5], &menus);
+        for (got, want) in e.iter().zip(&rates) {
+            assert!((got - want).abs() < 0.01, "{got} vs {want}");
+        }
+    }
+
+    #[test]
     fn no_verdict_is_an_error() {
         let e =
             PooledOutcome::fit(&[0.0], 1, 2, &[], &Backbone::Linear { lambda: 1.0 }).unwrap_err();
         assert!(e.0.contains("no verdict"));
+    }
+}
+
+/// Menus per context, besides the selected ones, that the pooled propensity model
+/// trains on.
+pub const SAMPLED_MENUS_PER_CONTEXT: usize = 8;
+
+/// The pooled propensity model: one classifier of `S^m` over `(x, agents of m, |m|)`
+/// for every menu, instead of one per menu. Every selected (context, menu) is a row
+/// with weight 1; each unselected one is kept with probability
+/// `r = min(1, SAMPLED_MENUS_PER_CONTEXT / |Q|)` and weight `1/r`, so the weighted
+/// log loss is an unbiased estimate of the log loss over all (context, menu) rows
+/// (Horvitz–Thompson) and the fitted probabilities estimate `e^m(x)` itself, with
+/// `|Q| / SAMPLED_MENUS_PER_CONTEXT` times fewer rows. The menu enters as the
+/// multi-hot of its agents and its size, so a rare menu borrows from the menus that
+/// share its agents.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PooledPropensity {
+    /// Agents K.
+    pub agents: usize,
+    /// Context features.
+    pub columns: usize,
+    /// The classifier on `columns + K + 1` inputs.
+    pub model: Model,
+}
+
+fn push_menu_row(out: &mut Vec<f64>, x: &[f64], agents: usize, menu: &[usize]) {
+    out.extend_from_slice(x);
+    out.extend((0..agents).map(|a| f64::from(u8::from(menu.contains(&a)))));
+    out.push(menu.len() as f64);
+}
+
+impl PooledPropensity {
+    /// Fits on the contexts `rows` of `features`; `selected(row, menu)` is `S^m`.
+    ///
+    /// # Errors
+    /// [`LearnerError`] from the backbone (e.g. when no menu was ever selected).
+    #[allow(clippy::too_many_arguments)]
+    pub fn fit(
+        features: &[f64],
+        columns: usize,
+        agents: usize,
+        menus: &[Vec<usize>],
+        rows: &[usize],
+        selected: &dyn Fn(usize, usize) -> bool,
+        backbone: &Backbone,
+        seed: u64,
+    ) -> Result<Self, LearnerError> {
+        use rand::{Rng, SeedableRng};
+        let rate = (SAMPLED_MENUS_PER_CONTEXT as f64 / menus.len().max(1) as f64).min(1.0);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x0000_9E0B_5E1E);
+        let (mut design, mut labels, mut weights) = (Vec::new(), Vec::new(), Vec::new());
+        for &i in rows {
+            let x = &features[i * columns..(i + 1) * columns];
+            for (m, menu) in menus.iter().enumerate() {
+                let (label, weight) = if selected(i, m) {
+                    (1.0, 1.0)
+                } else if rng.random::<f64>() < rate {
+                    (0.0, 1.0 / rate)
+                } else {
+                    continue;
+                };
+                push_menu_row(&mut design, x, agents, menu);
+                labels.push(label);
+                weights.push(weight);
+            }
+        }
+        let mut model = backbone.classifier();
+        model.fit_weighted(&design, columns + agents + 1, &labels, &weights)?;
+        Ok(Self {
+            agents,
+            columns,
+            model,
+        })
+    }
+
+    /// `ê^m(x)` for every context of `features` and menu of `menus`, `contexts ×
+    /// menus` row-major; built `PREDICTION_CHUNK` contexts at a time.
+    pub fn predict(&self, features: &[f64], menus: &[Vec<usize>]) -> Vec<f64> {
+        let columns = self.columns.max(1);
+        let mut out = Vec::with_capacity(features.len() / columns * menus.len());
+        let mut design = Vec::new();
+        for chunk in features.chunks(PREDICTION_CHUNK * columns) {
+            design.clear();
+            for x in chunk.chunks(columns) {
+                for menu in menus {
+                    push_menu_row(&mut design, x, self.agents, menu);
+                }
+            }
+            out.extend(self.model.predict(&design));
+        }
+        out
     }
 }

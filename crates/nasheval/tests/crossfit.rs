@@ -7,7 +7,7 @@ use verdict_feedback::{ContextualLog, ContextualLogBuilder, Response};
 use verdict_nasheval::payoff::pseudo_outcomes;
 use verdict_nasheval::selection::held_out_risk;
 use verdict_nasheval::{
-    cross_fit, AggregatorKind, Backbone, CrossFitOptions, GbdtParams, Nuisances, OutcomeDesign,
+    cross_fit, AggregatorKind, Backbone, CrossFitOptions, GbdtParams, NuisanceDesign, Nuisances,
     PairMap,
 };
 use verdict_sim::nasheval::{
@@ -115,12 +115,12 @@ fn pair_maps_follow_each_catalogue() {
 /// the menu) estimates the same `mu0` as the per-menu models.
 #[test]
 fn cross_fitted_nuisances_and_pseudo_outcomes_on_the_simulator() {
-    for design in [OutcomeDesign::PerMenu, OutcomeDesign::Pooled] {
+    for design in [NuisanceDesign::PerMenu, NuisanceDesign::Pooled] {
         nuisances_and_pseudo_outcomes_with(design);
     }
 }
 
-fn nuisances_and_pseudo_outcomes_with(design: OutcomeDesign) {
+fn nuisances_and_pseudo_outcomes_with(design: NuisanceDesign) {
     let (log, truths) = simulated(FeedbackKind::Ranking, 3, 6000);
     let pairs = PairMap::new(5, &log.menus, AggregatorKind::Mean).unwrap();
     let options = CrossFitOptions {
@@ -130,10 +130,10 @@ fn nuisances_and_pseudo_outcomes_with(design: OutcomeDesign) {
         outcome: Backbone::Gbdt(GbdtParams::nuisance()),
         propensity: Backbone::Gbdt(GbdtParams::nuisance()),
         keep_outcome_models: false,
-        outcome_design: design,
+        nuisance_design: design,
     };
     let fitted = cross_fit(&log, &pairs, &options, &|_, _| {}).unwrap();
-    assert_eq!(fitted.outcome_design, design);
+    assert_eq!(fitted.nuisance_design, design);
     // One stored prediction per context and (menu, pair) slot, one propensity per
     // context and menu: nothing grows with |Q| × K².
     assert_eq!(fitted.nuisances.outcome.len(), 6000 * pairs.outcomes);
@@ -157,7 +157,7 @@ fn nuisances_and_pseudo_outcomes_with(design: OutcomeDesign) {
     // well-observed catalogues per menu. The pseudo-outcomes below stay unbiased
     // either way (double robustness).
     let bound = match design {
-        OutcomeDesign::Pooled => 0.6,
+        NuisanceDesign::Pooled => 0.6,
         _ => 0.5,
     };
     assert!(
@@ -201,21 +201,21 @@ fn a_menu_seen_in_one_fold_only_is_pooled_and_reported() {
         .partition_point(|f| (f.context, f.menu) < (kept.context, kept.menu));
     log.feedback.insert(at, kept);
     let pairs = PairMap::new(5, &log.menus, AggregatorKind::Mean).unwrap();
-    let options = |outcome_design| CrossFitOptions {
+    let options = |nuisance_design| CrossFitOptions {
         folds: 5,
         seed: 4,
         propensity_floor: 0.01,
         outcome: Backbone::Linear { lambda: 1.0 },
         propensity: Backbone::Linear { lambda: 1.0 },
         keep_outcome_models: true,
-        outcome_design,
+        nuisance_design,
     };
-    let error = cross_fit(&log, &pairs, &options(OutcomeDesign::PerMenu), &|_, _| {})
+    let error = cross_fit(&log, &pairs, &options(NuisanceDesign::PerMenu), &|_, _| {})
         .unwrap_err()
         .to_string();
     assert!(error.contains("has feedback in 1 contexts"), "{error}");
-    let fitted = cross_fit(&log, &pairs, &options(OutcomeDesign::Auto), &|_, _| {}).unwrap();
-    assert_eq!(fitted.outcome_design, OutcomeDesign::Pooled);
+    let fitted = cross_fit(&log, &pairs, &options(NuisanceDesign::Auto), &|_, _| {}).unwrap();
+    assert_eq!(fitted.nuisance_design, NuisanceDesign::Pooled);
     assert_eq!(fitted.sparse_menus, vec![(rare, 1)]);
     assert_eq!(fitted.pooled_models.len(), 5);
     assert!(fitted.nuisances.outcome.iter().all(|v| v.is_finite()));

@@ -145,6 +145,25 @@ fn network_trained_on_true_payoffs_reaches_small_gap() {
     assert_eq!(network, again);
 }
 
+/// Epochs that visit a random quarter of the contexts each (`epoch_contexts`, which
+/// bounds an epoch's cost on large logs) reach the same closed form: each context is
+/// still seen once every four epochs on average, in a fresh order.
+#[test]
+fn epochs_of_a_subset_of_contexts_reach_the_closed_form() {
+    let (features, games, closed_form) = cyclic_games();
+    let loss = loss(1e-3, vec![]);
+    let options = NetworkOptions {
+        epoch_contexts: 100,
+        max_epochs: 6000,
+        patience: 6000,
+        ..cyclic_options()
+    };
+    let (network, _) = Network::train(&features, 2, &games, &loss, &options, &|_, _| {});
+    let policies = network.predict(&features);
+    assert!(loss.mean(&games, &policies) <= 1e-3);
+    within(&policies, &closed_form, 0.02, 0.005);
+}
+
 /// The same with a soft budget (Eq. 52–53) that binds (rho = 0.05): the trained
 /// policies are within 0.05 (0.005 on average) of the equilibria the game layer solves
 /// by root finding over QPs, which differ from the unbudgeted ones (by more than ten
