@@ -114,6 +114,11 @@ fn summarise(log: &ContextualLog) -> serde_json::Value {
         "observed_context_menus": log.feedback.len(),
         "responses": log.feedback.iter().map(|f| f.responses).sum::<usize>(),
         "menus": menus,
+        "unmet_pairs": log
+            .unheld_pairs()
+            .iter()
+            .map(|&(j, k)| [log.agents[j].clone(), log.agents[k].clone()])
+            .collect::<Vec<_>>(),
     })
 }
 
@@ -149,5 +154,19 @@ fn table(summary: &serde_json::Value) -> String {
         ]);
     }
     out.push_str(&table.render());
+    let unmet: Vec<String> = summary["unmet_pairs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|pair| Some(format!("{} vs {}", pair[0].as_str()?, pair[1].as_str()?)))
+        .collect();
+    if !unmet.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} pairs never met in any menu ({}): fit needs --allow-unobserved to extrapolate them",
+            unmet.len(),
+            unmet.join(", ")
+        );
+    }
     out
 }

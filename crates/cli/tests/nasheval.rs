@@ -451,6 +451,25 @@ fn arena_world_fits_with_rare_and_unmet_pairs() {
         message.contains("never met in any menu") && message.contains("--allow-unobserved"),
         "{message}"
     );
+    let summary = json(&[
+        "log",
+        "--contexts",
+        &format!("{sim}/contexts.parquet"),
+        "--feedback",
+        &format!("{sim}/feedback.parquet"),
+        "--text-col",
+        "prompt",
+        "--format",
+        "json",
+    ]);
+    let unmet = summary["unmet_pairs"].as_array().unwrap();
+    assert!(!unmet.is_empty());
+    let first = format!(
+        "{} vs {}",
+        unmet[0][0].as_str().unwrap(),
+        unmet[0][1].as_str().unwrap()
+    );
+    assert!(message.contains(&first), "{first}: {message}");
     assert!(!Path::new(&model).exists());
     let output = common::verdict(&fit(&["--allow-unobserved", "--format", "json"]));
     assert!(output.status.success());
