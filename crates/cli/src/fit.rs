@@ -9,7 +9,7 @@ use indicatif::ProgressBar;
 
 use verdict::equilibrium::costs_by_agent;
 use verdict::feedback::ContextualLog;
-use verdict::io::{read_costs, write_atomic, IoError, Source};
+use verdict::io::{read_costs, Source};
 use verdict::nasheval::tune::{tune_nuisances, tune_payoff, Tuned};
 use verdict::nasheval::{
     fit_prepared, prepare, AggregatorKind, Backbone, FitOptions, GbdtParams, NashEvalModel,
@@ -105,7 +105,7 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
             "warning: the policy network's held-out gap was no better than a constant policy's (it ignored the contexts), so the model uses the solver policy (as with --policy solver)"
         );
     }
-    save_model(&model, &args.out)?;
+    verdict::model_file::save_model(&model, &args.out)?;
     let seconds = started.elapsed().as_secs_f64();
     match args.format {
         OutputFormat::Json => println!(
@@ -113,6 +113,7 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
             serde_json::to_string_pretty(&serde_json::json!({
                 "model": args.out.display().to_string(),
                 "seconds": seconds,
+                "stage_seconds": model.summary.stage_seconds,
                 "summary": model.summary,
             }))?
         ),
@@ -282,34 +283,9 @@ fn options(args: &FitArgs, log: &ContextualLog) -> anyhow::Result<FitOptions> {
     Ok(options)
 }
 
-/// Writes `model` as JSON, atomically (no half-written model on failure).
-fn save_model(model: &NashEvalModel, path: &Path) -> anyhow::Result<()> {
-    write_atomic::<IoError, _>(path, |w| {
-        serde_json::to_writer(&mut *w, model)
-            .map_err(std::io::Error::from)
-            .and_then(|()| w.flush())
-            .map_err(|source| IoError::Write {
-                path: path.to_path_buf(),
-                source,
-            })
-    })?;
-    Ok(())
-}
-
 /// Reads and checks a model file.
 pub fn load_model(path: &Path) -> anyhow::Result<NashEvalModel> {
-    let bytes =
-        std::fs::read(path).with_context(|| format!("cannot read model {}", path.display()))?;
-    let model: NashEvalModel = serde_json::from_slice(&bytes).with_context(|| {
-        format!(
-            "{} is not a model written by verdict fit (or is damaged)",
-            path.display()
-        )
-    })?;
-    model
-        .check_format()
-        .with_context(|| format!("{}", path.display()))?;
-    Ok(model)
+    Ok(verdict::model_file::load_model(path)?)
 }
 
 /// A network training's epochs (with `detail` after the count), kept epoch and

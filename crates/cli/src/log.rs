@@ -9,6 +9,7 @@ use verdict::feedback::ContextualLog;
 use verdict::io::{
     read_battles_as_contextual, read_contextual_log, CategoricalEncoding, ContextualOptions, Source,
 };
+use verdict::model_file::{Categorical, Featurizer};
 use verdict::report::TextTable;
 
 use crate::args::{CategoricalArg, ContextLogArgs, LogSourceArgs, OutputFormat};
@@ -26,28 +27,15 @@ pub fn run(args: &ContextLogArgs) -> anyhow::Result<()> {
 
 /// The featurizer settings of `args`, as a model records them.
 pub fn featurizer(args: &LogSourceArgs) -> serde_json::Value {
-    serde_json::json!({
-        "text_column": args.text_col,
-        "text_dim": args.text_dim,
-        "categorical": match args.categorical {
-            CategoricalArg::Onehot => "onehot",
-            CategoricalArg::Codes => "codes",
+    Featurizer {
+        text_column: args.text_col.clone(),
+        text_dim: args.text_dim,
+        categorical: match args.categorical {
+            CategoricalArg::Onehot => Categorical::Onehot,
+            CategoricalArg::Codes => Categorical::Codes,
         },
-    })
-}
-
-/// The contextual options a model's recorded featurizer describes.
-pub fn options_of(featurizer: &serde_json::Value) -> ContextualOptions {
-    ContextualOptions {
-        text_column: featurizer["text_column"].as_str().map(str::to_string),
-        text_dim: featurizer["text_dim"].as_u64().unwrap_or(64) as usize,
-        categorical: if featurizer["categorical"] == "codes" {
-            CategoricalEncoding::Codes
-        } else {
-            CategoricalEncoding::OneHot
-        },
-        catalogue: None,
     }
+    .to_value()
 }
 
 /// Reads the log `args` names, with the featurizer settings to record.

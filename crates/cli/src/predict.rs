@@ -3,34 +3,28 @@
 use anyhow::{bail, Context as _};
 
 use verdict::game::{support, SUPPORT_THRESHOLD};
-use verdict::io::{read_contexts, write_parquet_table, ColumnData, ContextTable, Source};
+use verdict::io::{write_parquet_table, ColumnData, ContextTable, Source};
+use verdict::model_file::read_model_contexts;
 use verdict::nasheval::NashEvalModel;
 
 use crate::args::{PredictArgs, PredictFormat};
 use crate::fit::load_model;
-use crate::log::options_of;
 use crate::output::emit;
 
 /// Reads `path` with the model's featurizer and puts its features in the model's
-/// order (a different schema is an error; unseen categories are reported).
+/// order (a different schema is an error; unseen categories are warned about).
 pub fn model_features(
     model: &NashEvalModel,
     path: &std::path::Path,
 ) -> anyhow::Result<(ContextTable, Vec<f64>)> {
-    let table = read_contexts(
-        &Source::File(path.to_path_buf()),
-        &options_of(&model.featurizer),
-    )?;
-    let aligned = model
-        .align_features(&table.feature_names, &table.features)
-        .with_context(|| format!("{}", path.display()))?;
-    if !aligned.unseen_categories.is_empty() {
+    let read = read_model_contexts(model, &Source::File(path.to_path_buf()))?;
+    if !read.unseen_categories.is_empty() {
         eprintln!(
             "warning: categories unseen in training treated as none of the known ones: {}",
-            aligned.unseen_categories.join(", ")
+            read.unseen_categories.join(", ")
         );
     }
-    Ok((table, aligned.features))
+    Ok((read.table, read.features))
 }
 
 pub fn run(args: &PredictArgs) -> anyhow::Result<()> {

@@ -121,6 +121,26 @@ pub struct FitOptions {
     pub nuisance_design: NuisanceDesign,
 }
 
+impl FitOptions {
+    /// The options with every LightGBM backbone's seed set to [`FitOptions::seed`]:
+    /// one seed drives the folds, every learner and the network.
+    pub fn seeded(&self) -> Self {
+        let seed = |backbone: &Backbone| match backbone {
+            Backbone::Gbdt(params) => Backbone::Gbdt(GbdtParams {
+                seed: self.seed,
+                ..params.clone()
+            }),
+            linear => linear.clone(),
+        };
+        Self {
+            outcome_backbone: seed(&self.outcome_backbone),
+            propensity_backbone: seed(&self.propensity_backbone),
+            payoff_backbone: seed(&self.payoff_backbone),
+            ..self.clone()
+        }
+    }
+}
+
 impl Default for FitOptions {
     fn default() -> Self {
         Self {
@@ -187,8 +207,9 @@ pub struct FitSummary {
     #[serde(default)]
     pub sparse_menus: Vec<(usize, usize)>,
     /// Wall-clock seconds of each stage, in order (`nuisances`, `selection`,
-    /// `payoff`, `policy`).
-    #[serde(default)]
+    /// `payoff`, `policy`). Not saved: a model file depends on the data and the
+    /// options only, so equal fits give byte-identical files.
+    #[serde(skip)]
     pub stage_seconds: Vec<(String, f64)>,
 }
 
@@ -347,6 +368,7 @@ pub fn prepare(
     progress: &dyn Fn(Stage, usize, usize),
 ) -> Result<Prepared, FitError> {
     check_options(log, options)?;
+    let options = &options.seeded();
     let pairs = PairMap::new(log.agents.len(), &log.menus, options.aggregator).map_err(FitError)?;
     if options.variant == Variant::Oracle {
         return Ok(Prepared {
@@ -492,6 +514,7 @@ pub fn fit_prepared(
     progress: &dyn Fn(Stage, usize, usize),
 ) -> Result<NashEvalModel, FitError> {
     check_options(log, options)?;
+    let options = &options.seeded();
     let pairs = &prepared.pairs;
     let (features, columns) = (&log.features, log.feature_names.len());
     let mut summary = FitSummary {

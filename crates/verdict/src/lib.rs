@@ -11,6 +11,7 @@
 //! - [`report`]: tables, JSON/CSV schemas, plots.
 //! - [`sim`]: synthetic data with known ground truth.
 //! - [`rank`]: the leaderboard pipeline behind `verdict rank`.
+//! - [`model_file`]: NashEval models saved, loaded and applied to new contexts.
 //! - [`simulation`]: simulations with exact truth written to and opened from a
 //!   directory, and a policy scored against that truth.
 
@@ -25,6 +26,7 @@ pub use verdict_sim as sim;
 
 pub mod equilibrium;
 mod error;
+pub mod model_file;
 pub mod rank;
 pub mod simulation;
 

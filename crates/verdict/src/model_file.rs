@@ -1,0 +1,158 @@
+//! NashEval model files: a fitted [`NashEvalModel`] saved and loaded as JSON (format
+//! name and version, every option, the featurizer, LightGBM model text, the network),
+//! and new contexts read with the model's featurizer into its feature order — the
+//! same for the command line, Rust programs and the Python module.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use verdict_io::{
+    read_contexts, write_atomic, CategoricalEncoding, ContextTable, ContextualOptions, IoError,
+    Source,
+};
+use verdict_nasheval::NashEvalModel;
+
+use crate::VerdictError;
+
+/// How contexts become features: recorded in a model so that prediction reads new
+/// contexts exactly as the training log was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Featurizer {
+    /// The free-text column hashed into n-gram features, if any.
+    #[serde(default)]
+    pub text_column: Option<String>,
+    /// Dimensions of the hashed text features.
+    #[serde(default = "default_text_dim")]
+    pub text_dim: usize,
+    /// `onehot` or `codes` for categorical columns.
+    #[serde(default)]
+    pub categorical: Categorical,
+}
+
+fn default_text_dim() -> usize {
+    ContextualOptions::default().text_dim
+}
+
+/// The categorical encoding as a model file names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Categorical {
+    /// One 0/1 column per category.
+    #[default]
+    Onehot,
+    /// One column of category codes.
+    Codes,
+}
+
+impl Default for Featurizer {
+    fn default() -> Self {
+        Self::from_options(&ContextualOptions::default())
+    }
+}
+
+impl Featurizer {
+    /// The featurizer of reading options.
+    pub fn from_options(options: &ContextualOptions) -> Self {
+        Self {
+            text_column: options.text_column.clone(),
+            text_dim: options.text_dim,
+            categorical: match options.categorical {
+                CategoricalEncoding::OneHot => Categorical::Onehot,
+                CategoricalEncoding::Codes => Categorical::Codes,
+            },
+        }
+    }
+
+    /// The reading options it stands for (no catalogue).
+    pub fn options(&self) -> ContextualOptions {
+        ContextualOptions {
+            text_column: self.text_column.clone(),
+            text_dim: self.text_dim,
+            categorical: match self.categorical {
+                Categorical::Onehot => CategoricalEncoding::OneHot,
+                Categorical::Codes => CategoricalEncoding::Codes,
+            },
+            catalogue: None,
+        }
+    }
+
+    /// As a model stores it.
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("a featurizer serialises")
+    }
+
+    /// The featurizer a model recorded.
+    ///
+    /// # Errors
+    /// [`VerdictError::Data`] when the model's featurizer is not one.
+    pub fn of(model: &NashEvalModel) -> Result<Self, VerdictError> {
+        serde_json::from_value(model.featurizer.clone())
+            .map_err(|e| VerdictError::Data(format!("the model's featurizer: {e}")))
+    }
+}
+
+/// Writes `model` to `path` as JSON, atomically: no half-written model is ever left.
+///
+/// # Errors
+/// [`VerdictError::Io`] naming the path.
+pub fn save_model(model: &NashEvalModel, path: &Path) -> Result<(), VerdictError> {
+    write_atomic::<IoError, _>(path, |w| {
+        serde_json::to_writer(&mut *w, model)
+            .map_err(std::io::Error::from)
+            .and_then(|()| w.flush())
+            .map_err(|source| IoError::Write {
+                path: path.to_path_buf(),
+                source,
+            })
+    })?;
+    Ok(())
+}
+
+/// Reads a model file and checks it: format name, version and every dimension.
+///
+/// # Errors
+/// [`VerdictError::Data`] naming the file: unreadable, not a model, another version,
+/// or inconsistent dimensions.
+pub fn load_model(path: &Path) -> Result<NashEvalModel, VerdictError> {
+    let at = |message: String| VerdictError::Data(format!("{}: {message}", path.display()));
+    let bytes = std::fs::read(path).map_err(|e| at(format!("cannot read the model: {e}")))?;
+    let model: NashEvalModel = serde_json::from_slice(&bytes).map_err(|e| {
+        at(format!(
+            "not a model written by verdict fit (or damaged): {e}"
+        ))
+    })?;
+    model.check_format().map_err(|e| at(e.to_string()))?;
+    Ok(model)
+}
+
+/// New contexts read with `model`'s featurizer, features in the model's order.
+#[derive(Debug, Clone)]
+pub struct ModelContexts {
+    /// The table as read (ids, feature names as found).
+    pub table: ContextTable,
+    /// `contexts × features`, in the model's order.
+    pub features: Vec<f64>,
+    /// One-hot columns of categories the model never saw: dropped, so such a context
+    /// has none of the model's known categories.
+    pub unseen_categories: Vec<String>,
+}
+
+/// Reads `source` with `model`'s featurizer and aligns its features to the model.
+///
+/// # Errors
+/// [`VerdictError::Io`] for the table; [`VerdictError::Data`] naming the source and
+/// the feature when the schema differs from the training log's.
+pub fn read_model_contexts(
+    model: &NashEvalModel,
+    source: &Source,
+) -> Result<ModelContexts, VerdictError> {
+    let table = read_contexts(source, &Featurizer::of(model)?.options())?;
+    let aligned = model
+        .align_features(&table.feature_names, &table.features)
+        .map_err(|e| VerdictError::Data(format!("{}: {e}", source.label())))?;
+    Ok(ModelContexts {
+        table,
+        features: aligned.features,
+        unseen_categories: aligned.unseen_categories,
+    })
+}
