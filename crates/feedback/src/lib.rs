@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! The shared vocabulary of verdict: agents named by strings outside and by dense
 //! indices inside, the outcome of one pairwise battle, a battle log, and relative
 //! feedback of every modality as an ordered partition of its menu (NashEval Eq. 2–3,

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Preference games (NashEval Sections 3–4, Appendices C, E, I.1).
 //!
 //! A symmetric zero-sum game over K agents is a skew-symmetric payoff matrix

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Reading and writing tables of records: CSV, JSON Lines, a JSON array, and Parquet.
 //!
 //! Every error names its place — file, line or row, column — and how to fix it, e.g.

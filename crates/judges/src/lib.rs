@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Estimating item scores with several LLM judges of different cost and noise under a
 //! fixed budget (multi-judge budget estimation paper, Sections 2–4 and 7).
 //!

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! NashEval (contextual equilibrium evaluation): from a contextual log to each
 //! context's regularized equilibrium over agents, robustly to errors in the nuisance
 //! models (NashEval Sections 4–5, Algorithm 1).

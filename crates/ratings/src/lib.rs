@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Ratings from pairwise battles: the win matrix, online Elo, Bradley–Terry by maximum
 //! likelihood (MM and Newton solvers, three tie models), and intervals by bootstrap or
 //! sandwich.

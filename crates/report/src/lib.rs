@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Rendering of verdict results: aligned tables for people, JSON and CSV for scripts,
 //! and plots. Domain crates compute `Serialize` structs; only this crate formats them.
 //!

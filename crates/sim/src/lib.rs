@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Data-generating processes with known ground truth: a synthetic arena (below), the
 //! contextual agent-evaluation simulator of NashEval Appendix G ([`nasheval`]) and an
 //! arena-shaped contextual world ([`arena_world`]).

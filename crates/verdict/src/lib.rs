@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! verdict: evaluation of LLMs and other agents from relative feedback.
 //!
 //! This crate is the facade: it re-exports the workspace's crates and holds the
