@@ -1,7 +1,8 @@
 //! `verdict`: evaluate LLMs and other agents from relative feedback.
 //!
 //! A thin layer: each subcommand turns its flags into library settings, makes one
-//! library call, and renders the result. Errors print their cause chain and exit 2.
+//! library call, and renders the result. Errors print their cause chain, with the
+//! library's setting names turned into flags, and exit 2.
 
 mod args;
 mod bench;
@@ -9,6 +10,7 @@ mod bench_nasheval;
 mod demo;
 mod evaluate;
 mod fit;
+mod flags;
 mod game;
 mod judges;
 mod log;
@@ -75,7 +77,7 @@ fn main() -> ExitCode {
             if broken_pipe {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {}", message(&error));
+            eprintln!("error: {}", flags::in_flags(&message(&error)));
             ExitCode::from(2)
         }
     }

@@ -193,7 +193,7 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
         bar.inc(1)
     })?;
     bar.finish_and_clear();
-    let text = render(&report, args.format)?;
+    let text = crate::flags::in_flags(&render(&report, args.format)?);
     if let Some(path) = &args.plot {
         let first = report.outputs()[0];
         let title = format!("{} ({} battles)", first.leaderboard.method, first.battles);

@@ -256,8 +256,8 @@ fn require_column(table: &Table, column: &str) -> Result<(), IoError> {
         return Ok(());
     }
     let hint = match column {
-        "model_a" | "model_b" => "name the model columns with --model-a-col/--model-b-col",
-        "winner" => "name the outcome column with --winner-col, or provide one-hot columns winner_model_a, winner_model_b, winner_tie",
+        "model_a" | "model_b" => "name the model columns with `model_a_column`/`model_b_column`",
+        "winner" => "name the outcome column with `winner_column`, or provide one-hot columns winner_model_a, winner_model_b, winner_tie",
         _ => "check the column name (names are case-sensitive)",
     };
     Err(IoError::MissingColumn {
@@ -384,7 +384,7 @@ fn build_log(
             return Err(IoError::invalid(
                 table.location(row, Some(&schema.model_b)),
                 format!(
-                    "model {:?} battles itself; fix the model name, or pass --skip-self-battles to drop such rows",
+                    "model {:?} battles itself; fix the model name, or set `skip_self_battles` to drop such rows",
                     log.models().name(a)
                 ),
             ));

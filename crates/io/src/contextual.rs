@@ -229,13 +229,13 @@ fn featurize(
     let text = match &options.text_column {
         Some(_) if options.text_dim == 0 => return Err(IoError::invalid_file(
             table.file(),
-            "--text-dim 0 leaves the text column no features; use at least 1 (the default is 64)",
+            "`text_dim` 0 leaves the text column no features; use at least 1 (the default is 64)",
         )),
         Some(text) => {
             required(
                 table,
                 text,
-                "--text-col names a column of the contexts table",
+                "`text_column` names a column of the contexts table",
             )?;
             let column = table.column(text).expect("checked");
             Some(
@@ -338,7 +338,7 @@ fn encode_features(
                             ..locate(0, name)
                         },
                         format!(
-                            "{} distinct values in {} rows, too many for one-hot features (at most {MAX_ONE_HOT_LEVELS}): name a free-text column with --text-col {name}, or encode a category with many levels with --categorical codes",
+                            "{} distinct values in {} rows, too many for one-hot features (at most {MAX_ONE_HOT_LEVELS}): name a free-text column with `text_column` {name}, or encode a category with many levels with `categorical` codes",
                             distinct.len(),
                             values.len()
                         ),
@@ -422,14 +422,14 @@ pub fn read_battles_as_contextual(
     let mut wanted: Vec<String> = ["model_a", "model_b", "winner"].map(String::from).to_vec();
     wanted.extend(context_cols.iter().cloned());
     let table = read_table(source, None, Some(&wanted))?;
-    let hint = "--context-cols names metadata columns of the battle log";
+    let hint = "`context_columns` names metadata columns of the battle log";
     for name in &wanted {
         required(&table, name, hint)?;
     }
     if context_cols.is_empty() {
         return Err(IoError::invalid_file(
             table.file(),
-            "no context columns; name at least one with --context-cols",
+            "no context columns; name at least one with `context_columns`",
         ));
     }
     let values: Vec<Vec<&str>> = context_cols

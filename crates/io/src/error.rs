@@ -66,7 +66,7 @@ pub enum IoError {
         message: String,
     },
     /// The format could not be told from the file name.
-    #[error("{path}: cannot tell the format from the extension; name the file *.csv, *.jsonl, *.json or *.parquet, or pass --input-format csv|jsonl|json|parquet")]
+    #[error("{path}: cannot tell the format from the extension; name the file *.csv, *.jsonl, *.json or *.parquet, or set `input_format` csv|jsonl|json|parquet")]
     UnknownFormat {
         /// The file.
         path: String,

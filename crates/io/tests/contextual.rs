@@ -393,8 +393,8 @@ fn a_bad_cell_in_a_numeric_column_is_an_error() {
     let message = read_contexts(&bytes("contexts.csv", &text), &options)
         .unwrap_err()
         .to_string();
-    assert!(message.contains("--text-col prompt"), "{message}");
-    assert!(message.contains("--categorical codes"), "{message}");
+    assert!(message.contains("`text_column` prompt"), "{message}");
+    assert!(message.contains("`categorical` codes"), "{message}");
     // With the fix, it reads.
     let coded = ContextualOptions {
         categorical: CategoricalEncoding::Codes,

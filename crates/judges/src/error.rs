@@ -5,7 +5,7 @@ pub enum JudgeError {
     #[error("invalid instance: {0}")]
     Instance(String),
     /// The budget cannot pay for what the method needs at the very least.
-    #[error("budget {budget} is too small: {needed} is needed to {purpose}; raise --budget or lower the exploration")]
+    #[error("budget {budget} is too small: {needed} is needed to {purpose}; raise `budget` or lower the exploration")]
     InfeasibleBudget {
         /// The budget given.
         budget: f64,

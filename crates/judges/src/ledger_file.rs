@@ -231,7 +231,7 @@ impl Ledger {
         let fail = |m: String| ledger_error(path, m);
         let not_ours = || {
             fail(format!(
-                "not a verdict spend ledger (its first line is not a {LEDGER_FORMAT} header); it was left untouched: give --ledger a new file name"
+                "not a verdict spend ledger (its first line is not a {LEDGER_FORMAT} header); it was left untouched: give `ledger` a new file name"
             ))
         };
         let mut lines = bytes.split_inclusive(|&b| b == b'\n');

@@ -240,7 +240,7 @@ fn bad_settings_and_budgets_are_clear_errors() {
     let settings = EstimateSettings::new(Norm::P(2.0));
     let err = estimate(&mut judges, 1.0, &Method::Uniform, &settings).unwrap_err();
     assert!(matches!(err, JudgeError::InfeasibleBudget { .. }), "{err}");
-    assert!(err.to_string().contains("raise --budget"));
+    assert!(err.to_string().contains("raise `budget`"));
     let err = estimate(&mut judges, 5.0, &Method::EstIvwe, &settings).unwrap_err();
     assert!(err.to_string().contains("Phase I"), "{err}");
     let err = estimate(&mut judges, f64::NAN, &Method::EstIvwe, &settings).unwrap_err();

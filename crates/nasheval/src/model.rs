@@ -299,7 +299,7 @@ fn check_options(log: &ContextualLog, options: &FitOptions) -> Result<(), FitErr
     }
     if options.policy == PolicyKind::Network && options.rho <= 0.0 {
         return Err(FitError(
-            "the network policy needs rho > 0 (a strongly convex regularizer); use --policy solver for rho = 0".into(),
+            "the network policy needs rho > 0 (a strongly convex regularizer); use `policy` solver for rho = 0".into(),
         ));
     }
     if !options.costs.is_empty() && options.costs.len() != k {
@@ -313,7 +313,7 @@ fn check_options(log: &ContextualLog, options: &FitOptions) -> Result<(), FitErr
     }
     if options.budget.is_some() && options.policy == PolicyKind::Network {
         return Err(FitError(
-            "a hard budget is solved per context; use --policy solver with --budget".into(),
+            "a hard budget is solved per context; use `policy` solver with `budget`".into(),
         ));
     }
     if options.budget.is_some() && options.costs.is_empty() {
@@ -546,7 +546,7 @@ pub fn fit_prepared(
     let payoff = match (&prepared.crossfit, options.variant) {
         (_, Variant::Oracle) => {
             let truth = truth.ok_or_else(|| {
-                FitError("the oracle variant needs the simulator's truth (--truth DIR)".into())
+                FitError("the oracle variant needs the simulator's truth (`truth` DIR)".into())
             })?;
             let mut truth = truth.clone();
             truth

@@ -292,14 +292,14 @@ fn check_data(counts: &PairCounts, ties: TieModel) -> Result<(), RatingsError> {
     }
     if ties == TieModel::Drop && counts.ties() == battles {
         return Err(RatingsError::NotEnoughData(
-            "every battle is a tie, and --ties drop leaves nothing to fit; use --ties half".into(),
+            "every battle is a tie, and `ties` drop leaves nothing to fit; use `ties` half".into(),
         ));
     }
     if ties == TieModel::Davidson {
         let ties_seen = counts.ties();
         if ties_seen == 0.0 || ties_seen == battles {
             return Err(RatingsError::NotEnoughData(format!(
-                "Davidson's tie model needs both ties and decisive battles, found {ties_seen} ties in {battles} battles; use --ties half or drop"
+                "Davidson's tie model needs both ties and decisive battles, found {ties_seen} ties in {battles} battles; use `ties` half or drop"
             )));
         }
     }

@@ -102,12 +102,12 @@ pub fn solve(
     if let Some(prices) = settings.soft_budget {
         let Some(costs) = costs else {
             return Err(VerdictError::Settings(
-                "a soft budget needs per-agent costs (--costs FILE)".into(),
+                "a soft budget needs per-agent costs (`costs` FILE)".into(),
             ));
         };
         if settings.budget.is_some() || rho <= 0.0 {
             return Err(VerdictError::Settings(
-                "a soft budget needs rho > 0 and does not combine with a hard --budget".into(),
+                "a soft budget needs rho > 0 and does not combine with a hard `budget`".into(),
             ));
         }
         let soft = SoftBudget { costs, prices };
@@ -116,7 +116,7 @@ pub fn solve(
     Ok(match (settings.budget, costs) {
         (Some(_), None) => {
             return Err(VerdictError::Settings(
-                "a budget needs per-agent costs (--costs FILE)".into(),
+                "a budget needs per-agent costs (`costs` FILE)".into(),
             ));
         }
         (Some(limit), Some(costs)) if rho > 0.0 => {

@@ -145,7 +145,7 @@ impl RankSettings {
         }
         if !(self.confidence > 0.0 && self.confidence < 1.0) {
             return Err(VerdictError::Settings(format!(
-                "confidence level {} must lie strictly between 0 and 1 (e.g. --ci 0.95)",
+                "confidence level {} must lie strictly between 0 and 1 (e.g. `ci` 0.95)",
                 self.confidence
             )));
         }
@@ -267,7 +267,7 @@ pub fn rank_with_groups(
             let unplayed = models * (models - 1) / 2 - counts.pairs().len();
             if unplayed > 0 && !settings.allow_unobserved {
                 notes.push(format!(
-                    "maximal lottery left out: {unplayed} pairs of models never met; pass --allow-unobserved to count them as ties"
+                    "maximal lottery left out: {unplayed} pairs of models never met; set `allow_unobserved` to count them as ties"
                 ));
             } else {
                 leaderboards.push(context.lottery()?);
@@ -506,7 +506,7 @@ impl Context<'_> {
         let intervals = match &settings.intervals {
             Intervals::None => None,
             Intervals::Sandwich => {
-                notes.push("sandwich intervals apply to Bradley–Terry only; Elo is shown without intervals (use --bootstrap)".into());
+                notes.push("sandwich intervals apply to Bradley–Terry only; Elo is shown without intervals (use `bootstrap`)".into());
                 None
             }
             Intervals::Bootstrap(bootstrap) => {
@@ -542,7 +542,7 @@ impl Context<'_> {
         )
         .map_err(|e| match e {
             GameError::Unobserved { count, first_pair: (j, k) } => VerdictError::Settings(format!(
-                "the maximal lottery needs every pair's margin, but {count} pairs of models never met (first: {} vs {}); pass --allow-unobserved to count them as ties",
+                "the maximal lottery needs every pair's margin, but {count} pairs of models never met (first: {} vs {}); set `allow_unobserved` to count them as ties",
                 names[j], names[k]
             )),
             other => other.into(),
@@ -622,7 +622,7 @@ impl Context<'_> {
     ) -> Result<(Lottery, Option<RobustSummary>), VerdictError> {
         let groups = self.groups.ok_or_else(|| {
             VerdictError::Settings(
-                "the robust lottery needs battle groups (--group-by COLUMN)".into(),
+                "the robust lottery needs battle groups (`group_by` COLUMN)".into(),
             )
         })?;
         let mut members: Vec<Vec<usize>> = vec![Vec::new(); groups.names.len()];
@@ -669,13 +669,13 @@ fn fit_notes(fit: &BtFit, names: &[String]) -> Vec<String> {
     if let Regularization::Prior { l2, obstacles } = &fit.regularization {
         let reasons: Vec<String> = obstacles.iter().map(|o| o.describe(names)).collect();
         notes.push(format!(
-            "the maximum-likelihood estimate does not exist ({}); a weak Gaussian prior (l2 = {l2}) keeps every score finite. Scores of the models named are bounds more than estimates; pass --l2 to choose the penalty yourself",
+            "the maximum-likelihood estimate does not exist ({}); a weak Gaussian prior (l2 = {l2}) keeps every score finite. Scores of the models named are bounds more than estimates; set `l2` to choose the penalty yourself",
             reasons.join("; ")
         ));
     }
     if fit.status == FitStatus::MaxIterations {
         notes.push(format!(
-            "the fit stopped at the iteration cap ({} iterations) with gradient norm {:.3e}; raise --max-iter or use the Newton solver",
+            "the fit stopped at the iteration cap ({} iterations) with gradient norm {:.3e}; raise `max_iter` or use the Newton solver",
             fit.iterations, fit.gradient_norm
         ));
     }

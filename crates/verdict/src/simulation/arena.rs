@@ -199,7 +199,7 @@ pub fn write_arena(
         rows,
         columns: columns.into(),
     };
-    let context_columns = "context_id, language, is_code, is_math, length (tokens), prompt (text: fit with --text-col prompt)";
+    let context_columns = "context_id, language, is_code, is_math, length (tokens), prompt (free text, for the text featurizer)";
     let files = BTreeMap::from([
         ("contexts.parquet".to_string(), note(training.len(), context_columns)),
         ("test_contexts.parquet".to_string(), note(test.len(), context_columns)),
