@@ -243,9 +243,14 @@ pub struct FitArgs {
     /// Aggregator of pairs in several menus: mean, or cubic:ALPHA (Eq. 50–51).
     #[arg(long, default_value = "mean", value_name = "mean|cubic:ALPHA")]
     pub aggregator: String,
-    /// Propensities below this are raised to it (the count is reported).
+    /// Propensities below a menu's floor are raised to it (the count is reported): the
+    /// floor is the smaller of this and --propensity-floor-share times the menu's
+    /// selection rate.
     #[arg(long, default_value_t = 0.01)]
     pub propensity_floor: f64,
+    /// The floor relative to a menu's selection rate (0: --propensity-floor alone).
+    #[arg(long, default_value_t = 0.1)]
+    pub propensity_floor_share: f64,
     /// Choose the boosted trees' hyperparameters by three-fold grid search over the
     /// paper's Tables 12–13 (trees by early stopping), and the policy network's over
     /// Table 14 by held-out gap (overriding the network flags); slow: minutes per

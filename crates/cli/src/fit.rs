@@ -80,10 +80,11 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
     }
     if model.summary.clipped_propensities > 0 {
         eprintln!(
-            "warning: {} of {} out-of-fold propensities were below {} and raised to it (--propensity-floor)",
+            "warning: {} of {} out-of-fold propensities were below their menu's floor, the smaller of {} and {} times the menu's selection rate, and were raised to it (--propensity-floor, --propensity-floor-share)",
             model.summary.clipped_propensities,
             log.contexts.len() * log.menus.len(),
-            options.propensity_floor
+            options.propensity_floor,
+            options.propensity_floor_share
         );
     }
     if let Some(cold) = &model.summary.collapsed_training {
@@ -251,6 +252,7 @@ fn options(args: &FitArgs, log: &ContextualLog) -> anyhow::Result<FitOptions> {
         folds: args.folds,
         seed: args.seed,
         propensity_floor: args.propensity_floor,
+        propensity_floor_share: args.propensity_floor_share,
         regression: match args.payoff_regression {
             RegressionArg::Shared => PayoffRegression::Shared,
             RegressionArg::PerPair => PayoffRegression::PerPair,
@@ -327,8 +329,8 @@ fn summary_table(model: &NashEvalModel, out: &Path, seconds: f64) -> String {
         );
         let _ = writeln!(
             text,
-            "clipped propensities  {} (floor {})",
-            s.clipped_propensities, o.propensity_floor
+            "clipped propensities  {} (floor min({}, {} × selection rate))",
+            s.clipped_propensities, o.propensity_floor, o.propensity_floor_share
         );
         if let Some(design) = s.nuisance_design {
             let sparse = s.sparse_menus.len();

@@ -58,9 +58,12 @@ pub struct CrossFitOptions {
     pub folds: usize,
     /// Seed of the fold assignment and of the learners.
     pub seed: u64,
-    /// Propensities below this are raised to it (default 0.01); the count is
-    /// reported.
+    /// Propensities below the menu's floor are raised to it (the count is reported):
+    /// the floor is `min(propensity_floor, propensity_floor_share × r_m)` with `r_m`
+    /// the menu's selection rate in the log ([`menu_floors`]).
     pub propensity_floor: f64,
+    /// The floor's share of a menu's selection rate (0: the absolute floor alone).
+    pub propensity_floor_share: f64,
     /// Backbone of the outcome models.
     pub outcome: Backbone,
     /// Backbone of the propensity models.
@@ -301,13 +304,18 @@ pub fn cross_fit(
             outcome_models.push(fold_models);
         }
     }
-    let floor = options.propensity_floor;
+    let floors = menu_floors(
+        log,
+        options.propensity_floor,
+        options.propensity_floor_share,
+    );
     let mut clipped = 0;
     let mut log_loss = 0.0;
     for (c, e) in propensity.iter_mut().enumerate() {
         let s = observed.selected(c / menus, c % menus);
         let p = e.clamp(1e-12, 1.0 - 1e-12);
         log_loss -= if s { p.ln() } else { (1.0 - p).ln() };
+        let floor = floors[c % menus];
         if *e < floor {
             *e = floor;
             clipped += 1;
@@ -340,6 +348,32 @@ pub fn cross_fit(
         sparse_menus,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// The propensity floor of each menu: `min(absolute, share × r_m)`, `r_m` the share of
+/// contexts that selected menu `m` (a menu never selected keeps `absolute`: no
+/// correction term ever divides by its propensity).
+///
+/// An absolute floor suits a few menus each shown often (Appendix G: `r_m` ≈ 0.5, so
+/// the floor stays 0.01). With one of `|Q|` menus shown per context every true
+/// propensity is near `1/|Q|` or below — 120 pair menus put most of them under 0.01 —
+/// and an absolute floor would raise nearly all of them, biasing every correction
+/// term; relative to `r_m` it caps the inverse-propensity weight at `1 / (share ×
+/// r_m)`, i.e. `1/share` times the menu's average weight.
+pub fn menu_floors(log: &ContextualLog, absolute: f64, share: f64) -> Vec<f64> {
+    let mut selected = vec![0usize; log.menus.len()];
+    log.feedback.iter().for_each(|f| selected[f.menu] += 1);
+    let n = log.contexts.len().max(1) as f64;
+    selected
+        .into_iter()
+        .map(|count| {
+            if count == 0 || share <= 0.0 {
+                absolute
+            } else {
+                absolute.min(share * count as f64 / n)
+            }
+        })
+        .collect()
 }
 
 /// Menus that some fold's training contexts never selected, with how many contexts

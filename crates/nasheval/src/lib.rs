@@ -31,7 +31,8 @@ pub mod tune;
 pub use aggregator::{Aggregator, AggregatorError};
 pub use backbone::{Backbone, GbdtParams, Model};
 pub use crossfit::{
-    cross_fit, CrossFit, CrossFitOptions, NuisanceDesign, Nuisances, Observed, PER_MENU_LIMIT,
+    cross_fit, menu_floors, CrossFit, CrossFitOptions, NuisanceDesign, Nuisances, Observed,
+    PER_MENU_LIMIT,
 };
 pub use gap::{payoff_matrices, GapLoss, GapScratch};
 pub use learner::{context_folds, Classifier, LearnerError, Logistic, Regressor, Ridge};

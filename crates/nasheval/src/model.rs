@@ -9,7 +9,9 @@ use verdict_game::{
 };
 
 use crate::backbone::{Backbone, GbdtParams};
-use crate::crossfit::{cross_fit, CrossFit, CrossFitOptions, NuisanceDesign, Nuisances, Observed};
+use crate::crossfit::{
+    cross_fit, menu_floors, CrossFit, CrossFitOptions, NuisanceDesign, Nuisances, Observed,
+};
 use crate::gap::{payoff_matrices, GapLoss};
 use crate::learner::{context_folds, LearnerError};
 use crate::network::{Network, NetworkOptions, TrainingReport};
@@ -97,6 +99,12 @@ pub struct FitOptions {
     pub seed: u64,
     /// Propensity floor (default 0.01).
     pub propensity_floor: f64,
+    /// The floor relative to a menu's selection rate: a menu's floor is
+    /// `min(propensity_floor, propensity_floor_share × rate)`
+    /// ([`crate::crossfit::menu_floors`]; default 0.1, 0 for the absolute floor alone;
+    /// model files written before the setting used the absolute floor).
+    #[serde(default)]
+    pub propensity_floor_share: f64,
     /// Backbone of the outcome models.
     pub outcome_backbone: Backbone,
     /// Backbone of the propensity models.
@@ -153,6 +161,7 @@ impl Default for FitOptions {
             folds: 5,
             seed: 0,
             propensity_floor: 0.01,
+            propensity_floor_share: 0.1,
             outcome_backbone: Backbone::Gbdt(GbdtParams::nuisance()),
             propensity_backbone: Backbone::Gbdt(GbdtParams::nuisance()),
             payoff_backbone: Backbone::Gbdt(GbdtParams::payoff()),
@@ -329,6 +338,12 @@ fn check_options(log: &ContextualLog, options: &FitOptions) -> Result<(), FitErr
             .validate()
             .map_err(|e| FitError(format!("soft budget: {e}")))?;
     }
+    if !(options.propensity_floor_share.is_finite() && options.propensity_floor_share >= 0.0) {
+        return Err(FitError(format!(
+            "propensity floor share {} must be a finite number >= 0",
+            options.propensity_floor_share
+        )));
+    }
     if !(options.propensity_floor > 0.0 && options.propensity_floor < 1.0) {
         return Err(FitError(format!(
             "propensity floor {} must be in (0, 1)",
@@ -384,6 +399,7 @@ pub fn prepare(
             folds: options.folds,
             seed: options.seed,
             propensity_floor: options.propensity_floor,
+            propensity_floor_share: options.propensity_floor_share,
             outcome: options.outcome_backbone.clone(),
             propensity: options.propensity_backbone.clone(),
             keep_outcome_models: options.variant != Variant::Debiased,
@@ -549,10 +565,17 @@ pub fn fit_prepared(
                 FitError("the oracle variant needs the simulator's truth (`truth` DIR)".into())
             })?;
             let mut truth = truth.clone();
+            let floors = menu_floors(
+                log,
+                options.propensity_floor,
+                options.propensity_floor_share,
+            );
+            let menus = log.menus.len();
             truth
                 .propensity
                 .iter_mut()
-                .for_each(|e| *e = e.max(options.propensity_floor));
+                .enumerate()
+                .for_each(|(c, e)| *e = e.max(floors[c % menus]));
             summary.chosen = Some(Variant::Oracle);
             summary.chosen_regression = Some(options.regression);
             regress(&pseudo_outcomes(log, pairs, &truth), options.regression)?

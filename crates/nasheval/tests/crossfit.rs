@@ -7,8 +7,8 @@ use verdict_feedback::{ContextualLog, ContextualLogBuilder, Response};
 use verdict_nasheval::payoff::pseudo_outcomes;
 use verdict_nasheval::selection::held_out_risk;
 use verdict_nasheval::{
-    cross_fit, AggregatorKind, Backbone, CrossFitOptions, GbdtParams, NuisanceDesign, Nuisances,
-    PairMap,
+    cross_fit, menu_floors, AggregatorKind, Backbone, CrossFitOptions, GbdtParams, NuisanceDesign,
+    Nuisances, PairMap,
 };
 use verdict_sim::nasheval::{
     replication_contexts, simulate_feedback, truth, FeedbackKind, Truth, World, AGENTS,
@@ -127,6 +127,7 @@ fn nuisances_and_pseudo_outcomes_with(design: NuisanceDesign) {
         folds: 5,
         seed: 4,
         propensity_floor: 0.01,
+        propensity_floor_share: 0.1,
         outcome: Backbone::Gbdt(GbdtParams::nuisance()),
         propensity: Backbone::Gbdt(GbdtParams::nuisance()),
         keep_outcome_models: false,
@@ -205,6 +206,7 @@ fn a_menu_seen_in_one_fold_only_is_pooled_and_reported() {
         folds: 5,
         seed: 4,
         propensity_floor: 0.01,
+        propensity_floor_share: 0.1,
         outcome: Backbone::Linear { lambda: 1.0 },
         propensity: Backbone::Linear { lambda: 1.0 },
         keep_outcome_models: true,
@@ -218,6 +220,15 @@ fn a_menu_seen_in_one_fold_only_is_pooled_and_reported() {
     assert_eq!(fitted.nuisance_design, NuisanceDesign::Pooled);
     assert_eq!(fitted.sparse_menus, vec![(rare, 1)]);
     assert_eq!(fitted.pooled_models.len(), 5);
+    // Floors: the rare menu's is a tenth of its selection rate (1 in 1,000 contexts);
+    // the others, selected at about half the contexts, keep the absolute 0.01.
+    let floors = menu_floors(&log, 0.01, 0.1);
+    assert!((floors[rare] - 1e-4).abs() < 1e-15, "{floors:?}");
+    assert!(floors
+        .iter()
+        .enumerate()
+        .all(|(m, &f)| m == rare || f == 0.01));
+    assert_eq!(menu_floors(&log, 0.01, 0.0), vec![0.01; log.menus.len()]);
     assert!(fitted.nuisances.outcome.iter().all(|v| v.is_finite()));
 }
 
