@@ -248,8 +248,9 @@ pub struct FitArgs {
     /// selection rate.
     #[arg(long, default_value_t = 0.01)]
     pub propensity_floor: f64,
-    /// The floor relative to a menu's selection rate (0: --propensity-floor alone).
-    #[arg(long, default_value_t = 0.1)]
+    /// The floor relative to a menu's selection rate (0, the default:
+    /// --propensity-floor alone).
+    #[arg(long, default_value_t = 0.0)]
     pub propensity_floor_share: f64,
     /// Choose the boosted trees' hyperparameters by three-fold grid search over the
     /// paper's Tables 12–13 (trees by early stopping), and the policy network's over

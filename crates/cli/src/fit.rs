@@ -80,11 +80,11 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
     }
     if model.summary.clipped_propensities > 0 {
         eprintln!(
-            "warning: {} of {} out-of-fold propensities were below their menu's floor, the smaller of {} and {} times the menu's selection rate, and were raised to it (--propensity-floor, --propensity-floor-share)",
+            "warning: {} of {} out-of-fold propensities were below {} and were raised to it (--propensity-floor{})",
             model.summary.clipped_propensities,
             log.contexts.len() * log.menus.len(),
-            options.propensity_floor,
-            options.propensity_floor_share
+            floor_text(&options),
+            if options.propensity_floor_share > 0.0 { ", --propensity-floor-share" } else { "" }
         );
     }
     if let Some(cold) = &model.summary.collapsed_training {
@@ -123,6 +123,18 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The propensity floor in words: a number, or relative to each menu's rate.
+fn floor_text(options: &FitOptions) -> String {
+    if options.propensity_floor_share > 0.0 {
+        format!(
+            "the smaller of {} and {} times the menu's selection rate",
+            options.propensity_floor, options.propensity_floor_share
+        )
+    } else {
+        options.propensity_floor.to_string()
+    }
 }
 
 /// Pairs no menu holds: refused, or with `--allow-unobserved` given a menu of their
@@ -329,8 +341,9 @@ fn summary_table(model: &NashEvalModel, out: &Path, seconds: f64) -> String {
         );
         let _ = writeln!(
             text,
-            "clipped propensities  {} (floor min({}, {} × selection rate))",
-            s.clipped_propensities, o.propensity_floor, o.propensity_floor_share
+            "clipped propensities  {} (floor {})",
+            s.clipped_propensities,
+            floor_text(o)
         );
         if let Some(design) = s.nuisance_design {
             let sparse = s.sparse_menus.len();

@@ -101,8 +101,8 @@ pub struct FitOptions {
     pub propensity_floor: f64,
     /// The floor relative to a menu's selection rate: a menu's floor is
     /// `min(propensity_floor, propensity_floor_share × rate)`
-    /// ([`crate::crossfit::menu_floors`]; default 0.1, 0 for the absolute floor alone;
-    /// model files written before the setting used the absolute floor).
+    /// ([`crate::crossfit::menu_floors`]; default 0: the absolute floor alone, which
+    /// the arena experiment of EXPERIMENTS.md favours).
     #[serde(default)]
     pub propensity_floor_share: f64,
     /// Backbone of the outcome models.
@@ -161,7 +161,7 @@ impl Default for FitOptions {
             folds: 5,
             seed: 0,
             propensity_floor: 0.01,
-            propensity_floor_share: 0.1,
+            propensity_floor_share: 0.0,
             outcome_backbone: Backbone::Gbdt(GbdtParams::nuisance()),
             propensity_backbone: Backbone::Gbdt(GbdtParams::nuisance()),
             payoff_backbone: Backbone::Gbdt(GbdtParams::payoff()),
