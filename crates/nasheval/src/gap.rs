@@ -80,8 +80,8 @@ pub fn payoff_matrices(values: &[f64], agents: usize) -> Vec<PayoffMatrix> {
     values
         .chunks(agents * agents)
         .map(|m| {
-            let rows: Vec<Vec<f64>> = m.chunks(agents).map(<[f64]>::to_vec).collect();
-            PayoffMatrix::new(&rows).expect("a clipped antisymmetric payoff matrix")
+            PayoffMatrix::from_row_major(m, agents)
+                .expect("a clipped antisymmetric payoff matrix")
         })
         .collect()
 }
