@@ -4,7 +4,7 @@ use std::fmt::Write;
 use std::time::Instant;
 
 use anyhow::Context;
-use verdict::io::{write_atomic, write_battles_parquet, IoError};
+use verdict::io::{write_battles_parquet, write_bytes_atomic};
 use verdict::ratings::{bootstrap_bradley_terry, Bootstrap, BradleyTerry, EloScale, PairCounts};
 use verdict::sim::ArenaSimulation;
 
@@ -35,7 +35,7 @@ fn arena(args: &ArenaArgs) -> anyhow::Result<()> {
     let extension = args.out.extension().and_then(|e| e.to_str()).unwrap_or("");
     match extension {
         "parquet" => write_battles_parquet(&args.out, &arena.log)?,
-        "csv" => write_atomic::<IoError, _>(&args.out, |w| {
+        "csv" => {
             let names = arena.log.models();
             let mut text = String::from("model_a,model_b,winner\n");
             for (a, b, outcome) in arena.log.iter() {
@@ -47,12 +47,8 @@ fn arena(args: &ArenaArgs) -> anyhow::Result<()> {
                     outcome.label()
                 );
             }
-            w.write_all(text.as_bytes())
-                .map_err(|source| IoError::Write {
-                    path: args.out.clone(),
-                    source,
-                })
-        })?,
+            write_bytes_atomic(&args.out, text.as_bytes())?
+        }
         _ => anyhow::bail!(
             "{}: write the arena as .parquet or .csv",
             args.out.display()

@@ -39,6 +39,19 @@ where
     Ok(persist(temporary, path)?)
 }
 
+/// Writes `bytes` to `path` atomically ([`write_atomic`]).
+///
+/// # Errors
+/// [`IoError::Write`] naming `path`.
+pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
+    write_atomic::<IoError, _>(path, |w| {
+        w.write_all(bytes).map_err(|source| IoError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
+    })
+}
+
 /// Renames a finished temporary file onto `path`, readable by all like a file
 /// created normally (temporary files are created owner-only).
 ///

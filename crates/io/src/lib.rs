@@ -19,7 +19,7 @@ mod parquet_io;
 mod table;
 mod text;
 
-pub use atomic::{persist, write_atomic};
+pub use atomic::{persist, write_atomic, write_bytes_atomic};
 pub use battles::{
     read_battles, read_table, BattleSchema, LoadedBattles, ReadOptions, Source, WinnerColumns,
 };

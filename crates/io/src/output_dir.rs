@@ -204,10 +204,7 @@ impl StagedDir {
         };
         let manifest_path = self.out.join(&self.manifest);
         let write_manifest = |ownership: &Ownership| {
-            crate::write_atomic::<IoError, _>(&manifest_path, |w| {
-                w.write_all(manifest_text(ownership).as_bytes())
-                    .map_err(write_error(&manifest_path))
-            })
+            crate::write_bytes_atomic(&manifest_path, manifest_text(ownership).as_bytes())
         };
         write_manifest(&interim)?;
         for name in &names {

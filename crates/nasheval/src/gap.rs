@@ -80,8 +80,7 @@ pub fn payoff_matrices(values: &[f64], agents: usize) -> Vec<PayoffMatrix> {
     values
         .chunks(agents * agents)
         .map(|m| {
-            PayoffMatrix::from_row_major(m, agents)
-                .expect("a clipped antisymmetric payoff matrix")
+            PayoffMatrix::from_row_major(m, agents).expect("a clipped antisymmetric payoff matrix")
         })
         .collect()
 }

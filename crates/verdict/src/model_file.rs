@@ -7,8 +7,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use verdict_io::{
-    read_contexts, write_atomic, CategoricalEncoding, ContextTable, ContextualOptions, IoError,
-    Source,
+    read_contexts, write_bytes_atomic, CategoricalEncoding, ContextTable, ContextualOptions, Source,
 };
 use verdict_nasheval::NashEvalModel;
 
@@ -96,16 +95,8 @@ impl Featurizer {
 /// # Errors
 /// [`VerdictError::Io`] naming the path.
 pub fn save_model(model: &NashEvalModel, path: &Path) -> Result<(), VerdictError> {
-    write_atomic::<IoError, _>(path, |w| {
-        serde_json::to_writer(&mut *w, model)
-            .map_err(std::io::Error::from)
-            .and_then(|()| w.flush())
-            .map_err(|source| IoError::Write {
-                path: path.to_path_buf(),
-                source,
-            })
-    })?;
-    Ok(())
+    let text = serde_json::to_vec(model).expect("a model serialises");
+    Ok(write_bytes_atomic(path, &text)?)
 }
 
 /// Reads a model file and checks it: format name, version and every dimension.
