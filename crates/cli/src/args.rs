@@ -33,7 +33,7 @@ pub enum Command {
     /// Score items with several judges under a budget (Est-IVWE by default), every
     /// call recorded in a ledger so an interrupted run resumes without paying twice.
     Judge(JudgeArgs),
-    /// The simulated contextual data set of NashEval Appendix G with its ground truth.
+    /// A simulated contextual data set with exact ground truth: NashEval Appendix G, or an arena-shaped world (--world arena).
     Simulate(SimulateArgs),
     /// Read and check a contextual feedback log (contexts + feedback, or a battle log
     /// with --context-cols) and summarise it: agents, menus, coverage, features.
