@@ -65,7 +65,22 @@ fn message(error: &anyhow::Error) -> String {
     text
 }
 
+/// Keeps the default panic report, except for the parquet crate's assertions on
+/// damaged files: the reader catches those and reports the damaged file itself.
+fn quiet_parquet_panics() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let in_parquet = info
+            .location()
+            .is_some_and(|l| l.file().contains("/parquet-"));
+        if !in_parquet {
+            report(info);
+        }
+    }));
+}
+
 fn main() -> ExitCode {
+    quiet_parquet_panics();
     match run() {
         Ok(code) => code,
         Err(error) => {

@@ -1334,3 +1334,56 @@ fn judge_timeouts_cover_the_input_and_ids_are_quoted() {
         .collect();
     assert_eq!(ids, ["a,b", "line\nbreak"]);
 }
+
+/// A Parquet file damaged inside a data page (which the parquet crate asserts on) is
+/// one clear error, exit 2, with no panic report on the way.
+#[test]
+fn a_damaged_parquet_page_is_one_clean_error() {
+    use verdict::io::{read_battles, write_parquet_table, ColumnData, Format, ReadOptions, Source};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("battles.parquet");
+    let text = |f: &dyn Fn(usize) -> String| ColumnData::Text((0..24).map(f).collect());
+    write_parquet_table(
+        &path,
+        &[
+            ("model_a", text(&|i| format!("m{}", i % 4))),
+            ("model_b", text(&|i| format!("m{}", (i + 1) % 4))),
+            (
+                "winner",
+                text(&|i| ["model_a", "model_b", "tie"][i % 3].into()),
+            ),
+        ],
+    )
+    .unwrap();
+    let original = std::fs::read(&path).unwrap();
+    let options = ReadOptions {
+        format: Some(Format::Parquet),
+        ..ReadOptions::default()
+    };
+    // The first single-byte damage that reaches the decoder's assertions.
+    std::panic::set_hook(Box::new(|_| {}));
+    let damaged = (0..original.len())
+        .flat_map(|p| (0..=255u8).map(move |b| (p, b)))
+        .map(|(p, b)| {
+            let mut data = original.clone();
+            data[p] = b;
+            data
+        })
+        .find(|data| {
+            let source = Source::Bytes {
+                label: "x".into(),
+                data: data.clone(),
+            };
+            read_battles(&source, &options)
+                .is_err_and(|e| e.to_string().contains("damaged data after row"))
+        })
+        .expect("some damage reaches a page");
+    let _ = std::panic::take_hook();
+    std::fs::write(&path, damaged).unwrap();
+    let output = common::verdict(&["rank", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("damaged data after row"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
