@@ -446,6 +446,7 @@ fn choose(
     options: &FitOptions,
     prepared: &Prepared,
     crossfit: &CrossFit,
+    rows: &SharedRows<'_>,
     summary: &mut FitSummary,
 ) -> Result<(Variant, PayoffRegression), FitError> {
     let pairs = &prepared.pairs;
@@ -458,8 +459,6 @@ fn choose(
     let plugin = plugin_pairs(pairs, &crossfit.nuisances.outcome);
     summary.candidates = vec![held_out_risk("plugin", &prepared.gamma, &plugin, npairs)];
     let plugin_risks = risk_per_context(&prepared.gamma, &plugin, npairs);
-    let observed = Observed::new(log);
-    let carries = carries_correction(&observed, pairs);
     let mut best = (
         summary.candidates[0].risk,
         Variant::Plugin,
@@ -485,10 +484,7 @@ fn choose(
             &folds,
             regression,
             &options.payoff_backbone,
-            &SharedRows {
-                carries: &carries,
-                seed: options.seed,
-            },
+            rows,
         )?;
         let mut risk = held_out_risk(name, &prepared.gamma, &predicted, npairs);
         risk.difference = Some(paired_difference(
@@ -598,7 +594,11 @@ pub fn fit_prepared(
             let (chosen, regression) = if variant == Variant::Auto {
                 progress(Stage::Selection, 0, 1);
                 let started = std::time::Instant::now();
-                let chosen = choose(log, options, prepared, crossfit, &mut summary)?;
+                let rows = SharedRows {
+                    carries: &carries,
+                    seed: options.seed,
+                };
+                let chosen = choose(log, options, prepared, crossfit, &rows, &mut summary)?;
                 summary.stage_seconds.push((
                     Stage::Selection.label().into(),
                     started.elapsed().as_secs_f64(),

@@ -11,7 +11,7 @@ use crate::backbone::{Backbone, Model};
 use crate::crossfit::{Nuisances, Observed};
 use crate::learner::LearnerError;
 use crate::pairs::PairMap;
-use crate::pooled::PooledOutcome;
+use crate::pooled::{PooledOutcome, WeightedSample, PREDICTION_CHUNK};
 use crate::{plugin_payoff, pseudo_outcome, MenuObservation};
 
 /// The menus of pair `p` at context `i`, as Eq. 42 sees them.
@@ -125,9 +125,6 @@ pub const PAIR_COLUMNS_LIMIT: usize = 20;
 /// the context observed.
 pub const SAMPLED_PAIRS_PER_CONTEXT: usize = 8;
 
-/// Contexts whose design rows are built at once for prediction.
-const PREDICTION_CHUNK: usize = 512;
-
 /// How a large catalogue's shared regression samples its (context, pair) rows:
 /// every row whose pseudo-outcome carries a correction (`carries(context, pair)`: a
 /// menu holding the pair was observed there) is kept with weight 1; each other row,
@@ -191,18 +188,13 @@ fn sampled_design(
     targets: &[f64],
     rows: &SharedRows<'_>,
 ) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
-    use rand::{Rng, SeedableRng};
     let npairs = pairs.pairs.len();
-    let rate = (SAMPLED_PAIRS_PER_CONTEXT as f64 / npairs as f64).min(1.0);
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(rows.seed ^ 0x5A3D_1E05);
+    let mut sample =
+        WeightedSample::new(SAMPLED_PAIRS_PER_CONTEXT, npairs, rows.seed ^ 0x5A3D_1E05);
     let (mut design, mut kept, mut weights) = (Vec::new(), Vec::new(), Vec::new());
     for (i, x) in features.chunks(columns).enumerate() {
         for p in 0..npairs {
-            let weight = if (rows.carries)(i, p) {
-                1.0
-            } else if rng.random::<f64>() < rate {
-                1.0 / rate
-            } else {
+            let Some(weight) = sample.weight((rows.carries)(i, p)) else {
                 continue;
             };
             push_shared_row(&mut design, x, pairs, p, false);

@@ -17,9 +17,38 @@ use serde::{Deserialize, Serialize};
 use crate::backbone::{Backbone, Model};
 use crate::learner::LearnerError;
 
-/// Contexts predicted at once: bounds the design built for prediction to
-/// `PREDICTION_CHUNK × pairs × (columns + 2K)` values.
-const PREDICTION_CHUNK: usize = 512;
+/// Contexts predicted at once: bounds a design built for prediction to
+/// `PREDICTION_CHUNK × rows per context × width` values.
+pub(crate) const PREDICTION_CHUNK: usize = 512;
+
+/// Row sampling with Horvitz–Thompson weights: a row that must be kept has weight 1;
+/// any other is kept with probability `rate` and weight `1/rate`, so a weighted loss
+/// over the kept rows is an unbiased estimate of the loss over all rows.
+pub(crate) struct WeightedSample {
+    rate: f64,
+    rng: rand_chacha::ChaCha8Rng,
+}
+
+impl WeightedSample {
+    /// Keeps about `per_context` of `rows_per_context` optional rows per context.
+    pub(crate) fn new(per_context: usize, rows_per_context: usize, seed: u64) -> Self {
+        use rand::SeedableRng;
+        Self {
+            rate: (per_context as f64 / rows_per_context.max(1) as f64).min(1.0),
+            rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
+        }
+    }
+
+    /// The weight of a row (`kept` rows always 1), or `None` when it is left out.
+    pub(crate) fn weight(&mut self, kept: bool) -> Option<f64> {
+        use rand::Rng;
+        if kept {
+            Some(1.0)
+        } else {
+            (self.rng.random::<f64>() < self.rate).then_some(1.0 / self.rate)
+        }
+    }
+}
 
 /// One observed verdict: the context's row in the features, the pair's agents and
 /// the verdict `Z_jk`.
@@ -266,22 +295,21 @@ impl PooledPropensity {
         backbone: &Backbone,
         seed: u64,
     ) -> Result<Self, LearnerError> {
-        use rand::{Rng, SeedableRng};
-        let rate = (SAMPLED_MENUS_PER_CONTEXT as f64 / menus.len().max(1) as f64).min(1.0);
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x0000_9E0B_5E1E);
+        let mut sample = WeightedSample::new(
+            SAMPLED_MENUS_PER_CONTEXT,
+            menus.len(),
+            seed ^ 0x0000_9E0B_5E1E,
+        );
         let (mut design, mut labels, mut weights) = (Vec::new(), Vec::new(), Vec::new());
         for &i in rows {
             let x = &features[i * columns..(i + 1) * columns];
             for (m, menu) in menus.iter().enumerate() {
-                let (label, weight) = if selected(i, m) {
-                    (1.0, 1.0)
-                } else if rng.random::<f64>() < rate {
-                    (0.0, 1.0 / rate)
-                } else {
+                let label = selected(i, m);
+                let Some(weight) = sample.weight(label) else {
                     continue;
                 };
                 push_menu_row(&mut design, x, agents, menu);
-                labels.push(label);
+                labels.push(f64::from(u8::from(label)));
                 weights.push(weight);
             }
         }

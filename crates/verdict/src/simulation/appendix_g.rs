@@ -194,10 +194,7 @@ pub fn write_appendix_g(
             ],
         )?;
     }
-    let note = |rows: usize, columns: &str| FileNote {
-        rows,
-        columns: columns.into(),
-    };
+    let note = FileNote::new;
     let files = BTreeMap::from([
         ("contexts.parquet".to_string(), note(training.len(), "context_id, x1..x5")),
         ("feedback.parquet".to_string(), note(records.len(), "context_id, menu (agent names), modality, response (winner name, or a JSON list for rankings), voter (who answered; ground truth, not for learning)")),

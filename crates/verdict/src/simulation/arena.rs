@@ -195,10 +195,7 @@ pub fn write_arena(
             ],
         )?;
     }
-    let note = |rows: usize, columns: &str| FileNote {
-        rows,
-        columns: columns.into(),
-    };
+    let note = FileNote::new;
     let context_columns = "context_id, language, is_code, is_math, length (tokens), prompt (free text, for the text featurizer)";
     let files = BTreeMap::from([
         ("contexts.parquet".to_string(), note(training.len(), context_columns)),

@@ -128,6 +128,16 @@ impl SimulationManifest {
     }
 }
 
+impl FileNote {
+    /// A file of `rows` rows whose columns are described by `columns`.
+    pub fn new(rows: usize, columns: &str) -> Self {
+        Self {
+            rows,
+            columns: columns.into(),
+        }
+    }
+}
+
 /// What a written simulation holds, for the caller's message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimulationSummary {
