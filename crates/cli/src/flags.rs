@@ -3,12 +3,14 @@
 
 /// Library setting → the flag that sets it.
 const FLAGS: &[(&str, &str)] = &[
+    ("agents", "--agents"),
     ("allow_unobserved", "--allow-unobserved"),
     ("bootstrap", "--bootstrap"),
     ("budget", "--budget"),
     ("categorical", "--categorical"),
     ("ci", "--ci"),
     ("context_columns", "--context-cols"),
+    ("contexts", "--contexts"),
     ("costs", "--costs"),
     ("group_by", "--group-by"),
     ("input_format", "--input-format"),
@@ -18,11 +20,18 @@ const FLAGS: &[(&str, &str)] = &[
     ("model_a_column", "--model-a-col"),
     ("model_b_column", "--model-b-col"),
     ("policy", "--policy"),
+    ("popularity_exponent", "--popularity-exponent"),
+    ("preference_scale", "--preference-scale"),
+    ("propensity_range", "--propensity-range"),
+    ("rho", "--rho"),
+    ("selection_tilt", "--selection-slope"),
     ("skip_self_battles", "--skip-self-battles"),
     ("text_column", "--text-col"),
     ("text_dim", "--text-dim"),
+    ("tie_rate", "--tie-rate"),
     ("ties", "--ties"),
     ("truth", "--truth"),
+    ("voters", "--voters"),
     ("winner_column", "--winner-col"),
 ];
 

@@ -44,17 +44,17 @@ fn refuse_foreign(world: &str, given: &[(&str, bool)]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A library error in the words of the command line: a simulation setting becomes
-/// its flag.
+/// A simulation setting out of range, named by its setting (`` `voters` 6: expected
+/// … ``) for the command line to turn into its flag ([`crate::flags`]).
 fn in_flags(error: VerdictError) -> anyhow::Error {
     match error {
-        VerdictError::Simulation(e) => {
-            let flag = match e.name {
-                "selection_tilt" => "selection-slope".to_string(),
-                name => name.replace('_', "-"),
-            };
-            anyhow::anyhow!("--{flag} {}: expected {}", e.value, e.expected)
-        }
+        VerdictError::Simulation(e) => anyhow::anyhow!(
+            "{}",
+            crate::flags::in_flags(&format!(
+                "`{}` {}: expected {}",
+                e.name, e.value, e.expected
+            ))
+        ),
         other => other.into(),
     }
 }
