@@ -6,6 +6,10 @@ use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use verdict::io::{Filter, Format};
+use verdict::nasheval::{
+    AggregatorKind, BackboneKind, NetworkInit, NuisanceDesign, PayoffRegression, PolicyKind, Variant,
+    LINEAR_PENALTY,
+};
 
 /// Evaluate LLMs and other agents from relative feedback.
 #[derive(Debug, Parser)]
@@ -105,78 +109,6 @@ pub struct ContextLogArgs {
     pub format: OutputFormat,
 }
 
-/// `--variant` of `verdict fit`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum VariantArg {
-    /// Debiased or plug-in, whichever has the lower cross-validated doubly-robust risk.
-    Auto,
-    /// Pseudo-outcomes of Eq. 42 from cross-fitted nuisances.
-    Debiased,
-    /// Fold-averaged outcome models through the aggregators (Eq. 8).
-    Plugin,
-    /// Pseudo-outcomes from the simulator's true nuisances (needs --truth).
-    Oracle,
-}
-
-/// `--policy` of `verdict fit`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum PolicyArg {
-    /// A gap-loss MLP mapping a context to a distribution over agents.
-    Network,
-    /// The regularized equilibrium of the payoff surface, solved per context.
-    Solver,
-}
-
-/// `--network-init`: where the policy network's training starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum NetworkInitArg {
-    /// Fitted first to the solver's equilibria of the training contexts, then
-    /// trained on the gap loss.
-    Solver,
-    /// Random (He) weights, as the paper trains; a collapse onto one agent is
-    /// retrained from the solver.
-    Random,
-}
-
-impl From<NetworkInitArg> for verdict::nasheval::NetworkInit {
-    fn from(arg: NetworkInitArg) -> Self {
-        match arg {
-            NetworkInitArg::Solver => Self::Solver,
-            NetworkInitArg::Random => Self::Random,
-        }
-    }
-}
-
-/// A backbone name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum BackboneArg {
-    /// LightGBM gradient-boosted trees.
-    Gbdt,
-    /// Ridge regression and L2 logistic regression.
-    Linear,
-}
-
-/// `--payoff-regression` of `verdict fit`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RegressionArg {
-    /// One regressor on (x, j, k).
-    Shared,
-    /// One regressor per pair of agents.
-    PerPair,
-}
-
-/// `--nuisance-design` of `verdict fit`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum NuisanceDesignArg {
-    /// Per menu for small catalogues whose every menu is seen in every fold; pooled
-    /// otherwise.
-    Auto,
-    /// One outcome model per (menu, pair), as Algorithm 1 writes it.
-    PerMenu,
-    /// One outcome model over (x, j, k) per fold: rare menus borrow strength.
-    Pooled,
-}
-
 /// `--format` of `verdict predict`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum PredictFormat {
@@ -197,13 +129,13 @@ pub struct FitArgs {
     pub out: PathBuf,
     /// Payoff surface: auto chooses between debiased and plug-in with held-out data.
     #[arg(long, value_enum, default_value = "auto")]
-    pub variant: VariantArg,
+    pub variant: Variant,
     /// A `verdict simulate` directory: the true nuisances for --variant oracle.
     #[arg(long, value_name = "DIR")]
     pub truth: Option<PathBuf>,
     /// Policy: a gap-loss network or a per-context equilibrium solver.
     #[arg(long, value_enum, default_value = "network")]
-    pub policy: PolicyArg,
+    pub policy: PolicyKind,
     /// Regularizer strength rho of rho/2·‖π − 1/K‖² (Eq. 74).
     #[arg(long, default_value_t = 0.001)]
     pub rho: f64,
@@ -215,34 +147,34 @@ pub struct FitArgs {
     pub folds: usize,
     /// Backbone of every nuisance and of the payoff regression.
     #[arg(long, value_enum, default_value = "gbdt")]
-    pub backbone: BackboneArg,
+    pub backbone: BackboneKind,
     /// L2 penalty lambda of the linear backbone (ridge / logistic regression on
     /// standardized features; the intercept is not penalized).
-    #[arg(long, default_value_t = 1.0, value_name = "LAMBDA")]
+    #[arg(long, default_value_t = LINEAR_PENALTY, value_name = "LAMBDA")]
     pub linear_penalty: f64,
     /// Backbone of the outcome models (overrides --backbone).
     #[arg(long, value_enum)]
-    pub outcome_backbone: Option<BackboneArg>,
+    pub outcome_backbone: Option<BackboneKind>,
     /// Backbone of the propensity models (overrides --backbone).
     #[arg(long, value_enum)]
-    pub propensity_backbone: Option<BackboneArg>,
+    pub propensity_backbone: Option<BackboneKind>,
     /// Backbone of the payoff regression (overrides --backbone).
     #[arg(long, value_enum)]
-    pub payoff_backbone: Option<BackboneArg>,
+    pub payoff_backbone: Option<BackboneKind>,
     /// One shared payoff regressor on (x, j, k), or one per pair.
     #[arg(long, value_enum, default_value = "shared")]
-    pub payoff_regression: RegressionArg,
+    pub payoff_regression: PayoffRegression,
     /// Outcome models per (menu, pair), or pooled over menus with the agents as
     /// inputs (for many or rare menus).
     #[arg(long, value_enum, default_value = "auto")]
-    pub nuisance_design: NuisanceDesignArg,
+    pub nuisance_design: NuisanceDesign,
     /// Fit even when some pair of agents never met in any menu: its payoff is
     /// extrapolated by the pooled outcome model, with a warning naming the pairs.
     #[arg(long)]
     pub allow_unobserved: bool,
     /// Aggregator of pairs in several menus: mean, or cubic:ALPHA (Eq. 50–51).
     #[arg(long, default_value = "mean", value_name = "mean|cubic:ALPHA")]
-    pub aggregator: String,
+    pub aggregator: AggregatorKind,
     /// Propensities below a menu's floor are raised to it (the count is reported): the
     /// floor is the smaller of this and --propensity-floor-share times the menu's
     /// selection rate.
@@ -261,7 +193,7 @@ pub struct FitArgs {
     /// Where the network's training starts: the solver's equilibria (distilled by
     /// cross-entropy, then the gap loss) or random weights.
     #[arg(long, value_enum, default_value = "solver")]
-    pub network_init: NetworkInitArg,
+    pub network_init: NetworkInit,
     /// Width of the network's two hidden layers.
     #[arg(long, default_value_t = 64)]
     pub hidden: usize,
@@ -780,20 +712,20 @@ pub struct BenchNashEvalArgs {
     pub rho: f64,
     /// Backbone of the outcome models.
     #[arg(long, value_enum, default_value = "gbdt")]
-    pub outcome_backbone: BackboneArg,
+    pub outcome_backbone: BackboneKind,
     /// Backbone of the propensity models.
     #[arg(long, value_enum, default_value = "gbdt")]
-    pub propensity_backbone: BackboneArg,
+    pub propensity_backbone: BackboneKind,
     /// Backbone of the payoff regression.
     #[arg(long, value_enum, default_value = "gbdt")]
-    pub payoff_backbone: BackboneArg,
+    pub payoff_backbone: BackboneKind,
     /// Policies to score.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [PolicyArg::Solver, PolicyArg::Network])]
-    pub policies: Vec<PolicyArg>,
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [PolicyKind::Solver, PolicyKind::Network])]
+    pub policies: Vec<PolicyKind>,
     /// Where the network policy's training starts (cells of a random start are keyed
     /// `Network`, of a solver start `Network-solver`).
     #[arg(long, value_enum, default_value = "solver")]
-    pub network_init: NetworkInitArg,
+    pub network_init: NetworkInit,
     /// Bounds of the menu inclusion probability (Eq. 63).
     #[arg(long, value_name = "LO,HI", value_delimiter = ',', default_values_t = [0.25, 0.75])]
     pub propensity_range: Vec<f64>,

@@ -8,7 +8,7 @@ use anyhow::bail;
 use verdict::simulation::{score, PolicyScore, Split, Truth};
 
 use crate::args::{EvaluateArgs, OutputFormat};
-use crate::fit::load_model;
+use verdict::model_file::load_model;
 use crate::predict::model_features;
 
 /// The agents and probabilities of a `verdict rank --method lottery --format json`

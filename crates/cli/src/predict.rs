@@ -8,7 +8,7 @@ use verdict::model_file::read_model_contexts;
 use verdict::nasheval::NashEvalModel;
 
 use crate::args::{PredictArgs, PredictFormat};
-use crate::fit::load_model;
+use verdict::model_file::load_model;
 use crate::output::emit;
 
 /// Reads `path` with the model's featurizer and puts its features in the model's

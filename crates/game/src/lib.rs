@@ -19,6 +19,7 @@ mod interior;
 mod lottery;
 mod metrics;
 mod payoff;
+mod problem;
 mod qp;
 mod regularized;
 mod robust;
@@ -36,6 +37,7 @@ pub use metrics::{
     exploitability, game_value, strict_win_rate, support, support_f1, SUPPORT_THRESHOLD,
 };
 pub use payoff::{PayoffMatrix, SKEW_TOLERANCE};
+pub use problem::Equilibrium;
 pub use regularized::{budgeted_regularized_equilibrium, regularized_equilibrium};
 pub use robust::{
     default_radius, robust_lottery, worst_case_payoff, RobustLottery, RADIUS_CONFIDENCE,

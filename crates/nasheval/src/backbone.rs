@@ -93,6 +93,31 @@ impl GbdtParams {
     }
 }
 
+/// A learner family, without its settings: what a command line or a notebook names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum BackboneKind {
+    /// LightGBM gradient-boosted trees.
+    Gbdt,
+    /// Ridge regression and L2 logistic regression.
+    Linear,
+}
+
+impl BackboneKind {
+    /// This family with its default settings: LightGBM with `gbdt`'s parameters
+    /// ([`GbdtParams::nuisance`] or [`GbdtParams::payoff`]), or the linear learners
+    /// with penalty `linear_penalty`.
+    pub fn with(self, gbdt: GbdtParams, linear_penalty: f64) -> Backbone {
+        match self {
+            Self::Gbdt => Backbone::Gbdt(gbdt),
+            Self::Linear => Backbone::Linear {
+                lambda: linear_penalty,
+            },
+        }
+    }
+}
+
 /// Which learner a nuisance or the payoff regression uses.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Backbone {

@@ -11,15 +11,21 @@
 //! - cross-fitted nuisances ([`crossfit`]), payoff surfaces — debiased, plug-in,
 //!   oracle, shared or per pair ([`payoff`]) — and a data-driven choice between them
 //!   ([`selection`]);
-//! - the gap loss (Eq. 17, [`gap`]), the policy network ([`network`]) and the whole
-//!   fit as one saved model ([`model`]).
+//! - the gap loss (Eq. 17, [`gap`]) and the policy network ([`network`]);
+//! - the whole fit in the order data flows: checked options ([`options`]) → cross-fit
+//!   and surface ([`fit`]) → a fitted model ([`fitted`]) with its schema checks
+//!   ([`schema`]) and what it measured ([`summary`]).
 
 mod aggregator;
 pub mod backbone;
 pub mod crossfit;
 pub mod gap;
 mod learner;
-pub mod model;
+pub mod fit;
+pub mod fitted;
+pub mod options;
+mod schema;
+pub mod summary;
 pub mod network;
 pub mod pairs;
 pub mod payoff;
@@ -29,17 +35,20 @@ pub mod selection;
 pub mod tune;
 
 pub use aggregator::{Aggregator, AggregatorError};
-pub use backbone::{Backbone, GbdtParams, Model};
+pub use backbone::{Backbone, BackboneKind, GbdtParams, Model};
 pub use crossfit::{
     cross_fit, menu_floors, CrossFit, CrossFitOptions, NuisanceDesign, Nuisances, Observed,
     PER_MENU_LIMIT,
 };
 pub use gap::{payoff_matrices, GapLoss, GapScratch};
 pub use learner::{context_folds, Classifier, LearnerError, Logistic, Regressor, Ridge};
-pub use model::{
-    fit, fit_prepared, prepare, AlignedFeatures, FitError, FitOptions, FitSummary, NashEvalModel,
-    NetworkInit, PolicyKind, Prepared, Stage, Variant,
+pub use fit::{fit, fit_prepared, prepare, CrossFitted};
+pub use fitted::{NashEvalModel, FORMAT, VERSION};
+pub use options::{
+    CheckedOptions, FitError, FitOptions, NetworkInit, PolicyKind, Variant, LINEAR_PENALTY,
 };
+pub use schema::AlignedFeatures;
+pub use summary::{FitSummary, Stage};
 pub use network::{Network, NetworkOptions, TrainingReport};
 pub use pairs::{AggregatorKind, Holder, PairMap};
 pub use payoff::{PayoffRegression, PayoffSurface};

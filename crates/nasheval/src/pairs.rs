@@ -30,6 +30,24 @@ pub enum AggregatorKind {
     Cubic(f64),
 }
 
+impl std::str::FromStr for AggregatorKind {
+    type Err = String;
+
+    /// `mean`, or `cubic:ALPHA` with `ALPHA >= 0`.
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text.split_once(':') {
+            None if text == "mean" => Ok(Self::Mean),
+            Some(("cubic", alpha)) => alpha
+                .parse()
+                .ok()
+                .filter(|a: &f64| a.is_finite() && *a >= 0.0)
+                .map(Self::Cubic)
+                .ok_or_else(|| format!("cubic:{alpha}: alpha must be a number >= 0")),
+            _ => Err(format!("{text}: use mean or cubic:ALPHA")),
+        }
+    }
+}
+
 /// Pairs of a catalogue, with their menus and aggregators.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PairMap {

@@ -79,6 +79,7 @@ fn always() -> bool {
 
 /// How pseudo-outcomes are regressed on the context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum PayoffRegression {
     /// One regressor on `(x, j, k)` with `j`, `k` (and the pair) one-hot (Algorithm 1).
     Shared,

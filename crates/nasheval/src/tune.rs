@@ -254,24 +254,25 @@ pub fn tune_nuisances(
 pub fn tune_payoff(
     log: &verdict_feedback::ContextualLog,
     options: &mut crate::FitOptions,
-    prepared: &crate::Prepared,
+    pairs: &crate::PairMap,
+    gamma: &[f64],
     progress: &dyn Fn(usize, usize),
 ) -> Result<Option<Tuned>, LearnerError> {
-    if prepared.gamma.is_empty() || !matches!(options.payoff_backbone, crate::Backbone::Gbdt(_)) {
+    if gamma.is_empty() || !matches!(options.payoff_backbone, crate::Backbone::Gbdt(_)) {
         return Ok(None);
     }
     let columns = log.feature_names.len();
-    let npairs = prepared.pairs.pairs.len();
+    let npairs = pairs.pairs.len();
     let (features, width, targets) = match options.regression {
         crate::PayoffRegression::Shared => {
             let (design, width) =
-                crate::payoff::shared_design(&log.features, columns, &prepared.pairs);
-            (design, width, prepared.gamma.clone())
+                crate::payoff::shared_design(&log.features, columns, pairs);
+            (design, width, gamma.to_vec())
         }
         crate::PayoffRegression::PerPair => (
             log.features.clone(),
             columns,
-            prepared.gamma.iter().step_by(npairs).copied().collect(),
+            gamma.iter().step_by(npairs).copied().collect(),
         ),
     };
     let tuned = grid_search(

@@ -25,12 +25,14 @@
 
 mod curves;
 mod error;
+mod nasheval;
 mod plot;
 mod rank;
 mod table;
 
 pub use curves::{plot_curves, Curves, Series};
 pub use error::ReportError;
+pub use nasheval::{fit_notes, fit_summary, floor_text};
 pub use plot::plot_leaderboard;
 pub use rank::{FitSummary, LotterySummary, Matrices, RankOutput, RankReport, RobustSummary};
 pub use table::{render_csv, render_table, TextTable};

@@ -2,11 +2,7 @@
 //! the regularizer strength `rho`, per-agent costs by name, and a hard budget, turned
 //! into one call of the game layer.
 
-use verdict_game::{
-    budgeted_lottery, budgeted_regularized_equilibrium, max_entropy_lottery, maximal_lottery,
-    priced_lottery, regularized_equilibrium, soft_budget_equilibrium, HardBudget, Lottery,
-    PayoffMatrix, Regularizer, SoftBudget,
-};
+use verdict_game::{max_entropy_lottery, Equilibrium, Lottery, PayoffMatrix};
 
 /// The prices of a soft budget (NashEval Eq. 53); the costs come from the cost file.
 pub use verdict_game::SoftBudgetPrices;
@@ -110,27 +106,13 @@ pub fn solve(
                 "a soft budget needs rho > 0 and does not combine with a hard `budget`".into(),
             ));
         }
-        let soft = SoftBudget { costs, prices };
-        return Ok(soft_budget_equilibrium(game, rho, &soft)?);
+        return Ok(Equilibrium::new(rho, costs, None, Some(prices)).solve(game)?);
     }
-    Ok(match (settings.budget, costs) {
-        (Some(_), None) => {
-            return Err(VerdictError::Settings(
-                "a budget needs per-agent costs (`costs` FILE)".into(),
-            ));
-        }
-        (Some(limit), Some(costs)) if rho > 0.0 => {
-            budgeted_regularized_equilibrium(game, rho, &HardBudget { costs, limit })?
-        }
-        (Some(limit), Some(costs)) => budgeted_lottery(game, &HardBudget { costs, limit })?,
-        (None, costs) if rho > 0.0 => regularized_equilibrium(
-            game,
-            &Regularizer {
-                rho,
-                costs: costs.unwrap_or_default(),
-            },
-        )?,
-        (None, Some(costs)) => priced_lottery(game, &costs)?,
-        (None, None) => maximal_lottery(game)?,
-    })
+    if settings.budget.is_some() && costs.is_none() {
+        return Err(VerdictError::Settings(
+            "a budget needs per-agent costs (`costs` FILE)".into(),
+        ));
+    }
+    let problem = Equilibrium::new(rho, costs.unwrap_or_default(), settings.budget, None);
+    Ok(problem.solve(game)?)
 }

@@ -16,6 +16,12 @@ pub enum VerdictError {
     /// A simulation setting.
     #[error(transparent)]
     Simulation(#[from] verdict_sim::SimulationError),
+    /// A NashEval fit, prediction or model check.
+    #[error(transparent)]
+    Fit(#[from] verdict_nasheval::FitError),
+    /// A judging run or its ledger.
+    #[error(transparent)]
+    Judges(#[from] verdict_judges::JudgeError),
     /// A file whose content is not what it should hold (a simulation's truth, say).
     #[error("{0}")]
     Data(String),

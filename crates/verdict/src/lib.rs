@@ -12,6 +12,8 @@
 //! - [`report`]: tables, JSON/CSV schemas, plots.
 //! - [`sim`]: synthetic data with known ground truth.
 //! - [`rank`]: the leaderboard pipeline behind `verdict rank`.
+//! - [`contextual`]: a contextual log made ready for a NashEval fit.
+//! - [`experiment`]: NashEval's accuracy experiment on the Appendix G simulator.
 //! - [`model_file`]: NashEval models saved, loaded and applied to new contexts.
 //! - [`simulation`]: simulations with exact truth written to and opened from a
 //!   directory, and a policy scored against that truth.
@@ -25,8 +27,10 @@ pub use verdict_ratings as ratings;
 pub use verdict_report as report;
 pub use verdict_sim as sim;
 
+pub mod contextual;
 pub mod equilibrium;
 mod error;
+pub mod experiment;
 pub mod model_file;
 pub mod rank;
 pub mod simulation;

@@ -1,0 +1,342 @@
+//! The fit in the order data flows (Algorithm 1): checked options → pairs and
+//! cross-fitted nuisances → pseudo-outcomes (Eq. 42) ([`prepare`]) → the payoff
+//! surface, chosen by held-out risk for `auto` → the policy ([`fit_prepared`]).
+
+use verdict_feedback::ContextualLog;
+
+use crate::crossfit::{cross_fit, menu_floors, CrossFit, CrossFitOptions, Nuisances, Observed};
+use crate::fitted::{NashEvalModel, FORMAT, VERSION};
+use crate::gap::payoff_matrices;
+use crate::learner::context_folds;
+use crate::options::{CheckedOptions, FitError, FitOptions, PolicyKind, Variant};
+use crate::pairs::PairMap;
+use crate::payoff::{
+    has_pair_columns, plugin_pairs, pseudo_outcomes, PayoffRegression, PayoffSurface, SharedRows,
+};
+use crate::selection::{held_out_risk, out_of_fold_regression, paired_difference, risk_per_context};
+use crate::summary::{FitSummary, Stage};
+use crate::tune::{tune_nuisances, tune_payoff};
+
+/// The part of a fit shared by every variant and policy on one log: the pairs and,
+/// unless the variant is the oracle, the cross-fitted nuisances and the
+/// pseudo-outcomes built from them.
+#[derive(Debug)]
+pub struct CrossFitted {
+    /// Pairs and aggregators of the log's catalogue.
+    pub pairs: PairMap,
+    /// Cross-fitted nuisances (all fold outcome models kept).
+    pub crossfit: Option<CrossFit>,
+    /// Out-of-fold pseudo-outcomes `Γ_i,jk`, `contexts × pairs`.
+    pub gamma: Vec<f64>,
+}
+
+/// Cross-fits the nuisances of `log` (Algorithm 1, lines 3–14).
+///
+/// # Errors
+/// [`FitError`] naming the setting or data at fault.
+pub fn prepare(
+    log: &ContextualLog,
+    options: &CheckedOptions,
+    progress: &dyn Fn(Stage, usize, usize),
+) -> Result<CrossFitted, FitError> {
+    options.check_log(log)?;
+    let pairs = PairMap::new(log.agents.len(), &log.menus, options.aggregator).map_err(FitError)?;
+    if options.variant == Variant::Oracle {
+        return Ok(CrossFitted {
+            pairs,
+            crossfit: None,
+            gamma: Vec::new(),
+        });
+    }
+    let crossfit = cross_fit(
+        log,
+        &pairs,
+        &CrossFitOptions {
+            folds: options.folds,
+            seed: options.seed,
+            propensity_floor: options.propensity_floor,
+            propensity_floor_share: options.propensity_floor_share,
+            outcome: options.outcome_backbone.clone(),
+            propensity: options.propensity_backbone.clone(),
+            keep_outcome_models: options.variant != Variant::Debiased,
+            nuisance_design: options.nuisance_design,
+        },
+        &|done, total| progress(Stage::Nuisances, done, total),
+    )?;
+    let gamma = pseudo_outcomes(log, &pairs, &crossfit.nuisances);
+    Ok(CrossFitted {
+        pairs,
+        crossfit: Some(crossfit),
+        gamma,
+    })
+}
+
+/// Fits NashEval on `log` (Algorithm 1), after searching the learners' settings
+/// when [`FitOptions::tune_learners`] asks. `truth` holds the true nuisances at the
+/// training contexts and is required by (only) the oracle variant.
+/// `progress(stage, done, total)` reports work as it goes.
+///
+/// # Errors
+/// [`FitError`] naming the setting or data at fault.
+pub fn fit(
+    log: &ContextualLog,
+    options: &FitOptions,
+    truth: Option<&Nuisances>,
+    featurizer: serde_json::Value,
+    progress: &dyn Fn(Stage, usize, usize),
+) -> Result<NashEvalModel, FitError> {
+    let mut options = options.check(log)?.into_inner();
+    let tuning = |done, total| progress(Stage::Tuning, done, total);
+    let mut searches = Vec::new();
+    if options.tune_learners {
+        searches = tune_nuisances(log, &mut options, &tuning)?;
+    }
+    let mut checked = options.check(log)?;
+    let prepared = prepare(log, &checked, progress)?;
+    if options.tune_learners {
+        searches.extend(tune_payoff(
+            log,
+            &mut options,
+            &prepared.pairs,
+            &prepared.gamma,
+            &tuning,
+        )?);
+        checked = options.check(log)?;
+    }
+    let mut model = fit_prepared(log, &checked, &prepared, truth, featurizer, progress)?;
+    model.summary.learner_tuning = searches;
+    Ok(model)
+}
+
+/// Folds of the selection's cross-validation (three, by context, seeded apart from
+/// the cross-fitting folds).
+const SELECTION_FOLDS: usize = 3;
+
+/// What `auto` resolves to: among the plug-in surface and the debiased surface with
+/// a shared or (for at most [`crate::payoff::PAIR_COLUMNS_LIMIT`] pairs) a per-pair
+/// payoff regression, the one with the lowest held-out
+/// doubly-robust risk ([`crate::selection`]); ties go to the plug-in, then to the
+/// shared regression.
+fn select_surface(
+    log: &ContextualLog,
+    options: &FitOptions,
+    prepared: &CrossFitted,
+    crossfit: &CrossFit,
+    rows: &SharedRows<'_>,
+    summary: &mut FitSummary,
+) -> Result<(Variant, PayoffRegression), FitError> {
+    let pairs = &prepared.pairs;
+    let npairs = pairs.pairs.len();
+    let folds = context_folds(
+        log.contexts.len(),
+        SELECTION_FOLDS,
+        options.seed ^ 0x5E1E_C7ED,
+    )?;
+    let plugin = plugin_pairs(pairs, &crossfit.nuisances.outcome);
+    summary.candidates = vec![held_out_risk("plugin", &prepared.gamma, &plugin, npairs)];
+    let plugin_risks = risk_per_context(&prepared.gamma, &plugin, npairs);
+    let mut best = (
+        summary.candidates[0].risk,
+        Variant::Plugin,
+        options.regression,
+    );
+    // One regressor per pair is a candidate for small catalogues only: at K = 16 it
+    // is 120 regressions per selection fold, for a surface the shared regression can
+    // represent too.
+    let candidates: &[(&str, PayoffRegression)] = if has_pair_columns(pairs) {
+        &[
+            ("debiased-shared", PayoffRegression::Shared),
+            ("debiased-per-pair", PayoffRegression::PerPair),
+        ]
+    } else {
+        &[("debiased-shared", PayoffRegression::Shared)]
+    };
+    for &(name, regression) in candidates {
+        let predicted = out_of_fold_regression(
+            &log.features,
+            log.feature_names.len(),
+            pairs,
+            &prepared.gamma,
+            &folds,
+            regression,
+            &options.payoff_backbone,
+            rows,
+        )?;
+        let mut risk = held_out_risk(name, &prepared.gamma, &predicted, npairs);
+        risk.difference = Some(paired_difference(
+            &risk_per_context(&prepared.gamma, &predicted, npairs),
+            &plugin_risks,
+        ));
+        if risk.risk < best.0 {
+            best = (risk.risk, Variant::Debiased, regression);
+        }
+        summary.candidates.push(risk);
+    }
+    Ok((best.1, best.2))
+}
+
+/// Whether pair `p`'s pseudo-outcome at context `i` has a correction term: some menu
+/// holding the pair was observed there.
+fn carries_correction<'a>(
+    observed: &'a Observed,
+    pairs: &'a PairMap,
+) -> impl Fn(usize, usize) -> bool + Sync + 'a {
+    move |i, p| {
+        pairs.holders[p]
+            .iter()
+            .any(|h| observed.selected(i, h.menu))
+    }
+}
+
+/// [`fit`] from a log's [`prepare`]d cross-fit: the payoff surface of `options.variant` and the
+/// policy (lines 15–19).
+///
+/// # Errors
+/// [`FitError`] naming the setting or data at fault.
+pub fn fit_prepared(
+    log: &ContextualLog,
+    options: &CheckedOptions,
+    prepared: &CrossFitted,
+    truth: Option<&Nuisances>,
+    featurizer: serde_json::Value,
+    progress: &dyn Fn(Stage, usize, usize),
+) -> Result<NashEvalModel, FitError> {
+    options.check_log(log)?;
+    let pairs = &prepared.pairs;
+    let (features, columns) = (&log.features, log.feature_names.len());
+    let mut summary = FitSummary {
+        contexts: log.contexts.len(),
+        ..FitSummary::default()
+    };
+    let observed = Observed::new(log);
+    let carries = carries_correction(&observed, pairs);
+    let payoff_seconds = std::cell::Cell::new(None);
+    let regress = |gamma: &[f64], regression: PayoffRegression| {
+        progress(Stage::Payoff, 0, 1);
+        let started = std::time::Instant::now();
+        let surface = PayoffSurface::regress(
+            features,
+            columns,
+            pairs,
+            gamma,
+            regression,
+            &options.payoff_backbone,
+            &SharedRows {
+                carries: &carries,
+                seed: options.seed,
+            },
+        );
+        payoff_seconds.set(Some(started.elapsed().as_secs_f64()));
+        progress(Stage::Payoff, 1, 1);
+        surface
+    };
+    let payoff = match (&prepared.crossfit, options.variant) {
+        (_, Variant::Oracle) => {
+            let truth = truth.ok_or_else(|| {
+                FitError("the oracle variant needs the simulator's truth (`truth` DIR)".into())
+            })?;
+            let mut truth = truth.clone();
+            let floors = menu_floors(
+                log,
+                options.propensity_floor,
+                options.propensity_floor_share,
+            );
+            let menus = log.menus.len();
+            truth
+                .propensity
+                .iter_mut()
+                .enumerate()
+                .for_each(|(c, e)| *e = e.max(floors[c % menus]));
+            summary.chosen = Some(Variant::Oracle);
+            summary.chosen_regression = Some(options.regression);
+            regress(&pseudo_outcomes(log, pairs, &truth), options.regression)?
+        }
+        (None, _) => {
+            return Err(FitError(
+                "the log was prepared for the oracle; prepare it again for this variant".into(),
+            ))
+        }
+        (Some(crossfit), variant) => {
+            summary.fold_sizes = crossfit.fold_sizes.clone();
+            summary.clipped_propensities = crossfit.clipped;
+            summary.outcome_loss = Some(crossfit.outcome_loss);
+            summary.propensity_loss = Some(crossfit.propensity_loss);
+            summary.nuisance_design = Some(crossfit.nuisance_design);
+            summary.sparse_menus = crossfit.sparse_menus.clone();
+            summary
+                .stage_seconds
+                .push((Stage::Nuisances.label().into(), crossfit.seconds));
+            let (chosen, regression) = if variant == Variant::Auto {
+                progress(Stage::Selection, 0, 1);
+                let started = std::time::Instant::now();
+                let rows = SharedRows {
+                    carries: &carries,
+                    seed: options.seed,
+                };
+                let chosen = select_surface(log, options, prepared, crossfit, &rows, &mut summary)?;
+                summary.stage_seconds.push((
+                    Stage::Selection.label().into(),
+                    started.elapsed().as_secs_f64(),
+                ));
+                progress(Stage::Selection, 1, 1);
+                chosen
+            } else {
+                (variant, options.regression)
+            };
+            summary.chosen = Some(chosen);
+            summary.chosen_regression = Some(regression);
+            if chosen == Variant::Plugin && !crossfit.pooled_models.is_empty() {
+                PayoffSurface::PooledPlugIn {
+                    models: crossfit.pooled_models.clone(),
+                }
+            } else if chosen == Variant::Plugin {
+                if crossfit.outcome_models.is_empty() {
+                    return Err(FitError(
+                        "the plug-in needs the fold outcome models; prepare with a variant other than debiased".into(),
+                    ));
+                }
+                PayoffSurface::PlugIn {
+                    models: crossfit.outcome_models.clone(),
+                }
+            } else {
+                regress(&prepared.gamma, regression)?
+            }
+        }
+    };
+    let mut model = NashEvalModel {
+        format: FORMAT.into(),
+        version: VERSION,
+        agents: log.agents.clone(),
+        feature_names: log.feature_names.clone(),
+        featurizer,
+        menus: log.menus.clone(),
+        options: FitOptions::clone(options),
+        pairs: pairs.clone(),
+        payoff,
+        network: None,
+        summary,
+    };
+    if let Some(seconds) = payoff_seconds.get() {
+        model
+            .summary
+            .stage_seconds
+            .push((Stage::Payoff.label().into(), seconds));
+    }
+    let started = std::time::Instant::now();
+    let games = payoff_matrices(&model.payoffs(features), model.agents.len());
+    if options.policy == PolicyKind::Network {
+        model.train_network(features, &games, progress)?;
+    }
+    let (policies, certificates) = model.policies_for_games(features, &games)?;
+    model.summary.final_gap = match certificates {
+        // The solver's own certificate (the budgeted gap when a budget applies).
+        Some(gaps) => gaps.iter().sum::<f64>() / gaps.len().max(1) as f64,
+        None => model.loss().mean(&games, &policies),
+    };
+    model.summary.stage_seconds.push((
+        Stage::Policy.label().into(),
+        started.elapsed().as_secs_f64(),
+    ));
+    Ok(model)
+}
+

@@ -1,0 +1,259 @@
+//! A fitted NashEval model ([`NashEvalModel`]): the payoff surface `Â(x)` and the
+//! policy `pi(x)` — a trained network or the per-context equilibrium solver — with
+//! the settings and summary of the fit that made it.
+
+use serde::{Deserialize, Serialize};
+use verdict_game::{Equilibrium, PayoffMatrix, Regularizer, SoftBudget, SoftRegularizer};
+
+use crate::gap::{payoff_matrices, GapLoss};
+use crate::network::{Network, NetworkOptions};
+use crate::options::{FitError, FitOptions, NetworkInit, PolicyKind};
+use crate::pairs::PairMap;
+use crate::payoff::PayoffSurface;
+use crate::summary::{FitSummary, Stage};
+use crate::tune::{network_grid, tune_network};
+
+/// The model file's format name.
+pub const FORMAT: &str = "verdict-nasheval";
+/// The model file's version; files of other versions are refused.
+pub const VERSION: u32 = 1;
+
+/// A fitted NashEval model: the schema it expects, how it was fitted, the payoff
+/// surface and the policy.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct NashEvalModel {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// [`VERSION`] when written.
+    pub version: u32,
+    /// Agent names, in the order of every output.
+    pub agents: Vec<String>,
+    /// Feature names the model expects, in order.
+    pub feature_names: Vec<String>,
+    /// How the caller turned context tables into features (opaque here; the
+    /// command line records its text featurizer and categorical settings).
+    pub featurizer: serde_json::Value,
+    /// Menu catalogue, as agent indices.
+    pub menus: Vec<Vec<usize>>,
+    /// The settings of the fit.
+    pub options: FitOptions,
+    /// Pairs, menus holding them and their aggregators.
+    pub pairs: PairMap,
+    /// `Â(x)`.
+    pub payoff: PayoffSurface,
+    /// The policy network (network policy).
+    pub network: Option<Network>,
+    /// What the fit measured.
+    pub summary: FitSummary,
+}
+
+impl NashEvalModel {
+    /// Trains the policy network on the surface's games at the training contexts
+    /// `features` (one game each), after searching Table 14 when
+    /// [`FitOptions::tune_network`] asks, and makes it the model's policy.
+    ///
+    /// Training starts where [`FitOptions::network_init`] says. When a randomly
+    /// initialized network collapses ([`TrainingReport::collapsed`]: no better than
+    /// a constant policy), it is trained again from the solver's equilibria of the
+    /// same games ([`Network::train_from`]), and the first report is kept in
+    /// [`FitSummary::collapsed_training`]. Should a network started from the solver
+    /// collapse too, the model falls back to the solver policy
+    /// ([`FitSummary::solver_fallback`]).
+    ///
+    /// # Errors
+    /// [`FitError`] when the solver fails on a context while computing the start or
+    /// rescuing a collapse.
+    pub(crate) fn train_network(
+        &mut self,
+        features: &[f64],
+        games: &[PayoffMatrix],
+        progress: &dyn Fn(Stage, usize, usize),
+    ) -> Result<(), FitError> {
+        let columns = self.feature_names.len();
+        let loss = self.loss();
+        // The solver's equilibria: where a solver start begins.
+        let start = match self.options.network_init {
+            NetworkInit::Solver => Some(self.solve(games)?.0),
+            NetworkInit::Random => None,
+        };
+        if self.options.tune_network {
+            let base = NetworkOptions {
+                seed: self.options.seed,
+                ..self.options.network.clone()
+            };
+            let tuned = tune_network(
+                features,
+                columns,
+                games,
+                &loss,
+                &network_grid(&base),
+                start.as_deref(),
+                &|done, total| progress(Stage::NetworkTuning, done, total),
+            );
+            self.options.network = tuned.options.clone();
+            self.summary.network_tuning = Some(tuned);
+        }
+        let options = NetworkOptions {
+            seed: self.options.seed,
+            ..self.options.network.clone()
+        };
+        let report_epochs = |done, total| progress(Stage::Policy, done, total);
+        let train = |start: Option<&[f64]>| {
+            Network::train_from(
+                features,
+                columns,
+                games,
+                &loss,
+                &options,
+                start,
+                &report_epochs,
+            )
+        };
+        let (mut network, mut report) = train(start.as_deref());
+        self.summary.collapsed_training = None;
+        if start.is_none() && report.collapsed() {
+            let targets = self.solve(games)?.0;
+            self.summary.collapsed_training = Some(report);
+            (network, report) = train(Some(&targets));
+        }
+        self.summary.solver_fallback = report.collapsed();
+        self.summary.training = Some(report);
+        if self.summary.solver_fallback {
+            self.network = None;
+            self.options.policy = PolicyKind::Solver;
+        } else {
+            self.network = Some(network);
+            self.options.policy = PolicyKind::Network;
+        }
+        Ok(())
+    }
+
+    /// The gap loss of the fit's regularizer `Omega`: `rho` and the costs as a
+    /// linear price (Eq. 20), or priced by the soft budget (Eq. 52–53); with a hard
+    /// budget the costs constrain the simplex instead (Eq. 54–55) and `Omega` is
+    /// `rho` alone.
+    pub fn loss(&self) -> GapLoss {
+        let rho = self.options.rho;
+        match self.options.soft_budget {
+            Some(prices) => GapLoss::SoftBudget(SoftRegularizer {
+                rho,
+                budget: SoftBudget {
+                    costs: self.options.costs.clone(),
+                    prices,
+                },
+            }),
+            None => GapLoss::Priced(Regularizer {
+                rho,
+                costs: if self.options.budget.is_some() {
+                    Vec::new()
+                } else {
+                    self.options.costs.clone()
+                },
+            }),
+        }
+    }
+
+    /// `Â(x)` for every row of `features` (`contexts × K × K`).
+    pub fn payoffs(&self, features: &[f64]) -> Vec<f64> {
+        self.payoff
+            .matrices(features, self.feature_names.len(), &self.pairs)
+    }
+
+    /// `pi(x)` for every row of `features` (`contexts × K`).
+    ///
+    /// # Errors
+    /// [`FitError`] when the solver fails on a context (naming it), and for a
+    /// probability that is not a finite number (a damaged model): no NaN is returned.
+    pub fn policy(&self, features: &[f64]) -> Result<Vec<f64>, FitError> {
+        let policies = match &self.network {
+            // The network needs no payoff surface at inference.
+            Some(network) => network.predict(features),
+            None => {
+                let games = payoff_matrices(&self.payoffs(features), self.agents.len());
+                self.policies_for_games(features, &games)?.0
+            }
+        };
+        let k = self.agents.len();
+        if let Some(bad) = policies.iter().position(|p| !p.is_finite()) {
+            return Err(FitError(format!(
+                "the model gives context {} a probability that is not a number (agent {:?}); the model is damaged: refit it",
+                bad / k + 1,
+                self.agents[bad % k]
+            )));
+        }
+        Ok(policies)
+    }
+
+    /// Policies at `features` given their payoff games; for the solver also each
+    /// equilibrium's certified gap.
+    pub(crate) fn policies_for_games(
+        &self,
+        features: &[f64],
+        games: &[PayoffMatrix],
+    ) -> Result<(Vec<f64>, Option<Vec<f64>>), FitError> {
+        if let Some(network) = &self.network {
+            return Ok((network.predict(features), None));
+        }
+        let (policies, gaps) = self.solve(games)?;
+        Ok((policies, Some(gaps)))
+    }
+
+    /// The equilibrium problem of the fit's settings ([`Equilibrium::new`]: `rho`, the
+    /// costs, a hard or soft budget).
+    pub fn equilibrium(&self) -> Equilibrium {
+        let o = &self.options;
+        Equilibrium::new(o.rho, o.costs.clone(), o.budget, o.soft_budget)
+    }
+
+    /// The regularized (and budgeted, when asked) equilibrium of every game
+    /// (`contexts × K`) and each one's certified gap.
+    fn solve(&self, games: &[PayoffMatrix]) -> Result<(Vec<f64>, Vec<f64>), FitError> {
+        let solved = self.equilibrium().solve_all(games);
+        let mut out = Vec::with_capacity(games.len() * self.agents.len());
+        let mut gaps = Vec::with_capacity(games.len());
+        for (i, lottery) in solved.into_iter().enumerate() {
+            let lottery =
+                lottery.map_err(|e| FitError(format!("equilibrium of context {i}: {e}")))?;
+            out.extend(lottery.probabilities);
+            gaps.push(lottery.gap);
+        }
+        Ok((out, gaps))
+    }
+
+    /// This model with `policy` as its policy, on the same payoff surface: a network
+    /// trained on the surface's games at the training contexts `features` (as
+    /// [`crate::fit_prepared`] trains it, collapse rescue included), or the per-context
+    /// solver. The model is consumed and a new one returned, so a fitted model is never
+    /// changed in place; used to score both policies of one surface without fitting
+    /// the surface twice.
+    ///
+    /// # Errors
+    /// [`FitError`] when the network policy is asked for with `rho = 0`, or the solver
+    /// fails on a context.
+    pub fn with_policy(
+        mut self,
+        policy: PolicyKind,
+        features: &[f64],
+        progress: &dyn Fn(Stage, usize, usize),
+    ) -> Result<Self, FitError> {
+        match policy {
+            PolicyKind::Solver => {
+                self.network = None;
+                self.options.policy = PolicyKind::Solver;
+                self.summary.training = None;
+                self.summary.collapsed_training = None;
+                self.summary.solver_fallback = false;
+            }
+            PolicyKind::Network => {
+                if self.options.rho <= 0.0 {
+                    return Err(FitError(
+                        "the network policy needs rho > 0 (a strongly convex regularizer)".into(),
+                    ));
+                }
+                let games = payoff_matrices(&self.payoffs(features), self.agents.len());
+                self.train_network(features, &games, progress)?;
+            }
+        }
+        Ok(self)
+    }
+}

@@ -1,0 +1,328 @@
+//! What a fit is told: the surface variant, the policy, the regularizer and budget,
+//! the learners and the network ([`FitOptions`]), checked once against the log into
+//! [`CheckedOptions`], the only form the fitting stages accept.
+
+use serde::{Deserialize, Serialize};
+use verdict_feedback::ContextualLog;
+use verdict_game::SoftBudgetPrices;
+
+use crate::backbone::{Backbone, BackboneKind, GbdtParams};
+use crate::crossfit::NuisanceDesign;
+use crate::learner::LearnerError;
+use crate::network::NetworkOptions;
+use crate::pairs::AggregatorKind;
+use crate::payoff::PayoffRegression;
+
+/// Which payoff surface the policy is trained on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum Variant {
+    /// Pseudo-outcomes of Eq. 42 from cross-fitted nuisances (NashEval-debiased).
+    Debiased,
+    /// The fold-averaged outcome models through the aggregators (Eq. 8).
+    Plugin,
+    /// Pseudo-outcomes from the true nuisances (Eq. 73; simulator only).
+    #[cfg_attr(feature = "clap", value(help = "Pseudo-outcomes from the simulator's true nuisances (needs --truth)"))]
+    Oracle,
+    /// Plug-in, or debiased with a shared or per-pair payoff regression, whichever
+    /// has the lowest cross-validated doubly-robust risk ([`crate::selection`]).
+    #[cfg_attr(feature = "clap", value(help = "Plug-in or debiased, whichever has the lower cross-validated doubly-robust risk"))]
+    Auto,
+}
+
+/// How a context's distribution over agents is produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum PolicyKind {
+    /// The gap-loss MLP of Appendix I.2.
+    Network,
+    /// The regularized equilibrium of `Â(x)` solved per context (Appendix B.6).
+    Solver,
+}
+
+/// Where the policy network's training starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum NetworkInit {
+    /// He-initialized weights, as Appendix I.2 trains (a collapse onto a constant
+    /// policy is retrained from the solver, see [`crate::FitSummary::collapsed_training`]).
+    #[cfg_attr(feature = "clap", value(help = "Random (He) weights, as the paper trains; a collapse onto one agent is retrained from the solver"))]
+    Random,
+    /// Weights first fitted to the solver's equilibria of the training contexts'
+    /// games by cross-entropy, then trained on the gap loss
+    /// ([`Network::train_from`]); the default: on the Appendix G simulator it
+    /// avoids the collapse a random start can fall into and lowers the held-out gap
+    /// most where the equilibria are vertices (N_v = 1; EXPERIMENTS.md).
+    #[cfg_attr(feature = "clap", value(help = "Fitted first to the solver's equilibria of the training contexts, then trained on the gap loss"))]
+    Solver,
+}
+
+impl NetworkInit {
+    /// Model files written before this option existed trained from a random start.
+    fn default_for_old_files() -> Self {
+        Self::Random
+    }
+}
+
+/// Everything a fit is told.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FitOptions {
+    /// Payoff surface variant.
+    pub variant: Variant,
+    /// Policy.
+    pub policy: PolicyKind,
+    /// `rho` of Eq. 74 (default 0.001).
+    pub rho: f64,
+    /// Per-agent costs of Eq. 20 (empty: none).
+    pub costs: Vec<f64>,
+    /// A hard budget `c^T pi <= limit` (solver policy only).
+    pub budget: Option<f64>,
+    /// A soft budget (Eq. 52–53): the costs priced by `phi(c^T pi)` instead of
+    /// linearly; needs costs and `rho > 0`, not with a hard budget.
+    #[serde(default)]
+    pub soft_budget: Option<SoftBudgetPrices>,
+    /// Cross-fitting folds `K_CF`.
+    pub folds: usize,
+    /// Seed of folds, learners and network.
+    pub seed: u64,
+    /// Propensity floor (default 0.01).
+    pub propensity_floor: f64,
+    /// The floor relative to a menu's selection rate: a menu's floor is
+    /// `min(propensity_floor, propensity_floor_share × rate)`
+    /// ([`crate::crossfit::menu_floors`]; default 0: the absolute floor alone, which
+    /// the arena experiment of EXPERIMENTS.md favours).
+    #[serde(default)]
+    pub propensity_floor_share: f64,
+    /// Backbone of the outcome models.
+    pub outcome_backbone: Backbone,
+    /// Backbone of the propensity models.
+    pub propensity_backbone: Backbone,
+    /// Backbone of the payoff regression.
+    pub payoff_backbone: Backbone,
+    /// Shared or per-pair payoff regression.
+    pub regression: PayoffRegression,
+    /// Aggregator of pairs held by several menus.
+    pub aggregator: AggregatorKind,
+    /// Network training settings.
+    pub network: NetworkOptions,
+    /// Choose the LightGBM settings of the nuisance models and of the payoff
+    /// regression over Table 14's grids by 3-fold loss before fitting them
+    /// ([`crate::tune::tune_nuisances`], [`crate::tune::tune_payoff`]; [`crate::fit`]
+    /// runs the searches and records them in [`crate::FitSummary::learner_tuning`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tune_learners: bool,
+    /// Choose the network's settings over Table 14's grid by held-out gap before
+    /// training it ([`crate::tune::tune_network`]).
+    #[serde(default)]
+    pub tune_network: bool,
+    /// Where the network's training starts.
+    #[serde(default = "NetworkInit::default_for_old_files")]
+    pub network_init: NetworkInit,
+    /// Per-menu or pooled outcome models ([`NuisanceDesign`]; default `Auto`).
+    #[serde(default = "NuisanceDesign::default_for_old_files")]
+    pub nuisance_design: NuisanceDesign,
+}
+
+/// The linear learners' default penalty (ridge and L2 logistic `lambda`).
+pub const LINEAR_PENALTY: f64 = 1.0;
+
+impl FitOptions {
+    /// These options with learner families for the outcome, propensity and payoff
+    /// models, each with its defaults: LightGBM with [`GbdtParams::nuisance`] (outcome,
+    /// propensity) or [`GbdtParams::payoff`], or the linear learners with penalty
+    /// `linear_penalty`.
+    pub fn with_backbones(
+        self,
+        outcome: BackboneKind,
+        propensity: BackboneKind,
+        payoff: BackboneKind,
+        linear_penalty: f64,
+    ) -> Self {
+        Self {
+            outcome_backbone: outcome.with(GbdtParams::nuisance(), linear_penalty),
+            propensity_backbone: propensity.with(GbdtParams::nuisance(), linear_penalty),
+            payoff_backbone: payoff.with(GbdtParams::payoff(), linear_penalty),
+            ..self
+        }
+    }
+
+    /// The options with every LightGBM backbone's seed set to [`FitOptions::seed`]:
+    /// one seed drives the folds, every learner and the network.
+    pub fn seeded(&self) -> Self {
+        let seed = |backbone: &Backbone| match backbone {
+            Backbone::Gbdt(params) => Backbone::Gbdt(GbdtParams {
+                seed: self.seed,
+                ..params.clone()
+            }),
+            linear => linear.clone(),
+        };
+        Self {
+            outcome_backbone: seed(&self.outcome_backbone),
+            propensity_backbone: seed(&self.propensity_backbone),
+            payoff_backbone: seed(&self.payoff_backbone),
+            ..self.clone()
+        }
+    }
+}
+
+impl Default for FitOptions {
+    fn default() -> Self {
+        Self {
+            variant: Variant::Auto,
+            policy: PolicyKind::Network,
+            rho: 1e-3,
+            costs: Vec::new(),
+            budget: None,
+            soft_budget: None,
+            folds: 5,
+            seed: 0,
+            propensity_floor: 0.01,
+            propensity_floor_share: 0.0,
+            outcome_backbone: Backbone::Gbdt(GbdtParams::nuisance()),
+            propensity_backbone: Backbone::Gbdt(GbdtParams::nuisance()),
+            payoff_backbone: Backbone::Gbdt(GbdtParams::payoff()),
+            regression: PayoffRegression::Shared,
+            aggregator: AggregatorKind::Mean,
+            network: NetworkOptions::default(),
+            tune_learners: false,
+            tune_network: false,
+            network_init: NetworkInit::Solver,
+            nuisance_design: NuisanceDesign::Auto,
+        }
+    }
+}
+
+/// A fit that cannot be done.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct FitError(pub String);
+
+impl From<LearnerError> for FitError {
+    fn from(e: LearnerError) -> Self {
+        Self(e.0)
+    }
+}
+
+impl FitOptions {
+    /// Checks the options against `log` once, before any work: every setting in its
+    /// range and the settings consistent with each other and with the log (linfa's
+    /// `ParamGuard` pattern). The fitting stages accept only the result.
+    ///
+    /// # Errors
+    /// [`FitError`] naming the setting at fault and what it must be.
+    pub fn check(&self, log: &ContextualLog) -> Result<CheckedOptions, FitError> {
+        let options = self;
+        let k = log.agents.len();
+        if k < 2 {
+            return Err(FitError(format!(
+                "the log has {k} agent; a game needs at least two"
+            )));
+    }
+        if !(options.rho.is_finite() && options.rho >= 0.0) {
+            return Err(FitError(format!(
+                "rho = {} must be a finite number >= 0",
+                options.rho
+            )));
+    }
+        if options.policy == PolicyKind::Network && options.rho <= 0.0 {
+            return Err(FitError(
+                "the network policy needs rho > 0 (a strongly convex regularizer); use `policy` solver for rho = 0".into(),
+            ));
+    }
+        if !options.costs.is_empty() && options.costs.len() != k {
+            return Err(FitError(format!(
+                "{} costs for {k} agents; give one cost per agent",
+                options.costs.len()
+            )));
+    }
+        if options.costs.iter().any(|c| !c.is_finite()) {
+            return Err(FitError("costs must be finite numbers".into()));
+    }
+        if options.budget.is_some() && options.policy == PolicyKind::Network {
+            return Err(FitError(
+                "a hard budget is solved per context; use `policy` solver with `budget`".into(),
+            ));
+    }
+        if options.budget.is_some() && options.costs.is_empty() {
+            return Err(FitError("a budget needs agent costs".into()));
+    }
+        if let Some(prices) = &options.soft_budget {
+            if options.costs.is_empty() || options.budget.is_some() || options.rho <= 0.0 {
+                return Err(FitError(
+                    "a soft budget needs agent costs and rho > 0, and does not combine with a hard budget".into(),
+                ));
+            }
+            prices
+                .validate()
+                .map_err(|e| FitError(format!("soft budget: {e}")))?;
+    }
+        if !(options.propensity_floor_share.is_finite() && options.propensity_floor_share >= 0.0) {
+            return Err(FitError(format!(
+                "propensity floor share {} must be a finite number >= 0",
+                options.propensity_floor_share
+            )));
+    }
+        if !(options.propensity_floor > 0.0 && options.propensity_floor < 1.0) {
+            return Err(FitError(format!(
+                "propensity floor {} must be in (0, 1)",
+                options.propensity_floor
+            )));
+    }
+        if log.contexts.len() < 2 * options.folds.max(2) {
+            return Err(FitError(format!(
+                "{} contexts for {} folds; need at least two contexts per fold",
+                log.contexts.len(),
+                options.folds
+            )));
+    }
+        Ok(CheckedOptions {
+                options: self.seeded(),
+                agents: k,
+                contexts: log.contexts.len(),
+            })
+    }
+}
+
+/// [`FitOptions`] that passed [`FitOptions::check`] against a log of `agents` agents
+/// and `contexts` contexts, with every LightGBM backbone seeded by
+/// [`FitOptions::seed`] ([`FitOptions::seeded`]). Read through `Deref`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckedOptions {
+    options: FitOptions,
+    agents: usize,
+    contexts: usize,
+}
+
+impl std::ops::Deref for CheckedOptions {
+    type Target = FitOptions;
+    fn deref(&self) -> &FitOptions {
+        &self.options
+    }
+}
+
+impl CheckedOptions {
+    /// The options, as checked (and seeded).
+    pub fn into_inner(self) -> FitOptions {
+        self.options
+    }
+
+    /// Refuses a log other than the one the options were checked against.
+    ///
+    /// # Errors
+    /// [`FitError`] when the log's agent or context count differs.
+    pub fn check_log(&self, log: &ContextualLog) -> Result<(), FitError> {
+        if log.agents.len() != self.agents || log.contexts.len() != self.contexts {
+            return Err(FitError(format!(
+                "the options were checked against a log of {} agents and {} contexts, not this one ({} agents, {} contexts); check them against it",
+                self.agents,
+                self.contexts,
+                log.agents.len(),
+                log.contexts.len()
+            )));
+        }
+        Ok(())
+    }
+}

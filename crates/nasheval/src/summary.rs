@@ -1,0 +1,93 @@
+//! What a fit measured along the way ([`FitSummary`]) and its stages ([`Stage`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::crossfit::NuisanceDesign;
+use crate::network::TrainingReport;
+use crate::options::Variant;
+use crate::payoff::PayoffRegression;
+use crate::selection::CandidateRisk;
+use crate::tune::{Tuned, TunedNetwork};
+
+/// What the fit measured along the way.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FitSummary {
+    /// Training contexts.
+    pub contexts: usize,
+    /// Contexts per cross-fitting fold (empty for the oracle).
+    pub fold_sizes: Vec<usize>,
+    /// Out-of-fold propensities raised to the floor.
+    pub clipped_propensities: usize,
+    /// Out-of-fold mean squared error of the outcome models on observed verdicts.
+    pub outcome_loss: Option<f64>,
+    /// Out-of-fold log loss of the propensity models.
+    pub propensity_loss: Option<f64>,
+    /// The variant the surface was built with (the choice, for `auto`).
+    pub chosen: Option<Variant>,
+    /// The payoff regression of the surface (the choice, for `auto`).
+    pub chosen_regression: Option<PayoffRegression>,
+    /// Held-out doubly-robust risks of the candidates (`auto`).
+    pub candidates: Vec<CandidateRisk>,
+    /// Network training, when the policy is a network (or fell back to the solver).
+    pub training: Option<TrainingReport>,
+    /// The randomly initialized training, when it collapsed onto a constant policy
+    /// and the network was trained again from the solver's equilibria.
+    #[serde(default)]
+    pub collapsed_training: Option<TrainingReport>,
+    /// Whether the retrained network collapsed too, so the policy is the solver.
+    #[serde(default)]
+    pub solver_fallback: bool,
+    /// The LightGBM searches over Table 14 ([`crate::FitOptions::tune_learners`]):
+    /// the nuisance models', then the payoff regression's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub learner_tuning: Vec<Tuned>,
+    /// The network search over Table 14, when asked for.
+    #[serde(default)]
+    pub network_tuning: Option<TunedNetwork>,
+    /// Mean gap `G_Omega(pi(X_i); Â(X_i))` of the policy on the training contexts.
+    pub final_gap: f64,
+    /// The outcome design used (the choice, for `Auto`).
+    #[serde(default)]
+    pub nuisance_design: Option<NuisanceDesign>,
+    /// Menus (catalogue index) that some fold's training contexts never selected, with
+    /// the number of contexts that selected each: modelled by the pooled design.
+    #[serde(default)]
+    pub sparse_menus: Vec<(usize, usize)>,
+    /// Wall-clock seconds of each stage, in order (`nuisances`, `selection`,
+    /// `payoff`, `policy`). Not saved: a model file depends on the data and the
+    /// options only, so equal fits give byte-identical files.
+    #[serde(skip)]
+    pub stage_seconds: Vec<(String, f64)>,
+}
+
+/// A stage of [`fit`], for progress reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Hyperparameter search of the boosted trees (`--tune`).
+    Tuning,
+    /// Hyperparameter search of the policy network (`--tune`).
+    NetworkTuning,
+    /// Propensity and outcome models, fold by fold.
+    Nuisances,
+    /// Cross-validating the candidate surfaces (`auto`).
+    Selection,
+    /// The payoff regression.
+    Payoff,
+    /// Policy training (epochs) or solving (contexts).
+    Policy,
+}
+
+impl Stage {
+    /// A short label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Tuning => "tuning",
+            Self::NetworkTuning => "network tuning",
+            Self::Nuisances => "nuisances",
+            Self::Selection => "selection",
+            Self::Payoff => "payoff",
+            Self::Policy => "policy",
+        }
+    }
+}
+

@@ -1,0 +1,199 @@
+//! A NashEval fit for people: the summary table of `verdict fit` and the notes (the
+//! searches run, floored propensities, a collapsed network) that go with it.
+
+use std::fmt::Write as _;
+
+use verdict_nasheval::tune::Tuned;
+use verdict_nasheval::{FitOptions, NashEvalModel, NuisanceDesign, TrainingReport, Variant};
+
+/// The propensity floor in words: a number, or relative to each menu's rate
+/// ([`verdict_nasheval::menu_floors`]).
+pub fn floor_text(options: &FitOptions) -> String {
+    if options.propensity_floor_share > 0.0 {
+        format!(
+            "the smaller of {} and {} times the menu's selection rate",
+            options.propensity_floor, options.propensity_floor_share
+        )
+    } else {
+        options.propensity_floor.to_string()
+    }
+}
+
+/// One LightGBM search over Table 14, in a line.
+fn tuning_line(t: &Tuned) -> String {
+    format!(
+        "tuned over {} grid points: learning rate {}, {} leaves, depth {}, {} rows per leaf, L2 {}, feature fraction {} (3-fold loss {:.5})",
+        t.points,
+        t.params.learning_rate,
+        t.params.num_leaves,
+        t.params.max_depth,
+        t.params.min_data_in_leaf,
+        t.params.lambda_l2,
+        t.params.feature_fraction,
+        t.loss
+    )
+}
+
+/// What a person should know about a fit besides its summary: the searches run, the
+/// out-of-fold propensities raised to the floor, and a policy network that ignored
+/// the contexts (retrained from the solver, or replaced by it). Library setting names
+/// are in backticks. `contexts × menus` propensities were estimated.
+pub fn fit_notes(model: &NashEvalModel) -> Vec<String> {
+    let s = &model.summary;
+    let o = &model.options;
+    let mut notes: Vec<String> = s.learner_tuning.iter().map(tuning_line).collect();
+    if let Some(t) = &s.network_tuning {
+        let n = &t.options;
+        notes.push(format!(
+            "tuned the network over {} grid points on {} contexts: width {}, learning rate {}, weight decay {}, batches of {} (held-out gap {:.5})",
+            t.points, t.contexts, n.hidden, n.learning_rate, n.weight_decay, n.batch_size, t.validation_gap
+        ));
+    }
+    if s.clipped_propensities > 0 {
+        notes.push(format!(
+            "warning: {} of {} out-of-fold propensities were below {} and were raised to it (`propensity_floor`{})",
+            s.clipped_propensities,
+            s.contexts * model.menus.len(),
+            floor_text(o),
+            if o.propensity_floor_share > 0.0 { ", `propensity_floor_share`" } else { "" }
+        ));
+    }
+    if let Some(cold) = &s.collapsed_training {
+        let retrained = s.training.as_ref();
+        notes.push(format!(
+            "warning: the policy network's held-out gap {:.4} was no better than a constant policy's ({:.4}): it ignored the contexts (a saturated softmax), so it was trained again from the solver's equilibria: held-out gap {:.4}{}",
+            cold.validation_gap,
+            cold.constant_gap.unwrap_or(f64::NAN),
+            retrained.map_or(f64::NAN, |t| t.validation_gap),
+            if s.solver_fallback {
+                "; still no better, so the model uses the solver policy (as with `policy` solver)"
+            } else {
+                ""
+            }
+        ));
+    } else if s.solver_fallback {
+        notes.push(
+            "warning: the policy network's held-out gap was no better than a constant policy's (it ignored the contexts), so the model uses the solver policy (as with `policy` solver)".into(),
+        );
+    }
+    notes
+}
+
+/// A network training's epochs (with `detail` after the count), kept epoch and
+/// held-out gaps.
+fn training_line(t: &TrainingReport, detail: &str) -> String {
+    format!(
+        "{} epochs{detail} (kept {}), held-out gap {:.5} (best constant policy {:.5})",
+        t.epochs,
+        t.best_epoch,
+        t.validation_gap,
+        t.constant_gap.unwrap_or(f64::NAN)
+    )
+}
+
+/// The summary table of a fit written to `model_name` in `seconds`: data, folds,
+/// backbones, nuisance losses, stage times, the candidates' held-out risks, the
+/// chosen surface, the network's training and the final gap.
+pub fn fit_summary(model: &NashEvalModel, model_name: &str, seconds: f64) -> String {
+    let s = &model.summary;
+    let o = &model.options;
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "NashEval fit: {} contexts, {} agents, {} features, {} menus ({:.1} s)",
+        s.contexts,
+        model.agents.len(),
+        model.feature_names.len(),
+        model.menus.len(),
+        seconds
+    );
+    if !s.fold_sizes.is_empty() {
+        let sizes: Vec<String> = s.fold_sizes.iter().map(ToString::to_string).collect();
+        let _ = writeln!(text, "folds                 {}", sizes.join(", "));
+        let _ = writeln!(
+            text,
+            "backbones             outcome {}, propensity {}, payoff {} ({:?})",
+            o.outcome_backbone.name(),
+            o.propensity_backbone.name(),
+            o.payoff_backbone.name(),
+            o.regression
+        );
+        let _ = writeln!(
+            text,
+            "clipped propensities  {} (floor {})",
+            s.clipped_propensities,
+            floor_text(o)
+        );
+        if let Some(design) = s.nuisance_design {
+            let sparse = s.sparse_menus.len();
+            let _ = writeln!(
+                text,
+                "outcome models        {}{}",
+                match design {
+                    NuisanceDesign::Pooled => "pooled over menus",
+                    _ => "per menu",
+                },
+                if sparse > 0 {
+                    format!(" ({sparse} menus missing from some fold's training contexts)")
+                } else {
+                    String::new()
+                }
+            );
+        }
+        if let (Some(outcome), Some(propensity)) = (s.outcome_loss, s.propensity_loss) {
+            let _ = writeln!(text, "outcome MSE (OOF)     {outcome:.5}");
+            let _ = writeln!(text, "propensity log loss   {propensity:.5}");
+        }
+    }
+    if !s.stage_seconds.is_empty() {
+        let stages: Vec<String> = s
+            .stage_seconds
+            .iter()
+            .map(|(stage, seconds)| format!("{stage} {seconds:.1}"))
+            .collect();
+        let _ = writeln!(text, "seconds by stage      {}", stages.join(", "));
+    }
+    for c in &s.candidates {
+        let paired = c.difference.map_or(String::new(), |(d, se)| {
+            format!("  ({d:+.5} ± {se:.5} against plugin, paired)")
+        });
+        let _ = writeln!(
+            text,
+            "risk {:<16} {:.5} ± {:.5}{paired}",
+            c.name, c.risk, c.standard_error
+        );
+    }
+    if let Some(chosen) = s.chosen {
+        let regression = match (chosen, s.chosen_regression) {
+            (Variant::Plugin, _) | (_, None) => String::new(),
+            (_, Some(r)) => format!(" ({r:?} payoff regression)"),
+        };
+        let _ = writeln!(text, "payoff surface        {chosen:?}{regression}");
+    }
+    if let Some(t) = &s.collapsed_training {
+        let _ = writeln!(text, "network (collapsed)   {}", training_line(t, ""));
+    }
+    if let Some(t) = &s.training {
+        let distilled = if t.distilled_epochs > 0 {
+            format!(
+                ", the first {} distilling the solver's equilibria",
+                t.distilled_epochs
+            )
+        } else {
+            String::new()
+        };
+        let fallback = if s.solver_fallback {
+            "; collapsed, policy is the solver"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            text,
+            "network               {}{fallback}",
+            training_line(t, &distilled)
+        );
+    }
+    let _ = writeln!(text, "final gap (train)     {:.6}", s.final_gap);
+    let _ = writeln!(text, "model                 {model_name}");
+    text
+}

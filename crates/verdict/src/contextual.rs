@@ -1,0 +1,55 @@
+//! A contextual log made ready for a NashEval fit: pairs of agents that no menu holds
+//! are refused, or given a menu of their own for the pooled outcome model to
+//! extrapolate to.
+
+use verdict_feedback::ContextualLog;
+use verdict_nasheval::NuisanceDesign;
+
+use crate::VerdictError;
+
+/// Pairs named in a message before "and N more".
+const NAMED_PAIRS: usize = 8;
+
+/// Pairs of agents no menu of `log` holds: their payoffs cannot be learned from the
+/// log. Refused unless `allow_unobserved`; then each gets a menu of its own with no
+/// feedback ([`ContextualLog::hold_every_pair`]), which only the pooled outcome model
+/// can extrapolate to, and the returned warning names them. `Ok(None)`: every pair is
+/// held.
+///
+/// # Errors
+/// [`VerdictError::Settings`] naming the pairs (and `allow_unobserved`), or when
+/// `allow_unobserved` is asked of the per-menu design.
+pub fn complete_pairs(
+    log: &mut ContextualLog,
+    allow_unobserved: bool,
+    design: NuisanceDesign,
+) -> Result<Option<String>, VerdictError> {
+    let unheld = log.unheld_pairs();
+    if unheld.is_empty() {
+        return Ok(None);
+    }
+    let names: Vec<String> = unheld
+        .iter()
+        .take(NAMED_PAIRS)
+        .map(|&(j, k)| format!("{} vs {}", log.agents[j], log.agents[k]))
+        .collect();
+    let more = match unheld.len() - names.len() {
+        0 => String::new(),
+        rest => format!(" and {rest} more"),
+    };
+    let (count, names) = (unheld.len(), names.join(", "));
+    if !allow_unobserved {
+        return Err(VerdictError::Settings(format!(
+            "{count} pairs of agents never met in any menu ({names}{more}): their payoffs cannot be learned from this log; set `allow_unobserved` to extrapolate them through the pooled outcome model"
+        )));
+    }
+    if design == NuisanceDesign::PerMenu {
+        return Err(VerdictError::Settings(
+            "`allow_unobserved` extrapolates through the pooled outcome model; it does not combine with `nuisance_design` per-menu".into(),
+        ));
+    }
+    log.hold_every_pair();
+    Ok(Some(format!(
+        "warning: {count} pairs of agents never met ({names}{more}); their payoffs are extrapolated by the pooled outcome model from the agents' other battles, not observed"
+    )))
+}

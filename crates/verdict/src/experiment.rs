@@ -1,0 +1,369 @@
+//! The accuracy experiment of NashEval Section 5 on the Appendix G simulator, behind
+//! `verdict bench nasheval`: for each seed and voter count, one simulation; on it the
+//! oracle, debiased, plug-in and data-driven (`auto`) surfaces, with a shared or
+//! per-pair payoff regression, each scored under the solver and the network policy
+//! against the exact truth (Eq. 69–71).
+//!
+//! The nuisances are cross-fitted once per simulation and shared by every
+//! configuration (as separate fits with the same seed would compute them). Each
+//! finished cell is one [`AccuracyCell`] with a stable key ([`CellKey`]), so a run
+//! that stops can resume by skipping the keys already recorded.
+
+use std::time::Instant;
+
+use serde::Serialize;
+use verdict_io::{read_contexts, read_contextual_log, ContextualOptions, Source};
+use verdict_nasheval::selection::CandidateRisk;
+use verdict_nasheval::{
+    fit_prepared, prepare, BackboneKind, FitOptions, NetworkInit, PayoffRegression, PolicyKind,
+    TrainingReport, Variant, LINEAR_PENALTY,
+};
+
+use crate::simulation::{score, write_appendix_g, AppendixGSimulation, Split, Truth};
+use crate::VerdictError;
+
+/// The configurations of one simulation: variant and payoff regression. `auto`
+/// chooses its own regression and is listed once.
+const CONFIGURATIONS: [(Variant, PayoffRegression); 6] = [
+    (Variant::Oracle, PayoffRegression::Shared),
+    (Variant::Debiased, PayoffRegression::Shared),
+    (Variant::Plugin, PayoffRegression::Shared),
+    (Variant::Auto, PayoffRegression::Shared),
+    (Variant::Oracle, PayoffRegression::PerPair),
+    (Variant::Debiased, PayoffRegression::PerPair),
+];
+
+/// What the experiment is run on. The simulator's other settings are
+/// [`AppendixGSimulation`]'s defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AccuracySettings {
+    /// Replication seeds (the simulation's and the fit's).
+    pub seeds: Vec<u64>,
+    /// Voter counts `N_v`.
+    pub voters: Vec<usize>,
+    /// Training contexts.
+    pub contexts: usize,
+    /// Test contexts, scored against the truth.
+    pub test_contexts: usize,
+    /// `rho` of the policies and of the true equilibria (Eq. 74).
+    pub rho: f64,
+    /// Learner family of the outcome models.
+    pub outcome_backbone: BackboneKind,
+    /// Learner family of the propensity models.
+    pub propensity_backbone: BackboneKind,
+    /// Learner family of the payoff regression.
+    pub payoff_backbone: BackboneKind,
+    /// Policies scored.
+    pub policies: Vec<PolicyKind>,
+    /// Where the network's training starts.
+    pub network_init: NetworkInit,
+    /// `(e_min, e_max)` of Eq. 63.
+    pub propensity_range: (f64, f64),
+    /// `eta` of Eq. 63.
+    pub selection_slope: f64,
+}
+
+impl Default for AccuracySettings {
+    fn default() -> Self {
+        let simulation = AppendixGSimulation::default();
+        Self {
+            seeds: vec![70, 71, 72, 73, 74],
+            voters: vec![1, 3, 5],
+            contexts: simulation.contexts,
+            test_contexts: simulation.test_contexts,
+            rho: 0.001,
+            outcome_backbone: BackboneKind::Gbdt,
+            propensity_backbone: BackboneKind::Gbdt,
+            payoff_backbone: BackboneKind::Gbdt,
+            policies: vec![PolicyKind::Solver, PolicyKind::Network],
+            network_init: NetworkInit::Solver,
+            propensity_range: simulation.propensity_range,
+            selection_slope: simulation.selection_slope,
+        }
+    }
+}
+
+/// The stable name of a variant, regression, policy, start or learner family in
+/// keys and rows (the settings' own serialized names).
+fn name<T: Serialize>(value: T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_lowercase))
+        .unwrap_or_default()
+}
+
+/// What identifies one cell of the experiment: the settings it depends on, then seed,
+/// voters, variant, regression (`selected` for `auto`), policy and the network's
+/// start. Written as a `/`-separated string of `name=value` fields, independent of
+/// how the types print themselves.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CellKey {
+    /// `contexts`, `test_contexts`, `rho`, the three learner families, the
+    /// propensity range and the selection slope, as `name=value` fields.
+    pub setting: String,
+    /// Replication seed.
+    pub seed: u64,
+    /// Voters.
+    pub voters: usize,
+    /// Surface variant.
+    pub variant: String,
+    /// Payoff regression, or `selected` for `auto`.
+    pub regression: String,
+    /// Policy.
+    pub policy: String,
+    /// The network's start (`-` for the solver policy).
+    pub network_init: String,
+}
+
+impl std::fmt::Display for CellKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}/seed={}/voters={}/variant={}/regression={}/policy={}/init={}",
+            self.setting,
+            self.seed,
+            self.voters,
+            self.variant,
+            self.regression,
+            self.policy,
+            self.network_init
+        )
+    }
+}
+
+/// Wall-clock seconds of a cell's stages.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CellSeconds {
+    /// Cross-fitting the nuisances (shared by the simulation's cells).
+    pub nuisances: f64,
+    /// Selection and payoff regression.
+    pub surface: f64,
+    /// Training or solving the policy and scoring it.
+    pub policy: f64,
+}
+
+/// One scored cell.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AccuracyCell {
+    /// The cell's key ([`CellKey`]'s string).
+    pub key: String,
+    /// Replication seed.
+    pub seed: u64,
+    /// Voters.
+    pub voters: usize,
+    /// Surface variant.
+    pub variant: Variant,
+    /// Payoff regression asked for (`None` for `auto`, which selects its own).
+    pub regression: Option<PayoffRegression>,
+    /// Policy.
+    pub policy: PolicyKind,
+    /// The surface `auto` chose.
+    pub chosen: Option<Variant>,
+    /// The regression `auto` chose.
+    pub chosen_regression: Option<PayoffRegression>,
+    /// The candidates' held-out risks (`auto`).
+    pub candidates: Vec<CandidateRisk>,
+    /// Mean exploitability against the true payoffs (Eq. 69).
+    pub exploitability: f64,
+    /// Mean support F1 against the true winner sets (Eq. 70).
+    pub support_f1: f64,
+    /// Mean game value against the true equilibria (Eq. 71).
+    pub game_value: f64,
+    /// The network's training (network policy).
+    pub training: Option<TrainingReport>,
+    /// Where the network's training started.
+    pub network_init: NetworkInit,
+    /// A collapsed random start's training, when retrained.
+    pub collapsed_training: Option<TrainingReport>,
+    /// Whether the network fell back to the solver.
+    pub solver_fallback: bool,
+    /// Seconds by stage.
+    pub seconds: CellSeconds,
+    /// Learner family of the outcome models.
+    pub outcome_backbone: BackboneKind,
+}
+
+impl AccuracySettings {
+    /// The `name=value` fields of the settings a cell depends on.
+    fn setting_key(&self) -> String {
+        format!(
+            "contexts={}/test={}/rho={}/outcome={}/propensity={}/payoff={}/range={},{}/slope={}",
+            self.contexts,
+            self.test_contexts,
+            self.rho,
+            name(self.outcome_backbone),
+            name(self.propensity_backbone),
+            name(self.payoff_backbone),
+            self.propensity_range.0,
+            self.propensity_range.1,
+            self.selection_slope
+        )
+    }
+
+    /// The key of one cell.
+    pub fn key(
+        &self,
+        seed: u64,
+        voters: usize,
+        variant: Variant,
+        regression: PayoffRegression,
+        policy: PolicyKind,
+    ) -> CellKey {
+        CellKey {
+            setting: self.setting_key(),
+            seed,
+            voters,
+            variant: name(variant),
+            regression: if variant == Variant::Auto {
+                "selected".into()
+            } else {
+                name(regression)
+            },
+            policy: name(policy),
+            network_init: match policy {
+                PolicyKind::Network => name(self.network_init),
+                PolicyKind::Solver => "-".into(),
+            },
+        }
+    }
+}
+
+/// Whether a policy is scored on a surface: per-pair surfaces only with the solver,
+/// as the paper's Section 5.2 comparison is.
+fn scored(policy: PolicyKind, regression: PayoffRegression) -> bool {
+    policy == PolicyKind::Solver || regression == PayoffRegression::Shared
+}
+
+/// Runs every cell of `settings` whose key `done` does not hold, handing each
+/// finished cell to `record` at once (which may write it down, so that an interrupted
+/// run resumes).
+///
+/// # Errors
+/// [`VerdictError`] from the simulation, a fit or `record`.
+pub fn run_accuracy(
+    settings: &AccuracySettings,
+    done: &dyn Fn(&str) -> bool,
+    record: &mut dyn FnMut(&AccuracyCell) -> Result<(), VerdictError>,
+) -> Result<(), VerdictError> {
+    for &seed in &settings.seeds {
+        for &voters in &settings.voters {
+            let todo = |variant, regression| -> Vec<PolicyKind> {
+                settings
+                    .policies
+                    .iter()
+                    .copied()
+                    .filter(|&p| scored(p, regression))
+                    .filter(|&p| {
+                        !done(
+                            &settings
+                                .key(seed, voters, variant, regression, p)
+                                .to_string(),
+                        )
+                    })
+                    .collect()
+            };
+            if CONFIGURATIONS.iter().all(|&(v, r)| todo(v, r).is_empty()) {
+                continue;
+            }
+            let dir = tempfile::tempdir().map_err(|e| {
+                VerdictError::Data(format!("cannot make a temporary directory: {e}"))
+            })?;
+            let sim = dir.path().join("sim");
+            write_appendix_g(
+                &AppendixGSimulation {
+                    voters,
+                    contexts: settings.contexts,
+                    test_contexts: settings.test_contexts,
+                    seed,
+                    rho: settings.rho,
+                    propensity_range: settings.propensity_range,
+                    selection_slope: settings.selection_slope,
+                    ..AppendixGSimulation::default()
+                },
+                &sim,
+            )?;
+            let table = ContextualOptions::default();
+            let log = read_contextual_log(
+                &Source::File(sim.join("contexts.parquet")),
+                &Source::File(sim.join("feedback.parquet")),
+                &table,
+            )?;
+            let truth = Truth::open(&sim, Split::Training)?.nuisances_for(&log)?;
+            let test_truth = Truth::open(&sim, Split::Test)?;
+            let test = read_contexts(&Source::File(sim.join("test_contexts.parquet")), &table)?;
+            let base = FitOptions {
+                variant: Variant::Auto,
+                policy: PolicyKind::Solver,
+                network_init: settings.network_init,
+                rho: settings.rho,
+                seed,
+                ..FitOptions::default()
+            }
+            .with_backbones(
+                settings.outcome_backbone,
+                settings.propensity_backbone,
+                settings.payoff_backbone,
+                LINEAR_PENALTY,
+            );
+            let started = Instant::now();
+            let prepared = prepare(&log, &base.check(&log)?, &|_, _, _| {})?;
+            let nuisances = started.elapsed().as_secs_f64();
+            for &(variant, regression) in &CONFIGURATIONS {
+                let policies = todo(variant, regression);
+                if policies.is_empty() {
+                    continue;
+                }
+                let options = FitOptions {
+                    variant,
+                    regression,
+                    ..base.clone()
+                }
+                .check(&log)?;
+                let started = Instant::now();
+                let mut model = fit_prepared(
+                    &log,
+                    &options,
+                    &prepared,
+                    Some(&truth),
+                    serde_json::Value::Null,
+                    &|_, _, _| {},
+                )?;
+                let surface = started.elapsed().as_secs_f64();
+                for policy in policies {
+                    let started = Instant::now();
+                    model = model.with_policy(policy, &log.features, &|_, _, _| {})?;
+                    let policies = model.policy(&test.features)?;
+                    let scores = score(&model.agents, &policies, &test_truth)?;
+                    let summary = &model.summary;
+                    record(&AccuracyCell {
+                        key: settings
+                            .key(seed, voters, variant, regression, policy)
+                            .to_string(),
+                        seed,
+                        voters,
+                        variant,
+                        regression: (variant != Variant::Auto).then_some(regression),
+                        policy,
+                        chosen: summary.chosen,
+                        chosen_regression: summary.chosen_regression,
+                        candidates: summary.candidates.clone(),
+                        exploitability: scores.exploitability,
+                        support_f1: scores.support_f1,
+                        game_value: scores.game_value,
+                        training: summary.training.clone(),
+                        network_init: settings.network_init,
+                        collapsed_training: summary.collapsed_training.clone(),
+                        solver_fallback: summary.solver_fallback,
+                        seconds: CellSeconds {
+                            nuisances,
+                            surface,
+                            policy: started.elapsed().as_secs_f64(),
+                        },
+                        outcome_backbone: settings.outcome_backbone,
+                    })?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
