@@ -5,6 +5,7 @@ use std::path::Path;
 use verdict_feedback::{BattleLog, ModelId, Outcome};
 
 use crate::filter::Filter;
+#[cfg(feature = "parquet")]
 use crate::parquet_io::read_parquet;
 use crate::text::{read_csv, read_json_array, read_json_lines};
 use crate::{Format, IoError, Table};
@@ -179,15 +180,34 @@ pub fn read_table(
                 Format::Csv => read_csv(file, &label, wanted),
                 Format::JsonLines => read_json_lines(file, &label, wanted),
                 Format::Json => read_json_array(file, &label, wanted),
+                #[cfg(feature = "parquet")]
                 Format::Parquet => read_parquet(file, &label, wanted),
+                #[cfg(not(feature = "parquet"))]
+                Format::Parquet => Err(without_parquet(&label)),
             }
         }
         Source::Bytes { data, .. } => match format {
             Format::Csv => read_csv(data.as_slice(), &label, wanted),
             Format::JsonLines => read_json_lines(data.as_slice(), &label, wanted),
             Format::Json => read_json_array(data.as_slice(), &label, wanted),
+            #[cfg(feature = "parquet")]
             Format::Parquet => read_parquet(bytes::Bytes::from(data.clone()), &label, wanted),
+            #[cfg(not(feature = "parquet"))]
+            Format::Parquet => Err(without_parquet(&label)),
         },
+    }
+}
+
+/// The error for a Parquet table in a build without the `parquet` feature.
+#[cfg(not(feature = "parquet"))]
+fn without_parquet(label: &str) -> IoError {
+    IoError::Invalid {
+        location: crate::Location {
+            file: label.into(),
+            row: None,
+            column: None,
+        },
+        message: "this build of verdict reads no Parquet (built without the `parquet` feature); convert the table to CSV or JSON Lines, or build with the feature".into(),
     }
 }
 

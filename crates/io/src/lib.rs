@@ -15,6 +15,7 @@ mod filter;
 mod format;
 mod matrix;
 mod output_dir;
+#[cfg(feature = "parquet")]
 mod parquet_io;
 mod table;
 mod text;
@@ -33,5 +34,6 @@ pub use filter::{Filter, FilterOp};
 pub use format::Format;
 pub use matrix::{read_named_matrix, NamedMatrix};
 pub use output_dir::{FileChecksum, StagedDir, WRITTEN_BY};
+#[cfg(feature = "parquet")]
 pub use parquet_io::{write_battles_parquet, write_parquet_table, ColumnData};
 pub use table::{Column, Table};

@@ -89,7 +89,9 @@ impl ColumnBuilder {
         code
     }
 
-    /// Appends a code previously returned by [`ColumnBuilder::code_of`], or `None`.
+    /// Appends a code previously returned by [`ColumnBuilder::code_of`], or `None`
+    /// (the Parquet reader's dictionary path).
+    #[cfg_attr(not(feature = "parquet"), allow(dead_code))]
     pub(crate) fn push_code(&mut self, code: Option<u32>) {
         self.codes.push(code.unwrap_or(NULL_CODE));
     }

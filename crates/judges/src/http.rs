@@ -18,6 +18,11 @@
 //! concurrency = 8
 //! ```
 
+// Without the `http` feature the client is compiled out and `HttpJudge::new` refuses
+// with a message; the configuration and templates stay, so a judges.toml naming an
+// HTTP judge still reads and is refused clearly rather than misparsed.
+#![cfg_attr(not(feature = "http"), allow(dead_code, unused_variables, unreachable_code))]
+
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -61,6 +66,7 @@ pub struct HttpConfig {
 /// A ready-to-call HTTP judge: the agent, the key, the parsed templates.
 pub(crate) struct HttpJudge {
     config: HttpConfig,
+    #[cfg(feature = "http")]
     agent: ureq::Agent,
     key: Option<String>,
     score: Regex,
@@ -94,11 +100,17 @@ impl HttpJudge {
             .unwrap_or(r"(-?\d+(?:\.\d+)?)(?:\D*)$");
         let score =
             Regex::new(pattern).map_err(|e| format!("score_regex {pattern:?} is invalid: {e}"))?;
+        #[cfg(not(feature = "http"))]
+        return Err(
+            "this build of verdict makes no HTTP calls (built without the `http` feature); build it with the feature, or wrap the endpoint in a command judge".into(),
+        );
+        #[cfg(feature = "http")]
         let agent = ureq::Agent::config_builder()
             .timeout_global(Some(Duration::from_secs_f64(timeout_seconds)))
             .http_status_as_error(false)
             .build()
             .into();
+        #[cfg(feature = "http")]
         Ok(Self {
             config,
             agent,
@@ -224,7 +236,14 @@ impl HttpJudge {
         }
     }
 
+    /// Without the `http` feature no judge is built ([`HttpJudge::new`] refuses).
+    #[cfg(not(feature = "http"))]
+    fn post(&self, _: &serde_json::Value, _: Option<&String>) -> Result<String, Failure> {
+        Err(Failure::Permanent("built without the `http` feature".into()))
+    }
+
     /// The reply's text, or what went wrong.
+    #[cfg(feature = "http")]
     fn post(&self, body: &serde_json::Value, key: Option<&String>) -> Result<String, Failure> {
         let mut request = self.agent.post(&self.config.url);
         if let Some(key) = key {

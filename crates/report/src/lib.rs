@@ -23,16 +23,22 @@
 //! the maximal lottery is left out (with a note) when pairs never met and
 //! `--allow-unobserved` is not given.
 
+#[cfg(feature = "plots")]
 mod curves;
 mod error;
+#[cfg(feature = "nasheval")]
 mod nasheval;
+#[cfg(feature = "plots")]
 mod plot;
 mod rank;
 mod table;
 
+#[cfg(feature = "plots")]
 pub use curves::{plot_curves, Curves, Series};
 pub use error::ReportError;
+#[cfg(feature = "nasheval")]
 pub use nasheval::{fit_notes, fit_summary, floor_text};
+#[cfg(feature = "plots")]
 pub use plot::plot_leaderboard;
 pub use rank::{FitSummary, LotterySummary, Matrices, RankOutput, RankReport, RobustSummary};
 pub use table::{render_csv, render_table, TextTable};

@@ -17,6 +17,7 @@ pub enum VerdictError {
     #[error(transparent)]
     Simulation(#[from] verdict_sim::SimulationError),
     /// A NashEval fit, prediction or model check.
+    #[cfg(feature = "nasheval")]
     #[error(transparent)]
     Fit(#[from] verdict_nasheval::FitError),
     /// A judging run or its ledger.

@@ -17,22 +17,38 @@
 //! - [`model_file`]: NashEval models saved, loaded and applied to new contexts.
 //! - [`simulation`]: simulations with exact truth written to and opened from a
 //!   directory, and a policy scored against that truth.
+//!
+//! # Features
+//! All on by default. A program that only ranks, solves games and judges can turn off
+//! the heavy ones (`default-features = false`) and build without CMake:
+//! - `nasheval`: NashEval and everything contextual (`contextual`, `experiment`,
+//!   `model_file`, `simulation`, `nasheval`); LightGBM is built from C++ source
+//!   (CMake, libclang). Implies `parquet`.
+//! - `parquet`: Parquet tables (otherwise a Parquet input is refused with a message).
+//! - `plots`: SVG/PNG plots.
+//! - `http`: OpenAI-compatible endpoints as judges.
+//! - `clap`: the settings' enums parse from a command line.
 
 pub use verdict_feedback as feedback;
 pub use verdict_game as game;
 pub use verdict_io as io;
 pub use verdict_judges as judges;
+#[cfg(feature = "nasheval")]
 pub use verdict_nasheval as nasheval;
 pub use verdict_ratings as ratings;
 pub use verdict_report as report;
 pub use verdict_sim as sim;
 
+#[cfg(feature = "nasheval")]
 pub mod contextual;
 pub mod equilibrium;
 mod error;
+#[cfg(feature = "nasheval")]
 pub mod experiment;
+#[cfg(feature = "nasheval")]
 pub mod model_file;
 pub mod rank;
+#[cfg(feature = "nasheval")]
 pub mod simulation;
 
 pub use error::VerdictError;
