@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use verdict::io::{Filter, Format};
+use verdict::io::{CategoricalEncoding, Filter, Format};
 use verdict::nasheval::{
-    AggregatorKind, BackboneKind, NetworkInit, NuisanceDesign, PayoffRegression, PolicyKind, Variant,
-    LINEAR_PENALTY,
+    AggregatorKind, BackboneKind, NetworkInit, NuisanceDesign, PayoffRegression, PolicyKind,
+    Variant, LINEAR_PENALTY,
 };
 
 /// Evaluate LLMs and other agents from relative feedback.
@@ -54,16 +54,6 @@ pub enum Command {
     Bench(BenchCommand),
 }
 
-/// `--categorical` of `verdict log`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CategoricalArg {
-    /// One 0/1 feature per category.
-    Onehot,
-    /// One feature holding the category's code (a hash of its value, the same in
-    /// every table).
-    Codes,
-}
-
 /// Where a contextual log comes from and how contexts become features (shared by
 /// `verdict log` and `verdict fit`).
 #[derive(Debug, Clone, Args)]
@@ -93,7 +83,7 @@ pub struct LogSourceArgs {
     pub text_dim: usize,
     /// Encoding of categorical context columns.
     #[arg(long, value_enum, default_value = "onehot")]
-    pub categorical: CategoricalArg,
+    pub categorical: CategoricalEncoding,
     /// The menu catalogue Q as JSON (a list of lists of agent names); feedback on any
     /// other menu is refused. Default: inferred from the log.
     #[arg(long, value_name = "FILE")]

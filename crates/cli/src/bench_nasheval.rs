@@ -78,7 +78,8 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
             cell.seed,
             cell.voters,
             format!("{:?}", cell.variant).to_lowercase(),
-            cell.regression.map_or("selected".into(), |r| format!("{r:?}").to_lowercase()),
+            cell.regression
+                .map_or("selected".into(), |r| format!("{r:?}").to_lowercase()),
             format!("{:?}", cell.policy).to_lowercase(),
             cell.exploitability,
             cell.support_f1,

@@ -8,8 +8,8 @@ use anyhow::bail;
 use verdict::simulation::{score, PolicyScore, Split, Truth};
 
 use crate::args::{EvaluateArgs, OutputFormat};
-use verdict::model_file::load_model;
 use crate::predict::model_features;
+use verdict::model_file::load_model;
 
 /// The agents and probabilities of a `verdict rank --method lottery --format json`
 /// board, or `None` when `value` is not one.

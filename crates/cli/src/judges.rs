@@ -1,17 +1,13 @@
 //! `verdict judge` (score items under a budget with a ledger) and `verdict bench
 //! judges` (the judge paper's synthetic experiments).
 
-use std::fmt::Write;
-use std::io::BufRead;
-
-use anyhow::Context;
 use indicatif::ProgressBar;
 use verdict::judges::{
-    estimate, run_experiment, ConfiguredPool, CostStructure, EstimateSettings, ExperimentRow,
-    ExperimentSettings, JudgeError, JudgePool, JudgesConfig, LedgeredPool, Method, Norm, Scenario,
-    METHODS,
+    explain_failure, judge_with_ledger, lost_call_warning, read_items, run_experiment,
+    ConfiguredPool, CostStructure, EstimateSettings, ExperimentSettings, JudgeError, JudgePool,
+    JudgesConfig, JudgingRun, Method, Norm, Scenario, METHODS,
 };
-use verdict::report::{plot_curves, Curves, Series, TextTable};
+use verdict::report::{judges_curves, judges_table, plot_curves};
 
 use crate::args::{BenchJudgesArgs, JudgeArgs, JudgeCosts, JudgeMethod, OutputFormat};
 
@@ -19,14 +15,8 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
     let p: Norm = args.p.parse()?;
     let config = JudgesConfig::read(&args.judges)?;
     let items = read_items(&args.items)?;
-    anyhow::ensure!(
-        !items.is_empty(),
-        "{}: no items; add one JSON object per line",
-        args.items.display()
-    );
     let mut pool = ConfiguredPool::new(items, config, args.seed)?;
-    let ids = pool.ids().to_vec();
-    let names = pool.judge_names();
+    let (ids, names) = (pool.ids().to_vec(), pool.judge_names());
     let bar = crate::progress::bar(
         (args.budget * 100.0).round() as usize,
         "budget spent",
@@ -36,48 +26,30 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
         inner: &mut pool,
         bar: bar.clone(),
     };
-    let method = match args.method {
-        JudgeMethod::EstIvwe => Method::EstIvwe,
-        JudgeMethod::EstIvweGaussian => Method::EstIvweGaussian,
-        JudgeMethod::Uniform => Method::Uniform,
-        JudgeMethod::Adaptive => Method::Adaptive,
+    let run = JudgingRun {
+        budget: args.budget,
+        method: match args.method {
+            JudgeMethod::EstIvwe => Method::EstIvwe,
+            JudgeMethod::EstIvweGaussian => Method::EstIvweGaussian,
+            JudgeMethod::Uniform => Method::Uniform,
+            JudgeMethod::Adaptive => Method::Adaptive,
+        },
+        settings: EstimateSettings {
+            p,
+            delta: args.delta,
+            exploration: args.n0,
+            tau: args.tau,
+        },
+        seed: args.seed,
     };
-    let settings_record = serde_json::json!({
-        "method": method.name(),
-        "budget": args.budget,
-        "p": args.p,
-        "delta": args.delta,
-        "n0": args.n0,
-        "tau": args.tau,
-        "seed": args.seed,
-    });
-    let serde_json::Value::Object(settings_record) = settings_record else {
-        unreachable!("a JSON object literal")
-    };
-    let mut ledgered = LedgeredPool::open(
-        &mut shown,
-        ids.clone(),
-        names.clone(),
-        settings_record,
-        &args.ledger,
-    )?;
-    let settings = EstimateSettings {
-        p,
-        delta: args.delta,
-        exploration: args.n0,
-        tau: args.tau,
-    };
-    let result = estimate(&mut ledgered, args.budget, &method, &settings);
-    let (replayed, made) = (ledgered.replayed(), ledgered.made());
-    let lost = ledgered.lost().to_vec();
+    let judged = judge_with_ledger(&mut shown, ids.clone(), names.clone(), &run, &args.ledger)?;
     bar.finish_and_clear();
-    for entry in &lost {
-        eprintln!(
-            "warning: call {} (judge {:?}, item {:?}) was in flight when an earlier run stopped; it may have been paid, so it is charged ({}) and not asked again",
-            entry.call, entry.judge, entry.item, entry.cost
-        );
+    for entry in &judged.lost {
+        eprintln!("{}", lost_call_warning(entry));
     }
-    let estimate = result.map_err(|e| explain(e, &ids, &names, &args.ledger))?;
+    let estimate = judged
+        .result
+        .map_err(|e| anyhow::anyhow!(explain_failure(&e, &ids, &names, &args.ledger)))?;
     let mut csv = csv::Writer::from_writer(Vec::new());
     csv.write_record(["id", "score"])?;
     for (id, score) in ids.iter().zip(&estimate.scores) {
@@ -91,63 +63,13 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
         estimate.spent,
         args.budget,
         estimate.calls,
-        replayed,
-        made,
+        judged.replayed,
+        judged.made,
         estimate
             .exploration
             .map_or(String::new(), |n| format!("; Phase I: {n} calls per pair"))
     );
     Ok(())
-}
-
-/// A run's error for a person: judges and items by name, and — only where calls were
-/// made and the run can go on — how to resume.
-fn explain(
-    error: JudgeError,
-    ids: &[String],
-    names: &[String],
-    ledger: &std::path::Path,
-) -> anyhow::Error {
-    match error {
-        JudgeError::Call {
-            item,
-            judge,
-            message,
-        } => anyhow::anyhow!(
-            "judge {:?} failed on item {:?} {} times in a row (last: {message}); every call so far is recorded in {}: rerun the same command to resume, and the failed calls are asked again",
-            names[judge],
-            ids[item],
-            verdict::judges::ATTEMPTS,
-            ledger.display()
-        ),
-        JudgeError::Stopped(why) => anyhow::anyhow!(
-            "stopped ({why}); every call so far is recorded in {}: rerun the same command to resume",
-            ledger.display()
-        ),
-        other => other.into(),
-    }
-}
-
-fn read_items(path: &std::path::Path) -> anyhow::Result<Vec<serde_json::Value>> {
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let mut items = Vec::new();
-    for (number, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let value: serde_json::Value = serde_json::from_str(&line)
-            .with_context(|| format!("{}:{}: not a JSON object", path.display(), number + 1))?;
-        anyhow::ensure!(
-            value.is_object(),
-            "{}:{}: not a JSON object",
-            path.display(),
-            number + 1
-        );
-        items.push(value);
-    }
-    Ok(items)
 }
 
 /// Moves the progress bar by each paid call's cost (in hundredths).
@@ -208,13 +130,13 @@ pub fn bench(args: &BenchJudgesArgs) -> anyhow::Result<()> {
     let settings = settings(args)?;
     let rows = run_experiment(&settings);
     if let Some(path) = &args.plot {
-        plot_curves(path, &panels(&rows, &settings))?;
+        plot_curves(path, &judges_curves(&rows, &settings))?;
     }
     let text = match args.format {
         OutputFormat::Json => {
             serde_json::to_string_pretty(&serde_json::json!({ "rows": rows }))? + "\n"
         }
-        OutputFormat::Table => table(&rows, &settings),
+        OutputFormat::Table => judges_table(&rows, &settings),
         OutputFormat::Csv => anyhow::bail!("--format csv is not offered here; use table or json"),
     };
     print!("{text}");
@@ -255,79 +177,4 @@ fn settings(args: &BenchJudgesArgs) -> anyhow::Result<ExperimentSettings> {
         methods: args.methods.clone(),
         seed: args.seed,
     })
-}
-
-/// One block per norm: mean ± std of the error per method and budget, and each
-/// method's mean error relative to the oracle's.
-fn table(rows: &[ExperimentRow], settings: &ExperimentSettings) -> String {
-    let mut out = String::new();
-    for norm in &settings.norms {
-        let p = norm.to_string();
-        let _ = writeln!(
-            out,
-            "l_{p} error, K = {}, J = {}, {} instances (mean ± std; × oracle)",
-            settings.items, settings.judges, settings.repetitions
-        );
-        let mut header = vec!["budget".to_string()];
-        header.extend(settings.methods.iter().cloned());
-        let mut table = TextTable::new(header);
-        for &budget in &settings.budgets {
-            let cell = |method: &str| {
-                rows.iter()
-                    .find(|r| r.p == p && r.budget == budget && r.method == method)
-            };
-            let oracle = cell("oracle").and_then(|r| r.error_mean);
-            let mut line = vec![format!("{budget:e}")];
-            for method in &settings.methods {
-                let row = cell(method).expect("every cell has a row");
-                line.push(match (row.error_mean, row.error_std) {
-                    (Some(mean), std) => {
-                        let ratio =
-                            oracle.map_or(String::new(), |o| format!(" ({:.2}×)", mean / o));
-                        let partial = if row.infeasible > 0 {
-                            format!(" [{} of {} ran]", row.runs, settings.repetitions)
-                        } else {
-                            String::new()
-                        };
-                        format!("{mean:.3e} ± {:.1e}{ratio}{partial}", std.unwrap_or(0.0))
-                    }
-                    (None, _) => "budget too small".into(),
-                });
-            }
-            table.push(line);
-        }
-        let _ = writeln!(out, "{}", table.render());
-    }
-    out
-}
-
-/// One panel per norm, one line per method: mean error against budget.
-fn panels(rows: &[ExperimentRow], settings: &ExperimentSettings) -> Vec<Curves> {
-    settings
-        .norms
-        .iter()
-        .map(|norm| {
-            let p = norm.to_string();
-            Curves {
-                title: format!(
-                    "l_{p} error, K = {}, J = {}",
-                    settings.items, settings.judges
-                ),
-                x_label: "budget B".into(),
-                y_label: format!("mean l_{p} error ({} instances)", settings.repetitions),
-                series: settings
-                    .methods
-                    .iter()
-                    .map(|method| Series {
-                        name: method.clone(),
-                        points: rows
-                            .iter()
-                            .filter(|r| r.p == p && &r.method == method)
-                            .filter_map(|r| Some((r.budget, r.error_mean?)))
-                            .collect(),
-                    })
-                    .collect(),
-            }
-        })
-        .collect()
 }

@@ -8,8 +8,8 @@ use verdict::model_file::read_model_contexts;
 use verdict::nasheval::NashEvalModel;
 
 use crate::args::{PredictArgs, PredictFormat};
-use verdict::model_file::load_model;
 use crate::output::emit;
+use verdict::model_file::load_model;
 
 /// Reads `path` with the model's featurizer and puts its features in the model's
 /// order (a different schema is an error; unseen categories are warned about).

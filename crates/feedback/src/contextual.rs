@@ -75,6 +75,73 @@ impl ContextualLog {
     }
 }
 
+/// One menu of a [`LogSummary`].
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct MenuSummary {
+    /// The menu's agents, by name.
+    pub agents: Vec<String>,
+    /// Contexts with feedback on the menu.
+    pub contexts: usize,
+    /// `contexts` over all contexts: the menu's selection rate.
+    pub selection_rate: f64,
+    /// Responses on the menu.
+    pub responses: usize,
+}
+
+/// What a contextual log holds, for a person checking it before a fit.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LogSummary {
+    /// Contexts.
+    pub contexts: usize,
+    /// Agent names.
+    pub agents: Vec<String>,
+    /// Feature names.
+    pub features: Vec<String>,
+    /// Observed (context, menu) pairs.
+    pub observed_context_menus: usize,
+    /// Responses in all.
+    pub responses: usize,
+    /// Menu by menu, in catalogue order.
+    pub menus: Vec<MenuSummary>,
+    /// Pairs of agents no menu holds ([`ContextualLog::unheld_pairs`]), by name.
+    pub unmet_pairs: Vec<[String; 2]>,
+}
+
+impl ContextualLog {
+    /// Counts per menu and overall.
+    pub fn summary(&self) -> LogSummary {
+        let mut per_menu = vec![(0usize, 0usize); self.menus.len()];
+        for f in &self.feedback {
+            per_menu[f.menu].0 += 1;
+            per_menu[f.menu].1 += f.responses;
+        }
+        let name = |a: usize| self.agents[a].clone();
+        LogSummary {
+            contexts: self.contexts.len(),
+            agents: self.agents.clone(),
+            features: self.feature_names.clone(),
+            observed_context_menus: self.feedback.len(),
+            responses: self.feedback.iter().map(|f| f.responses).sum(),
+            menus: self
+                .menus
+                .iter()
+                .zip(per_menu)
+                .map(|(menu, (contexts, responses))| MenuSummary {
+                    agents: menu.iter().map(|&a| name(a)).collect(),
+                    contexts,
+                    selection_rate: contexts as f64 / self.contexts.len() as f64,
+                    responses,
+                })
+                .collect(),
+            unmet_pairs: self
+                .unheld_pairs()
+                .into_iter()
+                .map(|(j, k)| [name(j), name(k)])
+                .collect(),
+        }
+    }
+}
+
 /// Builds a [`ContextualLog`] record by record: menus named by agent names are
 /// interned into the catalogue (or must be in a given one), responses are converted
 /// to verdicts (NashEval Eq. 2–3) and repeats averaged.

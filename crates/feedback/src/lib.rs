@@ -15,7 +15,7 @@ mod outcome;
 mod partition;
 
 pub use battles::{BattleLog, BattleLogError};
-pub use contextual::{ContextualLog, ContextualLogBuilder, MenuFeedback};
+pub use contextual::{ContextualLog, ContextualLogBuilder, LogSummary, MenuFeedback, MenuSummary};
 pub use interner::{Interner, ModelId};
 pub use outcome::{Outcome, ParseOutcomeError};
 pub use partition::{FeedbackError, OrderedPartition, Response};

@@ -14,11 +14,15 @@ use verdict_feedback::{ContextualLog, ContextualLogBuilder, Outcome, Response};
 
 use crate::{read_table, IoError, Location, Source, Table};
 
-/// How categorical context columns become features.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// How categorical context columns become features (named `onehot` and `codes` in
+/// model files and on the command line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum CategoricalEncoding {
     /// One 0/1 column per category (`column=value`).
     #[default]
+    #[cfg_attr(feature = "clap", value(name = "onehot"))]
     OneHot,
     /// One column holding the category's code, [`category_code`]: the same in every
     /// table, so a model fitted on one reads another.

@@ -21,7 +21,10 @@
 // Without the `http` feature the client is compiled out and `HttpJudge::new` refuses
 // with a message; the configuration and templates stay, so a judges.toml naming an
 // HTTP judge still reads and is refused clearly rather than misparsed.
-#![cfg_attr(not(feature = "http"), allow(dead_code, unused_variables, unreachable_code))]
+#![cfg_attr(
+    not(feature = "http"),
+    allow(dead_code, unused_variables, unreachable_code)
+)]
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -239,7 +242,9 @@ impl HttpJudge {
     /// Without the `http` feature no judge is built ([`HttpJudge::new`] refuses).
     #[cfg(not(feature = "http"))]
     fn post(&self, _: &serde_json::Value, _: Option<&String>) -> Result<String, Failure> {
-        Err(Failure::Permanent("built without the `http` feature".into()))
+        Err(Failure::Permanent(
+            "built without the `http` feature".into(),
+        ))
     }
 
     /// The reply's text, or what went wrong.

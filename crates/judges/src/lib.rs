@@ -24,6 +24,7 @@ mod ledger;
 mod ledger_file;
 mod methods;
 mod norm;
+mod run;
 mod spend;
 
 pub use allocation::{
@@ -45,6 +46,9 @@ pub use methods::{
     default_exploration, estimate, Estimate, EstimateSettings, Method, DEFAULT_DELTA,
 };
 pub use norm::Norm;
+pub use run::{
+    explain_failure, judge_with_ledger, lost_call_warning, read_items, JudgedItems, JudgingRun,
+};
 pub use spend::{Spender, ATTEMPTS};
 
 /// The first name that appears twice in `names`.

@@ -24,12 +24,20 @@ pub enum NuisanceDesign {
     PerMenu,
     /// Per fold, one propensity model over `(x, menu)` and one outcome model over
     /// `(x, j, k)` ([`crate::pooled`]): for many or rare menus.
-    #[cfg_attr(feature = "clap", value(help = "One propensity model over (x, menu) and one outcome model over (x, j, k) per fold: rare menus borrow strength"))]
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "One propensity model over (x, menu) and one outcome model over (x, j, k) per fold: rare menus borrow strength"
+        )
+    )]
     Pooled,
     /// Per menu when the catalogue is small (at most [`PER_MENU_LIMIT`] menus) and
     /// every menu has feedback in every fold's training contexts; pooled otherwise.
     #[default]
-    #[cfg_attr(feature = "clap", value(help = "Per menu for at most 20 menus each seen in every fold; pooled otherwise"))]
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Per menu for at most 20 menus each seen in every fold; pooled otherwise")
+    )]
     Auto,
 }
 

@@ -13,7 +13,9 @@ use crate::pairs::PairMap;
 use crate::payoff::{
     has_pair_columns, plugin_pairs, pseudo_outcomes, PayoffRegression, PayoffSurface, SharedRows,
 };
-use crate::selection::{held_out_risk, out_of_fold_regression, paired_difference, risk_per_context};
+use crate::selection::{
+    held_out_risk, out_of_fold_regression, paired_difference, risk_per_context,
+};
 use crate::summary::{FitSummary, Stage};
 use crate::tune::{tune_nuisances, tune_payoff};
 
@@ -339,4 +341,3 @@ pub fn fit_prepared(
     ));
     Ok(model)
 }
-

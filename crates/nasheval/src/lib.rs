@@ -19,19 +19,19 @@
 mod aggregator;
 pub mod backbone;
 pub mod crossfit;
-pub mod gap;
-mod learner;
 pub mod fit;
 pub mod fitted;
-pub mod options;
-mod schema;
-pub mod summary;
+pub mod gap;
+mod learner;
 pub mod network;
+pub mod options;
 pub mod pairs;
 pub mod payoff;
 pub mod pooled;
 mod pseudo;
+mod schema;
 pub mod selection;
+pub mod summary;
 pub mod tune;
 
 pub use aggregator::{Aggregator, AggregatorError};
@@ -40,17 +40,17 @@ pub use crossfit::{
     cross_fit, menu_floors, CrossFit, CrossFitOptions, NuisanceDesign, Nuisances, Observed,
     PER_MENU_LIMIT,
 };
-pub use gap::{payoff_matrices, GapLoss, GapScratch};
-pub use learner::{context_folds, Classifier, LearnerError, Logistic, Regressor, Ridge};
 pub use fit::{fit, fit_prepared, prepare, CrossFitted};
 pub use fitted::{NashEvalModel, FORMAT, VERSION};
+pub use gap::{payoff_matrices, GapLoss, GapScratch};
+pub use learner::{context_folds, Classifier, LearnerError, Logistic, Regressor, Ridge};
+pub use network::{Network, NetworkOptions, TrainingReport};
 pub use options::{
     CheckedOptions, FitError, FitOptions, NetworkInit, PolicyKind, Variant, LINEAR_PENALTY,
 };
-pub use schema::AlignedFeatures;
-pub use summary::{FitSummary, Stage};
-pub use network::{Network, NetworkOptions, TrainingReport};
 pub use pairs::{AggregatorKind, Holder, PairMap};
 pub use payoff::{PayoffRegression, PayoffSurface};
 pub use pooled::{PairVerdict, PooledOutcome};
 pub use pseudo::{plugin_payoff, pseudo_outcome, MenuObservation};
+pub use schema::AlignedFeatures;
+pub use summary::{FitSummary, Stage};

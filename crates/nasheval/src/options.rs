@@ -23,11 +23,19 @@ pub enum Variant {
     /// The fold-averaged outcome models through the aggregators (Eq. 8).
     Plugin,
     /// Pseudo-outcomes from the true nuisances (Eq. 73; simulator only).
-    #[cfg_attr(feature = "clap", value(help = "Pseudo-outcomes from the simulator's true nuisances (needs --truth)"))]
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Pseudo-outcomes from the simulator's true nuisances (needs --truth)")
+    )]
     Oracle,
     /// Plug-in, or debiased with a shared or per-pair payoff regression, whichever
     /// has the lowest cross-validated doubly-robust risk ([`crate::selection`]).
-    #[cfg_attr(feature = "clap", value(help = "Plug-in or debiased, whichever has the lower cross-validated doubly-robust risk"))]
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "Plug-in or debiased, whichever has the lower cross-validated doubly-robust risk"
+        )
+    )]
     Auto,
 }
 
@@ -49,14 +57,24 @@ pub enum PolicyKind {
 pub enum NetworkInit {
     /// He-initialized weights, as Appendix I.2 trains (a collapse onto a constant
     /// policy is retrained from the solver, see [`crate::FitSummary::collapsed_training`]).
-    #[cfg_attr(feature = "clap", value(help = "Random (He) weights, as the paper trains; a collapse onto one agent is retrained from the solver"))]
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "Random (He) weights, as the paper trains; a collapse onto one agent is retrained from the solver"
+        )
+    )]
     Random,
     /// Weights first fitted to the solver's equilibria of the training contexts'
     /// games by cross-entropy, then trained on the gap loss
     /// ([`Network::train_from`]); the default: on the Appendix G simulator it
     /// avoids the collapse a random start can fall into and lowers the held-out gap
     /// most where the equilibria are vertices (N_v = 1; EXPERIMENTS.md).
-    #[cfg_attr(feature = "clap", value(help = "Fitted first to the solver's equilibria of the training contexts, then trained on the gap loss"))]
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "Fitted first to the solver's equilibria of the training contexts, then trained on the gap loss"
+        )
+    )]
     Solver,
 }
 
@@ -220,35 +238,35 @@ impl FitOptions {
             return Err(FitError(format!(
                 "the log has {k} agent; a game needs at least two"
             )));
-    }
+        }
         if !(options.rho.is_finite() && options.rho >= 0.0) {
             return Err(FitError(format!(
                 "rho = {} must be a finite number >= 0",
                 options.rho
             )));
-    }
+        }
         if options.policy == PolicyKind::Network && options.rho <= 0.0 {
             return Err(FitError(
                 "the network policy needs rho > 0 (a strongly convex regularizer); use `policy` solver for rho = 0".into(),
             ));
-    }
+        }
         if !options.costs.is_empty() && options.costs.len() != k {
             return Err(FitError(format!(
                 "{} costs for {k} agents; give one cost per agent",
                 options.costs.len()
             )));
-    }
+        }
         if options.costs.iter().any(|c| !c.is_finite()) {
             return Err(FitError("costs must be finite numbers".into()));
-    }
+        }
         if options.budget.is_some() && options.policy == PolicyKind::Network {
             return Err(FitError(
                 "a hard budget is solved per context; use `policy` solver with `budget`".into(),
             ));
-    }
+        }
         if options.budget.is_some() && options.costs.is_empty() {
             return Err(FitError("a budget needs agent costs".into()));
-    }
+        }
         if let Some(prices) = &options.soft_budget {
             if options.costs.is_empty() || options.budget.is_some() || options.rho <= 0.0 {
                 return Err(FitError(
@@ -258,31 +276,31 @@ impl FitOptions {
             prices
                 .validate()
                 .map_err(|e| FitError(format!("soft budget: {e}")))?;
-    }
+        }
         if !(options.propensity_floor_share.is_finite() && options.propensity_floor_share >= 0.0) {
             return Err(FitError(format!(
                 "propensity floor share {} must be a finite number >= 0",
                 options.propensity_floor_share
             )));
-    }
+        }
         if !(options.propensity_floor > 0.0 && options.propensity_floor < 1.0) {
             return Err(FitError(format!(
                 "propensity floor {} must be in (0, 1)",
                 options.propensity_floor
             )));
-    }
+        }
         if log.contexts.len() < 2 * options.folds.max(2) {
             return Err(FitError(format!(
                 "{} contexts for {} folds; need at least two contexts per fold",
                 log.contexts.len(),
                 options.folds
             )));
-    }
+        }
         Ok(CheckedOptions {
-                options: self.seeded(),
-                agents: k,
-                contexts: log.contexts.len(),
-            })
+            options: self.seeded(),
+            agents: k,
+            contexts: log.contexts.len(),
+        })
     }
 }
 

@@ -265,8 +265,7 @@ pub fn tune_payoff(
     let npairs = pairs.pairs.len();
     let (features, width, targets) = match options.regression {
         crate::PayoffRegression::Shared => {
-            let (design, width) =
-                crate::payoff::shared_design(&log.features, columns, pairs);
+            let (design, width) = crate::payoff::shared_design(&log.features, columns, pairs);
             (design, width, gamma.to_vec())
         }
         crate::PayoffRegression::PerPair => (

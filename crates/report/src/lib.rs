@@ -26,6 +26,8 @@
 #[cfg(feature = "plots")]
 mod curves;
 mod error;
+mod judges;
+mod log;
 #[cfg(feature = "nasheval")]
 mod nasheval;
 #[cfg(feature = "plots")]
@@ -36,6 +38,10 @@ mod table;
 #[cfg(feature = "plots")]
 pub use curves::{plot_curves, Curves, Series};
 pub use error::ReportError;
+#[cfg(feature = "plots")]
+pub use judges::judges_curves;
+pub use judges::judges_table;
+pub use log::log_summary;
 #[cfg(feature = "nasheval")]
 pub use nasheval::{fit_notes, fit_summary, floor_text};
 #[cfg(feature = "plots")]

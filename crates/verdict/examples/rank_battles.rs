@@ -10,7 +10,11 @@ use verdict::report::render_table;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args().nth(1).unwrap_or_else(|| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/data/llmfao.csv").into()
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/data/llmfao.csv"
+        )
+        .into()
     });
     let loaded = read_battles(&Source::File(path.clone().into()), &ReadOptions::default())?;
     let settings = RankSettings {

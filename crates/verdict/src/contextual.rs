@@ -1,11 +1,70 @@
-//! A contextual log made ready for a NashEval fit: pairs of agents that no menu holds
-//! are refused, or given a menu of their own for the pooled outcome model to
-//! extrapolate to.
+//! Contextual logs read from contexts and feedback tables or from a battle log, a menu
+//! catalogue read from JSON, and a log made ready for a NashEval fit: pairs of agents
+//! that no menu holds are refused, or given a menu of their own for the pooled outcome
+//! model to extrapolate to.
+
+use std::path::Path;
 
 use verdict_feedback::ContextualLog;
+use verdict_io::{read_battles_as_contextual, read_contextual_log, ContextualOptions, Source};
 use verdict_nasheval::NuisanceDesign;
 
 use crate::VerdictError;
+
+/// Where a contextual log comes from.
+#[derive(Debug, Clone)]
+pub enum LogSource {
+    /// A contexts table (`context_id` and features) and a feedback table
+    /// (`context_id, menu, modality, response`).
+    Tables {
+        /// The contexts table.
+        contexts: Source,
+        /// The feedback table.
+        feedback: Source,
+    },
+    /// An LMArena battle log read as pairwise feedback, each battle's context made of
+    /// the named metadata columns.
+    Battles {
+        /// The battle log.
+        log: Source,
+        /// The columns that make up a battle's context.
+        context_columns: Vec<String>,
+    },
+}
+
+/// Reads the log `source` names with `options`.
+///
+/// # Errors
+/// [`VerdictError::Io`] naming the file, row and column at fault.
+pub fn read_log(
+    source: &LogSource,
+    options: &ContextualOptions,
+) -> Result<ContextualLog, VerdictError> {
+    Ok(match source {
+        LogSource::Tables { contexts, feedback } => {
+            read_contextual_log(contexts, feedback, options)?
+        }
+        LogSource::Battles {
+            log,
+            context_columns,
+        } => read_battles_as_contextual(log, context_columns, options)?,
+    })
+}
+
+/// A menu catalogue: a JSON list of menus, each a list of agent names.
+///
+/// # Errors
+/// [`VerdictError::Data`] naming the file when it cannot be read or is not such a list.
+pub fn read_catalogue(path: &Path) -> Result<Vec<Vec<String>>, VerdictError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| VerdictError::Data(format!("cannot read {}: {e}", path.display())))?;
+    serde_json::from_str(&text).map_err(|e| {
+        VerdictError::Data(format!(
+            "{}: the catalogue must be a JSON list of menus, each a list of agent names ({e})",
+            path.display()
+        ))
+    })
+}
 
 /// Pairs named in a message before "and N more".
 const NAMED_PAIRS: usize = 8;

@@ -68,6 +68,19 @@ pub fn costs_by_agent(names: &[String], costs: &[(String, f64)]) -> Result<Vec<f
 
 /// Solves `game` (agents `names`) under `settings`.
 ///
+/// ```
+/// use verdict::equilibrium::{solve, EquilibriumSettings};
+/// use verdict::game::PayoffMatrix;
+///
+/// // Rock, paper, scissors: the maximal lottery is uniform, with zero exploitability.
+/// let game = PayoffMatrix::from_row_major(&[0., -1., 1., 1., 0., -1., -1., 1., 0.], 3)?;
+/// let names = ["rock", "paper", "scissors"].map(String::from);
+/// let lottery = solve(&game, &names, &EquilibriumSettings::default())?;
+/// assert!(lottery.probabilities.iter().all(|p| (p - 1.0 / 3.0).abs() < 1e-6));
+/// assert!(lottery.gap < 1e-6);
+/// # Ok::<(), verdict::VerdictError>(())
+/// ```
+///
 /// # Errors
 /// Negative or non-finite `rho`, a budget without costs, costs naming unknown agents
 /// or missing an agent, an infeasible budget, solver failures.

@@ -30,3 +30,10 @@ pub enum VerdictError {
     #[error("{0}")]
     Settings(String),
 }
+
+impl From<std::fmt::Error> for VerdictError {
+    /// Text written into a `String` (which cannot fail).
+    fn from(_: std::fmt::Error) -> Self {
+        Self::Data("formatting text failed".into())
+    }
+}

@@ -84,12 +84,20 @@ impl Default for AccuracySettings {
 }
 
 /// The stable name of a variant, regression, policy, start or learner family in
-/// keys and rows (the settings' own serialized names).
+/// keys: its serialized name in kebab case (`PerPair` → `per-pair`).
 fn name<T: Serialize>(value: T) -> String {
-    serde_json::to_value(value)
+    let text = serde_json::to_value(value)
         .ok()
-        .and_then(|v| v.as_str().map(str::to_lowercase))
-        .unwrap_or_default()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let mut kebab = String::with_capacity(text.len() + 2);
+    for (i, c) in text.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            kebab.push('-');
+        }
+        kebab.extend(c.to_lowercase());
+    }
+    kebab
 }
 
 /// What identifies one cell of the experiment: the settings it depends on, then seed,

@@ -12,6 +12,7 @@
 //! - [`report`]: tables, JSON/CSV schemas, plots.
 //! - [`sim`]: synthetic data with known ground truth.
 //! - [`rank`]: the leaderboard pipeline behind `verdict rank`.
+//! - [`tutorial`]: the arena tutorial walked through (`verdict demo`).
 //! - [`contextual`]: a contextual log made ready for a NashEval fit.
 //! - [`experiment`]: NashEval's accuracy experiment on the Appendix G simulator.
 //! - [`model_file`]: NashEval models saved, loaded and applied to new contexts.
@@ -50,5 +51,6 @@ pub mod model_file;
 pub mod rank;
 #[cfg(feature = "nasheval")]
 pub mod simulation;
+pub mod tutorial;
 
 pub use error::VerdictError;

@@ -25,22 +25,11 @@ pub struct Featurizer {
     pub text_dim: usize,
     /// `onehot` or `codes` for categorical columns.
     #[serde(default)]
-    pub categorical: Categorical,
+    pub categorical: CategoricalEncoding,
 }
 
 fn default_text_dim() -> usize {
     ContextualOptions::default().text_dim
-}
-
-/// The categorical encoding as a model file names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Categorical {
-    /// One 0/1 column per category.
-    #[default]
-    Onehot,
-    /// One column of category codes.
-    Codes,
 }
 
 impl Default for Featurizer {
@@ -55,10 +44,7 @@ impl Featurizer {
         Self {
             text_column: options.text_column.clone(),
             text_dim: options.text_dim,
-            categorical: match options.categorical {
-                CategoricalEncoding::OneHot => Categorical::Onehot,
-                CategoricalEncoding::Codes => Categorical::Codes,
-            },
+            categorical: options.categorical,
         }
     }
 
@@ -67,10 +53,7 @@ impl Featurizer {
         ContextualOptions {
             text_column: self.text_column.clone(),
             text_dim: self.text_dim,
-            categorical: match self.categorical {
-                Categorical::Onehot => CategoricalEncoding::OneHot,
-                Categorical::Codes => CategoricalEncoding::Codes,
-            },
+            categorical: self.categorical,
             catalogue: None,
         }
     }

@@ -197,6 +197,19 @@ fn anchor_index(
 /// Fits the leaderboards `settings` asks for; `on_round` is called once per bootstrap
 /// replicate.
 ///
+/// ```
+/// use verdict::io::{read_battles, ReadOptions, Source};
+/// use verdict::rank::{rank, RankSettings};
+///
+/// let csv = "model_a,model_b,winner\na,b,model_a\nb,c,model_a\nc,a,model_b\na,b,tie\nb,c,model_b\n";
+/// let source = Source::Bytes { label: "battles.csv".into(), data: csv.as_bytes().to_vec() };
+/// let log = read_battles(&source, &ReadOptions::default())?.log;
+/// let report = rank(&log, "battles.csv", &RankSettings::default(), &|| {})?;
+/// let board = &report.outputs()[0].leaderboard;
+/// assert_eq!(board.models[0].name, "a"); // a won twice, tied once and never lost
+/// # Ok::<(), verdict::VerdictError>(())
+/// ```
+///
 /// # Errors
 /// Bad settings, an unknown anchor, too few models, or a method/interval mismatch.
 pub fn rank(

@@ -100,3 +100,82 @@ fn simulate_fit_save_load_predict_evaluate_without_the_binary() {
     let e = load_model(&path).unwrap_err().to_string();
     assert!(e.contains('0') && e.contains("version"), "{e}");
 }
+
+/// A fitted model is never changed in place: another policy is a new model, and going
+/// back to the solver gives the solver's predictions exactly. Options are checked
+/// against one log and refused for another.
+#[test]
+fn a_policy_change_is_a_new_model_and_checked_options_belong_to_one_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = dir.path().join("sim");
+    write_appendix_g(
+        &AppendixGSimulation {
+            contexts: 600,
+            test_contexts: 50,
+            seed: 72,
+            rho: 0.001,
+            ..AppendixGSimulation::default()
+        },
+        &sim,
+    )
+    .unwrap();
+    let solver = fitted(&sim, 3);
+    assert!(solver.network.is_none());
+    let reading = ContextualOptions::default();
+    let log = read_contextual_log(
+        &Source::File(sim.join("contexts.parquet")),
+        &Source::File(sim.join("feedback.parquet")),
+        &reading,
+    )
+    .unwrap();
+    let test = read_model_contexts(&solver, &Source::File(sim.join("test_contexts.parquet")))
+        .unwrap()
+        .features;
+    let before = solver.policy(&test).unwrap();
+
+    let network = solver
+        .with_policy(PolicyKind::Network, &log.features, &|_, _, _| {})
+        .unwrap();
+    assert_eq!(network.options.policy, PolicyKind::Network);
+    assert!(network.network.is_some() && network.summary.training.is_some());
+    let back = network
+        .with_policy(PolicyKind::Solver, &log.features, &|_, _, _| {})
+        .unwrap();
+    assert!(back.network.is_none() && back.summary.training.is_none());
+    assert_eq!(back.policy(&test).unwrap(), before);
+
+    // Options checked against this log do not fit a log with fewer contexts.
+    let checked = options(3).check(&log).unwrap();
+    let mut shorter = log.clone();
+    shorter.contexts.pop();
+    let e = verdict::nasheval::prepare(&shorter, &checked, &|_, _, _| {}).unwrap_err();
+    assert!(e.to_string().contains("checked against a log"), "{e}");
+    // An unchecked setting is refused at the door, naming it.
+    let bad = FitOptions {
+        propensity_floor: 1.5,
+        ..options(3)
+    };
+    let e = bad.check(&log).unwrap_err().to_string();
+    assert!(e.contains("propensity floor 1.5"), "{e}");
+}
+
+/// The accuracy experiment's resume keys are data written field by field, not how a
+/// type prints itself: the defaults' key is spelled out here.
+#[test]
+fn accuracy_cell_keys_are_stable_text() {
+    use verdict::experiment::AccuracySettings;
+    use verdict::nasheval::{PayoffRegression, Variant};
+    let settings = AccuracySettings::default();
+    assert_eq!(
+        settings
+            .key(70, 3, Variant::Auto, PayoffRegression::Shared, PolicyKind::Network)
+            .to_string(),
+        "contexts=20000/test=4096/rho=0.001/outcome=gbdt/propensity=gbdt/payoff=gbdt/range=0.25,0.75/slope=2/seed=70/voters=3/variant=auto/regression=selected/policy=network/init=solver"
+    );
+    assert_eq!(
+        settings
+            .key(71, 1, Variant::Debiased, PayoffRegression::PerPair, PolicyKind::Solver)
+            .to_string(),
+        "contexts=20000/test=4096/rho=0.001/outcome=gbdt/propensity=gbdt/payoff=gbdt/range=0.25,0.75/slope=2/seed=71/voters=1/variant=debiased/regression=per-pair/policy=solver/init=-"
+    );
+}

@@ -1,0 +1,141 @@
+//! One judging run as `verdict judge` and the Python module make it: items read from
+//! JSON Lines, the estimate made through a spend ledger (so an interrupted run resumes
+//! without paying twice), and a failure explained by item and judge name with how to
+//! resume.
+
+use std::io::BufRead as _;
+use std::path::Path;
+
+use crate::{
+    estimate, Estimate, EstimateSettings, JudgeError, JudgePool, LedgerEntry, LedgeredPool, Method,
+    ATTEMPTS,
+};
+
+/// Reads items: one JSON object per line (blank lines skipped).
+///
+/// # Errors
+/// [`JudgeError::Setting`] naming the file and line that cannot be read or is not a
+/// JSON object, or when the file holds no item.
+pub fn read_items(path: &Path) -> Result<Vec<serde_json::Value>, JudgeError> {
+    let fail = |message: String| JudgeError::Setting(format!("{}{message}", path.display()));
+    let file = std::fs::File::open(path).map_err(|e| fail(format!(": cannot open: {e}")))?;
+    let mut items = Vec::new();
+    for (number, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| fail(format!(":{}: {e}", number + 1)))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<serde_json::Value>(&line) {
+            Ok(value) if value.is_object() => items.push(value),
+            _ => return Err(fail(format!(":{}: not a JSON object", number + 1))),
+        }
+    }
+    if items.is_empty() {
+        return Err(fail(": no items; add one JSON object per line".into()));
+    }
+    Ok(items)
+}
+
+/// The settings of a judging run that its ledger records: a ledger written under
+/// other settings is refused rather than mixed in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgingRun {
+    /// Total budget `B`.
+    pub budget: f64,
+    /// The estimation method.
+    pub method: Method,
+    /// Norm, confidence, exploration and optimism.
+    pub settings: EstimateSettings,
+    /// Seed of replayed judges.
+    pub seed: u64,
+}
+
+impl JudgingRun {
+    /// The settings as the ledger records them.
+    fn record(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut record = serde_json::Map::new();
+        let mut put = |key: &str, value: serde_json::Value| {
+            record.insert(key.into(), value);
+        };
+        put("method", self.method.name().into());
+        put("budget", self.budget.into());
+        put("p", self.settings.p.to_string().into());
+        put("delta", self.settings.delta.into());
+        put("n0", self.settings.exploration.into());
+        put("tau", self.settings.tau.into());
+        put("seed", self.seed.into());
+        record
+    }
+}
+
+/// What a ledgered run did.
+#[derive(Debug)]
+pub struct JudgedItems {
+    /// The estimate, or why the run stopped.
+    pub result: Result<Estimate, JudgeError>,
+    /// Calls replayed from the ledger.
+    pub replayed: u64,
+    /// Calls made (and recorded).
+    pub made: u64,
+    /// Calls an earlier run left in flight: charged, not asked again.
+    pub lost: Vec<LedgerEntry>,
+}
+
+/// Runs `run` on `pool` (items `items`, judges `judges` by name) through the ledger at
+/// `ledger`: recorded calls are replayed, new ones recorded before and after they are
+/// made.
+///
+/// # Errors
+/// [`JudgeError::Ledger`] when the ledger cannot be opened or belongs to another run
+/// (it is left untouched); errors of the run itself are in [`JudgedItems::result`].
+pub fn judge_with_ledger(
+    pool: &mut dyn JudgePool,
+    items: Vec<String>,
+    judges: Vec<String>,
+    run: &JudgingRun,
+    ledger: &Path,
+) -> Result<JudgedItems, JudgeError> {
+    let mut ledgered = LedgeredPool::open(pool, items, judges, run.record(), ledger)?;
+    let result = estimate(&mut ledgered, run.budget, &run.method, &run.settings);
+    Ok(JudgedItems {
+        result,
+        replayed: ledgered.replayed(),
+        made: ledgered.made(),
+        lost: ledgered.lost().to_vec(),
+    })
+}
+
+/// A run's failure for a person: judges and items by name, and — where calls were
+/// made and the run can go on — how to resume.
+pub fn explain_failure(
+    error: &JudgeError,
+    items: &[String],
+    judges: &[String],
+    ledger: &Path,
+) -> String {
+    match error {
+        JudgeError::Call {
+            item,
+            judge,
+            message,
+        } => format!(
+            "judge {:?} failed on item {:?} {ATTEMPTS} times in a row (last: {message}); every call so far is recorded in {}: rerun the same command to resume, and the failed calls are asked again",
+            judges[*judge],
+            items[*item],
+            ledger.display()
+        ),
+        JudgeError::Stopped(why) => format!(
+            "stopped ({why}); every call so far is recorded in {}: rerun the same command to resume",
+            ledger.display()
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// The warning for a call an earlier run left in flight.
+pub fn lost_call_warning(entry: &LedgerEntry) -> String {
+    format!(
+        "warning: call {} (judge {:?}, item {:?}) was in flight when an earlier run stopped; it may have been paid, so it is charged ({}) and not asked again",
+        entry.call, entry.judge, entry.item, entry.cost
+    )
+}
