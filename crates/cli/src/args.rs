@@ -10,6 +10,7 @@ use verdict::nasheval::{
     AggregatorKind, BackboneKind, NetworkInit, NuisanceDesign, PayoffRegression, PolicyKind,
     Variant, LINEAR_PENALTY,
 };
+use verdict::sim::nasheval::FeedbackKind;
 
 /// Evaluate LLMs and other agents from relative feedback.
 #[derive(Debug, Parser)]
@@ -241,17 +242,6 @@ pub struct EvaluateArgs {
     pub format: OutputFormat,
 }
 
-/// `--feedback` of `verdict simulate`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SimulatedFeedback {
-    /// All ten menus of two agents; the preferred agent.
-    Pairwise,
-    /// The five menus of three of Eq. 62; the complete order.
-    Ranking,
-    /// All ten menus of three; the winner only.
-    Winner,
-}
-
 /// `--world` of `verdict simulate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SimulatedWorld {
@@ -268,7 +258,7 @@ pub struct SimulateArgs {
     pub world: SimulatedWorld,
     /// Feedback modality [appendix-g; default pairwise]. The arena gives pairwise duels.
     #[arg(long, value_enum)]
-    pub feedback: Option<SimulatedFeedback>,
+    pub feedback: Option<FeedbackKind>,
     /// Voters in the population, the first of a pool of five [appendix-g; default 3]:
     /// 1 gives transitive preferences, 3 and 5 majority cycles.
     #[arg(long)]
@@ -744,10 +734,10 @@ pub enum JudgeCosts {
 pub struct BenchJudgesArgs {
     /// Items K.
     #[arg(long, default_value_t = 1000)]
-    pub k: usize,
+    pub items: usize,
     /// Judges J.
     #[arg(long, default_value_t = 10)]
-    pub j: usize,
+    pub judges: usize,
     /// Budgets, comma-separated (scientific notation allowed).
     #[arg(long, default_value = "2e4,5e4,1e5,2e5,5e5,1e6", value_delimiter = ',')]
     pub budgets: Vec<f64>,

@@ -1,10 +1,8 @@
 //! `verdict bench`: synthetic arena logs and per-stage timings of `verdict rank`.
 
-use std::fmt::Write;
 use std::time::Instant;
 
-use anyhow::Context;
-use verdict::io::{write_battles_parquet, write_bytes_atomic};
+use verdict::io::write_battles;
 use verdict::ratings::{bootstrap_bradley_terry, Bootstrap, BradleyTerry, EloScale, PairCounts};
 use verdict::sim::ArenaSimulation;
 
@@ -32,28 +30,7 @@ fn arena(args: &ArenaArgs) -> anyhow::Result<()> {
         ..ArenaSimulation::default()
     };
     let arena = simulation.simulate()?;
-    let extension = args.out.extension().and_then(|e| e.to_str()).unwrap_or("");
-    match extension {
-        "parquet" => write_battles_parquet(&args.out, &arena.log)?,
-        "csv" => {
-            let names = arena.log.models();
-            let mut text = String::from("model_a,model_b,winner\n");
-            for (a, b, outcome) in arena.log.iter() {
-                let _ = writeln!(
-                    text,
-                    "{},{},{}",
-                    names.name(a),
-                    names.name(b),
-                    outcome.label()
-                );
-            }
-            write_bytes_atomic(&args.out, text.as_bytes())?
-        }
-        _ => anyhow::bail!(
-            "{}: write the arena as .parquet or .csv",
-            args.out.display()
-        ),
-    }
+    write_battles(&args.out, &arena.log)?;
     eprintln!(
         "wrote {} battles over {} models to {}",
         args.battles,
@@ -61,6 +38,22 @@ fn arena(args: &ArenaArgs) -> anyhow::Result<()> {
         args.out.display()
     );
     Ok(())
+}
+
+/// Median seconds of `runs` calls of `f` (at least one), with the last result.
+pub fn median_seconds<T>(
+    runs: usize,
+    mut f: impl FnMut() -> anyhow::Result<T>,
+) -> anyhow::Result<(f64, T)> {
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..runs.max(1) {
+        let started = Instant::now();
+        last = Some(f()?);
+        times.push(seconds(started));
+    }
+    times.sort_by(f64::total_cmp);
+    Ok((times[times.len() / 2], last.expect("at least one run")))
 }
 
 fn seconds(start: Instant) -> f64 {
@@ -76,16 +69,7 @@ fn stages(args: &BenchRankArgs, quiet: bool) -> anyhow::Result<()> {
     let counts = PairCounts::from_log(&loaded.log);
     let count = seconds(start);
     let settings = BradleyTerry::default();
-    let mut fits = Vec::new();
-    let mut fit = None;
-    for _ in 0..args.repeat {
-        let start = Instant::now();
-        fit = Some(settings.fit(&counts)?);
-        fits.push(seconds(start));
-    }
-    fits.sort_by(f64::total_cmp);
-    let fit_time = fits[fits.len() / 2];
-    let fit = fit.context("at least one fit ran")?;
+    let (fit_time, fit) = median_seconds(args.repeat, || Ok(settings.fit(&counts)?))?;
     anyhow::ensure!(
         args.bootstrap <= verdict::rank::MAX_BOOTSTRAP_ROUNDS,
         "--bootstrap {} is more than the {} rounds verdict runs",

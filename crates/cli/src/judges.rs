@@ -1,11 +1,10 @@
 //! `verdict judge` (score items under a budget with a ledger) and `verdict bench
 //! judges` (the judge paper's synthetic experiments).
 
-use indicatif::ProgressBar;
 use verdict::judges::{
     explain_failure, judge_with_ledger, lost_call_warning, read_items, run_experiment,
-    ConfiguredPool, CostStructure, EstimateSettings, ExperimentSettings, JudgeError, JudgePool,
-    JudgesConfig, JudgingRun, Method, Norm, Scenario, METHODS,
+    ConfiguredPool, CostStructure, EstimateSettings, ExperimentSettings, JudgesConfig, JudgingRun,
+    Method, Norm, PaidCalls, Scenario, METHODS,
 };
 use verdict::report::{judges_curves, judges_table, plot_curves};
 
@@ -22,10 +21,8 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
         "budget spent",
         quiet,
     );
-    let mut shown = Progress {
-        inner: &mut pool,
-        bar: bar.clone(),
-    };
+    let paid = |cost: f64| bar.inc((cost * 100.0).round() as u64);
+    let mut shown = PaidCalls::new(&mut pool, &paid);
     let run = JudgingRun {
         budget: args.budget,
         method: match args.method {
@@ -72,60 +69,6 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Moves the progress bar by each paid call's cost (in hundredths).
-struct Progress<'a> {
-    inner: &'a mut dyn JudgePool,
-    bar: ProgressBar,
-}
-
-impl JudgePool for Progress<'_> {
-    fn items(&self) -> usize {
-        self.inner.items()
-    }
-    fn costs(&self) -> &[f64] {
-        self.inner.costs()
-    }
-    fn range(&self) -> f64 {
-        self.inner.range()
-    }
-    fn repeatable(&self, judge: usize) -> bool {
-        self.inner.repeatable(judge)
-    }
-    fn label_calls(&mut self, keys: &[String]) {
-        self.inner.label_calls(keys);
-    }
-    fn concurrency(&self, judge: usize) -> u64 {
-        self.inner.concurrency(judge)
-    }
-    fn skip(&mut self, item: usize, judge: usize) {
-        self.inner.skip(item, judge);
-        self.bar
-            .inc((self.inner.costs()[judge] * 100.0).round() as u64);
-    }
-    fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
-        let score = self.inner.score(item, judge)?;
-        self.bar
-            .inc((self.inner.costs()[judge] * 100.0).round() as u64);
-        Ok(score)
-    }
-    fn score_pair(
-        &mut self,
-        item: usize,
-        judge: usize,
-        count: u64,
-        take: &mut dyn FnMut(Result<f64, JudgeError>) -> Result<(), JudgeError>,
-    ) -> Result<(), JudgeError> {
-        let step = (self.inner.costs()[judge] * 100.0).round() as u64;
-        let bar = &self.bar;
-        self.inner.score_pair(item, judge, count, &mut |outcome| {
-            if outcome.is_ok() {
-                bar.inc(step);
-            }
-            take(outcome)
-        })
-    }
-}
-
 pub fn bench(args: &BenchJudgesArgs) -> anyhow::Result<()> {
     let settings = settings(args)?;
     let rows = run_experiment(&settings);
@@ -144,7 +87,10 @@ pub fn bench(args: &BenchJudgesArgs) -> anyhow::Result<()> {
 }
 
 fn settings(args: &BenchJudgesArgs) -> anyhow::Result<ExperimentSettings> {
-    anyhow::ensure!(args.k > 0 && args.j > 0, "--k and --j must be at least 1");
+    anyhow::ensure!(
+        args.items > 0 && args.judges > 0,
+        "--items and --judges must be at least 1"
+    );
     anyhow::ensure!(args.reps > 0, "--reps must be at least 1");
     anyhow::ensure!(
         args.budgets.iter().all(|b| b.is_finite() && *b > 0.0),
@@ -168,8 +114,8 @@ fn settings(args: &BenchJudgesArgs) -> anyhow::Result<ExperimentSettings> {
         JudgeCosts::Uniform => Scenario::CostQuality(CostStructure::Uniform),
     };
     Ok(ExperimentSettings {
-        items: args.k,
-        judges: args.j,
+        items: args.items,
+        judges: args.judges,
         budgets: args.budgets.clone(),
         norms,
         repetitions: args.reps,

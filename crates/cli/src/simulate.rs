@@ -4,20 +4,10 @@
 use std::time::Instant;
 
 use verdict::sim::arena_world::ArenaWorldSettings;
-use verdict::sim::nasheval::FeedbackKind;
 use verdict::simulation::{write_appendix_g, write_arena, AppendixGSimulation, ArenaSimulation};
 use verdict::VerdictError;
 
-use crate::args::{SimulateArgs, SimulatedFeedback, SimulatedWorld};
-
-/// The modality of `--feedback`.
-pub fn feedback_kind(feedback: SimulatedFeedback) -> FeedbackKind {
-    match feedback {
-        SimulatedFeedback::Pairwise => FeedbackKind::Pairwise,
-        SimulatedFeedback::Ranking => FeedbackKind::Ranking,
-        SimulatedFeedback::Winner => FeedbackKind::Winner,
-    }
-}
+use crate::args::{SimulateArgs, SimulatedWorld};
 
 /// `--propensity-range LO,HI` as a pair.
 pub fn propensity_range(values: &[f64]) -> anyhow::Result<(f64, f64)> {
@@ -74,7 +64,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
             )?;
             let defaults = AppendixGSimulation::default();
             let settings = AppendixGSimulation {
-                feedback: args.feedback.map_or(defaults.feedback, feedback_kind),
+                feedback: args.feedback.unwrap_or(defaults.feedback),
                 voters: args.voters.unwrap_or(defaults.voters),
                 contexts: args.contexts,
                 test_contexts: args.test_contexts,

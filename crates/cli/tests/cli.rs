@@ -593,9 +593,9 @@ fn bench_judges_reports_every_cell() {
     let args = [
         "bench",
         "judges",
-        "--k",
+        "--items",
         "30",
-        "--j",
+        "--judges",
         "3",
         "--budgets",
         "100,2000",

@@ -488,3 +488,42 @@ fn one_hot_flag(table: &Table, row: usize, name: &str) -> Result<bool, IoError> 
         )),
     }
 }
+
+/// Writes a battle log with the LMArena columns `model_a, model_b, winner`, as CSV or
+/// Parquet by the file's extension (`.csv`, `.parquet`), atomically.
+///
+/// # Errors
+/// [`IoError::Invalid`] for another extension (or Parquet in a build without it); [`IoError::Write`] when the file cannot be written.
+pub fn write_battles(path: &Path, log: &verdict_feedback::BattleLog) -> Result<(), IoError> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("csv") => {
+            let names = log.models();
+            let mut writer = csv::Writer::from_writer(Vec::new());
+            let header = ["model_a", "model_b", "winner"];
+            let rows = log
+                .iter()
+                .map(|(a, b, outcome)| [names.name(a), names.name(b), outcome.label()]);
+            let written = std::iter::once(header)
+                .chain(rows)
+                .try_for_each(|record| writer.write_record(record));
+            let bytes = written
+                .map_err(std::io::Error::other)
+                .and_then(|()| writer.into_inner().map_err(|e| e.into_error()))
+                .map_err(|source| IoError::Write {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+            crate::write_bytes_atomic(path, &bytes)
+        }
+        #[cfg(feature = "parquet")]
+        Some("parquet") => crate::write_battles_parquet(path, log),
+        _ => Err(IoError::Invalid {
+            location: crate::Location {
+                file: path.display().to_string(),
+                row: None,
+                column: None,
+            },
+            message: "write a battle log as .csv or .parquet".into(),
+        }),
+    }
+}

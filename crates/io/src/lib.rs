@@ -22,7 +22,8 @@ mod text;
 
 pub use atomic::{persist, write_atomic, write_bytes_atomic};
 pub use battles::{
-    read_battles, read_table, BattleSchema, LoadedBattles, ReadOptions, Source, WinnerColumns,
+    read_battles, read_table, write_battles, BattleSchema, LoadedBattles, ReadOptions, Source,
+    WinnerColumns,
 };
 pub use contextual::{
     category_code, read_battles_as_contextual, read_contexts, read_contextual_log, text_features,

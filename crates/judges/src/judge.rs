@@ -7,6 +7,23 @@ use rand_distr::{Beta, Distribution};
 
 use crate::{Instance, JudgeError};
 
+/// Inside `impl JudgePool for W`, where `W` wraps another pool in its field
+/// `$inner`: the pool's shape (`items`, `costs`, `range`) passed through unchanged.
+#[macro_export]
+macro_rules! pool_shape_of {
+    ($inner:ident) => {
+        fn items(&self) -> usize {
+            self.$inner.items()
+        }
+        fn costs(&self) -> &[f64] {
+            self.$inner.costs()
+        }
+        fn range(&self) -> f64 {
+            self.$inner.range()
+        }
+    };
+}
+
 /// A pool of J judges that score K items; each call costs the judge's price.
 pub trait JudgePool {
     /// Number of items K.

@@ -362,17 +362,7 @@ fn now() -> f64 {
 }
 
 impl JudgePool for LedgeredPool<'_> {
-    fn items(&self) -> usize {
-        self.inner.items()
-    }
-
-    fn costs(&self) -> &[f64] {
-        self.inner.costs()
-    }
-
-    fn range(&self) -> f64 {
-        self.inner.range()
-    }
+    crate::pool_shape_of!(inner);
 
     fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
         one_call(self, item, judge)

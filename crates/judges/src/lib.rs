@@ -48,6 +48,7 @@ pub use methods::{
 pub use norm::Norm;
 pub use run::{
     explain_failure, judge_with_ledger, lost_call_warning, read_items, JudgedItems, JudgingRun,
+    PaidCalls,
 };
 pub use spend::{Spender, ATTEMPTS};
 

@@ -139,3 +139,55 @@ pub fn lost_call_warning(entry: &LedgerEntry) -> String {
         entry.call, entry.judge, entry.item, entry.cost
     )
 }
+
+/// A pool that reports the price of every paid call (a score, or a call skipped as
+/// already paid) to `paid`: what a progress display of the budget needs.
+pub struct PaidCalls<'a> {
+    inner: &'a mut dyn JudgePool,
+    paid: &'a (dyn Fn(f64) + Sync),
+}
+
+impl<'a> PaidCalls<'a> {
+    /// `inner`, reporting to `paid`.
+    pub fn new(inner: &'a mut dyn JudgePool, paid: &'a (dyn Fn(f64) + Sync)) -> Self {
+        Self { inner, paid }
+    }
+}
+
+impl JudgePool for PaidCalls<'_> {
+    crate::pool_shape_of!(inner);
+    fn repeatable(&self, judge: usize) -> bool {
+        self.inner.repeatable(judge)
+    }
+    fn label_calls(&mut self, keys: &[String]) {
+        self.inner.label_calls(keys);
+    }
+    fn concurrency(&self, judge: usize) -> u64 {
+        self.inner.concurrency(judge)
+    }
+    fn skip(&mut self, item: usize, judge: usize) {
+        self.inner.skip(item, judge);
+        (self.paid)(self.inner.costs()[judge]);
+    }
+    fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
+        let score = self.inner.score(item, judge)?;
+        (self.paid)(self.inner.costs()[judge]);
+        Ok(score)
+    }
+    fn score_pair(
+        &mut self,
+        item: usize,
+        judge: usize,
+        count: u64,
+        take: &mut dyn FnMut(Result<f64, JudgeError>) -> Result<(), JudgeError>,
+    ) -> Result<(), JudgeError> {
+        let cost = self.inner.costs()[judge];
+        let paid = self.paid;
+        self.inner.score_pair(item, judge, count, &mut |outcome| {
+            if outcome.is_ok() {
+                paid(cost);
+            }
+            take(outcome)
+        })
+    }
+}

@@ -256,15 +256,7 @@ impl<'a> Paid<'a> {
 }
 
 impl JudgePool for Paid<'_> {
-    fn items(&self) -> usize {
-        self.inner.items()
-    }
-    fn costs(&self) -> &[f64] {
-        self.inner.costs()
-    }
-    fn range(&self) -> f64 {
-        self.inner.range()
-    }
+    verdict_judges::pool_shape_of!(inner);
     fn skip(&mut self, item: usize, judge: usize) {
         self.inner.skip(item, judge);
     }

@@ -53,7 +53,7 @@ pub const PER_MENU_LIMIT: usize = 20;
 
 /// Nuisance values at a set of contexts: `propensity` is `contexts × menus`,
 /// `outcome` is `contexts × outcomes` (one column per (menu, pair), see
-/// [`crate::pairs::Holder::outcome`]).
+/// [`crate::pairs::PairHolder::outcome`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Nuisances {
     /// `e^m(X_i)`, clipped to the floor.

@@ -3,7 +3,9 @@
 //! the settings and summary of the fit that made it.
 
 use serde::{Deserialize, Serialize};
-use verdict_game::{Equilibrium, PayoffMatrix, Regularizer, SoftBudget, SoftRegularizer};
+use verdict_game::{
+    support, Equilibrium, PayoffMatrix, Regularizer, SoftBudget, SoftRegularizer, SUPPORT_THRESHOLD,
+};
 
 use crate::gap::{payoff_matrices, GapLoss};
 use crate::network::{Network, NetworkOptions};
@@ -17,6 +19,42 @@ use crate::tune::{network_grid, tune_network};
 pub const FORMAT: &str = "verdict-nasheval";
 /// The model file's version; files of other versions are refused.
 pub const VERSION: u32 = 1;
+
+/// A model's predictions at new contexts: each context's distribution over agents
+/// `pi(x)`, its winner set (the support, probabilities above
+/// [`SUPPORT_THRESHOLD`]) and, when asked, its payoff matrix `Â(x)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Predictions {
+    /// Context ids, in order.
+    pub ids: Vec<String>,
+    /// Agent names, the column order of `probabilities`.
+    pub agents: Vec<String>,
+    /// `contexts × agents`, row-major.
+    pub probabilities: Vec<f64>,
+    /// Each context's winners, by name, in agent order.
+    pub winners: Vec<Vec<String>>,
+    /// `contexts × agents × agents`, row-major, when asked for.
+    pub payoffs: Option<Vec<f64>>,
+}
+
+impl Predictions {
+    /// Context `i`'s distribution over agents.
+    pub fn probabilities_of(&self, i: usize) -> &[f64] {
+        let k = self.agents.len();
+        &self.probabilities[i * k..(i + 1) * k]
+    }
+
+    /// Context `i`'s payoff matrix as rows, when payoffs were asked for.
+    pub fn payoff_rows(&self, i: usize) -> Option<Vec<Vec<f64>>> {
+        let k = self.agents.len();
+        self.payoffs.as_ref().map(|p| {
+            p[i * k * k..(i + 1) * k * k]
+                .chunks(k)
+                .map(<[f64]>::to_vec)
+                .collect()
+        })
+    }
+}
 
 /// A fitted NashEval model: the schema it expects, how it was fitted, the payoff
 /// surface and the policy.
@@ -182,6 +220,37 @@ impl NashEvalModel {
             )));
         }
         Ok(policies)
+    }
+
+    /// Predictions at contexts `ids` with `features` (in the model's order, see
+    /// [`NashEvalModel::align_features`]); `with_payoffs` adds each context's `Â(x)`.
+    ///
+    /// # Errors
+    /// As [`NashEvalModel::policy`].
+    pub fn predict(
+        &self,
+        ids: Vec<String>,
+        features: &[f64],
+        with_payoffs: bool,
+    ) -> Result<Predictions, FitError> {
+        let probabilities = self.policy(features)?;
+        let k = self.agents.len();
+        let winners = probabilities
+            .chunks(k)
+            .map(|pi| {
+                support(pi, SUPPORT_THRESHOLD)
+                    .into_iter()
+                    .map(|j| self.agents[j].clone())
+                    .collect()
+            })
+            .collect();
+        Ok(Predictions {
+            ids,
+            agents: self.agents.clone(),
+            probabilities,
+            winners,
+            payoffs: with_payoffs.then(|| self.payoffs(features)),
+        })
     }
 
     /// Policies at `features` given their payoff games; for the solver also each

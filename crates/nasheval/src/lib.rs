@@ -41,14 +41,14 @@ pub use crossfit::{
     PER_MENU_LIMIT,
 };
 pub use fit::{fit, fit_prepared, prepare, CrossFitted};
-pub use fitted::{NashEvalModel, FORMAT, VERSION};
+pub use fitted::{NashEvalModel, Predictions, FORMAT, VERSION};
 pub use gap::{payoff_matrices, GapLoss, GapScratch};
 pub use learner::{context_folds, Classifier, LearnerError, Logistic, Regressor, Ridge};
 pub use network::{Network, NetworkOptions, TrainingReport};
 pub use options::{
     CheckedOptions, FitError, FitOptions, NetworkInit, PolicyKind, Variant, LINEAR_PENALTY,
 };
-pub use pairs::{AggregatorKind, Holder, PairMap};
+pub use pairs::{AggregatorKind, PairHolder, PairMap};
 pub use payoff::{PayoffRegression, PayoffSurface};
 pub use pooled::{PairVerdict, PooledOutcome};
 pub use pseudo::{plugin_payoff, pseudo_outcome, MenuObservation};

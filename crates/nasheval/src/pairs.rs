@@ -8,7 +8,7 @@ use crate::Aggregator;
 /// One place a pair is compared: menu `menu`, the pair's positions `first < second`
 /// in that menu, and the menu's `slot` (its index among the menu's own pairs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Holder {
+pub struct PairHolder {
     /// Menu index in the catalogue.
     pub menu: usize,
     /// Position of agent `j` in the menu.
@@ -56,11 +56,11 @@ pub struct PairMap {
     /// Every pair `(j, k)`, `j < k`, lexicographic.
     pub pairs: Vec<(usize, usize)>,
     /// For each pair, the menus holding it (catalogue order).
-    pub holders: Vec<Vec<Holder>>,
+    pub holders: Vec<Vec<PairHolder>>,
     /// For each pair, its aggregator over `holders`.
     pub aggregators: Vec<Aggregator>,
     /// For each menu, its (pair, holder) outcomes in slot order.
-    pub menu_outcomes: Vec<Vec<(usize, Holder)>>,
+    pub menu_outcomes: Vec<Vec<(usize, PairHolder)>>,
     /// Number of (menu, pair) outcomes over the catalogue.
     pub outcomes: usize,
 }
@@ -82,7 +82,7 @@ impl PairMap {
         for (m, menu) in menus.iter().enumerate() {
             for first in 0..menu.len() {
                 for second in first + 1..menu.len() {
-                    let holder = Holder {
+                    let holder = PairHolder {
                         menu: m,
                         first,
                         second,

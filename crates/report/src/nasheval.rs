@@ -4,7 +4,11 @@
 use std::fmt::Write as _;
 
 use verdict_nasheval::tune::Tuned;
-use verdict_nasheval::{FitOptions, NashEvalModel, NuisanceDesign, TrainingReport, Variant};
+use verdict_nasheval::{
+    FitOptions, NashEvalModel, NuisanceDesign, Predictions, TrainingReport, Variant,
+};
+
+use crate::ReportError;
 
 /// The propensity floor in words: a number, or relative to each menu's rate
 /// ([`verdict_nasheval::menu_floors`]).
@@ -196,4 +200,61 @@ pub fn fit_summary(model: &NashEvalModel, model_name: &str, seconds: f64) -> Str
     let _ = writeln!(text, "final gap (train)     {:.6}", s.final_gap);
     let _ = writeln!(text, "model                 {model_name}");
     text
+}
+
+/// Predictions as JSON: one object per context with `context_id`, `equilibrium` (agent →
+/// probability), `winners` and, when present, `payoff` (rows of `Â(x)`).
+pub fn predictions_json(p: &Predictions) -> String {
+    let rows: Vec<serde_json::Value> = p
+        .ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let equilibrium: serde_json::Map<String, serde_json::Value> = p
+                .agents
+                .iter()
+                .zip(p.probabilities_of(i))
+                .map(|(a, &q)| (a.clone(), serde_json::json!(q)))
+                .collect();
+            let mut row = serde_json::json!({
+                "context_id": id,
+                "equilibrium": equilibrium,
+                "winners": p.winners[i],
+            });
+            if let Some(matrix) = p.payoff_rows(i) {
+                row["payoff"] = serde_json::json!(matrix);
+            }
+            row
+        })
+        .collect();
+    serde_json::to_string_pretty(&rows).expect("JSON values serialise") + "\n"
+}
+
+/// Predictions as CSV: `context_id`, one column per agent, `winners` joined by `;`,
+/// and, when present, `payoff` as a JSON matrix.
+///
+/// # Errors
+/// [`ReportError::Csv`] should the writer fail.
+pub fn predictions_csv(p: &Predictions) -> Result<String, ReportError> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let mut header = vec!["context_id".to_string()];
+    header.extend(p.agents.iter().cloned());
+    header.push("winners".into());
+    if p.payoffs.is_some() {
+        header.push("payoff".into());
+    }
+    writer.write_record(&header)?;
+    for (i, id) in p.ids.iter().enumerate() {
+        let mut record = vec![id.clone()];
+        record.extend(p.probabilities_of(i).iter().map(f64::to_string));
+        record.push(p.winners[i].join(";"));
+        if let Some(matrix) = p.payoff_rows(i) {
+            record.push(serde_json::to_string(&matrix).expect("numbers serialise"));
+        }
+        writer.write_record(&record)?;
+    }
+    let bytes = writer
+        .into_inner()
+        .map_err(|e| ReportError::Csv(e.into_error().into()))?;
+    Ok(String::from_utf8(bytes).expect("CSV of UTF-8 text is UTF-8"))
 }

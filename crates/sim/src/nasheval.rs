@@ -45,6 +45,7 @@ pub type Context = [f64; DIMENSIONS];
 
 /// Which feedback the voters give (Appendix G.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum FeedbackKind {
     /// All ten menus of two; the preferred agent is reported.
     Pairwise,

@@ -375,3 +375,118 @@ pub fn run_accuracy(
     }
     Ok(())
 }
+
+/// Seconds per full-batch training step of the policy network (one forward and
+/// backward pass over every context with the Danskin gap gradient and an Adam update,
+/// then the monitoring forward pass) on `contexts` random 5-agent games with 5
+/// uniform features, hidden width `hidden`, averaged over `steps` steps: the
+/// measurement behind `verdict bench network`.
+pub fn network_step_seconds(contexts: usize, hidden: usize, steps: usize) -> f64 {
+    use rand::{Rng, SeedableRng};
+    use verdict_nasheval::{payoff_matrices, GapLoss, Network, NetworkOptions};
+    const AGENTS: usize = 5;
+    const FEATURES: usize = 5;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let features: Vec<f64> = (0..contexts * FEATURES)
+        .map(|_| rng.random_range(0.0..1.0))
+        .collect();
+    let mut payoffs = vec![0.0; contexts * AGENTS * AGENTS];
+    for game in payoffs.chunks_mut(AGENTS * AGENTS) {
+        for j in 0..AGENTS {
+            for k in j + 1..AGENTS {
+                let v: f64 = rng.random_range(-1.0..1.0);
+                game[j * AGENTS + k] = v;
+                game[k * AGENTS + j] = -v;
+            }
+        }
+    }
+    let games = payoff_matrices(&payoffs, AGENTS);
+    let loss = GapLoss::Priced(verdict_game::Regularizer {
+        rho: 1e-3,
+        costs: Vec::new(),
+    });
+    let options = NetworkOptions {
+        hidden,
+        batch_size: contexts,
+        max_epochs: steps.max(1),
+        patience: usize::MAX,
+        validation_fraction: 0.0,
+        ..NetworkOptions::default()
+    };
+    let started = Instant::now();
+    Network::train(&features, FEATURES, &games, &loss, &options, &|_, _| {});
+    started.elapsed().as_secs_f64() / options.max_epochs as f64
+}
+
+/// A JSON Lines file of experiment cells, each with a `key`: the keys already there
+/// (so a rerun skips them), and new cells appended one line at a time.
+#[derive(Debug)]
+pub struct ResultsFile {
+    path: std::path::PathBuf,
+    keys: std::collections::HashSet<String>,
+    file: std::fs::File,
+}
+
+impl ResultsFile {
+    /// Opens `path` for appending, reading the keys it holds (none when it does not
+    /// exist yet).
+    ///
+    /// # Errors
+    /// [`VerdictError::Data`] when the file cannot be read or opened, or a line is not
+    /// a cell with a key: such a file is not a results file and is left untouched.
+    pub fn open(path: &std::path::Path) -> Result<Self, VerdictError> {
+        let fail = |m: String| VerdictError::Data(format!("{}: {m}", path.display()));
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(fail(format!("cannot read: {e}"))),
+        };
+        let keys = text
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| !line.trim().is_empty())
+            .map(|(n, line)| {
+                serde_json::from_str::<serde_json::Value>(line)
+                    .ok()
+                    .and_then(|v| v["key"].as_str().map(str::to_string))
+                    .ok_or_else(|| {
+                        fail(format!(
+                            "line {}: not a cell of an experiment's results; name a new file",
+                            n + 1
+                        ))
+                    })
+            })
+            .collect::<Result<_, _>>()?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| fail(format!("cannot append: {e}")))?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            keys,
+            file,
+        })
+    }
+
+    /// The keys of the cells recorded.
+    pub fn keys(&self) -> &std::collections::HashSet<String> {
+        &self.keys
+    }
+
+    /// Appends `cell` as one line and flushes it.
+    ///
+    /// # Errors
+    /// [`VerdictError::Data`] when the line cannot be written.
+    pub fn append(&mut self, key: &str, cell: &impl Serialize) -> Result<(), VerdictError> {
+        use std::io::Write as _;
+        let line = serde_json::to_string(cell).map_err(std::io::Error::other);
+        line.and_then(|line| writeln!(self.file, "{line}"))
+            .and_then(|()| self.file.flush())
+            .map_err(|e| {
+                VerdictError::Data(format!("cannot append to {}: {e}", self.path.display()))
+            })?;
+        self.keys.insert(key.to_string());
+        Ok(())
+    }
+}

@@ -7,9 +7,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use verdict_io::{
-    read_contexts, write_bytes_atomic, CategoricalEncoding, ContextTable, ContextualOptions, Source,
+    read_contexts, write_bytes_atomic, write_parquet_table, CategoricalEncoding, ColumnData,
+    ContextTable, ContextualOptions, Source,
 };
-use verdict_nasheval::NashEvalModel;
+use verdict_nasheval::{NashEvalModel, Predictions};
 
 use crate::VerdictError;
 
@@ -129,4 +130,26 @@ pub fn read_model_contexts(
         features: aligned.features,
         unseen_categories: aligned.unseen_categories,
     })
+}
+
+/// Writes predictions as a Parquet table, atomically: `context_id`, one float column
+/// per agent, `winners` (a list of names) and, when present, `payoff` (the `K × K`
+/// matrix as a flat list, row-major).
+///
+/// # Errors
+/// [`VerdictError::Io`] when the file cannot be written.
+pub fn write_predictions_parquet(path: &Path, p: &Predictions) -> Result<(), VerdictError> {
+    let k = p.agents.len();
+    let mut columns = vec![("context_id", ColumnData::Text(p.ids.clone()))];
+    for (j, agent) in p.agents.iter().enumerate() {
+        let column = p.probabilities.iter().skip(j).step_by(k).copied().collect();
+        columns.push((agent.as_str(), ColumnData::Float(column)));
+    }
+    columns.push(("winners", ColumnData::TextList(p.winners.clone())));
+    if let Some(payoffs) = &p.payoffs {
+        let matrices = payoffs.chunks(k * k).map(<[f64]>::to_vec).collect();
+        columns.push(("payoff", ColumnData::FloatList(matrices)));
+    }
+    write_parquet_table(path, &columns)?;
+    Ok(())
 }
