@@ -10,6 +10,8 @@ use verdict::nasheval::{
     AggregatorKind, BackboneKind, NetworkInit, NuisanceDesign, PayoffRegression, PolicyKind,
     Variant, LINEAR_PENALTY,
 };
+use verdict::rank::Method;
+use verdict::ratings::{Solver, TieModel};
 use verdict::sim::nasheval::FeedbackKind;
 
 /// Evaluate LLMs and other agents from relative feedback.
@@ -354,37 +356,6 @@ pub struct JudgeArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MethodArg {
-    /// Bradley–Terry maximum likelihood.
-    #[value(alias = "bradley-terry")]
-    Bt,
-    /// Online Elo in log order.
-    Elo,
-    /// The maximal lottery (Nash equilibrium of the margin game).
-    Lottery,
-    /// Bradley–Terry, Elo and the maximal lottery side by side.
-    All,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TiesArg {
-    /// A tie is half a win for each side.
-    Half,
-    /// Ties are ignored.
-    Drop,
-    /// Davidson's tie model.
-    Davidson,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SolverArg {
-    /// Newton's method (fast, exact Hessian).
-    Newton,
-    /// The MM (Zermelo) iteration of the tutorial.
-    Mm,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
     /// Aligned text for people.
     Table,
@@ -547,7 +518,7 @@ pub struct RankArgs {
     pub input: LogArgs,
     /// Rating method.
     #[arg(long, value_enum, default_value = "bt")]
-    pub method: MethodArg,
+    pub method: Method,
     /// Elo K-factor.
     #[arg(long, default_value_t = 32.0)]
     pub k: f64,
@@ -559,10 +530,10 @@ pub struct RankArgs {
     pub shuffle_seed: Option<u64>,
     /// How Bradley–Terry treats ties.
     #[arg(long, value_enum, default_value = "half")]
-    pub ties: TiesArg,
+    pub ties: TieModel,
     /// Bradley–Terry solver.
     #[arg(long, value_enum, default_value = "newton")]
-    pub solver: SolverArg,
+    pub solver: Solver,
     /// Ridge penalty l2/2·Σ(rating/400)²; GenAI-Arena's recipe is 0.5.
     #[arg(long)]
     pub l2: Option<f64>,

@@ -9,6 +9,7 @@ use verdict::sim::ArenaSimulation;
 use crate::args::{ArenaArgs, BenchCommand, BenchLotteryArgs, BenchRankArgs, OutputFormat};
 use crate::progress;
 use crate::rank::load;
+use crate::timing::median_seconds;
 
 pub fn run(command: BenchCommand, quiet: bool) -> anyhow::Result<()> {
     match command {
@@ -38,22 +39,6 @@ fn arena(args: &ArenaArgs) -> anyhow::Result<()> {
         args.out.display()
     );
     Ok(())
-}
-
-/// Median seconds of `runs` calls of `f` (at least one), with the last result.
-pub fn median_seconds<T>(
-    runs: usize,
-    mut f: impl FnMut() -> anyhow::Result<T>,
-) -> anyhow::Result<(f64, T)> {
-    let mut times = Vec::new();
-    let mut last = None;
-    for _ in 0..runs.max(1) {
-        let started = Instant::now();
-        last = Some(f()?);
-        times.push(seconds(started));
-    }
-    times.sort_by(f64::total_cmp);
-    Ok((times[times.len() / 2], last.expect("at least one run")))
 }
 
 fn seconds(start: Instant) -> f64 {
@@ -133,22 +118,18 @@ fn stages(args: &BenchRankArgs, quiet: bool) -> anyhow::Result<()> {
 
 fn lottery(args: &BenchLotteryArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.repeat > 0, "--repeat must be at least 1");
-    let (_, rows) = crate::game::read_matrix(&args.matrix)?;
-    let game = verdict::game::PayoffMatrix::new(&rows)?;
-    let mut times = Vec::with_capacity(args.repeat);
-    let mut gap = f64::NAN;
-    let mut iterations = 0;
-    let mut unique = false;
-    for _ in 0..args.repeat {
-        let start = Instant::now();
-        let lottery = verdict::game::maximal_lottery(&game)?;
-        gap = lottery.gap;
-        iterations = lottery.iterations;
-        unique = lottery.unique;
-        times.push(seconds(start));
-    }
-    times.sort_by(f64::total_cmp);
-    let value = serde_json::json!({"agents": game.agents(), "seconds": times[times.len() / 2], "gap": gap, "iterations": iterations, "unique": unique, "repeat": args.repeat});
+    let (_, game) =
+        verdict::equilibrium::read_game(&verdict::io::Source::File(args.matrix.clone()))?;
+    let (seconds, lottery) =
+        median_seconds(args.repeat, || Ok(verdict::game::maximal_lottery(&game)?))?;
+    let value = serde_json::json!({
+        "agents": game.agents(),
+        "seconds": seconds,
+        "gap": lottery.gap,
+        "iterations": lottery.iterations,
+        "unique": lottery.unique,
+        "repeat": args.repeat,
+    });
     println!("{value}");
     Ok(())
 }

@@ -9,7 +9,7 @@ use verdict::model_file::load_model;
 use verdict::VerdictError;
 
 use crate::args::{BenchNashEvalArgs, BenchNetworkArgs, BenchPredictArgs};
-use crate::bench::median_seconds;
+use crate::timing::median_seconds;
 
 pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
     let mut out = ResultsFile::open(&args.out)?;

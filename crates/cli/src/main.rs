@@ -19,6 +19,7 @@ mod predict;
 mod progress;
 mod rank;
 mod simulate;
+mod timing;
 
 use std::process::ExitCode;
 

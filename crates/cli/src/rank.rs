@@ -9,13 +9,11 @@ use verdict::io::{
     read_battles, read_costs, BattleSchema, IoError, LoadedBattles, ReadOptions, Source,
     WinnerColumns,
 };
-use verdict::rank::{rank_with_groups, BattleGroups, EloOrder, Intervals, Method, RankSettings};
-use verdict::ratings::{Bootstrap, BradleyTerry, Elo, Solver, TieModel};
+use verdict::rank::{rank_with_groups, BattleGroups, EloOrder, Intervals, RankSettings};
+use verdict::ratings::{Bootstrap, BradleyTerry, Elo};
 use verdict::report::{plot_leaderboard, render_csv, render_table, RankReport};
 
-use crate::args::{
-    EquilibriumArgs, LogArgs, MethodArg, OutputFormat, RankArgs, SolverArg, TiesArg,
-};
+use crate::args::{EquilibriumArgs, LogArgs, OutputFormat, RankArgs};
 use crate::output::emit;
 use crate::progress;
 
@@ -94,22 +92,10 @@ pub fn equilibrium_settings(args: &EquilibriumArgs) -> anyhow::Result<Equilibriu
 /// Library settings from the flags.
 pub fn settings(args: &RankArgs) -> anyhow::Result<RankSettings> {
     Ok(RankSettings {
-        method: match args.method {
-            MethodArg::Bt => Method::BradleyTerry,
-            MethodArg::Elo => Method::Elo,
-            MethodArg::Lottery => Method::Lottery,
-            MethodArg::All => Method::All,
-        },
+        method: args.method,
         bradley_terry: BradleyTerry {
-            ties: match args.ties {
-                TiesArg::Half => TieModel::Half,
-                TiesArg::Drop => TieModel::Drop,
-                TiesArg::Davidson => TieModel::Davidson,
-            },
-            solver: match args.solver {
-                SolverArg::Newton => Solver::Newton,
-                SolverArg::Mm => Solver::Mm,
-            },
+            ties: args.ties,
+            solver: args.solver,
             tol: args.tol,
             max_iter: args.max_iter,
             l2: args.l2,

@@ -5,7 +5,6 @@ use std::time::Instant;
 
 use verdict::sim::arena_world::ArenaWorldSettings;
 use verdict::simulation::{write_appendix_g, write_arena, AppendixGSimulation, ArenaSimulation};
-use verdict::VerdictError;
 
 use crate::args::{SimulateArgs, SimulatedWorld};
 
@@ -32,21 +31,6 @@ fn refuse_foreign(world: &str, given: &[(&str, bool)]) -> anyhow::Result<()> {
         foreign.join(", ")
     );
     Ok(())
-}
-
-/// A simulation setting out of range, named by its setting (`` `voters` 6: expected
-/// … ``) for the command line to turn into its flag ([`crate::flags`]).
-fn in_flags(error: VerdictError) -> anyhow::Error {
-    match error {
-        VerdictError::Simulation(e) => anyhow::anyhow!(
-            "{}",
-            crate::flags::in_flags(&format!(
-                "`{}` {}: expected {}",
-                e.name, e.value, e.expected
-            ))
-        ),
-        other => other.into(),
-    }
 }
 
 pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
@@ -81,10 +65,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
                 settings.feedback.name(),
                 settings.voters
             );
-            (
-                write_appendix_g(&settings, &args.out).map_err(in_flags)?,
-                what,
-            )
+            (write_appendix_g(&settings, &args.out)?, what)
         }
         SimulatedWorld::Arena => {
             refuse_foreign(
@@ -112,7 +93,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
                 rho: args.rho,
             };
             let what = format!("battles among {} agents", settings.world.agents);
-            (write_arena(&settings, &args.out).map_err(in_flags)?, what)
+            (write_arena(&settings, &args.out)?, what)
         }
     };
     eprintln!(

@@ -533,3 +533,43 @@ fn arena_world_fits_with_rare_and_unmet_pairs() {
         &model,
     ]);
 }
+
+/// One engine under every face: a model fitted through the library and one fitted by
+/// `verdict fit` with the same options are the same bytes.
+#[test]
+fn library_and_command_line_fits_are_byte_identical() {
+    use verdict::io::{read_contextual_log, ContextualOptions, Source};
+    use verdict::model_file::{save_model, Featurizer};
+    use verdict::nasheval::{fit, FitOptions, PolicyKind};
+    let dir = tempfile::tempdir().unwrap();
+    let sim = simulate(dir.path());
+    let by_cli = dir.path().join("cli.json");
+    let args = fit_args(
+        &sim,
+        &by_cli.display().to_string(),
+        &["--policy", "solver", "--folds", "3", "--seed", "5"],
+    );
+    succeed(&args.iter().map(String::as_str).collect::<Vec<_>>());
+
+    let reading = ContextualOptions::default();
+    let log = read_contextual_log(
+        &Source::File(Path::new(&sim).join("contexts.parquet")),
+        &Source::File(Path::new(&sim).join("feedback.parquet")),
+        &reading,
+    )
+    .unwrap();
+    let options = FitOptions {
+        policy: PolicyKind::Solver,
+        folds: 3,
+        seed: 5,
+        ..FitOptions::default()
+    };
+    let featurizer = Featurizer::from_options(&reading).to_value();
+    let model = fit(&log, &options, None, featurizer, &|_, _, _| {}).unwrap();
+    let by_library = dir.path().join("library.json");
+    save_model(&model, &by_library).unwrap();
+    assert!(
+        std::fs::read(&by_cli).unwrap() == std::fs::read(&by_library).unwrap(),
+        "the command line's model file differs from the library's"
+    );
+}

@@ -31,7 +31,7 @@ use faer::linalg::lu::partial_pivoting::{factor, solve};
 use faer::perm::PermRef;
 use faer::{Conj, Mat, Par};
 
-use crate::lottery::{Lottery, GAP_TOLERANCE};
+use crate::certificate::{Lottery, GAP_TOLERANCE};
 use crate::payoff::dot;
 use crate::PayoffMatrix;
 

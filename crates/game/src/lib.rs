@@ -14,6 +14,7 @@
 //! (Condorcet, Copeland, Borda) used in reports and baselines.
 
 mod batch;
+mod certificate;
 mod error;
 mod interior;
 mod lottery;

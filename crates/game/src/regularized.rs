@@ -18,7 +18,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
-use crate::lottery::{Lottery, GAP_TOLERANCE};
+use crate::certificate::{Lottery, GAP_TOLERANCE};
 use crate::payoff::check_costs;
 use crate::qp::Qp;
 use crate::{GameError, HardBudget, PayoffMatrix, Regularizer};

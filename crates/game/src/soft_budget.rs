@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::lottery::Lottery;
+use crate::certificate::Lottery;
 use crate::payoff::check_costs;
 use crate::simplex::{cross_payoff, priced_gap_gradient, priced_response_into};
 use crate::{regularized_equilibrium, GameError, PayoffMatrix, Regularizer};

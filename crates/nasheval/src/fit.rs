@@ -42,7 +42,8 @@ pub fn prepare(
     progress: &dyn Fn(Stage, usize, usize),
 ) -> Result<CrossFitted, FitError> {
     options.check_log(log)?;
-    let pairs = PairMap::new(log.agents.len(), &log.menus, options.aggregator).map_err(FitError)?;
+    let pairs =
+        PairMap::new(log.agents.len(), &log.menus, options.aggregator).map_err(FitError::Log)?;
     if options.variant == Variant::Oracle {
         return Ok(CrossFitted {
             pairs,
@@ -235,7 +236,10 @@ pub fn fit_prepared(
     let payoff = match (&prepared.crossfit, options.variant) {
         (_, Variant::Oracle) => {
             let truth = truth.ok_or_else(|| {
-                FitError("the oracle variant needs the simulator's truth (`truth` DIR)".into())
+                FitError::setting(
+                    "variant",
+                    "the oracle variant needs the simulator's truth (`truth` DIR)",
+                )
             })?;
             let mut truth = truth.clone();
             let floors = menu_floors(
@@ -254,7 +258,7 @@ pub fn fit_prepared(
             regress(&pseudo_outcomes(log, pairs, &truth), options.regression)?
         }
         (None, _) => {
-            return Err(FitError(
+            return Err(FitError::Log(
                 "the log was prepared for the oracle; prepare it again for this variant".into(),
             ))
         }
@@ -293,7 +297,7 @@ pub fn fit_prepared(
                 }
             } else if chosen == Variant::Plugin {
                 if crossfit.outcome_models.is_empty() {
-                    return Err(FitError(
+                    return Err(FitError::Log(
                         "the plug-in needs the fold outcome models; prepare with a variant other than debiased".into(),
                     ));
                 }

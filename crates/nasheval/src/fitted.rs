@@ -213,7 +213,7 @@ impl NashEvalModel {
         };
         let k = self.agents.len();
         if let Some(bad) = policies.iter().position(|p| !p.is_finite()) {
-            return Err(FitError(format!(
+            return Err(FitError::Model(format!(
                 "the model gives context {} a probability that is not a number (agent {:?}); the model is damaged: refit it",
                 bad / k + 1,
                 self.agents[bad % k]
@@ -281,8 +281,10 @@ impl NashEvalModel {
         let mut out = Vec::with_capacity(games.len() * self.agents.len());
         let mut gaps = Vec::with_capacity(games.len());
         for (i, lottery) in solved.into_iter().enumerate() {
-            let lottery =
-                lottery.map_err(|e| FitError(format!("equilibrium of context {i}: {e}")))?;
+            let lottery = lottery.map_err(|e| FitError::Solver {
+                context: i,
+                message: e.to_string(),
+            })?;
             out.extend(lottery.probabilities);
             gaps.push(lottery.gap);
         }
@@ -315,8 +317,9 @@ impl NashEvalModel {
             }
             PolicyKind::Network => {
                 if self.options.rho <= 0.0 {
-                    return Err(FitError(
-                        "the network policy needs rho > 0 (a strongly convex regularizer)".into(),
+                    return Err(FitError::setting(
+                        "rho",
+                        "the network policy needs rho > 0 (a strongly convex regularizer)",
                     ));
                 }
                 let games = payoff_matrices(&self.payoffs(features), self.agents.len());

@@ -213,14 +213,55 @@ impl Default for FitOptions {
     }
 }
 
-/// A fit that cannot be done.
+/// A fit, prediction or model that cannot be made or used, with the setting, context,
+/// feature or file at fault.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{0}")]
-pub struct FitError(pub String);
+pub enum FitError {
+    /// A setting out of range, or settings that do not combine.
+    #[error("{message}")]
+    Setting {
+        /// The setting at fault ([`FitOptions`]' field name).
+        setting: &'static str,
+        /// What is wrong and what it must be.
+        message: String,
+    },
+    /// The log cannot carry the fit asked of it: too few agents or contexts, a
+    /// catalogue the aggregators refuse, or a log other than the one the options were
+    /// checked against.
+    #[error("{0}")]
+    Log(String),
+    /// A learner could not be fitted.
+    #[error(transparent)]
+    Learner(#[from] LearnerError),
+    /// The equilibrium solver failed on a context.
+    #[error("equilibrium of context {context}: {message}")]
+    Solver {
+        /// The context's row (from 0).
+        context: usize,
+        /// The solver's message.
+        message: String,
+    },
+    /// A model file that is not a NashEval model of this version, is inconsistent, or
+    /// gives a probability that is not a number.
+    #[error("{0}")]
+    Model(String),
+    /// New contexts whose features are not the model's.
+    #[error("{message}")]
+    Schema {
+        /// The feature missing or unknown.
+        feature: String,
+        /// What differs and what to do.
+        message: String,
+    },
+}
 
-impl From<LearnerError> for FitError {
-    fn from(e: LearnerError) -> Self {
-        Self(e.0)
+impl FitError {
+    /// A setting at fault.
+    pub(crate) fn setting(setting: &'static str, message: impl Into<String>) -> Self {
+        Self::Setting {
+            setting,
+            message: message.into(),
+        }
     }
 }
 
@@ -235,66 +276,81 @@ impl FitOptions {
         let options = self;
         let k = log.agents.len();
         if k < 2 {
-            return Err(FitError(format!(
+            return Err(FitError::Log(format!(
                 "the log has {k} agent; a game needs at least two"
             )));
         }
         if !(options.rho.is_finite() && options.rho >= 0.0) {
-            return Err(FitError(format!(
-                "rho = {} must be a finite number >= 0",
-                options.rho
-            )));
+            return Err(FitError::setting(
+                "rho",
+                format!("rho = {} must be a finite number >= 0", options.rho),
+            ));
         }
         if options.policy == PolicyKind::Network && options.rho <= 0.0 {
-            return Err(FitError(
-                "the network policy needs rho > 0 (a strongly convex regularizer); use `policy` solver for rho = 0".into(),
+            return Err(FitError::setting(
+                "rho",
+                "the network policy needs rho > 0 (a strongly convex regularizer); use `policy` solver for rho = 0",
             ));
         }
         if !options.costs.is_empty() && options.costs.len() != k {
-            return Err(FitError(format!(
-                "{} costs for {k} agents; give one cost per agent",
-                options.costs.len()
-            )));
+            return Err(FitError::setting(
+                "costs",
+                format!(
+                    "{} costs for {k} agents; give one cost per agent",
+                    options.costs.len()
+                ),
+            ));
         }
         if options.costs.iter().any(|c| !c.is_finite()) {
-            return Err(FitError("costs must be finite numbers".into()));
+            return Err(FitError::setting("costs", "costs must be finite numbers"));
         }
         if options.budget.is_some() && options.policy == PolicyKind::Network {
-            return Err(FitError(
-                "a hard budget is solved per context; use `policy` solver with `budget`".into(),
+            return Err(FitError::setting(
+                "budget",
+                "a hard budget is solved per context; use `policy` solver with `budget`",
             ));
         }
         if options.budget.is_some() && options.costs.is_empty() {
-            return Err(FitError("a budget needs agent costs".into()));
+            return Err(FitError::setting("budget", "a budget needs agent costs"));
         }
         if let Some(prices) = &options.soft_budget {
             if options.costs.is_empty() || options.budget.is_some() || options.rho <= 0.0 {
-                return Err(FitError(
-                    "a soft budget needs agent costs and rho > 0, and does not combine with a hard budget".into(),
+                return Err(FitError::setting(
+                    "soft_budget",
+                    "a soft budget needs agent costs and rho > 0, and does not combine with a hard budget",
                 ));
             }
             prices
                 .validate()
-                .map_err(|e| FitError(format!("soft budget: {e}")))?;
+                .map_err(|e| FitError::setting("soft_budget", format!("soft budget: {e}")))?;
         }
         if !(options.propensity_floor_share.is_finite() && options.propensity_floor_share >= 0.0) {
-            return Err(FitError(format!(
-                "propensity floor share {} must be a finite number >= 0",
-                options.propensity_floor_share
-            )));
+            return Err(FitError::setting(
+                "propensity_floor_share",
+                format!(
+                    "propensity floor share {} must be a finite number >= 0",
+                    options.propensity_floor_share
+                ),
+            ));
         }
         if !(options.propensity_floor > 0.0 && options.propensity_floor < 1.0) {
-            return Err(FitError(format!(
-                "propensity floor {} must be in (0, 1)",
-                options.propensity_floor
-            )));
+            return Err(FitError::setting(
+                "propensity_floor",
+                format!(
+                    "propensity floor {} must be in (0, 1)",
+                    options.propensity_floor
+                ),
+            ));
         }
         if log.contexts.len() < 2 * options.folds.max(2) {
-            return Err(FitError(format!(
-                "{} contexts for {} folds; need at least two contexts per fold",
-                log.contexts.len(),
-                options.folds
-            )));
+            return Err(FitError::setting(
+                "folds",
+                format!(
+                    "{} contexts for {} folds; need at least two contexts per fold",
+                    log.contexts.len(),
+                    options.folds
+                ),
+            ));
         }
         Ok(CheckedOptions {
             options: self.seeded(),
@@ -333,7 +389,7 @@ impl CheckedOptions {
     /// [`FitError`] when the log's agent or context count differs.
     pub fn check_log(&self, log: &ContextualLog) -> Result<(), FitError> {
         if log.agents.len() != self.agents || log.contexts.len() != self.contexts {
-            return Err(FitError(format!(
+            return Err(FitError::Log(format!(
                 "the options were checked against a log of {} agents and {} contexts, not this one ({} agents, {} contexts); check them against it",
                 self.agents,
                 self.contexts,

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Aggregator;
+use crate::aggregator::Aggregator;
 
 /// One place a pair is compared: menu `menu`, the pair's positions `first < second`
 /// in that menu, and the menu's `slot` (its index among the menu's own pairs).

@@ -12,7 +12,7 @@ use crate::crossfit::{Nuisances, Observed};
 use crate::learner::LearnerError;
 use crate::pairs::PairMap;
 use crate::pooled::{PooledOutcome, WeightedSample, PREDICTION_CHUNK};
-use crate::{plugin_payoff, pseudo_outcome, MenuObservation};
+use crate::pseudo::{plugin_payoff, pseudo_outcome, MenuObservation};
 
 /// The menus of pair `p` at context `i`, as Eq. 42 sees them.
 fn observations(

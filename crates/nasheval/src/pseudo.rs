@@ -10,7 +10,7 @@
 //! (Theorem 1 (i)), and its mean is first-order insensitive to errors in `mu` and `e`
 //! (Neyman orthogonality, Theorem 1 (ii)).
 
-use crate::Aggregator;
+use crate::aggregator::Aggregator;
 
 /// What one context shows about one pair in one menu holding it.
 #[derive(Debug, Clone, Copy, PartialEq)]

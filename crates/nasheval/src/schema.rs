@@ -12,19 +12,19 @@ impl NashEvalModel {
     /// [`FitError`] saying what the file is and what was expected.
     pub fn check_format(&self) -> Result<(), FitError> {
         if self.format != FORMAT {
-            return Err(FitError(format!(
+            return Err(FitError::Model(format!(
                 "not a NashEval model (format {:?}, expected {FORMAT:?})",
                 self.format
             )));
         }
         if self.version != VERSION {
-            return Err(FitError(format!(
+            return Err(FitError::Model(format!(
                 "model file version {} is not supported (this build reads version {VERSION}); refit the model",
                 self.version
             )));
         }
         self.check_dimensions().map_err(|m| {
-            FitError(format!(
+            FitError::Model(format!(
                 "inconsistent model ({m}); the file was edited or damaged: refit the model"
             ))
         })
@@ -114,11 +114,14 @@ impl NashEvalModel {
                     unseen_categories.push(name.clone())
                 }
                 _ => {
-                    return Err(FitError(format!(
+                    return Err(FitError::Schema {
+                        feature: name.clone(),
+                        message: format!(
                         "the contexts have feature {name:?}, which the model was not fitted with \
                          (model features: {}); use contexts with the training schema or refit",
                         self.feature_names.join(", ")
-                    )))
+                    ),
+                    })
                 }
             }
         }
@@ -128,10 +131,13 @@ impl NashEvalModel {
                 Some(&i) => sources.push(Some(i)),
                 None if category_of(name).is_some() => sources.push(None),
                 None => {
-                    return Err(FitError(format!(
-                        "the contexts lack feature {name:?}, which the model was fitted with; \
+                    return Err(FitError::Schema {
+                        feature: name.clone(),
+                        message: format!(
+                            "the contexts lack feature {name:?}, which the model was fitted with; \
                          use contexts with the training schema or refit"
-                    )))
+                        ),
+                    })
                 }
             }
         }

@@ -17,11 +17,14 @@ use serde::{Deserialize, Serialize};
 
 use verdict_game::PayoffMatrix;
 
-use crate::backbone::{GbdtParams, Model};
-use crate::crossfit::gather;
+use crate::backbone::{Backbone, GbdtParams, Model};
+use crate::crossfit::{gather, Observed};
 use crate::gap::GapLoss;
 use crate::learner::LearnerError;
 use crate::network::{Network, NetworkOptions};
+use crate::options::{FitOptions, Variant};
+use crate::pairs::PairMap;
+use crate::payoff::PayoffRegression;
 
 /// Rows a search uses at most.
 pub const TUNING_ROWS: usize = 4000;
@@ -159,8 +162,8 @@ pub fn grid_search(
         let mut total = 0.0;
         for (held, train) in &folds {
             let mut model = match objective {
-                Objective::SquaredError => crate::Backbone::Gbdt(params.clone()).regressor(),
-                Objective::LogLoss => crate::Backbone::Gbdt(params.clone()).classifier(),
+                Objective::SquaredError => Backbone::Gbdt(params.clone()).regressor(),
+                Objective::LogLoss => Backbone::Gbdt(params.clone()).classifier(),
             };
             let train_targets: Vec<f64> = train.iter().map(|&r| targets[r]).collect();
             Model::fit(
@@ -198,17 +201,17 @@ pub fn grid_search(
 /// [`LearnerError`] from the search.
 pub fn tune_nuisances(
     log: &verdict_feedback::ContextualLog,
-    options: &mut crate::FitOptions,
+    options: &mut FitOptions,
     progress: &dyn Fn(usize, usize),
 ) -> Result<Vec<Tuned>, LearnerError> {
     let mut searches = Vec::new();
-    if options.variant == crate::Variant::Oracle {
+    if options.variant == Variant::Oracle {
         return Ok(searches);
     }
-    let observed = crate::Observed::new(log);
+    let observed = Observed::new(log);
     let columns = log.feature_names.len();
     let n = log.contexts.len();
-    if matches!(options.propensity_backbone, crate::Backbone::Gbdt(_)) {
+    if matches!(options.propensity_backbone, Backbone::Gbdt(_)) {
         let labels: Vec<f64> = (0..n)
             .map(|i| f64::from(u8::from(observed.selected(i, 0))))
             .collect();
@@ -221,10 +224,10 @@ pub fn tune_nuisances(
             options.seed,
             progress,
         )?;
-        options.propensity_backbone = crate::Backbone::Gbdt(tuned.params.clone());
+        options.propensity_backbone = Backbone::Gbdt(tuned.params.clone());
         searches.push(tuned);
     }
-    if matches!(options.outcome_backbone, crate::Backbone::Gbdt(_)) {
+    if matches!(options.outcome_backbone, Backbone::Gbdt(_)) {
         let chosen: Vec<usize> = (0..n).filter(|&i| observed.selected(i, 0)).collect();
         let targets: Vec<f64> = chosen
             .iter()
@@ -239,7 +242,7 @@ pub fn tune_nuisances(
             options.seed,
             progress,
         )?;
-        options.outcome_backbone = crate::Backbone::Gbdt(tuned.params.clone());
+        options.outcome_backbone = Backbone::Gbdt(tuned.params.clone());
         searches.push(tuned);
     }
     Ok(searches)
@@ -253,22 +256,22 @@ pub fn tune_nuisances(
 /// [`LearnerError`] from the search.
 pub fn tune_payoff(
     log: &verdict_feedback::ContextualLog,
-    options: &mut crate::FitOptions,
-    pairs: &crate::PairMap,
+    options: &mut FitOptions,
+    pairs: &PairMap,
     gamma: &[f64],
     progress: &dyn Fn(usize, usize),
 ) -> Result<Option<Tuned>, LearnerError> {
-    if gamma.is_empty() || !matches!(options.payoff_backbone, crate::Backbone::Gbdt(_)) {
+    if gamma.is_empty() || !matches!(options.payoff_backbone, Backbone::Gbdt(_)) {
         return Ok(None);
     }
     let columns = log.feature_names.len();
     let npairs = pairs.pairs.len();
     let (features, width, targets) = match options.regression {
-        crate::PayoffRegression::Shared => {
+        PayoffRegression::Shared => {
             let (design, width) = crate::payoff::shared_design(&log.features, columns, pairs);
             (design, width, gamma.to_vec())
         }
-        crate::PayoffRegression::PerPair => (
+        PayoffRegression::PerPair => (
             log.features.clone(),
             columns,
             gamma.iter().step_by(npairs).copied().collect(),
@@ -283,7 +286,7 @@ pub fn tune_payoff(
         options.seed,
         progress,
     )?;
-    options.payoff_backbone = crate::Backbone::Gbdt(tuned.params.clone());
+    options.payoff_backbone = Backbone::Gbdt(tuned.params.clone());
     Ok(Some(tuned))
 }
 

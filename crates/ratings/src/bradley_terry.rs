@@ -49,6 +49,7 @@ const MAX_HALVINGS: usize = 60;
 /// The solver used for a fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Solver {
     /// Newton's method with line search (default).
     #[default]

@@ -12,6 +12,7 @@ use serde::Serialize;
 /// How ties enter the Bradley–Terry likelihood.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum TieModel {
     /// Half a win for each side (default).
     #[default]

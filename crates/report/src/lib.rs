@@ -26,6 +26,7 @@
 #[cfg(feature = "plots")]
 mod curves;
 mod error;
+mod game;
 mod judges;
 mod log;
 #[cfg(feature = "nasheval")]
@@ -38,6 +39,7 @@ mod table;
 #[cfg(feature = "plots")]
 pub use curves::{plot_curves, Curves, Series};
 pub use error::ReportError;
+pub use game::{game_table, AgentProbability, GameReport};
 #[cfg(feature = "plots")]
 pub use judges::judges_curves;
 pub use judges::judges_table;

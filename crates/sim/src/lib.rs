@@ -64,7 +64,7 @@ impl Default for ArenaSimulation {
 
 /// A setting outside its range.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("invalid simulation setting {name} = {value}: expected {expected}")]
+#[error("invalid simulation setting `{name}` {value}: expected {expected}")]
 pub struct SimulationError {
     /// The setting.
     pub name: &'static str,
@@ -191,6 +191,6 @@ mod tests {
         }
         .validate()
         .unwrap_err();
-        assert!(err.to_string().contains("tie_rate = 1.5"));
+        assert!(err.to_string().contains("`tie_rate` 1.5"), "{err}");
     }
 }

@@ -2,7 +2,11 @@
 //! the regularizer strength `rho`, per-agent costs by name, and a hard budget, turned
 //! into one call of the game layer.
 
-use verdict_game::{max_entropy_lottery, Equilibrium, Lottery, PayoffMatrix};
+use verdict_game::{
+    exploitability, game_value, max_entropy_lottery, Equilibrium, GameError, Lottery, PayoffMatrix,
+};
+use verdict_io::{read_named_matrix, Source};
+use verdict_report::{AgentProbability, GameReport};
 
 /// The prices of a soft budget (NashEval Eq. 53); the costs come from the cost file.
 pub use verdict_game::SoftBudgetPrices;
@@ -128,4 +132,64 @@ pub fn solve(
     }
     let problem = Equilibrium::new(rho, costs.unwrap_or_default(), settings.budget, None);
     Ok(problem.solve(game)?)
+}
+
+/// A payoff matrix read from a table whose first column names the rows and whose other
+/// headers name the columns, in the same order; errors name the agents, not indices.
+///
+/// # Errors
+/// [`VerdictError::Io`] for the table; [`VerdictError::Data`] naming the file and the
+/// agents of an entry that breaks skew-symmetry, a non-zero diagonal, or a payoff
+/// outside `[-1, 1]`.
+pub fn read_game(source: &Source) -> Result<(Vec<String>, PayoffMatrix), VerdictError> {
+    let matrix = read_named_matrix(source, None)?;
+    let names = matrix.agents;
+    let file = source.label();
+    let name = |i: usize| names.get(i).map_or("?", String::as_str);
+    let game = PayoffMatrix::new(&matrix.values).map_err(|error| {
+        VerdictError::Data(match error {
+            GameError::NotSkewSymmetric { row, column, value, .. } if row == column => format!(
+                "{file}: the diagonal A[{}][{}] = {value} must be 0 (an agent neither wins nor loses against itself)",
+                name(row), name(row)
+            ),
+            GameError::NotSkewSymmetric { row, column, value, mirror } => format!(
+                "{file}: not skew-symmetric: A[{}][{}] = {value} but A[{}][{}] = {mirror}; payoffs must satisfy A = -A^T with a zero diagonal",
+                name(row), name(column), name(column), name(row)
+            ),
+            GameError::NotFinite { row, column, value } | GameError::OutOfRange { row, column, value } => format!(
+                "{file}: payoff A[{}][{}] = {value}; every payoff must be a finite number in [-1, 1]",
+                name(row), name(column)
+            ),
+            other => format!("{file}: {other}"),
+        })
+    })?;
+    Ok((names, game))
+}
+
+/// Solves `game` (agents `names`) under `settings` and reports the equilibrium with
+/// its certificate, exploitability (Eq. 69) and value (Eq. 71).
+///
+/// # Errors
+/// As [`solve`].
+pub fn game_report(
+    game: &PayoffMatrix,
+    names: &[String],
+    settings: &EquilibriumSettings,
+) -> Result<GameReport, VerdictError> {
+    let lottery = solve(game, names, settings)?;
+    let pi = &lottery.probabilities;
+    Ok(GameReport {
+        models: names
+            .iter()
+            .zip(pi)
+            .map(|(name, &probability)| AgentProbability {
+                name: name.clone(),
+                probability,
+            })
+            .collect(),
+        exploitability: exploitability(game, pi),
+        gap: lottery.gap,
+        value: game_value(game, pi, pi),
+        unique: lottery.unique,
+    })
 }

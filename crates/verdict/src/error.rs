@@ -1,6 +1,12 @@
 /// Any error of a verdict pipeline, with its cause intact.
 #[derive(Debug, thiserror::Error)]
 pub enum VerdictError {
+    /// A battle log that breaks a rule (a model battling itself, say).
+    #[error(transparent)]
+    BattleLog(#[from] verdict_feedback::BattleLogError),
+    /// Feedback that is not an ordered partition of its menu.
+    #[error(transparent)]
+    Feedback(#[from] verdict_feedback::FeedbackError),
     /// Reading or writing files.
     #[error(transparent)]
     Io(#[from] verdict_io::IoError),

@@ -19,8 +19,10 @@ use crate::VerdictError;
 
 /// Which leaderboards to compute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Method {
     /// Bradley–Terry by maximum likelihood.
+    #[cfg_attr(feature = "clap", value(name = "bt", alias = "bradley-terry"))]
     BradleyTerry,
     /// Online Elo.
     Elo,

@@ -7,7 +7,9 @@ use std::path::Path;
 use verdict::io::{read_contextual_log, ContextualOptions, Source};
 use verdict::model_file::{load_model, read_model_contexts, save_model, Featurizer};
 use verdict::nasheval::{fit, Backbone, FitOptions, NashEvalModel, PolicyKind};
-use verdict::simulation::{score, write_appendix_g, AppendixGSimulation, Split, Truth};
+use verdict::simulation::{
+    evaluate_model, score, write_appendix_g, AppendixGSimulation, Split, Truth,
+};
 
 fn options(seed: u64) -> FitOptions {
     FitOptions {
@@ -63,6 +65,10 @@ fn simulate_fit_save_load_predict_evaluate_without_the_binary() {
     let truth = Truth::open(&sim, Split::Test).unwrap();
     assert_eq!(contexts.table.ids, truth.ids);
     let scored = score(&loaded.agents, &policies, &truth).unwrap();
+    // The library's evaluation reads the test contexts itself and scores the same.
+    let evaluation = evaluate_model(&loaded, &sim).unwrap();
+    assert_eq!(evaluation.score, scored);
+    assert!(evaluation.notes.is_empty(), "{:?}", evaluation.notes);
     // Five agents: a uniform policy's exploitability is the mean of max_j (A 1/K)_j;
     // the fitted policy must do better than that baseline.
     let uniform = vec![0.2; policies.len()];

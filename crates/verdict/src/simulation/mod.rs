@@ -7,6 +7,7 @@
 
 mod appendix_g;
 mod arena;
+mod evaluate;
 mod truth;
 
 use std::collections::BTreeMap;
@@ -18,6 +19,7 @@ use verdict_io::{ColumnData, StagedDir};
 
 pub use appendix_g::{write_appendix_g, AppendixGSimulation};
 pub use arena::{write_arena, ArenaSimulation};
+pub use evaluate::{evaluate_file, evaluate_model, Evaluation};
 pub use truth::{score, PolicyScore, Split, Truth};
 
 use crate::VerdictError;

@@ -1,0 +1,97 @@
+//! A fitted model, or one global lottery, scored on a simulation's test contexts
+//! against the truth (NashEval Appendix I.1): unregularized exploitability (Eq. 69),
+//! support F1 at `tau = 1e-3` (Eq. 70) and the game value against the true
+//! equilibrium (Eq. 71).
+
+use std::path::Path;
+
+use verdict_io::Source;
+use verdict_nasheval::NashEvalModel;
+
+use super::{score, PolicyScore, Split, Truth};
+use crate::model_file::{load_model, read_model_contexts};
+use crate::VerdictError;
+
+/// A score with what a reader must know about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    /// The policy's score.
+    pub score: PolicyScore,
+    /// Warnings: categories the model never saw, or a model regularized unlike the
+    /// true equilibria.
+    pub notes: Vec<String>,
+}
+
+/// Scores `model` on the test contexts of simulation `dir`.
+///
+/// # Errors
+/// [`VerdictError`] when the directory is not a simulation, its test tables disagree,
+/// or the contexts do not fit the model's schema.
+pub fn evaluate_model(model: &NashEvalModel, dir: &Path) -> Result<Evaluation, VerdictError> {
+    let truth = Truth::open(dir, Split::Test)?;
+    let contexts = Source::File(dir.join(Split::Test.contexts_file()));
+    let read = read_model_contexts(model, &contexts)?;
+    if read.table.ids != truth.ids {
+        return Err(VerdictError::Data(format!(
+            "{}: test_contexts.parquet and test_truth.parquet list different contexts",
+            dir.display()
+        )));
+    }
+    let mut notes = Vec::new();
+    if !read.unseen_categories.is_empty() {
+        notes.push(format!(
+            "warning: categories unseen in training treated as none of the known ones: {}",
+            read.unseen_categories.join(", ")
+        ));
+    }
+    let truth_rho = truth.manifest.equilibrium.rho;
+    if (truth_rho - model.options.rho).abs() > 1e-12 {
+        notes.push(format!(
+            "warning: the true equilibria use rho = {truth_rho} but the model rho = {}; support F1 compares different games",
+            model.options.rho
+        ));
+    }
+    let policies = model.policy(&read.features)?;
+    Ok(Evaluation {
+        score: score(&model.agents, &policies, &truth)?,
+        notes,
+    })
+}
+
+/// The agents and probabilities of a `verdict rank --method lottery --format json`
+/// board, or `None` when `value` is not one.
+fn lottery_board(value: &serde_json::Value) -> Option<(Vec<String>, Vec<f64>)> {
+    if value["method"] != "maximal-lottery" {
+        return None;
+    }
+    value["models"]
+        .as_array()?
+        .iter()
+        .map(|m| Some((m["name"].as_str()?.to_string(), m["probability"].as_f64()?)))
+        .collect::<Option<Vec<_>>>()
+        .map(|rows| rows.into_iter().unzip())
+}
+
+/// Scores the file at `path` on simulation `dir`: a NashEval model file, or a
+/// leaderboard of `verdict rank --method lottery --format json`, whose one lottery
+/// is then the policy at every context (the global maximal lottery as a baseline).
+///
+/// # Errors
+/// As [`evaluate_model`], and when the file is neither.
+pub fn evaluate_file(path: &Path, dir: &Path) -> Result<Evaluation, VerdictError> {
+    let board = std::fs::read(path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .and_then(|value| lottery_board(&value));
+    if let Some((agents, pi)) = board {
+        let truth = Truth::open(dir, Split::Test)?;
+        let policies: Vec<f64> = (0..truth.ids.len())
+            .flat_map(|_| pi.iter().copied())
+            .collect();
+        return Ok(Evaluation {
+            score: score(&agents, &policies, &truth)?,
+            notes: Vec::new(),
+        });
+    }
+    evaluate_model(&load_model(path)?, dir)
+}
