@@ -52,8 +52,8 @@ impl NuisanceDesign {
 pub const PER_MENU_LIMIT: usize = 20;
 
 /// Nuisance values at a set of contexts: `propensity` is `contexts × menus`,
-/// `outcome` is `contexts × outcomes` (one column per (menu, pair), see
-/// [`crate::pairs::PairHolder::outcome`]).
+/// `outcome` is `contexts × columns` (one column per (menu, pair), see
+/// [`crate::pairs::PairHolder::column`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Nuisances {
     /// `e^m(X_i)`, clipped to the floor.
@@ -194,7 +194,7 @@ pub fn cross_fit(
     let mut fold_sizes = vec![0; options.folds];
     folds.iter().for_each(|&f| fold_sizes[f] += 1);
     let mut propensity = vec![0.0; n * menus];
-    let mut outcome = vec![0.0; n * pairs.outcomes];
+    let mut outcome = vec![0.0; n * pairs.columns];
     let mut outcome_models = Vec::new();
     let sparse_menus = sparse_menus(&observed, &folds, options.folds, menus, n);
     let design = match options.nuisance_design {
@@ -213,7 +213,7 @@ pub fn cross_fit(
     };
     let total = options.folds
         * match design {
-            NuisanceDesign::PerMenu => menus + pairs.outcomes,
+            NuisanceDesign::PerMenu => menus + pairs.columns,
             _ => 2,
         };
     let mut done = 0;
@@ -265,9 +265,9 @@ pub fn cross_fit(
             let predicted = model.predict(&held_x, &pairs.pairs);
             let npairs = pairs.pairs.len();
             for (r, &i) in held.iter().enumerate() {
-                for menu_outcomes in &pairs.menu_outcomes {
-                    for &(p, holder) in menu_outcomes {
-                        outcome[i * pairs.outcomes + holder.outcome] = predicted[r * npairs + p];
+                for menu_pairs in &pairs.menu_pairs {
+                    for &(p, holder) in menu_pairs {
+                        outcome[i * pairs.columns + holder.column] = predicted[r * npairs + p];
                     }
                 }
             }
@@ -279,7 +279,7 @@ pub fn cross_fit(
             continue;
         }
         let mut fold_models = Vec::new();
-        for (m, menu_outcomes) in pairs.menu_outcomes.iter().enumerate() {
+        for (m, menu_pairs) in pairs.menu_pairs.iter().enumerate() {
             let at = |e: LearnerError| {
                 LearnerError(format!("fold {fold}, menu {}: {e}", menu_label(log, m)))
             };
@@ -289,7 +289,7 @@ pub fn cross_fit(
                 .filter(|&i| observed.selected(i, m))
                 .collect();
             let chosen_x = gather(&log.features, columns, &chosen);
-            for &(_, holder) in menu_outcomes {
+            for &(_, holder) in menu_pairs {
                 let targets: Vec<f64> = chosen
                     .iter()
                     .map(|&i| {
@@ -301,7 +301,7 @@ pub fn cross_fit(
                 let mut model = options.outcome.regressor();
                 model.fit(&chosen_x, columns, &targets).map_err(at)?;
                 for (&i, mu) in held.iter().zip(model.predict(&held_x)) {
-                    outcome[i * pairs.outcomes + holder.outcome] = mu;
+                    outcome[i * pairs.columns + holder.column] = mu;
                 }
                 if options.keep_outcome_models {
                     fold_models.push(model);
@@ -334,10 +334,10 @@ pub fn cross_fit(
     }
     let (mut squared, mut count) = (0.0, 0usize);
     for i in 0..n {
-        for menu_outcomes in &pairs.menu_outcomes {
-            for &(_, h) in menu_outcomes {
+        for menu_pairs in &pairs.menu_pairs {
+            for &(_, h) in menu_pairs {
                 if let Some(z) = observed.verdict(log, i, h.menu, h.first, h.second) {
-                    squared += (z - outcome[i * pairs.outcomes + h.outcome]).powi(2);
+                    squared += (z - outcome[i * pairs.columns + h.column]).powi(2);
                     count += 1;
                 }
             }
@@ -423,8 +423,8 @@ fn fit_pooled(
 ) -> Result<PooledOutcome, LearnerError> {
     let mut verdicts = Vec::new();
     for &i in train {
-        for (m, menu_outcomes) in pairs.menu_outcomes.iter().enumerate() {
-            for &(_, h) in menu_outcomes {
+        for (m, menu_pairs) in pairs.menu_pairs.iter().enumerate() {
+            for &(_, h) in menu_pairs {
                 if let Some(verdict) = observed.verdict(log, i, m, h.first, h.second) {
                     verdicts.push(PairVerdict {
                         row: i,

@@ -15,9 +15,11 @@ pub struct PairHolder {
     pub first: usize,
     /// Position of agent `k` in the menu.
     pub second: usize,
-    /// Global index of this (menu, pair) outcome: `menu`'s pairs are numbered
+    /// This (menu, pair)'s column of the outcome nuisances `mu^m_jk`
+    /// ([`crate::Nuisances::outcome`]): `menu`'s pairs are numbered
     /// consecutively over the catalogue.
-    pub outcome: usize,
+    #[serde(rename = "outcome")]
+    pub column: usize,
 }
 
 /// How the menus of one pair are combined (Appendix F.2); a pair held by one menu
@@ -59,10 +61,12 @@ pub struct PairMap {
     pub holders: Vec<Vec<PairHolder>>,
     /// For each pair, its aggregator over `holders`.
     pub aggregators: Vec<Aggregator>,
-    /// For each menu, its (pair, holder) outcomes in slot order.
-    pub menu_outcomes: Vec<Vec<(usize, PairHolder)>>,
-    /// Number of (menu, pair) outcomes over the catalogue.
-    pub outcomes: usize,
+    /// For each menu, its (pair, holder) entries in slot order.
+    #[serde(rename = "menu_outcomes")]
+    pub menu_pairs: Vec<Vec<(usize, PairHolder)>>,
+    /// Number of (menu, pair) columns of the outcome nuisances over the catalogue.
+    #[serde(rename = "outcomes")]
+    pub columns: usize,
 }
 
 impl PairMap {
@@ -77,8 +81,8 @@ impl PairMap {
             .collect();
         let index = |j: usize, k: usize| j * agents - j * (j + 1) / 2 + (k - j - 1);
         let mut holders = vec![Vec::new(); pairs.len()];
-        let mut menu_outcomes = vec![Vec::new(); menus.len()];
-        let mut outcomes = 0;
+        let mut menu_pairs = vec![Vec::new(); menus.len()];
+        let mut columns = 0;
         for (m, menu) in menus.iter().enumerate() {
             for first in 0..menu.len() {
                 for second in first + 1..menu.len() {
@@ -86,12 +90,12 @@ impl PairMap {
                         menu: m,
                         first,
                         second,
-                        outcome: outcomes,
+                        column: columns,
                     };
-                    outcomes += 1;
+                    columns += 1;
                     let p = index(menu[first], menu[second]);
                     holders[p].push(holder);
-                    menu_outcomes[m].push((p, holder));
+                    menu_pairs[m].push((p, holder));
                 }
             }
         }
@@ -117,8 +121,8 @@ impl PairMap {
             pairs,
             holders,
             aggregators,
-            menu_outcomes,
-            outcomes,
+            menu_pairs,
+            columns,
         })
     }
 

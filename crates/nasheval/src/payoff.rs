@@ -27,7 +27,7 @@ fn observations(
     pairs.holders[p]
         .iter()
         .map(|h| MenuObservation {
-            outcome: nuisances.outcome[i * pairs.outcomes + h.outcome],
+            outcome: nuisances.outcome[i * pairs.columns + h.column],
             propensity: nuisances.propensity[i * menus + h.menu],
             verdict: observed.verdict(log, i, h.menu, h.first, h.second),
         })
@@ -56,13 +56,13 @@ pub fn pseudo_outcomes(log: &ContextualLog, pairs: &PairMap, nuisances: &Nuisanc
 /// from outcome predictions `contexts × outcomes`.
 pub fn plugin_pairs(pairs: &PairMap, outcome: &[f64]) -> Vec<f64> {
     outcome
-        .chunks(pairs.outcomes)
+        .chunks(pairs.columns)
         .flat_map(|row| {
             (0..pairs.pairs.len()).map(move |p| {
                 let menus: Vec<MenuObservation> = pairs.holders[p]
                     .iter()
                     .map(|h| MenuObservation {
-                        outcome: row[h.outcome],
+                        outcome: row[h.column],
                         propensity: 1.0,
                         verdict: None,
                     })
@@ -278,10 +278,10 @@ impl PayoffSurface {
             ),
             Self::Regressed { models, .. } => (models.iter().collect(), npairs, columns),
             Self::PlugIn { models } => {
-                if models.is_empty() || models.iter().any(|fold| fold.len() != pairs.outcomes) {
+                if models.is_empty() || models.iter().any(|fold| fold.len() != pairs.columns) {
                     return Err(format!(
                         "the plug-in surface needs {} outcome models per fold",
-                        pairs.outcomes
+                        pairs.columns
                     ));
                 }
                 let all: Vec<&Model> = models.iter().flatten().collect();
@@ -339,11 +339,11 @@ impl PayoffSurface {
                 out
             }
             Self::PlugIn { models } => {
-                let mut outcome = vec![0.0; n * pairs.outcomes];
+                let mut outcome = vec![0.0; n * pairs.columns];
                 for fold in models {
                     for (o, model) in fold.iter().enumerate() {
                         for (i, v) in model.predict(features).into_iter().enumerate() {
-                            outcome[i * pairs.outcomes + o] += v / models.len() as f64;
+                            outcome[i * pairs.columns + o] += v / models.len() as f64;
                         }
                     }
                 }

@@ -54,7 +54,7 @@ impl NashEvalModel {
             || pairs.pairs.iter().any(|&(a, b)| a >= b || b >= k)
             || pairs.holders.len() != pairs.pairs.len()
             || pairs.aggregators.len() != pairs.pairs.len()
-            || pairs.menu_outcomes.len() != self.menus.len()
+            || pairs.menu_pairs.len() != self.menus.len()
         {
             return Err(format!(
                 "the pair map does not fit {k} agents and {} menus",

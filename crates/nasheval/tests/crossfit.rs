@@ -62,14 +62,14 @@ fn true_nuisances(log: &ContextualLog, pairs: &PairMap, truths: &[Truth]) -> Nui
     let index = simulator_index(log);
     let menus = log.menus.len();
     let mut propensity = vec![0.0; truths.len() * menus];
-    let mut outcome = vec![0.0; truths.len() * pairs.outcomes];
+    let mut outcome = vec![0.0; truths.len() * pairs.columns];
     for (i, t) in truths.iter().enumerate() {
         propensity[i * menus..(i + 1) * menus].fill(t.propensity);
-        for (m, outcomes) in pairs.menu_outcomes.iter().enumerate() {
+        for (m, outcomes) in pairs.menu_pairs.iter().enumerate() {
             for &(_, h) in outcomes {
                 let (j, k) = (index[log.menus[m][h.first]], index[log.menus[m][h.second]]);
                 // The log's catalogue is the simulator's, in the same order.
-                outcome[i * pairs.outcomes + h.outcome] = t.menu_means[m][j * AGENTS + k];
+                outcome[i * pairs.columns + h.column] = t.menu_means[m][j * AGENTS + k];
             }
         }
     }
@@ -83,13 +83,13 @@ fn true_nuisances(log: &ContextualLog, pairs: &PairMap, truths: &[Truth]) -> Nui
 fn pair_maps_follow_each_catalogue() {
     let pairwise = PairMap::new(5, &FeedbackKind::Pairwise.menus(), AggregatorKind::Mean).unwrap();
     assert_eq!(pairwise.pairs.len(), 10);
-    assert_eq!(pairwise.outcomes, 10);
+    assert_eq!(pairwise.columns, 10);
     assert!(pairwise.holders.iter().all(|h| h.len() == 1));
     // Winner menus: every pair sits in exactly three of the ten 3-agent menus.
     let winner =
         PairMap::new(5, &FeedbackKind::Winner.menus(), AggregatorKind::Cubic(2.0)).unwrap();
     assert!(winner.holders.iter().all(|h| h.len() == 3));
-    assert_eq!(winner.outcomes, 30);
+    assert_eq!(winner.columns, 30);
     for (p, holders) in winner.holders.iter().enumerate() {
         let (j, k) = winner.pairs[p];
         for h in holders {
@@ -137,7 +137,7 @@ fn nuisances_and_pseudo_outcomes_with(design: NuisanceDesign) {
     assert_eq!(fitted.nuisance_design, design);
     // One stored prediction per context and (menu, pair) slot, one propensity per
     // context and menu: nothing grows with |Q| × K².
-    assert_eq!(fitted.nuisances.outcome.len(), 6000 * pairs.outcomes);
+    assert_eq!(fitted.nuisances.outcome.len(), 6000 * pairs.columns);
     assert_eq!(fitted.nuisances.propensity.len(), 6000 * log.menus.len());
     assert_eq!(fitted.fold_sizes, vec![1200; 5]);
     assert_eq!(fitted.clipped, 0);

@@ -227,16 +227,16 @@ impl Truth {
             .map_err(|e| VerdictError::Settings(e.to_string()))?;
         let (menus, catalogue_menus) = (log.menus.len(), self.manifest.menus.len());
         let mut propensity = vec![0.0; log.contexts.len() * menus];
-        let mut outcome = vec![0.0; log.contexts.len() * pairs.outcomes];
+        let mut outcome = vec![0.0; log.contexts.len() * pairs.columns];
         for (i, id) in log.contexts.iter().enumerate() {
             let &r = row
                 .get(id.as_str())
                 .ok_or_else(|| data(format!("context {id:?} of the log has no ground truth")))?;
-            for (m, menu_outcomes) in pairs.menu_outcomes.iter().enumerate() {
+            for (m, menu_pairs) in pairs.menu_pairs.iter().enumerate() {
                 let (position, indices) = &menu_map[m];
                 propensity[i * menus + m] = self.propensity[r * catalogue_menus + position];
-                for &(_, h) in menu_outcomes {
-                    outcome[i * pairs.outcomes + h.outcome] =
+                for &(_, h) in menu_pairs {
+                    outcome[i * pairs.columns + h.column] =
                         self.menu_mean(r, *position, indices[h.first], indices[h.second]);
                 }
             }
