@@ -30,3 +30,12 @@ if ! dpkg -s libclang-dev >/dev/null 2>&1 || ! command -v c++ >/dev/null 2>&1; t
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libclang-dev g++ >/dev/null
 fi
+
+# The Python module: a virtual environment at .venv with maturin (its build backend),
+# pytest and the libraries the Python tests compare against.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+if [ ! -x "$root/.venv/bin/python" ]; then
+  python3 -m venv "$root/.venv"
+fi
+"$root/.venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+  -r "$root/python/requirements-test.txt"
