@@ -17,11 +17,8 @@ pub fn model_features(
     path: &std::path::Path,
 ) -> anyhow::Result<(ContextTable, Vec<f64>)> {
     let read = read_model_contexts(model, &Source::File(path.to_path_buf()))?;
-    if !read.unseen_categories.is_empty() {
-        eprintln!(
-            "warning: categories unseen in training treated as none of the known ones: {}",
-            read.unseen_categories.join(", ")
-        );
+    if let Some(warning) = read.unseen_warning() {
+        eprintln!("{warning}");
     }
     Ok((read.table, read.features))
 }

@@ -3,11 +3,11 @@
 //! hands back the same JSON the command line prints (`python/verdict` turns it into
 //! frames). No computation lives here.
 
+use clap::ValueEnum;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use verdict::equilibrium::{game_report, EquilibriumSettings};
-use verdict::game::PayoffMatrix;
+use verdict::equilibrium::{game_report, named_game, EquilibriumSettings};
 use verdict::io::{read_battles, ReadOptions, Source};
 use verdict::rank::{rank, Intervals, Method, RankSettings};
 use verdict::ratings::{Bootstrap, TieModel};
@@ -15,6 +15,18 @@ use verdict::ratings::{Bootstrap, TieModel};
 /// A library error as the exception for bad input: its message names the place.
 fn bad_input(error: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(error.to_string())
+}
+
+/// `value` of setting `setting` as the library's enum, by the names the command line
+/// takes (aliases included).
+fn choice<T: ValueEnum>(setting: &str, value: &str) -> PyResult<T> {
+    T::from_str(value, false).map_err(|_| {
+        let names: Vec<String> = T::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value().map(|p| format!("{:?}", p.get_name())))
+            .collect();
+        PyValueError::new_err(format!("{setting} {value:?}: use {}", names.join(", ")))
+    })
 }
 
 /// The source of a battle log: a file path, or CSV text already in memory.
@@ -49,27 +61,8 @@ fn rank_json(
     seed: u64,
     allow_unobserved: bool,
 ) -> PyResult<String> {
-    let method = match method {
-        "bt" | "bradley-terry" => Method::BradleyTerry,
-        "elo" => Method::Elo,
-        "lottery" => Method::Lottery,
-        "all" => Method::All,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "method {other:?}: use \"bt\", \"elo\", \"lottery\" or \"all\""
-            )))
-        }
-    };
-    let ties = match ties {
-        "half" => TieModel::Half,
-        "drop" => TieModel::Drop,
-        "davidson" => TieModel::Davidson,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "ties {other:?}: use \"half\", \"drop\" or \"davidson\""
-            )))
-        }
-    };
+    let method: Method = choice("method", method)?;
+    let ties: TieModel = choice("ties", ties)?;
     let source = battle_source(path, csv)?;
     let label = source.label();
     let mut settings = RankSettings {
@@ -111,14 +104,7 @@ fn maximal_lottery_json(
     rho: f64,
 ) -> PyResult<String> {
     py.detach(|| {
-        let game = PayoffMatrix::new(&matrix).map_err(bad_input)?;
-        if names.len() != game.agents() {
-            return Err(PyValueError::new_err(format!(
-                "{} names for {} agents; give one name per row",
-                names.len(),
-                game.agents()
-            )));
-        }
+        let game = named_game(&names, &matrix, "matrix").map_err(bad_input)?;
         let settings = EquilibriumSettings {
             rho,
             ..EquilibriumSettings::default()

@@ -112,25 +112,25 @@ pub fn solve(
         }
         return Ok(max_entropy_lottery(game)?);
     }
-    if let Some(prices) = settings.soft_budget {
-        let Some(costs) = costs else {
+    if settings.soft_budget.is_some() {
+        if costs.is_none() {
             return Err(VerdictError::Settings(
                 "a soft budget needs per-agent costs (`costs` FILE)".into(),
             ));
-        };
+        }
         if settings.budget.is_some() || rho <= 0.0 {
             return Err(VerdictError::Settings(
                 "a soft budget needs rho > 0 and does not combine with a hard `budget`".into(),
             ));
         }
-        return Ok(Equilibrium::new(rho, costs, None, Some(prices)).solve(game)?);
     }
     if settings.budget.is_some() && costs.is_none() {
         return Err(VerdictError::Settings(
             "a budget needs per-agent costs (`costs` FILE)".into(),
         ));
     }
-    let problem = Equilibrium::new(rho, costs.unwrap_or_default(), settings.budget, None);
+    let costs = costs.unwrap_or_default();
+    let problem = Equilibrium::new(rho, costs, settings.budget, settings.soft_budget);
     Ok(problem.solve(game)?)
 }
 
@@ -138,32 +138,50 @@ pub fn solve(
 /// headers name the columns, in the same order; errors name the agents, not indices.
 ///
 /// # Errors
-/// [`VerdictError::Io`] for the table; [`VerdictError::Data`] naming the file and the
-/// agents of an entry that breaks skew-symmetry, a non-zero diagonal, or a payoff
-/// outside `[-1, 1]`.
+/// [`VerdictError::Io`] for the table; otherwise as [`named_game`].
 pub fn read_game(source: &Source) -> Result<(Vec<String>, PayoffMatrix), VerdictError> {
     let matrix = read_named_matrix(source, None)?;
-    let names = matrix.agents;
-    let file = source.label();
+    let game = named_game(&matrix.agents, &matrix.values, &source.label())?;
+    Ok((matrix.agents, game))
+}
+
+/// The payoff matrix of `rows` for agents `names` (one per row), from `label`; errors
+/// name the agents of an entry, not its indices.
+///
+/// # Errors
+/// [`VerdictError::Data`] naming `label` and the agents of an entry that breaks
+/// skew-symmetry, a non-zero diagonal, or a payoff outside `[-1, 1]`, or when the
+/// names do not match the rows.
+pub fn named_game(
+    names: &[String],
+    rows: &[Vec<f64>],
+    label: &str,
+) -> Result<PayoffMatrix, VerdictError> {
+    if names.len() != rows.len() {
+        return Err(VerdictError::Data(format!(
+            "{label}: {} names for {} rows; give one name per row",
+            names.len(),
+            rows.len()
+        )));
+    }
     let name = |i: usize| names.get(i).map_or("?", String::as_str);
-    let game = PayoffMatrix::new(&matrix.values).map_err(|error| {
+    PayoffMatrix::new(rows).map_err(|error| {
         VerdictError::Data(match error {
             GameError::NotSkewSymmetric { row, column, value, .. } if row == column => format!(
-                "{file}: the diagonal A[{}][{}] = {value} must be 0 (an agent neither wins nor loses against itself)",
+                "{label}: the diagonal A[{}][{}] = {value} must be 0 (an agent neither wins nor loses against itself)",
                 name(row), name(row)
             ),
             GameError::NotSkewSymmetric { row, column, value, mirror } => format!(
-                "{file}: not skew-symmetric: A[{}][{}] = {value} but A[{}][{}] = {mirror}; payoffs must satisfy A = -A^T with a zero diagonal",
+                "{label}: not skew-symmetric: A[{}][{}] = {value} but A[{}][{}] = {mirror}; payoffs must satisfy A = -A^T with a zero diagonal",
                 name(row), name(column), name(column), name(row)
             ),
             GameError::NotFinite { row, column, value } | GameError::OutOfRange { row, column, value } => format!(
-                "{file}: payoff A[{}][{}] = {value}; every payoff must be a finite number in [-1, 1]",
+                "{label}: payoff A[{}][{}] = {value}; every payoff must be a finite number in [-1, 1]",
                 name(row), name(column)
             ),
-            other => format!("{file}: {other}"),
+            other => format!("{label}: {other}"),
         })
-    })?;
-    Ok((names, game))
+    })
 }
 
 /// Solves `game` (agents `names`) under `settings` and reports the equilibrium with

@@ -112,6 +112,18 @@ pub struct ModelContexts {
     pub unseen_categories: Vec<String>,
 }
 
+impl ModelContexts {
+    /// The warning for categories the model never saw, if any.
+    pub fn unseen_warning(&self) -> Option<String> {
+        (!self.unseen_categories.is_empty()).then(|| {
+            format!(
+                "warning: categories unseen in training treated as none of the known ones: {}",
+                self.unseen_categories.join(", ")
+            )
+        })
+    }
+}
+
 /// Reads `source` with `model`'s featurizer and aligns its features to the model.
 ///
 /// # Errors

@@ -2,8 +2,9 @@
 //! with no binary, as a Rust program or the Python module drives it; one seed drives
 //! every learner (LightGBM's boosters included).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use verdict::feedback::ContextualLog;
 use verdict::io::{read_contextual_log, ContextualOptions, Source};
 use verdict::model_file::{load_model, read_model_contexts, save_model, Featurizer};
 use verdict::nasheval::{fit, Backbone, FitOptions, NashEvalModel, PolicyKind};
@@ -20,19 +21,40 @@ fn options(seed: u64) -> FitOptions {
     }
 }
 
-fn fitted(sim: &Path, seed: u64) -> NashEvalModel {
-    let reading = ContextualOptions::default();
-    let log = read_contextual_log(
-        &Source::File(sim.join("contexts.parquet")),
-        &Source::File(sim.join("feedback.parquet")),
-        &reading,
+/// An Appendix G simulation with `rho = 0.001` written to `dir/sim`.
+fn simulate(dir: &Path, contexts: usize, test_contexts: usize, seed: u64) -> PathBuf {
+    let sim = dir.join("sim");
+    write_appendix_g(
+        &AppendixGSimulation {
+            contexts,
+            test_contexts,
+            seed,
+            rho: 0.001,
+            ..AppendixGSimulation::default()
+        },
+        &sim,
     )
     .unwrap();
+    sim
+}
+
+/// The simulation's training log, read with the default featurizer.
+fn training_log(sim: &Path) -> ContextualLog {
+    read_contextual_log(
+        &Source::File(sim.join("contexts.parquet")),
+        &Source::File(sim.join("feedback.parquet")),
+        &ContextualOptions::default(),
+    )
+    .unwrap()
+}
+
+fn fitted(sim: &Path, seed: u64) -> NashEvalModel {
+    let featurizer = Featurizer::from_options(&ContextualOptions::default()).to_value();
     fit(
-        &log,
+        &training_log(sim),
         &options(seed),
         None,
-        Featurizer::from_options(&reading).to_value(),
+        featurizer,
         &|_, _, _| {},
     )
     .unwrap()
@@ -41,18 +63,7 @@ fn fitted(sim: &Path, seed: u64) -> NashEvalModel {
 #[test]
 fn simulate_fit_save_load_predict_evaluate_without_the_binary() {
     let dir = tempfile::tempdir().unwrap();
-    let sim = dir.path().join("sim");
-    write_appendix_g(
-        &AppendixGSimulation {
-            contexts: 800,
-            test_contexts: 120,
-            seed: 71,
-            rho: 0.001,
-            ..AppendixGSimulation::default()
-        },
-        &sim,
-    )
-    .unwrap();
+    let sim = simulate(dir.path(), 800, 120, 71);
     let model = fitted(&sim, 5);
     let path = dir.path().join("model.json");
     save_model(&model, &path).unwrap();
@@ -113,27 +124,10 @@ fn simulate_fit_save_load_predict_evaluate_without_the_binary() {
 #[test]
 fn a_policy_change_is_a_new_model_and_checked_options_belong_to_one_log() {
     let dir = tempfile::tempdir().unwrap();
-    let sim = dir.path().join("sim");
-    write_appendix_g(
-        &AppendixGSimulation {
-            contexts: 600,
-            test_contexts: 50,
-            seed: 72,
-            rho: 0.001,
-            ..AppendixGSimulation::default()
-        },
-        &sim,
-    )
-    .unwrap();
+    let sim = simulate(dir.path(), 600, 50, 72);
     let solver = fitted(&sim, 3);
     assert!(solver.network.is_none());
-    let reading = ContextualOptions::default();
-    let log = read_contextual_log(
-        &Source::File(sim.join("contexts.parquet")),
-        &Source::File(sim.join("feedback.parquet")),
-        &reading,
-    )
-    .unwrap();
+    let log = training_log(&sim);
     let test = read_model_contexts(&solver, &Source::File(sim.join("test_contexts.parquet")))
         .unwrap()
         .features;

@@ -37,13 +37,7 @@ pub fn evaluate_model(model: &NashEvalModel, dir: &Path) -> Result<Evaluation, V
             dir.display()
         )));
     }
-    let mut notes = Vec::new();
-    if !read.unseen_categories.is_empty() {
-        notes.push(format!(
-            "warning: categories unseen in training treated as none of the known ones: {}",
-            read.unseen_categories.join(", ")
-        ));
-    }
+    let mut notes: Vec<String> = read.unseen_warning().into_iter().collect();
     let truth_rho = truth.manifest.equilibrium.rho;
     if (truth_rho - model.options.rho).abs() > 1e-12 {
         notes.push(format!(
