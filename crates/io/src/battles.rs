@@ -130,8 +130,9 @@ pub struct LoadedBattles {
     pub self_battles_skipped: usize,
 }
 
-/// Where a table comes from: a file, or bytes already in memory (standard input, data
-/// bundled in a program) with a label used in messages.
+/// Where a table comes from: a file, bytes already in memory (standard input, data
+/// bundled in a program) with a label used in messages, or a table already read (from
+/// Arrow batches a Python frame handed over, say).
 #[derive(Debug, Clone)]
 pub enum Source {
     /// A file on disk.
@@ -143,6 +144,8 @@ pub enum Source {
         /// The file's content.
         data: Vec<u8>,
     },
+    /// A table already in memory; its [`Table::file`] is the label.
+    Table(std::sync::Arc<Table>),
 }
 
 impl Source {
@@ -151,6 +154,7 @@ impl Source {
         match self {
             Source::File(path) => path.display().to_string(),
             Source::Bytes { label, .. } => label.clone(),
+            Source::Table(table) => table.file().to_owned(),
         }
     }
 }
@@ -166,12 +170,14 @@ pub fn read_table(
     wanted: Option<&[String]>,
 ) -> Result<Table, IoError> {
     let label = source.label();
-    let format = match format {
-        Some(f) => f,
-        None => Format::from_path(Path::new(&label))?,
+    let format = || match format {
+        Some(f) => Ok(f),
+        None => Format::from_path(Path::new(&label)),
     };
     match source {
+        Source::Table(table) => Ok(table.project(wanted)),
         Source::File(path) => {
+            let format = format()?;
             let file = std::fs::File::open(path).map_err(|source| IoError::Read {
                 path: path.clone(),
                 source,
@@ -186,7 +192,7 @@ pub fn read_table(
                 Format::Parquet => Err(without_parquet(&label)),
             }
         }
-        Source::Bytes { data, .. } => match format {
+        Source::Bytes { data, .. } => match format()? {
             Format::Csv => read_csv(data.as_slice(), &label, wanted),
             Format::JsonLines => read_json_lines(data.as_slice(), &label, wanted),
             Format::Json => read_json_array(data.as_slice(), &label, wanted),
@@ -218,27 +224,49 @@ fn without_parquet(label: &str) -> IoError {
 /// itself, a malformed row, or no battle left after filtering: each an [`IoError`] that
 /// names file, row and column.
 pub fn read_battles(source: &Source, options: &ReadOptions) -> Result<LoadedBattles, IoError> {
+    let table = read_table(source, options.format, Some(&battle_columns(options)))?;
+    battles_from_table(&table, options)
+}
+
+/// Every column a battle log read with `options` may use: the schema's (or every
+/// column the automatic schema may pick), the filters', the order column and the kept
+/// ones. Reading only these keeps a wide table cheap.
+pub fn battle_columns(options: &ReadOptions) -> Vec<String> {
     let mut wanted = match &options.schema {
         Some(schema) => schema.columns(),
         None => BattleSchema::candidate_columns(),
     };
-    let extra: Vec<String> = options
+    wanted.extend(extra_columns(options));
+    wanted
+}
+
+/// The filter, order and kept columns of `options`.
+fn extra_columns(options: &ReadOptions) -> Vec<String> {
+    options
         .filters
         .iter()
         .map(|f| f.column.clone())
         .chain(options.order_by.clone())
         .chain(options.keep.iter().cloned())
-        .collect();
-    wanted.extend(extra.iter().cloned());
-    let table = read_table(source, options.format, Some(&wanted))?;
+        .collect()
+}
+
+/// The battle log in a table already read (from a file, or from Arrow batches handed
+/// over in memory), with `options`' schema, filters, order and kept columns; the
+/// table's `format` and `wanted` settings are the reader's business.
+///
+/// # Errors
+/// As [`read_battles`].
+pub fn battles_from_table(table: &Table, options: &ReadOptions) -> Result<LoadedBattles, IoError> {
+    let extra = extra_columns(options);
     let schema = match &options.schema {
         Some(schema) => schema.clone(),
-        None => BattleSchema::detect(&table),
+        None => BattleSchema::detect(table),
     };
     for column in schema.columns().iter().chain(&extra) {
-        require_column(&table, column)?;
+        require_column(table, column)?;
     }
-    let mut rows = selected_rows(&table, &options.filters);
+    let mut rows = selected_rows(table, &options.filters);
     if rows.is_empty() {
         let message = if table.rows() == 0 {
             "the log holds no battles".to_owned()
@@ -253,9 +281,9 @@ pub fn read_battles(source: &Source, options: &ReadOptions) -> Result<LoadedBatt
         return Err(IoError::invalid_file(table.file(), message));
     }
     if let Some(column) = &options.order_by {
-        sort_rows(&table, column, &mut rows)?;
+        sort_rows(table, column, &mut rows)?;
     }
-    let (log, kept) = build_log(&table, &schema, &rows, options.skip_self_battles)?;
+    let (log, kept) = build_log(table, &schema, &rows, options.skip_self_battles)?;
     if log.is_empty() {
         return Err(IoError::invalid_file(
             table.file(),

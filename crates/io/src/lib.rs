@@ -22,8 +22,8 @@ mod text;
 
 pub use atomic::{persist, write_atomic, write_bytes_atomic};
 pub use battles::{
-    read_battles, read_table, write_battles, BattleSchema, LoadedBattles, ReadOptions, Source,
-    WinnerColumns,
+    battle_columns, battles_from_table, read_battles, read_table, write_battles, BattleSchema,
+    LoadedBattles, ReadOptions, Source, WinnerColumns,
 };
 pub use contextual::{
     category_code, read_battles_as_contextual, read_contexts, read_contextual_log, text_features,
@@ -36,5 +36,5 @@ pub use format::Format;
 pub use matrix::{read_named_matrix, NamedMatrix};
 pub use output_dir::{FileChecksum, StagedDir, WRITTEN_BY};
 #[cfg(feature = "parquet")]
-pub use parquet_io::{write_battles_parquet, write_parquet_table, ColumnData};
+pub use parquet_io::{read_record_batches, write_battles_parquet, write_parquet_table, ColumnData};
 pub use table::{Column, Table};

@@ -104,15 +104,78 @@ pub(crate) fn read_parquet<T: ChunkReader + 'static>(
         .with_batch_size(BATCH_ROWS)
         .build()
         .map_err(not_parquet)?;
-    let mut builders: Vec<ColumnBuilder> = indices
+    let projected: Vec<String> = indices.iter().map(|&i| present[i].clone()).collect();
+    let mut rows = 0usize;
+    let batches = std::iter::from_fn(|| {
+        let batch = match next_batch(&mut reader, file, rows) {
+            Ok(batch) => batch?.map_err(|e| {
+                IoError::invalid_file(file, format!("unreadable data after row {rows}: {e}"))
+            }),
+            Err(error) => Err(error),
+        };
+        if let Ok(batch) = &batch {
+            rows += batch.num_rows();
+        }
+        Some(batch)
+    });
+    table_from_batches(batches, file, present.clone(), &projected)
+}
+
+/// A table from Arrow record batches handed over in memory (through the Arrow C stream
+/// interface, say): the columns of `schema` that `wanted` names (all when `None`), read
+/// the way a Parquet file's are; `label` names the table in messages.
+///
+/// # Errors
+/// A batch the producer failed to deliver, or a column of a nested type.
+pub fn read_record_batches(
+    batches: impl Iterator<Item = Result<RecordBatch, arrow::error::ArrowError>>,
+    schema: &Schema,
+    label: &str,
+    wanted: Option<&[String]>,
+) -> Result<Table, IoError> {
+    let present: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+    let projected: Vec<String> = present
         .iter()
-        .map(|&i| ColumnBuilder::new(&present[i]))
+        .filter(|name| wanted.is_none_or(|w| w.contains(name)))
+        .cloned()
+        .collect();
+    let indices: Vec<usize> = projected
+        .iter()
+        .map(|name| {
+            present
+                .iter()
+                .position(|p| p == name)
+                .expect("from present")
+        })
         .collect();
     let mut rows = 0usize;
-    while let Some(batch) = next_batch(&mut reader, file, rows)? {
-        let batch = batch.map_err(|e| {
-            IoError::invalid_file(file, format!("unreadable data after row {rows}: {e}"))
-        })?;
+    let batches = batches.map(|batch| {
+        let batch = batch
+            .and_then(|batch| batch.project(&indices))
+            .map_err(|e| {
+                IoError::invalid_file(label, format!("unreadable data after row {rows}: {e}"))
+            })?;
+        rows += batch.num_rows();
+        Ok(batch)
+    });
+    table_from_batches(batches, label, present, &projected)
+}
+
+/// The columns `projected` (in batch order) of the batches as a table; `present` lists
+/// every column of the source, for messages about missing ones.
+fn table_from_batches(
+    batches: impl Iterator<Item = Result<RecordBatch, IoError>>,
+    file: &str,
+    present: Vec<String>,
+    projected: &[String],
+) -> Result<Table, IoError> {
+    let mut builders: Vec<ColumnBuilder> = projected
+        .iter()
+        .map(|name| ColumnBuilder::new(name))
+        .collect();
+    let mut rows = 0usize;
+    for batch in batches {
+        let batch = batch?;
         for (builder, array) in builders.iter_mut().zip(batch.columns()) {
             append_array(builder, array).map_err(|message| {
                 IoError::invalid(

@@ -216,6 +216,23 @@ impl Table {
         }
     }
 
+    /// The table with only the columns `wanted` names (all when `None`), the rest
+    /// still listed as present.
+    pub fn project(&self, wanted: Option<&[String]>) -> Table {
+        Table {
+            file: self.file.clone(),
+            present: self.present.clone(),
+            columns: self
+                .columns
+                .iter()
+                .filter(|c| wanted.is_none_or(|w| w.contains(&c.name)))
+                .cloned()
+                .collect(),
+            rows: self.rows,
+            row_refs: self.row_refs.clone(),
+        }
+    }
+
     /// The rows `keep` (in that order) of every column, with their source places.
     pub fn select_rows(&self, keep: &[usize]) -> Table {
         let columns = self

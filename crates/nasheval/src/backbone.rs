@@ -242,13 +242,34 @@ impl Model {
     }
 }
 
+/// A LightGBM booster that may move between threads and be shared by them (a fitted
+/// model held by a Python object, say). The `lightgbm3` crate leaves its handle
+/// `!Send` and `!Sync` because it is a raw pointer, but LightGBM guards every booster
+/// itself: its C API takes the booster's shared lock to predict and its exclusive
+/// lock to train or load (`c_api.cpp`, `Booster::mutex_`), and a handle has no
+/// affinity to the thread that made it.
+struct SharedBooster(Booster);
+
+// SAFETY: see the type's comment: LightGBM locks each booster internally and its
+// handle may be used and freed from any thread.
+unsafe impl Send for SharedBooster {}
+// SAFETY: as above; `&Booster` exposes only calls that take LightGBM's shared lock.
+unsafe impl Sync for SharedBooster {}
+
+impl std::ops::Deref for SharedBooster {
+    type Target = Booster;
+    fn deref(&self) -> &Booster {
+        &self.0
+    }
+}
+
 /// A LightGBM booster with its settings; saved as LightGBM's model text.
 #[derive(Serialize, Deserialize)]
 #[serde(into = "GbdtText", try_from = "GbdtText")]
 pub struct Gbdt {
     params: GbdtParams,
     columns: usize,
-    booster: Option<Booster>,
+    booster: Option<SharedBooster>,
 }
 
 impl std::fmt::Debug for Gbdt {
@@ -256,7 +277,7 @@ impl std::fmt::Debug for Gbdt {
         f.debug_struct("Gbdt")
             .field("params", &self.params)
             .field("columns", &self.columns)
-            .field("trees", &self.booster.as_ref().map(Booster::num_iterations))
+            .field("trees", &self.booster.as_ref().map(|b| b.num_iterations()))
             .finish()
     }
 }
@@ -285,7 +306,8 @@ impl TryFrom<GbdtText> for Gbdt {
         let booster = text
             .model
             .map(|m| Booster::from_string(&m).map_err(|e| format!("LightGBM model: {e}")))
-            .transpose()?;
+            .transpose()?
+            .map(SharedBooster);
         Ok(Self {
             params: text.params,
             columns: text.columns,
@@ -300,7 +322,8 @@ impl Clone for Gbdt {
             .booster
             .as_ref()
             .and_then(|b| b.save_string().ok())
-            .and_then(|m| Booster::from_string(&m).ok());
+            .and_then(|m| Booster::from_string(&m).ok())
+            .map(SharedBooster);
         Self {
             params: self.params.clone(),
             columns: self.columns,
@@ -399,7 +422,7 @@ impl Gbdt {
             Booster::train(train, &parameters).map_err(lightgbm)?
         };
         self.columns = columns;
-        self.booster = Some(booster);
+        self.booster = Some(SharedBooster(booster));
         Ok(())
     }
 

@@ -12,6 +12,7 @@
 //! - [`report`]: tables, JSON/CSV schemas, plots.
 //! - [`sim`]: synthetic data with known ground truth.
 //! - [`rank`]: the leaderboard pipeline behind `verdict rank`.
+//! - [`arrays`]: battles given as parallel arrays (the convention of evalica, choix).
 //! - [`tutorial`]: the arena tutorial walked through (`verdict demo`).
 //! - [`contextual`]: a contextual log made ready for a NashEval fit.
 //! - [`experiment`]: NashEval's accuracy experiment on the Appendix G simulator.
@@ -40,6 +41,7 @@ pub use verdict_ratings as ratings;
 pub use verdict_report as report;
 pub use verdict_sim as sim;
 
+pub mod arrays;
 #[cfg(feature = "nasheval")]
 pub mod contextual;
 pub mod equilibrium;

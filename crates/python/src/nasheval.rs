@@ -1,0 +1,267 @@
+//! NashEval: simulations with exact truth, fitting a model on a contextual log, and
+//! the fitted model's predictions, file and evaluation.
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+
+use verdict::contextual::{complete_pairs, read_log, LogSource};
+use verdict::equilibrium::costs_by_agent;
+use verdict::io::{CategoricalEncoding, ContextualOptions};
+use verdict::model_file::{load_model, read_model_contexts, save_model, Featurizer};
+use verdict::nasheval::{
+    BackboneKind, FitOptions, NashEvalModel, NuisanceDesign, PolicyKind, Variant, LINEAR_PENALTY,
+};
+use verdict::sim::arena_world::ArenaWorldSettings;
+use verdict::sim::nasheval::FeedbackKind;
+use verdict::simulation::{
+    evaluate_model, write_appendix_g, write_arena, AppendixGSimulation, ArenaSimulation,
+};
+
+use crate::tables::TableArg;
+use crate::{bad_input, choice};
+
+/// Writes a simulation with exact truth to the new directory `out`, as `verdict
+/// simulate`: the Appendix G world (`world="appendix-g"`: `feedback`, `voters`) or
+/// the arena world (`world="arena"`: `agents`). Returns `(contexts, records,
+/// test_contexts)`.
+#[pyfunction]
+#[pyo3(signature = (out, *, world="appendix-g", feedback="pairwise", voters=3, agents=16, contexts=20_000, test_contexts=4096, seed=70, rho=0.001))]
+#[allow(clippy::too_many_arguments)]
+pub fn simulate(
+    py: Python<'_>,
+    out: PathBuf,
+    world: &str,
+    feedback: &str,
+    voters: usize,
+    agents: usize,
+    contexts: usize,
+    test_contexts: usize,
+    seed: u64,
+    rho: f64,
+) -> PyResult<(usize, usize, usize)> {
+    let summary = match world {
+        "appendix-g" => {
+            let settings = AppendixGSimulation {
+                feedback: choice::<FeedbackKind>("feedback", feedback)?,
+                voters,
+                contexts,
+                test_contexts,
+                seed,
+                rho,
+                ..AppendixGSimulation::default()
+            };
+            py.detach(|| write_appendix_g(&settings, &out))
+        }
+        "arena" => {
+            let settings = ArenaSimulation {
+                world: ArenaWorldSettings {
+                    agents,
+                    seed,
+                    ..ArenaWorldSettings::default()
+                },
+                contexts,
+                test_contexts,
+                rho,
+            };
+            py.detach(|| write_arena(&settings, &out))
+        }
+        other => {
+            return Err(bad_input(format!(
+                "world {other:?}: use \"appendix-g\" or \"arena\""
+            )))
+        }
+    }
+    .map_err(bad_input)?;
+    Ok((summary.contexts, summary.records, summary.test_contexts))
+}
+
+/// A fitted NashEval model (see `verdict.NashEval`).
+#[pyclass(module = "verdict._native", frozen)]
+pub struct Model {
+    inner: NashEvalModel,
+}
+
+/// The library's options from the Python settings, with `costs` (agent → cost) put
+/// in the log's agent order.
+#[allow(clippy::too_many_arguments)]
+fn fit_options(
+    agents: &[String],
+    variant: &str,
+    policy: &str,
+    backbone: &str,
+    rho: f64,
+    folds: usize,
+    seed: u64,
+    costs: Option<Vec<(String, f64)>>,
+    budget: Option<f64>,
+    tune: bool,
+    nuisance_design: &str,
+) -> PyResult<FitOptions> {
+    let costs = match costs {
+        Some(given) => costs_by_agent(agents, &given).map_err(bad_input)?,
+        None => Vec::new(),
+    };
+    let backbone = choice::<BackboneKind>("backbone", backbone)?;
+    Ok(FitOptions {
+        variant: choice::<Variant>("variant", variant)?,
+        policy: choice::<PolicyKind>("policy", policy)?,
+        rho,
+        costs,
+        budget,
+        folds,
+        seed,
+        tune_learners: tune,
+        tune_network: tune,
+        nuisance_design: choice::<NuisanceDesign>("nuisance_design", nuisance_design)?,
+        ..FitOptions::default()
+    }
+    .with_backbones(backbone, backbone, backbone, LINEAR_PENALTY))
+}
+
+/// Fits NashEval, as `verdict fit` with the same settings: on a contexts table
+/// (`context_id` and features) with a feedback table (`context_id, menu, modality,
+/// response`), or on a battle log (`battles`) whose `context_columns` make the
+/// context. Tables are paths or frames.
+#[pyfunction]
+#[pyo3(signature = (*, contexts=None, feedback=None, battles=None, context_columns=Vec::new(), text_col=None, text_dim=64, categorical="onehot", variant="auto", policy="network", backbone="gbdt", rho=0.001, folds=5, seed=0, costs=None, budget=None, tune=false, nuisance_design="auto", allow_unobserved=false))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit(
+    py: Python<'_>,
+    contexts: Option<TableArg>,
+    feedback: Option<TableArg>,
+    battles: Option<TableArg>,
+    context_columns: Vec<String>,
+    text_col: Option<String>,
+    text_dim: usize,
+    categorical: &str,
+    variant: &str,
+    policy: &str,
+    backbone: &str,
+    rho: f64,
+    folds: usize,
+    seed: u64,
+    costs: Option<Vec<(String, f64)>>,
+    budget: Option<f64>,
+    tune: bool,
+    nuisance_design: &str,
+    allow_unobserved: bool,
+) -> PyResult<Model> {
+    let reading = ContextualOptions {
+        text_column: text_col,
+        text_dim,
+        categorical: choice::<CategoricalEncoding>("categorical", categorical)?,
+        catalogue: None,
+    };
+    let source = match (contexts, feedback, battles) {
+        (Some(contexts), Some(feedback), None) => LogSource::Tables {
+            contexts: contexts.source(py, "<contexts table>", None)?,
+            feedback: feedback.source(py, "<feedback table>", None)?,
+        },
+        (None, None, Some(battles)) => LogSource::Battles {
+            log: battles.source(py, "<battles table>", None)?,
+            context_columns,
+        },
+        _ => {
+            return Err(bad_input(
+                "give contexts and feedback, or battles with context_columns",
+            ))
+        }
+    };
+    let mut log = py.detach(|| read_log(&source, &reading)).map_err(bad_input)?;
+    let nuisance = choice::<NuisanceDesign>("nuisance_design", nuisance_design)?;
+    let warning = complete_pairs(&mut log, allow_unobserved, nuisance).map_err(bad_input)?;
+    if let Some(warning) = warning {
+        crate::warn(py, &warning)?;
+    }
+    let options = fit_options(
+        &log.agents,
+        variant,
+        policy,
+        backbone,
+        rho,
+        folds,
+        seed,
+        costs,
+        budget,
+        tune,
+        nuisance_design,
+    )?;
+    let featurizer = Featurizer::from_options(&reading).to_value();
+    let inner = py
+        .detach(|| verdict::nasheval::fit(&log, &options, None, featurizer, &|_, _, _| {}))
+        .map_err(bad_input)?;
+    Ok(Model { inner })
+}
+
+/// What a prediction hands to Python: context ids, agent names, the `contexts ×
+/// agents` probabilities (row-major), each context's winners, and the `contexts ×
+/// agents × agents` payoffs when asked for.
+type PredictionParts = (
+    Vec<String>,
+    Vec<String>,
+    Vec<f64>,
+    Vec<Vec<String>>,
+    Option<Vec<f64>>,
+);
+
+#[pymethods]
+impl Model {
+    /// Reads a model file written by `save` or `verdict fit`.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Model> {
+        let inner = py.detach(|| load_model(&path)).map_err(bad_input)?;
+        Ok(Model { inner })
+    }
+
+    /// Writes the model file (atomically; the same bytes `verdict fit` writes).
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        py.detach(|| save_model(&self.inner, &path)).map_err(bad_input)
+    }
+
+    /// Agent names, in the order of every prediction's columns.
+    #[getter]
+    fn agents(&self) -> Vec<String> {
+        self.inner.agents.clone()
+    }
+
+    /// The fit's summary as JSON (chosen surface, risks, gaps, stage times).
+    fn summary_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.inner.summary).map_err(bad_input)
+    }
+
+    /// The equilibrium and winner set at each context of `contexts` (a path or a
+    /// frame with `context_id` and the training features), and its payoff matrix
+    /// when `payoffs`; as `verdict predict`.
+    #[pyo3(signature = (contexts, payoffs=false))]
+    fn predict(
+        &self,
+        py: Python<'_>,
+        contexts: TableArg,
+        payoffs: bool,
+    ) -> PyResult<PredictionParts> {
+        let source = contexts.source(py, "<contexts table>", None)?;
+        let read = py
+            .detach(|| read_model_contexts(&self.inner, &source))
+            .map_err(bad_input)?;
+        if let Some(warning) = read.unseen_warning() {
+            crate::warn(py, &warning)?;
+        }
+        let p = py
+            .detach(|| self.inner.predict(read.table.ids, &read.features, payoffs))
+            .map_err(bad_input)?;
+        Ok((p.ids, p.agents, p.probabilities, p.winners, p.payoffs))
+    }
+
+    /// The model scored on a simulation's test contexts against its exact truth, as
+    /// `verdict evaluate`: JSON of exploitability, support F1 and game value.
+    fn evaluate_json(&self, py: Python<'_>, simulation: PathBuf) -> PyResult<String> {
+        let evaluation = py
+            .detach(|| evaluate_model(&self.inner, &simulation))
+            .map_err(bad_input)?;
+        for note in &evaluation.notes {
+            crate::warn(py, note)?;
+        }
+        serde_json::to_string(&evaluation.score).map_err(bad_input)
+    }
+}

@@ -1,0 +1,180 @@
+//! Leaderboards: `verdict rank` on a table or file, and Bradley–Terry and Elo on
+//! parallel arrays.
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use verdict::arrays::battle_log_from_arrays;
+use verdict::equilibrium::EquilibriumSettings;
+use verdict::io::{battle_columns, read_battles, BattleSchema, Filter, ReadOptions, WinnerColumns};
+use verdict::rank::{rank, Intervals, Method, RankSettings};
+use verdict::ratings::{Bootstrap, BradleyTerry, Elo, PairCounts, Solver, TieModel};
+
+use crate::tables::TableArg;
+use crate::{bad_input, choice};
+
+/// The columns named by `model_a`, `model_b`, `winner`, or `None` to detect them as
+/// the command line does.
+fn schema(
+    model_a: Option<String>,
+    model_b: Option<String>,
+    winner: Option<String>,
+) -> Option<BattleSchema> {
+    if model_a.is_none() && model_b.is_none() && winner.is_none() {
+        return None;
+    }
+    let default = BattleSchema::lmarena();
+    Some(BattleSchema {
+        model_a: model_a.unwrap_or(default.model_a),
+        model_b: model_b.unwrap_or(default.model_b),
+        winner: winner.map_or(default.winner, WinnerColumns::Label),
+    })
+}
+
+/// The leaderboard of `verdict rank --format json` for the same settings (see
+/// `verdict.rank` for each argument). `sandwich` asks for sandwich normal intervals in
+/// place of the bootstrap; `filters` are `COLUMN=VALUE`, `COLUMN!=VALUE` or
+/// `COLUMN~TEXT`; `costs` and `budget` constrain the lottery.
+#[pyfunction]
+#[pyo3(signature = (battles, *, method="bt", model_a=None, model_b=None, winner=None, ties="half", bootstrap=1000, ci=0.95, sandwich=false, seed=0, anchor=None, l2=None, filters=Vec::new(), allow_unobserved=false, rho=0.0, costs=None, budget=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn rank_json(
+    py: Python<'_>,
+    battles: TableArg,
+    method: &str,
+    model_a: Option<String>,
+    model_b: Option<String>,
+    winner: Option<String>,
+    ties: &str,
+    bootstrap: usize,
+    ci: f64,
+    sandwich: bool,
+    seed: u64,
+    anchor: Option<(String, f64)>,
+    l2: Option<f64>,
+    filters: Vec<String>,
+    allow_unobserved: bool,
+    rho: f64,
+    costs: Option<Vec<(String, f64)>>,
+    budget: Option<f64>,
+) -> PyResult<String> {
+    let filters = filters
+        .iter()
+        .map(|f| f.parse::<Filter>().map_err(bad_input))
+        .collect::<PyResult<Vec<_>>>()?;
+    let options = ReadOptions {
+        schema: schema(model_a, model_b, winner),
+        filters,
+        ..ReadOptions::default()
+    };
+    let settings = RankSettings {
+        method: choice::<Method>("method", method)?,
+        bradley_terry: BradleyTerry {
+            ties: choice::<TieModel>("ties", ties)?,
+            l2,
+            ..BradleyTerry::default()
+        },
+        anchor,
+        intervals: if sandwich {
+            Intervals::Sandwich
+        } else if bootstrap == 0 {
+            Intervals::None
+        } else {
+            Intervals::Bootstrap(Bootstrap {
+                rounds: bootstrap,
+                seed,
+            })
+        },
+        confidence: ci,
+        allow_unobserved,
+        equilibrium: EquilibriumSettings {
+            rho,
+            costs,
+            budget,
+            ..EquilibriumSettings::default()
+        },
+        ..RankSettings::default()
+    };
+    let source = battles.source(py, "<battles table>", Some(&battle_columns(&options)))?;
+    let label = source.label();
+    py.detach(|| {
+        let log = read_battles(&source, &options).map_err(bad_input)?.log;
+        let report = rank(&log, &label, &settings, &|| {}).map_err(bad_input)?;
+        let mut text = serde_json::to_string_pretty(&report).map_err(bad_input)?;
+        text.push('\n');
+        Ok(text)
+    })
+}
+
+/// Bradley–Terry by maximum likelihood on battles given as arrays (`xs[i]` against
+/// `ys[i]`, outcome label `winners[i]`): `P(i beats j) = p_i / (p_i + p_j)` (Bradley &
+/// Terry 1952), fitted by Newton's method or Zermelo's MM iteration (Hunter 2004).
+/// Returns a dict: `names`, `log_strengths` (`ln p_i`, mean zero), `strengths` (`p_i`,
+/// summing to one), `iterations`, `gradient_norm`, `converged`, `log_likelihood`,
+/// `theta` (Davidson's tie parameter or None).
+#[pyfunction]
+#[pyo3(signature = (xs, ys, winners, *, ties="half", l2=None, solver="newton", tol=None, max_iter=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn bradley_terry<'py>(
+    py: Python<'py>,
+    xs: Vec<String>,
+    ys: Vec<String>,
+    winners: Vec<String>,
+    ties: &str,
+    l2: Option<f64>,
+    solver: &str,
+    tol: Option<f64>,
+    max_iter: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let model = BradleyTerry {
+        ties: choice::<TieModel>("ties", ties)?,
+        solver: choice::<Solver>("solver", solver)?,
+        tol: tol.unwrap_or(BradleyTerry::default().tol),
+        max_iter,
+        l2,
+    };
+    let (names, fit) = py.detach(|| {
+        let log = battle_log_from_arrays(&xs, &ys, &winners).map_err(bad_input)?;
+        let fit = model.fit(&PairCounts::from_log(&log)).map_err(bad_input)?;
+        PyResult::Ok((log.models().names().to_vec(), fit))
+    })?;
+    let result = PyDict::new(py);
+    result.set_item("names", names)?;
+    result.set_item("strengths", fit.strengths())?;
+    result.set_item("log_strengths", &fit.beta)?;
+    result.set_item("iterations", fit.iterations)?;
+    result.set_item("gradient_norm", fit.gradient_norm)?;
+    result.set_item("converged", fit.status == verdict::ratings::FitStatus::Converged)?;
+    result.set_item("log_likelihood", fit.log_likelihood)?;
+    result.set_item("theta", fit.theta)?;
+    Ok(result)
+}
+
+/// Online Elo over battles given as arrays, in array order: after each battle
+/// `r_a += k (S_a - E_a)`, `E_a = 1 / (1 + base^((r_b - r_a) / scale))` (Elo 1978).
+/// Returns `(names, ratings)`.
+#[pyfunction]
+#[pyo3(signature = (xs, ys, winners, *, k=32.0, initial=1000.0, base=10.0, scale=400.0))]
+#[allow(clippy::too_many_arguments)]
+pub fn elo(
+    py: Python<'_>,
+    xs: Vec<String>,
+    ys: Vec<String>,
+    winners: Vec<String>,
+    k: f64,
+    initial: f64,
+    base: f64,
+    scale: f64,
+) -> PyResult<(Vec<String>, Vec<f64>)> {
+    let model = Elo {
+        initial,
+        k,
+        base,
+        scale,
+    };
+    py.detach(|| {
+        let log = battle_log_from_arrays(&xs, &ys, &winners).map_err(bad_input)?;
+        let ratings = model.run(&log).map_err(bad_input)?;
+        Ok((log.models().names().to_vec(), ratings))
+    })
+}
