@@ -4,34 +4,10 @@ scipy's linear program, and bad input raising ValueError with the place named.""
 
 from __future__ import annotations
 
-import json
-import os
-import pathlib
-import subprocess
-
 import pytest
 
 import verdict
-
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-LOG = ROOT / "examples" / "data" / "llmfao.csv"
-TUTORIAL = ROOT / "examples" / "data" / "tutorial-arena.csv"
-
-
-def cli(*args: str) -> str:
-    """The verdict binary built by cargo (VERDICT_BIN, else target/debug/verdict)."""
-    binary = os.environ.get("VERDICT_BIN", str(ROOT / "target" / "debug" / "verdict"))
-    return subprocess.run(
-        [binary, "--quiet", *args], check=True, capture_output=True, text=True
-    ).stdout
-
-
-def without_notes(report: dict) -> dict:
-    """The report's numbers: notes name settings the way each face spells them
-    (``--allow-unobserved`` on the command line, ``allow_unobserved`` here)."""
-    if "leaderboards" in report:
-        report = {**report, "leaderboards": [without_notes(b) for b in report["leaderboards"]]}
-    return {k: v for k, v in report.items() if k != "notes"}
+from _support import GENAI, LOG, TUTORIAL, cli_json, without_notes
 
 
 @pytest.mark.parametrize("method", ["bt", "elo", "lottery", "all"])
@@ -40,9 +16,7 @@ def test_rank_gives_the_command_lines_numbers(method, allow_unobserved):
     if method == "lottery" and not allow_unobserved:
         return  # pairs of llmfao never met: refused, see the bad-input test
     flags = ["--allow-unobserved"] if allow_unobserved else []
-    expected = json.loads(
-        cli("rank", str(LOG), "--method", method, "--bootstrap", "50", "--format", "json", *flags)
-    )
+    expected = cli_json("rank", str(LOG), "--method", method, "--bootstrap", "50", *flags)
     got = verdict.rank(
         LOG, method=method, bootstrap=50, allow_unobserved=allow_unobserved, as_frame=False
     )
@@ -62,6 +36,78 @@ def test_a_frame_ranks_as_its_file():
     renamed = frame.rename(columns={"model_a": "a", "model_b": "b", "winner": "w"})
     again = verdict.rank(renamed, model_a="a", model_b="b", winner="w", bootstrap=100, seed=3)
     assert again["score"].tolist() == from_file["score"].tolist()
+
+
+@pytest.mark.parametrize(
+    "flags, keywords",
+    [
+        (["--filter", "anony=true"], {"filters": {"anony": True}}),
+        (["--filter", "anony=true", "--ties", "drop"], {"filters": ["anony=true"], "ties": "drop"}),
+        (["--anchor", "imagenhub_SDXLTurbo_generation=1200"], {"anchor": ("imagenhub_SDXLTurbo_generation", 1200)}),
+        (["--l2", "0.5"], {"l2": 0.5}),
+        (["--ci", "sandwich"], {"ci": "sandwich"}),
+        (["--ci", "0.9", "--seed", "11"], {"ci": 0.9, "seed": 11}),
+        (
+            ["--method", "lottery", "--rho", "0.01", "--allow-unobserved"],
+            {"method": "lottery", "rho": 0.01, "allow_unobserved": True},
+        ),
+    ],
+)
+def test_settings_give_the_command_lines_numbers(flags, keywords):
+    # The GenAI log holds a few self-battles: dropped on both faces.
+    expected = cli_json("rank", str(GENAI), "--bootstrap", "40", "--skip-self-battles", *flags)
+    got = verdict.rank(GENAI, bootstrap=40, skip_self_battles=True, as_frame=False, **keywords)
+    assert without_notes(got) == without_notes(expected)
+
+
+def test_lottery_costs_and_budget_give_the_command_lines_numbers(tmp_path):
+    costs = tmp_path / "costs.csv"
+    costs.write_text("model,cost\nA,4\nB,2\nC,1\nD,1\n")
+    expected = cli_json(
+        "rank", str(TUTORIAL), "--method", "lottery", "--costs", str(costs), "--budget", "2"
+    )
+    got = verdict.rank(
+        TUTORIAL, method="lottery", costs={"A": 4, "B": 2, "C": 1, "D": 1}, budget=2, as_frame=False
+    )
+    assert without_notes(got) == without_notes(expected)
+    spent = sum(m["probability"] * {"A": 4, "B": 2, "C": 1, "D": 1}[m["name"]] for m in got["models"])
+    assert spent <= 2 + 1e-9
+
+
+def test_pandas_polars_and_pyarrow_frames_rank_identically():
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    pa = pytest.importorskip("pyarrow")
+    frame = pd.read_json(GENAI)
+    frames = {
+        "pandas": frame,
+        "polars": pl.from_pandas(frame),
+        "pyarrow": pa.Table.from_pandas(frame),
+        "path": GENAI,
+    }
+    reports = {
+        name: verdict.rank(table, method="all", bootstrap=30, filters=["anony=true"])
+        for name, table in frames.items()
+    }
+    for name, report in reports.items():
+        assert numbers(report) == numbers(reports["path"]), name
+    # Polars in, polars out; the same rows as the pandas frame.
+    from_polars = verdict.rank(frames["polars"], bootstrap=30, skip_self_battles=True)
+    assert isinstance(from_polars, pl.DataFrame)
+    from_pandas = verdict.rank(frame, bootstrap=30, skip_self_battles=True)
+    assert from_polars["name"].to_list() == list(from_pandas.index)
+    assert from_polars["score"].to_list() == from_pandas["score"].tolist()
+
+
+def numbers(report: dict) -> dict:
+    """The report without notes and without the source's label (a path, or
+    ``<battles table>`` for a frame)."""
+    return {
+        **without_notes(report),
+        "leaderboards": [
+            {k: v for k, v in board.items() if k != "source"} for board in report["leaderboards"]
+        ],
+    }
 
 
 def test_rock_paper_scissors_is_uniform_and_a_dominated_agent_gets_nothing():
@@ -116,3 +162,37 @@ def test_bad_input_raises_value_error_naming_the_place(tmp_path):
         verdict.rank(TUTORIAL, method="glicko")
     with pytest.raises(ValueError, match="skew"):
         verdict.maximal_lottery([[0, 1], [1, 0]], ["a", "b"])
+    with pytest.raises(ValueError, match=r"<battles table>.*winner"):
+        verdict.rank(pd_frame_lacking_winner())
+    with pytest.raises(ValueError, match="filter"):
+        verdict.rank(TUTORIAL, filters=["no operator"])
+    with pytest.raises(ValueError, match="ci"):
+        verdict.rank(TUTORIAL, ci="wide")
+    with pytest.raises(TypeError, match="path or a table"):
+        verdict.rank(42)
+
+
+def pd_frame_lacking_winner():
+    pd = pytest.importorskip("pandas")
+    return pd.DataFrame({"model_a": ["a"], "model_b": ["b"], "outcome": ["model_a"]})
+
+
+def test_the_lottery_of_a_voting_profile_matches_pref_voting():
+    # Odd numbers of voters give odd margins, hence a unique maximal lottery
+    # (Laffond, Laslier & Le Breton 1997); profiles with no Condorcet winner mix.
+    np = pytest.importorskip("numpy")
+    profiles = pytest.importorskip("pref_voting.profiles")
+    methods = pytest.importorskip("pref_voting.probabilistic_methods")
+    mixed = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        rankings = [tuple(rng.permutation(5).tolist()) for _ in range(21)]
+        profile = profiles.Profile(rankings)
+        margins = np.array(profile.margin_matrix, dtype=float) / profile.num_voters
+        ours = verdict.maximal_lottery(margins.tolist())
+        theirs = methods.maximal_lottery(profile)
+        assert ours["unique"]
+        got = [m["probability"] for m in ours["models"]]
+        assert got == pytest.approx([theirs[c] for c in profile.candidates], abs=1e-7), seed
+        mixed += max(got) < 1 - 1e-9
+    assert mixed >= 3, "the check must include cyclic profiles"

@@ -51,10 +51,14 @@ class Simulation:
 
     @property
     def feedback(self):
-        """Training feedback: ``context_id, menu, modality, response`` (or a battle
-        log for the arena world)."""
-        name = "feedback.parquet" if os.path.exists(self.path("feedback.parquet")) else "battles.parquet"
-        return self._table(name)
+        """Training feedback: ``context_id, menu, modality, response``."""
+        return self._table("feedback.parquet")
+
+    @property
+    def battles(self):
+        """The arena world's training log in the LMArena schema (``model_a, model_b,
+        winner`` and the context columns); None for other worlds."""
+        return self._table("battles.parquet") if os.path.exists(self.path("battles.parquet")) else None
 
     @property
     def test_contexts(self):
@@ -88,13 +92,15 @@ def simulate(
     contexts: int = 20_000,
     test_contexts: int = 4096,
     seed: int = 70,
-    rho: float = 0.001,
+    rho: float = 0.0,
 ) -> Simulation:
     """A world with exact ground truth, as ``verdict simulate``: Appendix G of the
     NashEval paper (``world="appendix-g"``: 5 agents, ``feedback`` pairwise, ranking
     or winner, 1–5 ``voters``) or an arena-shaped world (``world="arena"``: ``agents``
     agents, one popularity-skewed pair per context). Written to the new directory
     ``out``, or to a temporary one kept while the returned :class:`Simulation` lives.
+    ``rho`` regularizes the true equilibria (0: maximal lotteries; give a fit's ``rho``
+    to score it against equilibria regularized alike).
     """
     owned = None
     if out is None:

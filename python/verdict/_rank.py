@@ -43,6 +43,7 @@ def rank(
     anchor: Optional[tuple] = None,
     l2: Optional[float] = None,
     filters: Union[None, Sequence[str], Mapping[str, Any]] = None,
+    skip_self_battles: bool = False,
     allow_unobserved: bool = False,
     rho: float = 0.0,
     costs: Optional[Mapping[str, float]] = None,
@@ -64,7 +65,8 @@ def rank(
     none) at level ``ci``; ``ci="sandwich"`` gives sandwich normal intervals (95 %)
     instead. ``anchor=(model, rating)`` pins one model's score; ``l2`` is the ridge
     weight in log10-strength units (GenAI-Arena uses 0.5). ``filters``: rows kept,
-    as ``["anony=true", "language!=English", "model_a~gpt"]`` or ``{"anony": True}``.
+    as ``["anony=true", "language!=English", "model_a~gpt"]`` or ``{"anony": True}``;
+    ``skip_self_battles`` drops rows where a model meets itself (otherwise an error).
     The lottery takes ``rho`` (entropy regularization, Eq. 74), ``costs`` (model →
     cost) and ``budget`` (a cap on expected cost).
 
@@ -92,6 +94,7 @@ def rank(
             anchor=None if anchor is None else (str(anchor[0]), float(anchor[1])),
             l2=l2,
             filters=_filters(filters),
+            skip_self_battles=skip_self_battles,
             allow_unobserved=allow_unobserved,
             rho=rho,
             costs=_costs(costs),

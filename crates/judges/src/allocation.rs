@@ -103,6 +103,53 @@ pub fn oracle_weights(variances: &[f64], costs: &[f64], p: Norm) -> OracleWeight
     }
 }
 
+/// The oracle allocation of Theorem 3.2 for known variances (row-major K×J),
+/// `costs` and `budget`: [`oracle_weights`] then [`integer_counts`], after checking
+/// the input.
+///
+/// # Errors
+/// [`JudgeError::Instance`] for no items or judges, mismatched sizes, variances or
+/// costs that are not positive and finite, or a budget that is not; and
+/// [`JudgeError::InfeasibleBudget`] from [`integer_counts`].
+pub fn oracle_allocation(
+    variances: &[f64],
+    costs: &[f64],
+    budget: f64,
+    p: Norm,
+) -> Result<(OracleWeights, Allocation), JudgeError> {
+    let judges = costs.len();
+    let bad = |message: String| Err(JudgeError::Instance(message));
+    if judges == 0 || variances.is_empty() || variances.len() % judges != 0 {
+        return bad(format!(
+            "{} variances for {judges} judges: give K rows of one variance per judge (K >= 1)",
+            variances.len()
+        ));
+    }
+    if let Some((j, c)) = costs
+        .iter()
+        .enumerate()
+        .find(|(_, c)| !(c.is_finite() && **c > 0.0))
+    {
+        return bad(format!(
+            "judge {j} costs {c}; costs must be positive and finite"
+        ));
+    }
+    if let Some(i) = variances.iter().position(|v| !(v.is_finite() && *v > 0.0)) {
+        return bad(format!(
+            "variance {} of item {}, judge {} must be positive and finite",
+            variances[i],
+            i / judges,
+            i % judges
+        ));
+    }
+    if !(budget.is_finite() && budget > 0.0) {
+        return bad(format!("budget {budget} must be positive and finite"));
+    }
+    let weights = oracle_weights(variances, costs, p);
+    let allocation = integer_counts(&weights, variances, costs, budget, p)?;
+    Ok((weights, allocation))
+}
+
 /// Integer calls that follow `weights` and never cost more than `budget`: each item's
 /// chosen judge gets `floor(omega_k B / c_j*)` calls (at least one), then the budget
 /// left over buys, one call at a time, the (item, judge) pair — any judge — that

@@ -149,6 +149,33 @@ pub struct ConfiguredPool {
     keys: std::collections::VecDeque<String>,
 }
 
+/// Each item's `"id"` (a string, or a number as written), in order: what a ledger
+/// and the output key items by.
+///
+/// # Errors
+/// [`JudgeError::Setting`] for an item without an id, or an id given twice.
+pub fn item_ids(items: &[serde_json::Value]) -> Result<Vec<String>, JudgeError> {
+    let mut ids: Vec<String> = Vec::with_capacity(items.len());
+    let mut seen = std::collections::HashSet::new();
+    for (line, item) in items.iter().enumerate() {
+        let id = match item.get("id") {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(serde_json::Value::Number(n)) => n.to_string(),
+            _ => {
+                return Err(JudgeError::Setting(format!(
+                    "item {} has no \"id\" (string or number); every item needs one",
+                    line + 1
+                )))
+            }
+        };
+        if !seen.insert(id.clone()) {
+            return Err(JudgeError::Setting(format!("item id {id:?} appears twice")));
+        }
+        ids.push(id);
+    }
+    Ok(ids)
+}
+
 impl ConfiguredPool {
     /// The pool; replay files are read now.
     ///
@@ -161,23 +188,7 @@ impl ConfiguredPool {
         config: JudgesConfig,
         seed: u64,
     ) -> Result<Self, JudgeError> {
-        let mut ids = Vec::with_capacity(items.len());
-        for (line, item) in items.iter().enumerate() {
-            let id = match item.get("id") {
-                Some(serde_json::Value::String(s)) => s.clone(),
-                Some(serde_json::Value::Number(n)) => n.to_string(),
-                _ => {
-                    return Err(JudgeError::Setting(format!(
-                        "item {} has no \"id\" (string or number); every item needs one",
-                        line + 1
-                    )))
-                }
-            };
-            if ids.contains(&id) {
-                return Err(JudgeError::Setting(format!("item id {id:?} appears twice")));
-            }
-            ids.push(id);
-        }
+        let ids = item_ids(&items)?;
         let recorded = config
             .judges
             .iter()

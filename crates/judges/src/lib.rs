@@ -28,9 +28,10 @@ mod run;
 mod spend;
 
 pub use allocation::{
-    allocation_objective, integer_counts, oracle_weights, uniform_counts, Allocation, OracleWeights,
+    allocation_objective, integer_counts, oracle_allocation, oracle_weights, uniform_counts,
+    Allocation, OracleWeights,
 };
-pub use configured::{ConfiguredPool, JudgeConfig, JudgesConfig};
+pub use configured::{item_ids, ConfiguredPool, JudgeConfig, JudgesConfig};
 pub use error::JudgeError;
 pub use experiment::{run_experiment, ExperimentRow, ExperimentSettings, METHODS};
 pub use http::HttpConfig;

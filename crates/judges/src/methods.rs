@@ -27,6 +27,28 @@ pub enum Method {
 }
 
 impl Method {
+    /// The method of a judging run by its name: `uniform`, `est-ivwe`,
+    /// `est-ivwe-gaussian` or `adaptive` (the oracle needs the true variances, so it is
+    /// not named here).
+    ///
+    /// # Errors
+    /// [`JudgeError::Setting`] listing the names.
+    pub fn for_run(name: &str) -> Result<Self, JudgeError> {
+        [
+            Self::Uniform,
+            Self::EstIvwe,
+            Self::EstIvweGaussian,
+            Self::Adaptive,
+        ]
+        .into_iter()
+        .find(|m| m.name() == name)
+        .ok_or_else(|| {
+            JudgeError::Setting(format!(
+                "method {name:?}: use adaptive, est-ivwe, est-ivwe-gaussian or uniform"
+            ))
+        })
+    }
+
     /// The name used in reports and JSON.
     pub fn name(&self) -> &'static str {
         match self {

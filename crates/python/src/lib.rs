@@ -8,6 +8,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 mod games;
+mod judging;
 mod nasheval;
 mod ranking;
 mod tables;
@@ -21,6 +22,7 @@ pub(crate) fn bad_input(error: impl std::fmt::Display) -> PyErr {
 /// standard error).
 pub(crate) fn warn(py: Python<'_>, message: &str) -> PyResult<()> {
     let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+    let message = message.strip_prefix("warning: ").unwrap_or(message);
     let message = std::ffi::CString::new(message.replace('\0', " "))?;
     PyErr::warn(py, &category, &message, 1)
 }
@@ -47,5 +49,8 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(nasheval::simulate, module)?)?;
     module.add_function(wrap_pyfunction!(nasheval::fit, module)?)?;
     module.add_class::<nasheval::Model>()?;
+    module.add_function(wrap_pyfunction!(judging::judge, module)?)?;
+    module.add_function(wrap_pyfunction!(judging::oracle_allocation, module)?)?;
+    module.add_class::<judging::CallableJudge>()?;
     Ok(())
 }

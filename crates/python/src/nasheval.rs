@@ -26,7 +26,7 @@ use crate::{bad_input, choice};
 /// the arena world (`world="arena"`: `agents`). Returns `(contexts, records,
 /// test_contexts)`.
 #[pyfunction]
-#[pyo3(signature = (out, *, world="appendix-g", feedback="pairwise", voters=3, agents=16, contexts=20_000, test_contexts=4096, seed=70, rho=0.001))]
+#[pyo3(signature = (out, *, world="appendix-g", feedback="pairwise", voters=3, agents=16, contexts=20_000, test_contexts=4096, seed=70, rho=0.0))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
     py: Python<'_>,
@@ -168,7 +168,9 @@ pub fn fit(
             ))
         }
     };
-    let mut log = py.detach(|| read_log(&source, &reading)).map_err(bad_input)?;
+    let mut log = py
+        .detach(|| read_log(&source, &reading))
+        .map_err(bad_input)?;
     let nuisance = choice::<NuisanceDesign>("nuisance_design", nuisance_design)?;
     let warning = complete_pairs(&mut log, allow_unobserved, nuisance).map_err(bad_input)?;
     if let Some(warning) = warning {
@@ -216,7 +218,8 @@ impl Model {
 
     /// Writes the model file (atomically; the same bytes `verdict fit` writes).
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        py.detach(|| save_model(&self.inner, &path)).map_err(bad_input)
+        py.detach(|| save_model(&self.inner, &path))
+            .map_err(bad_input)
     }
 
     /// Agent names, in the order of every prediction's columns.

@@ -36,7 +36,7 @@ fn schema(
 /// place of the bootstrap; `filters` are `COLUMN=VALUE`, `COLUMN!=VALUE` or
 /// `COLUMN~TEXT`; `costs` and `budget` constrain the lottery.
 #[pyfunction]
-#[pyo3(signature = (battles, *, method="bt", model_a=None, model_b=None, winner=None, ties="half", bootstrap=1000, ci=0.95, sandwich=false, seed=0, anchor=None, l2=None, filters=Vec::new(), allow_unobserved=false, rho=0.0, costs=None, budget=None))]
+#[pyo3(signature = (battles, *, method="bt", model_a=None, model_b=None, winner=None, ties="half", bootstrap=1000, ci=0.95, sandwich=false, seed=0, anchor=None, l2=None, filters=Vec::new(), skip_self_battles=false, allow_unobserved=false, rho=0.0, costs=None, budget=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn rank_json(
     py: Python<'_>,
@@ -53,6 +53,7 @@ pub fn rank_json(
     anchor: Option<(String, f64)>,
     l2: Option<f64>,
     filters: Vec<String>,
+    skip_self_battles: bool,
     allow_unobserved: bool,
     rho: f64,
     costs: Option<Vec<(String, f64)>>,
@@ -65,6 +66,7 @@ pub fn rank_json(
     let options = ReadOptions {
         schema: schema(model_a, model_b, winner),
         filters,
+        skip_self_battles,
         ..ReadOptions::default()
     };
     let settings = RankSettings {
@@ -144,7 +146,10 @@ pub fn bradley_terry<'py>(
     result.set_item("log_strengths", &fit.beta)?;
     result.set_item("iterations", fit.iterations)?;
     result.set_item("gradient_norm", fit.gradient_norm)?;
-    result.set_item("converged", fit.status == verdict::ratings::FitStatus::Converged)?;
+    result.set_item(
+        "converged",
+        fit.status == verdict::ratings::FitStatus::Converged,
+    )?;
     result.set_item("log_likelihood", fit.log_likelihood)?;
     result.set_item("theta", fit.theta)?;
     Ok(result)

@@ -73,9 +73,9 @@ impl TableArg {
 /// (released) struct, so its destructor frees the memory and nothing else.
 fn stream_reader(producer: &Bound<'_, PyAny>) -> PyResult<RecordBatchStreamReader> {
     let capsule = producer.call_method0("__arrow_c_stream__")?;
-    let capsule = capsule.cast::<PyCapsule>().map_err(|_| {
-        PyTypeError::new_err("__arrow_c_stream__ did not return a PyCapsule")
-    })?;
+    let capsule = capsule
+        .cast::<PyCapsule>()
+        .map_err(|_| PyTypeError::new_err("__arrow_c_stream__ did not return a PyCapsule"))?;
     let pointer = capsule.pointer_checked(Some(c"arrow_array_stream"))?;
     // SAFETY: the capsule named "arrow_array_stream" holds an FFI_ArrowArrayStream
     // (the Arrow PyCapsule interface); `from_raw` moves it out and leaves a released

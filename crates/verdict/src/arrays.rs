@@ -27,7 +27,9 @@ pub fn battle_log_from_arrays<S: AsRef<str>>(
         )));
     }
     if xs.is_empty() {
-        return Err(VerdictError::Data("no battles: the arrays are empty".into()));
+        return Err(VerdictError::Data(
+            "no battles: the arrays are empty".into(),
+        ));
     }
     let mut log = BattleLog::new();
     for (i, ((x, y), winner)) in xs.iter().zip(ys).zip(winners).enumerate() {

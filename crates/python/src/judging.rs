@@ -1,0 +1,239 @@
+//! Judges under a budget: a judging run through a spend ledger with judges from a TOML
+//! configuration or Python callables, and the oracle allocation of Theorem 3.2.
+
+use std::path::PathBuf;
+
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use verdict::judges::{
+    explain_failure, item_ids, judge_with_ledger, lost_call_warning, ConfiguredPool,
+    EstimateSettings, JudgeError, JudgePool, JudgesConfig, JudgingRun, Method, Norm,
+};
+
+use crate::bad_input;
+
+/// A Python callable judge: `score(item) -> float` in `[0, range]`, at `cost` a call.
+#[pyclass(module = "verdict._native", frozen, get_all)]
+pub struct CallableJudge {
+    /// The name the ledger keys its calls by.
+    name: String,
+    /// `item -> score`; `None` reports a failed call (not charged, asked again).
+    score: Py<PyAny>,
+    /// Price of one call.
+    cost: f64,
+    /// True when asking again for a call cut off mid-way costs nothing extra.
+    idempotent: bool,
+}
+
+#[pymethods]
+impl CallableJudge {
+    #[new]
+    #[pyo3(signature = (name, score, cost, *, idempotent=false))]
+    fn new(name: String, score: Py<PyAny>, cost: f64, idempotent: bool) -> Self {
+        Self {
+            name,
+            score,
+            cost,
+            idempotent,
+        }
+    }
+}
+
+/// Judges that are Python callables, scoring the items as Python objects. A callable
+/// that raises stops the run: the call stays in flight in the ledger (charged at
+/// resumption unless the judge is idempotent, since it may have been paid), and the
+/// exception is raised again once the run has stopped.
+struct CallablePool {
+    items: Vec<Py<PyAny>>,
+    ids: Vec<String>,
+    judges: Vec<Py<CallableJudge>>,
+    costs: Vec<f64>,
+    range: f64,
+    raised: Option<PyErr>,
+}
+
+impl JudgePool for CallablePool {
+    fn items(&self) -> usize {
+        self.items.len()
+    }
+    fn costs(&self) -> &[f64] {
+        &self.costs
+    }
+    fn range(&self) -> f64 {
+        self.range
+    }
+    fn repeatable(&self, judge: usize) -> bool {
+        self.judges[judge].get().idempotent
+    }
+    fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
+        Python::attach(|py| {
+            let called = self.judges[judge]
+                .get()
+                .score
+                .call1(py, (self.items[item].bind(py),));
+            let stop = |pool: &mut Self, error: PyErr| {
+                let why = format!(
+                    "judge {:?} on item {:?} raised {error}",
+                    pool.judges[judge].get().name,
+                    pool.ids[item]
+                );
+                pool.raised = Some(error);
+                JudgeError::Stopped(why)
+            };
+            match called {
+                Ok(value) if value.is_none(py) => Err(JudgeError::Call {
+                    item,
+                    judge,
+                    message: "the judge returned None (a failed call)".into(),
+                }),
+                Ok(value) => match value.extract::<f64>(py) {
+                    Ok(score) => Ok(score),
+                    Err(_) => {
+                        let shown = value.bind(py).repr().map(|r| r.to_string());
+                        let error = PyTypeError::new_err(format!(
+                            "a judge returns a number (or None for a failed call), not {}",
+                            shown.unwrap_or_default()
+                        ));
+                        Err(stop(self, error))
+                    }
+                },
+                Err(error) => Err(stop(self, error)),
+            }
+        })
+    }
+}
+
+/// Scores `items` (JSON objects with an `"id"`; `objects` are the same items as
+/// Python values, handed to callable judges) under `budget` with `method`, through
+/// the ledger at `ledger`, as `verdict judge`: `judges` is a TOML configuration's path
+/// or a list of `CallableJudge`. Returns a dict: `ids`, `scores`, `spent`, `calls`,
+/// `replayed`, `made`, `exploration`, `lost` (warnings for calls an earlier run left
+/// in flight).
+#[pyfunction]
+#[pyo3(signature = (items, objects, judges, *, budget, ledger, p="2", method="adaptive", delta=0.05, n0=None, tau=None, seed=0, range=1.0))]
+#[allow(clippy::too_many_arguments)]
+pub fn judge<'py>(
+    py: Python<'py>,
+    items: Vec<String>,
+    objects: Vec<Py<PyAny>>,
+    judges: Bound<'py, PyAny>,
+    budget: f64,
+    ledger: PathBuf,
+    p: &str,
+    method: &str,
+    delta: f64,
+    n0: Option<u64>,
+    tau: Option<f64>,
+    seed: u64,
+    range: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let items = items
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            serde_json::from_str::<serde_json::Value>(text)
+                .map_err(|e| bad_input(format!("item {}: {e}", i + 1)))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let run = JudgingRun {
+        budget,
+        method: Method::for_run(method).map_err(bad_input)?,
+        settings: EstimateSettings {
+            p: p.parse::<Norm>().map_err(bad_input)?,
+            delta,
+            exploration: n0,
+            tau,
+        },
+        seed,
+    };
+    let ids = item_ids(&items).map_err(bad_input)?;
+    let (judged, names, raised) = if let Ok(path) = judges.extract::<PathBuf>() {
+        let config = JudgesConfig::read(&path).map_err(bad_input)?;
+        let mut pool = ConfiguredPool::new(items, config, seed).map_err(bad_input)?;
+        let names = pool.judge_names();
+        let judged = py
+            .detach(|| judge_with_ledger(&mut pool, ids.clone(), names.clone(), &run, &ledger))
+            .map_err(bad_input)?;
+        (judged, names, None)
+    } else {
+        let judges: Vec<Py<CallableJudge>> = judges.extract().map_err(|_| {
+            PyTypeError::new_err("judges: a TOML configuration's path, or a list of verdict.Judge")
+        })?;
+        let names: Vec<String> = judges.iter().map(|j| j.get().name.clone()).collect();
+        let mut pool = CallablePool {
+            items: objects,
+            ids: ids.clone(),
+            costs: judges.iter().map(|j| j.get().cost).collect(),
+            judges,
+            range,
+            raised: None,
+        };
+        let judged = py
+            .detach(|| judge_with_ledger(&mut pool, ids.clone(), names.clone(), &run, &ledger))
+            .map_err(bad_input)?;
+        (judged, names, pool.raised)
+    };
+    for entry in &judged.lost {
+        crate::warn(py, &lost_call_warning(entry))?;
+    }
+    let estimate = match judged.result {
+        Ok(estimate) => estimate,
+        Err(error) => {
+            let explained = explain_failure(&error, &ids, &names, &ledger);
+            return Err(match raised {
+                Some(raised) => {
+                    crate::warn(py, &explained)?;
+                    raised
+                }
+                None => PyRuntimeError::new_err(explained),
+            });
+        }
+    };
+    let result = PyDict::new(py);
+    result.set_item("ids", ids)?;
+    result.set_item("scores", estimate.scores)?;
+    result.set_item("spent", estimate.spent)?;
+    result.set_item("calls", estimate.calls)?;
+    result.set_item("replayed", judged.replayed)?;
+    result.set_item("made", judged.made)?;
+    result.set_item("exploration", estimate.exploration)?;
+    Ok(result)
+}
+
+/// The oracle allocation of Theorem 3.2 for known variances `variances[k][j]` (item
+/// k, judge j), `costs[j]` and `budget` under the `p`-norm: each item's judge
+/// `j*(k) = argmin_j c_j σ²_kj`, its budget share `ω_k ∝ (c_j* σ²_kj*)^(p/(p+2))`, and
+/// integer calls that never cost more than the budget. Returns `(judge, weight,
+/// counts)`, `counts` as rows of calls per judge.
+#[pyfunction]
+#[pyo3(signature = (variances, costs, budget, *, p="2"))]
+pub fn oracle_allocation(
+    variances: Vec<Vec<f64>>,
+    costs: Vec<f64>,
+    budget: f64,
+    p: &str,
+) -> PyResult<(Vec<usize>, Vec<f64>, Vec<Vec<u64>>)> {
+    let norm: Norm = p.parse().map_err(bad_input)?;
+    let judges = costs.len();
+    if let Some((k, row)) = variances
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r.len() != judges)
+    {
+        return Err(bad_input(format!(
+            "variances row {k} has {} entries for {judges} judges",
+            row.len()
+        )));
+    }
+    let (weights, allocation) =
+        verdict::judges::oracle_allocation(&variances.concat(), &costs, budget, norm)
+            .map_err(bad_input)?;
+    let counts = allocation
+        .counts
+        .chunks(judges)
+        .map(<[u64]>::to_vec)
+        .collect();
+    Ok((weights.judge, weights.weight, counts))
+}

@@ -1,0 +1,36 @@
+"""What the Python tests share: the repository's bundled data and the command line
+that cargo built, whose JSON the module must reproduce."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DATA = ROOT / "examples" / "data"
+LOG = DATA / "llmfao.csv"
+TUTORIAL = DATA / "tutorial-arena.csv"
+GENAI = DATA / "genai-arena-battles-20240220.json"
+
+
+def cli(*args: str) -> str:
+    """Standard output of the verdict binary built by cargo (VERDICT_BIN, else
+    target/debug/verdict)."""
+    binary = os.environ.get("VERDICT_BIN", str(ROOT / "target" / "debug" / "verdict"))
+    return subprocess.run(
+        [binary, "--quiet", *args], check=True, capture_output=True, text=True
+    ).stdout
+
+
+def cli_json(*args: str):
+    return json.loads(cli(*args, "--format", "json"))
+
+
+def without_notes(report: dict) -> dict:
+    """The report's numbers: notes name settings the way each face spells them
+    (``--allow-unobserved`` on the command line, ``allow_unobserved`` here)."""
+    if "leaderboards" in report:
+        report = {**report, "leaderboards": [without_notes(b) for b in report["leaderboards"]]}
+    return {k: v for k, v in report.items() if k != "notes"}

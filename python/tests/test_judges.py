@@ -1,0 +1,164 @@
+"""Judges under a budget from Python: the command line's scores for a TOML
+configuration; a run of Python-callable judges interrupted by an exception and resumed
+from its ledger pays no call twice and never exceeds the budget; the oracle allocation
+against a brute-force search; bad input named."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+import pytest
+
+import verdict
+from _support import cli
+
+pd = pytest.importorskip("pandas")
+
+ITEMS = [{"id": f"q{k}", "truth": 0.2 + 0.6 * k / 11} for k in range(12)]
+CONFIG = """
+range = 1.0
+
+[[judge]]
+name = "cheap"
+cost = 1.0
+simulate = 0.03
+
+[[judge]]
+name = "sharp"
+cost = 4.0
+simulate = 0.002
+"""
+
+
+def test_a_configured_run_gives_the_command_lines_scores(tmp_path):
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps(item) + "\n" for item in ITEMS))
+    config = tmp_path / "judges.toml"
+    config.write_text(CONFIG)
+    for method in ("adaptive", "est-ivwe", "uniform"):
+        out = tmp_path / f"{method}.csv"
+        cli(
+            "judge", "--items", str(items), "--judges", str(config), "--budget", "300",
+            "--ledger", str(tmp_path / f"cli-{method}.jsonl"), "--out", str(out),
+            "--method", method, "--seed", "4",
+        )
+        expected = pd.read_csv(out, dtype={"id": str}).set_index("id")["score"]
+        got = verdict.judge(
+            ITEMS, config, budget=300, ledger=tmp_path / f"py-{method}.jsonl", method=method, seed=4
+        )
+        assert got.scores.tolist() == expected.tolist(), method
+        assert list(got.scores.index) == list(expected.index)
+        assert got.spent <= 300
+
+
+class Stop(Exception):
+    pass
+
+
+def make_judges(log, raise_after=None):
+    """Two callable judges that record every call in `log` and draw their noise from
+    the item and the call's number; the first raises `Stop` on call `raise_after`."""
+
+    def judge(name, spread):
+        def score(item):
+            if raise_after is not None and len(log) == raise_after:
+                raise Stop(f"stopped after {raise_after} calls")
+            log.append((name, item["id"]))
+            rng = random.Random(f"{name}/{item['id']}/{len(log)}")
+            return min(1.0, max(0.0, item["truth"] + rng.uniform(-spread, spread)))
+
+        return score
+
+    return [
+        verdict.Judge("cheap", judge("cheap", 0.3), 1.0),
+        verdict.Judge("sharp", judge("sharp", 0.05), 4.0),
+    ]
+
+
+@pytest.mark.parametrize("method", ["adaptive", "est-ivwe", "uniform"])
+def test_an_interrupted_run_resumes_from_its_ledger_without_paying_twice(tmp_path, method):
+    budget = 400.0
+    ledger = tmp_path / "ledger.jsonl"
+    first = []
+    with pytest.raises(Stop), pytest.warns(UserWarning, match="recorded in"):
+        verdict.judge(ITEMS, make_judges(first, raise_after=25), budget=budget, ledger=ledger, method=method)
+    assert len(first) == 25
+    second = []
+    with pytest.warns(UserWarning, match="charged"):
+        resumed = verdict.judge(ITEMS, make_judges(second), budget=budget, ledger=ledger, method=method)
+    # The 25 paid calls are replayed, not made again; the one cut off by the
+    # exception is charged (it may have been paid) and not asked again.
+    assert resumed.replayed == 25
+    assert resumed.made == len(second)
+    assert resumed.calls == 25 + len(second)
+    assert resumed.spent <= budget
+    costs = {"cheap": 1.0, "sharp": 4.0}
+    paid = sum(costs[name] for name, _ in first + second)
+    assert paid <= budget
+    # Every call the ledger records as paid was made exactly once across the runs.
+    entries = [json.loads(line) for line in ledger.read_text().splitlines()]
+    ends = [e for e in entries if e.get("event") == "end"]
+    assert len({e["call"] for e in ends}) == len(ends), "a call settled twice"
+    assert sum(1 for e in ends if e["score"] is not None) == len(first) + len(second)
+    assert sum(e["cost"] for e in ends) <= budget
+
+
+def test_a_none_is_a_failed_call_and_a_bad_return_stops_with_type_error(tmp_path):
+    calls = []
+
+    def flaky(item):
+        calls.append(item["id"])
+        return None if len(calls) in (1, 5) else item["truth"]
+
+    result = verdict.judge(ITEMS[:3], [verdict.Judge("flaky", flaky, 1.0)], budget=12, ledger=tmp_path / "a.jsonl", method="uniform")
+    # The two failed calls were asked again and not charged.
+    assert result.calls == len(calls) - 2 == 12 and result.spent == 12
+    with pytest.raises(TypeError, match="number"), pytest.warns(UserWarning, match="recorded in"):
+        verdict.judge(ITEMS[:3], [verdict.Judge("words", lambda item: "high", 1.0)], budget=12, ledger=tmp_path / "b.jsonl", method="uniform")
+
+
+def test_the_oracle_allocation_is_optimal_among_integer_allocations():
+    # Brute force over every integer allocation within the budget: the objective
+    # sum_k (1 / sum_j N_kj / sigma2_kj) of Theorem 3.2 for p = 2.
+    variances = [[0.04, 0.01], [0.09, 0.005]]
+    costs = [1.0, 3.0]
+    budget = 14.0
+    result = verdict.oracle_allocation(variances, costs, budget)
+    assert result["judge"] == [1, 1]  # c_j sigma2: 0.04 vs 0.03, 0.09 vs 0.015
+    assert sum(result["weight"]) == pytest.approx(1.0)
+
+    def objective(counts):
+        total = 0.0
+        for k, row in enumerate(counts):
+            precision = sum(n / variances[k][j] for j, n in enumerate(row))
+            if precision == 0:
+                return float("inf")
+            total += 1 / precision
+        return total
+
+    best = min(
+        (
+            [[a, b], [c, d]]
+            for a, b, c, d in itertools.product(range(15), range(5), range(15), range(5))
+            if (a + c) * costs[0] + (b + d) * costs[1] <= budget
+        ),
+        key=objective,
+    )
+    spent = sum(n * costs[j] for row in result["counts"] for j, n in enumerate(row))
+    assert spent <= budget
+    assert objective(result["counts"]) == pytest.approx(objective(best), rel=1e-12)
+
+
+def test_bad_input_raises_naming_the_place(tmp_path):
+    with pytest.raises(ValueError, match=r"item 2 has no \"id\""):
+        verdict.judge([{"id": "a"}, {"name": "b"}], [verdict.Judge("j", lambda i: 0.5, 1.0)], budget=5, ledger=tmp_path / "l.jsonl")
+    with pytest.raises(ValueError, match="method"):
+        verdict.judge(ITEMS, [verdict.Judge("j", lambda i: 0.5, 1.0)], budget=5, ledger=tmp_path / "l.jsonl", method="best")
+    with pytest.raises(ValueError, match="costs 0"):
+        verdict.oracle_allocation([[0.1]], [0.0], 10)
+    with pytest.raises(ValueError, match="row 1"):
+        verdict.oracle_allocation([[0.1, 0.2], [0.1]], [1.0, 2.0], 10)
+    with pytest.raises(ValueError, match="too small"):
+        verdict.oracle_allocation([[0.1]], [5.0], 1)

@@ -1,0 +1,127 @@
+"""NashEval from Python against the command line: the same simulation files, model
+files byte for byte (from paths and from frames), the same predictions, payoffs and
+evaluation; the interpreter released during a fit; bad input named."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+
+import verdict
+from _support import cli, cli_json
+
+pd = pytest.importorskip("pandas")
+
+# Small and quick: the solver policy, three folds.
+SETTINGS = {"policy": "solver", "folds": 3}
+FLAGS = ["--policy", "solver", "--folds", "3"]
+
+
+@pytest.fixture(scope="module")
+def simulation(tmp_path_factory):
+    out = tmp_path_factory.mktemp("nasheval") / "sim"
+    return verdict.simulate(out, contexts=1500, test_contexts=300, seed=5, rho=0.001)
+
+
+@pytest.fixture(scope="module")
+def fitted(simulation):
+    return verdict.NashEval(**SETTINGS).fit(
+        simulation.path("contexts.parquet"), simulation.path("feedback.parquet")
+    )
+
+
+def test_simulate_writes_the_command_lines_files(simulation, tmp_path):
+    out = tmp_path / "cli-sim"
+    cli("simulate", "--contexts", "1500", "--test-contexts", "300", "--seed", "5", "--rho", "0.001", "--out", str(out))
+    for name in ("contexts.parquet", "feedback.parquet", "test_contexts.parquet", "truth.parquet", "test_truth.parquet"):
+        assert (out / name).read_bytes() == open(simulation.path(name), "rb").read(), name
+    assert json.loads((out / "manifest.json").read_text()) == simulation.manifest
+    assert len(simulation.contexts) == 1500 and len(simulation.test_contexts) == 300
+
+
+def test_model_files_are_byte_identical_to_verdict_fits(simulation, fitted, tmp_path):
+    cli(
+        "fit", "--contexts", simulation.path("contexts.parquet"),
+        "--feedback", simulation.path("feedback.parquet"), *FLAGS, "--out", str(tmp_path / "cli.json"),
+    )
+    fitted.save(tmp_path / "paths.json")
+    from_frames = verdict.NashEval(**SETTINGS).fit(simulation.contexts, simulation.feedback)
+    from_frames.save(tmp_path / "frames.json")
+    expected = (tmp_path / "cli.json").read_bytes()
+    assert (tmp_path / "paths.json").read_bytes() == expected
+    assert (tmp_path / "frames.json").read_bytes() == expected
+
+
+def test_a_battle_log_fits_as_on_the_command_line(tmp_path):
+    sim = verdict.simulate(tmp_path / "arena", world="arena", agents=5, contexts=1500, test_contexts=100, seed=3)
+    columns = ["language", "is_code", "is_math", "length"]
+    cli(
+        "fit", "--battles", sim.path("battles.parquet"), "--context-cols", ",".join(columns),
+        *FLAGS, "--out", str(tmp_path / "cli.json"),
+    )
+    model = verdict.NashEval(**SETTINGS).fit(battles=sim.battles, context_columns=columns)
+    model.save(tmp_path / "py.json")
+    assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
+
+
+def test_predictions_payoffs_and_evaluation_match_the_command_line(simulation, fitted, tmp_path):
+    path = tmp_path / "model.json"
+    fitted.save(path)
+    test = simulation.path("test_contexts.parquet")
+    expected = cli_json("predict", str(path), "--contexts", test, "--payoff")
+    got = fitted.predict(simulation.test_contexts)
+    payoffs = fitted.payoffs(test)
+    assert list(got.index) == [row["context_id"] for row in expected]
+    for i, row in enumerate(expected):
+        assert got.loc[row["context_id"], fitted.agents].tolist() == [row["equilibrium"][a] for a in fitted.agents]
+        assert got.loc[row["context_id"], "winners"] == row["winners"]
+        assert payoffs[i].tolist() == row["payoff"]
+    assert verdict.evaluate(fitted, simulation) == cli_json("evaluate", str(path), "--truth", simulation.directory)
+    # A loaded model predicts the same.
+    assert verdict.NashEval.load(path).predict(test).equals(got)
+
+
+def test_the_interpreter_is_released_during_a_fit(simulation):
+    ticks = 0
+    done = threading.Event()
+
+    def count():
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+            time.sleep(0.001)
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    started = time.perf_counter()
+    try:
+        verdict.NashEval(**SETTINGS).fit(simulation.contexts, simulation.feedback)
+    finally:
+        done.set()
+        counter.join()
+    seconds = time.perf_counter() - started
+    # A thread sleeping 1 ms per tick gets hundreds of ticks a second when the fit
+    # lets go of the interpreter, and none while a fit holds it.
+    assert ticks > 50 * seconds, (ticks, seconds)
+
+
+def test_bad_input_raises_naming_the_place(simulation, tmp_path):
+    with pytest.raises(ValueError, match="contexts and feedback"):
+        verdict.NashEval().fit(simulation.contexts)
+    with pytest.raises(ValueError, match="policy"):
+        verdict.NashEval(policy="oracle-ish").fit(simulation.contexts, simulation.feedback)
+    lacking = simulation.contexts.drop(columns=["context_id"])
+    with pytest.raises(ValueError, match=r"<contexts table>.*context_id"):
+        verdict.NashEval(**SETTINGS).fit(lacking, simulation.feedback)
+    with pytest.raises(RuntimeError, match="not fitted"):
+        verdict.NashEval().predict(simulation.test_contexts)
+    with pytest.raises(ValueError, match="model.json"):
+        (tmp_path / "model.json").write_text("{}")
+        verdict.NashEval.load(tmp_path / "model.json")
+    with pytest.raises(ValueError, match="not a simulation"):
+        verdict.Simulation.open(tmp_path)
+    with pytest.raises(FileExistsError):
+        simulation.write(tmp_path)

@@ -1,0 +1,110 @@
+"""Judges under a budget (Est-IVWE): :func:`judge` with judges from a TOML
+configuration or Python callables (:class:`Judge`), through a spend ledger; and
+:func:`oracle_allocation` (Theorem 3.2)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Sequence, Union
+
+from . import _native
+
+
+def Judge(name: str, score: Callable[[Any], Optional[float]], cost: float, *, idempotent: bool = False):
+    """A judge that is a Python callable: ``score(item) -> float`` in ``[0, range]``
+    for one item (the item as given to :func:`judge`: a dict), at ``cost`` per call.
+
+    Returning ``None`` reports a failed call: not charged, asked again (three times in
+    all). Raising stops the run: the exception propagates once the ledger is settled;
+    the call cut off is charged when the run resumes (it may have been paid) unless
+    ``idempotent=True`` says asking again costs nothing extra.
+    """
+    return _native.CallableJudge(name, score, float(cost), idempotent=idempotent)
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    """A judging run: ``scores`` (a pandas Series by item id), ``spent`` (never above
+    the budget), successful ``calls``, calls ``replayed`` from the ledger and ``made``
+    now, and ``exploration`` (Phase-I calls per pair, for Est-IVWE)."""
+
+    scores: Any
+    spent: float
+    calls: int
+    replayed: int
+    made: int
+    exploration: Optional[int]
+
+
+def _items(items: Any) -> list:
+    if isinstance(items, (str, os.PathLike)):
+        with open(items, encoding="utf-8") as f:
+            return [json.loads(line) for line in f if line.strip()]
+    if hasattr(items, "to_dicts"):  # polars
+        return items.to_dicts()
+    if hasattr(items, "to_dict") and hasattr(items, "columns"):  # pandas
+        return items.to_dict("records")
+    return list(items)
+
+
+def judge(
+    items: Any,
+    judges: Union[str, "os.PathLike[str]", Sequence[Any]],
+    *,
+    budget: float,
+    ledger: Union[str, "os.PathLike[str]"],
+    p: Union[float, str] = 2,
+    method: str = "adaptive",
+    delta: float = 0.05,
+    n0: Optional[int] = None,
+    tau: Optional[float] = None,
+    seed: int = 0,
+    range: float = 1.0,
+) -> JudgeResult:
+    """Scores ``items`` with several judges of different cost and noise under
+    ``budget``, as ``verdict judge``: every call is written to the spend ledger at
+    ``ledger`` before and after it is made, so a run that stops (an exception, Ctrl-C)
+    resumes from it when called again with the same arguments — no call is paid twice
+    and the budget is never exceeded.
+
+    ``items``: dicts with an ``"id"`` (a list, a pandas or polars frame, or a JSON
+    Lines path). ``judges``: the path of a TOML configuration (``verdict judge
+    --judges``), or a list of :func:`Judge` (Python callables; ``range`` is their score
+    range). ``method``: ``"adaptive"``, ``"est-ivwe"`` (Algorithm 1),
+    ``"est-ivwe-gaussian"`` (Appendix G.1) or ``"uniform"``; the estimate is the
+    inverse-variance weighted mean ``ŝ_k = Σ_j (N_kj / σ̂²_kj) m_kj / Σ_j N_kj / σ̂²_kj``.
+    ``p``: the error norm the allocation targets (a number >= 1 or ``"inf"``).
+    """
+    import pandas as pd
+
+    objects = _items(items)
+    if isinstance(judges, (str, os.PathLike)):
+        judges = os.fspath(judges)
+    else:
+        judges = list(judges)
+    result = _native.judge(
+        [json.dumps(item) for item in objects], objects, judges,
+        budget=float(budget), ledger=os.fspath(ledger), p=str(p), method=method,
+        delta=delta, n0=n0, tau=tau, seed=seed, range=range,
+    )
+    return JudgeResult(
+        scores=pd.Series(result["scores"], index=pd.Index(result["ids"], name="id"), name="score"),
+        spent=result["spent"],
+        calls=result["calls"],
+        replayed=result["replayed"],
+        made=result["made"],
+        exploration=result["exploration"],
+    )
+
+
+def oracle_allocation(variances: Sequence[Sequence[float]], costs: Sequence[float], budget: float, *, p: Union[float, str] = 2) -> dict:
+    """The oracle allocation of Theorem 3.2 for known variances ``variances[k][j]``
+    (item k, judge j), ``costs[j]`` and ``budget``: each item's judge ``j*(k) =
+    argmin_j c_j σ²_kj``, its budget share ``ω_k ∝ (c_j* σ²_kj*)^(p/(p+2))`` and integer
+    ``counts[k][j]`` of calls that never cost more than the budget."""
+    judge_of, weight, counts = _native.oracle_allocation(
+        [[float(v) for v in row] for row in variances], [float(c) for c in costs], float(budget), p=str(p)
+    )
+    return {"judge": judge_of, "weight": weight, "counts": counts}
