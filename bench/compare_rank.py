@@ -44,6 +44,13 @@ def timed(out, stage, function, *args, **kwargs):
 
 
 def tool_arena_rank(path, rounds):
+    out = {}
+    df = timed(out, "read", read_frame, path)
+    return {**out, **arena_rank_on_frame(df, rounds)}
+
+
+def arena_rank_on_frame(df, rounds):
+    """arena-rank's prepare, fit and `rounds`-round bootstrap times on a frame."""
     import multiprocessing as mp
 
     # arena-rank's bootstrap pool forks a process that already runs JAX's threads and
@@ -53,7 +60,6 @@ def tool_arena_rank(path, rounds):
     from arena_rank.utils.data_utils import PairDataset
 
     out = {}
-    df = timed(out, "read", read_frame, path)
     t = time.perf_counter()
     dataset = PairDataset.from_pandas(df)
     out["prepare"] = time.perf_counter() - t
@@ -69,11 +75,17 @@ def tool_arena_rank(path, rounds):
 
 
 def tool_evalica(path, rounds):
+    out = {}
+    df = timed(out, "read", read_frame, path)
+    return {**out, **evalica_on_frame(df, rounds)}
+
+
+def evalica_on_frame(df, rounds):
+    """evalica's prepare, fit and `rounds`-round (row-resampling) bootstrap times."""
     import evalica
     import numpy as np
 
     out = {}
-    df = timed(out, "read", read_frame, path)
     t = time.perf_counter()
     mapping = {"model_a": evalica.Winner.X, "model_b": evalica.Winner.Y, "tie": evalica.Winner.Draw, "tie (bothbad)": evalica.Winner.Draw}
     winners = df["winner"].map(mapping).tolist()

@@ -119,6 +119,37 @@ def test_a_none_is_a_failed_call_and_a_bad_return_stops_with_type_error(tmp_path
         verdict.judge(ITEMS[:3], [verdict.Judge("words", lambda item: "high", 1.0)], budget=12, ledger=tmp_path / "b.jsonl", method="uniform")
 
 
+def test_ctrl_c_stops_a_configured_run_between_calls_and_it_resumes(tmp_path):
+    import _thread
+    import sys
+    import threading
+
+    calls = tmp_path / "calls.txt"
+    program = (
+        "import json, sys; item = json.load(sys.stdin); "
+        f"open({str(calls)!r}, 'a').write(item['id'] + '\\n'); print(item['truth'])"
+    )
+    config = tmp_path / "judges.toml"
+    config.write_text(
+        f"range = 1.0\n\n[[judge]]\nname = \"program\"\ncost = 1.0\ncommand = {json.dumps([sys.executable, '-c', program])}\n"
+    )
+    ledger = tmp_path / "ledger.jsonl"
+    timer = threading.Timer(0.5, _thread.interrupt_main)  # what Ctrl-C does
+    timer.start()
+    with pytest.raises(KeyboardInterrupt), pytest.warns(UserWarning, match="interrupted"):
+        verdict.judge(ITEMS, config, budget=120, ledger=ledger, method="uniform")
+    timer.cancel()
+    first = calls.read_text().splitlines()
+    assert 0 < len(first) < 120
+    paid = []
+    resumed = verdict.judge(ITEMS, config, budget=120, ledger=ledger, method="uniform", progress=paid.append)
+    made = calls.read_text().splitlines()[len(first):]
+    # Stopped between calls: nothing in flight, nothing lost, nothing asked twice.
+    assert resumed.replayed == len(first) and resumed.made == len(made)
+    assert len(first) + len(made) == resumed.calls == 120
+    assert sum(paid) == resumed.spent == 120
+
+
 def test_the_oracle_allocation_is_optimal_among_integer_allocations():
     # Brute force over every integer allocation within the budget: the objective
     # sum_k (1 / sum_j N_kj / sigma2_kj) of Theorem 3.2 for p = 2.
@@ -162,3 +193,22 @@ def test_bad_input_raises_naming_the_place(tmp_path):
         verdict.oracle_allocation([[0.1, 0.2], [0.1]], [1.0, 2.0], 10)
     with pytest.raises(ValueError, match="too small"):
         verdict.oracle_allocation([[0.1]], [5.0], 1)
+
+
+def test_ivwe_on_given_scores_is_the_inverse_variance_weighted_mean():
+    # Closed form: item a — judge x scores 0.2 and 0.4 (mean 0.3, N 2), judge y 0.6
+    # (N 1); with sigma² 0.01 and 0.04 the weights are 200 and 25: 75/225 = 1/3.
+    got = verdict.ivwe(["a", "a", "a", "b"], ["x", "x", "y", "y"], [0.2, 0.4, 0.6, 0.9], variances={"x": 0.01, "y": 0.04})
+    assert got["a"] == pytest.approx(1 / 3, abs=1e-15) and got["b"] == pytest.approx(0.9)
+    per_pair = verdict.ivwe(
+        ["a", "a", "a", "b"], ["x", "x", "y", "y"], [0.2, 0.4, 0.6, 0.9],
+        variances={("a", "x"): 0.01, ("a", "y"): 0.04, ("b", "x"): 1.0, ("b", "y"): 1.0},
+    )
+    assert per_pair.tolist() == got.tolist()
+    # Sample variances by default: equal spreads and counts give the plain mean.
+    estimated = verdict.ivwe(["a"] * 4, ["x", "x", "y", "y"], [0.2, 0.4, 0.5, 0.7])
+    assert estimated["a"] == pytest.approx(0.45)
+    with pytest.raises(ValueError, match="item 0, judge 1"):
+        verdict.ivwe(["a", "a", "a"], ["x", "x", "y"], [0.2, 0.4, 0.6])
+    with pytest.raises(ValueError, match="no entry"):
+        verdict.ivwe(["a"], ["x"], [0.5], variances={"z": 1.0})

@@ -196,3 +196,25 @@ def test_the_lottery_of_a_voting_profile_matches_pref_voting():
         assert got == pytest.approx([theirs[c] for c in profile.candidates], abs=1e-7), seed
         mixed += max(got) < 1 - 1e-9
     assert mixed >= 3, "the check must include cyclic profiles"
+
+
+def test_the_lottery_of_a_battle_log_is_the_lottery_of_its_margin_matrix():
+    # The tutorial log: the margin matrix by hand (wins minus losses over battles per
+    # pair, NashEval Eq. 78) gives the same equilibrium as the log.
+    pd = pytest.importorskip("pandas")
+    frame = pd.read_csv(TUTORIAL)
+    from_log = verdict.maximal_lottery(frame)
+    names = sorted(set(frame.model_a) | set(frame.model_b))
+    margin = {(a, b): 0.0 for a in names for b in names}
+    count = {(a, b): 0 for a in names for b in names}
+    for a, b, w in zip(frame.model_a, frame.model_b, frame.winner):
+        s = {"model_a": 1.0, "model_b": -1.0}.get(w, 0.0)
+        margin[a, b] += s
+        margin[b, a] -= s
+        count[a, b] += 1
+        count[b, a] += 1
+    matrix = [[margin[a, b] / count[a, b] if count[a, b] else 0.0 for b in names] for a in names]
+    from_matrix = verdict.maximal_lottery(matrix, names)
+    by_name = {m["name"]: m["probability"] for m in from_matrix["models"]}
+    assert {m["name"]: m["probability"] for m in from_log["models"]} == pytest.approx(by_name)
+    assert from_log["unique"] and from_log["support"] == ["A"] and from_log["condorcet_winner"] == "A"

@@ -14,14 +14,14 @@ calls release the interpreter.
   ``verdict simulate``.
 - :class:`NashEval`, :func:`evaluate` — context-dependent equilibria fitted on
   contextual feedback, as ``verdict fit``, ``predict`` and ``evaluate``.
-- :func:`judge`, :class:`Judge`, :func:`oracle_allocation` — scores from several LLM
+- :func:`judge`, :class:`Judge`, :func:`oracle_allocation`, :func:`ivwe` — scores from several LLM
   judges under a budget (Est-IVWE), through a spend ledger, as ``verdict judge``.
 """
 
 from __future__ import annotations
 
 from ._game import maximal_lottery
-from ._judges import Judge, JudgeResult, judge, oracle_allocation
+from ._judges import Judge, JudgeResult, ivwe, judge, oracle_allocation
 from ._nasheval import NashEval, Simulation, evaluate, simulate
 from ._rank import BradleyTerryResult, EloResult, bradley_terry, elo, rank
 
@@ -40,4 +40,5 @@ __all__ = [
     "Judge",
     "JudgeResult",
     "oracle_allocation",
+    "ivwe",
 ]

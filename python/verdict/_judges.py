@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from . import _native
 
@@ -49,6 +49,30 @@ def _items(items: Any) -> list:
     return list(items)
 
 
+def _progress(progress: Any, budget: float):
+    """``(report, close)``: what receives each paid call's price, and what ends the
+    display."""
+    if callable(progress):
+        return progress, lambda: None
+    if not progress:
+        return None, lambda: None
+    try:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=budget, desc="budget spent", unit="")
+        return bar.update, bar.close
+    except ImportError:
+        import sys
+
+        spent = [0.0]
+
+        def report(cost: float) -> None:
+            spent[0] += cost
+            sys.stderr.write(f"\rbudget spent {spent[0]:.4g} of {budget:.4g}")
+
+        return report, lambda: sys.stderr.write("\n")
+
+
 def judge(
     items: Any,
     judges: Union[str, "os.PathLike[str]", Sequence[Any]],
@@ -62,6 +86,7 @@ def judge(
     tau: Optional[float] = None,
     seed: int = 0,
     range: float = 1.0,
+    progress: Union[bool, Callable[[float], Any]] = False,
 ) -> JudgeResult:
     """Scores ``items`` with several judges of different cost and noise under
     ``budget``, as ``verdict judge``: every call is written to the spend ledger at
@@ -76,6 +101,9 @@ def judge(
     ``"est-ivwe-gaussian"`` (Appendix G.1) or ``"uniform"``; the estimate is the
     inverse-variance weighted mean ``ŝ_k = Σ_j (N_kj / σ̂²_kj) m_kj / Σ_j N_kj / σ̂²_kj``.
     ``p``: the error norm the allocation targets (a number >= 1 or ``"inf"``).
+    ``progress=True`` shows the budget spent (tqdm if installed, else a line on
+    standard error); a callable gets each paid call's price. Ctrl-C stops the run
+    between calls (``KeyboardInterrupt``) with nothing left in flight.
     """
     import pandas as pd
 
@@ -84,11 +112,15 @@ def judge(
         judges = os.fspath(judges)
     else:
         judges = list(judges)
-    result = _native.judge(
-        [json.dumps(item) for item in objects], objects, judges,
-        budget=float(budget), ledger=os.fspath(ledger), p=str(p), method=method,
-        delta=delta, n0=n0, tau=tau, seed=seed, range=range,
-    )
+    report, close = _progress(progress, float(budget))
+    try:
+        result = _native.judge(
+            [json.dumps(item) for item in objects], objects, judges,
+            budget=float(budget), ledger=os.fspath(ledger), p=str(p), method=method,
+            delta=delta, n0=n0, tau=tau, seed=seed, range=range, progress=report,
+        )
+    finally:
+        close()
     return JudgeResult(
         scores=pd.Series(result["scores"], index=pd.Index(result["ids"], name="id"), name="score"),
         spent=result["spent"],
@@ -108,3 +140,39 @@ def oracle_allocation(variances: Sequence[Sequence[float]], costs: Sequence[floa
         [[float(v) for v in row] for row in variances], [float(c) for c in costs], float(budget), p=str(p)
     )
     return {"judge": judge_of, "weight": weight, "counts": counts}
+
+
+def ivwe(
+    items: Sequence[Any],
+    judges: Sequence[Any],
+    scores: Sequence[float],
+    *,
+    variances: Optional[Mapping[Any, float]] = None,
+):
+    """The inverse-variance weighted estimate of each item from scores already in
+    hand, one call per position (``items[i]`` scored ``scores[i]`` by ``judges[i]``; a
+    long frame's three columns): ``ŝ_k = Σ_j (N_kj / σ²_kj) m_kj / Σ_j (N_kj / σ²_kj)``
+    (multi-judge budget paper, Section 3). ``variances``: per judge (``{judge: σ²}``) or
+    per pair (``{(item, judge): σ²}``); by default each pair's sample variance
+    (Est-IVWE's plug-in, which needs two differing scores per pair). Returns a pandas
+    Series by item, in order of first appearance."""
+    import pandas as pd
+
+    items = [str(i) for i in items]
+    judges = [str(j) for j in judges]
+    matrix = None
+    if variances is not None:
+        item_order = list(dict.fromkeys(items))
+        judge_order = list(dict.fromkeys(judges))
+        per_pair = all(isinstance(k, tuple) for k in variances)
+        given = {(str(k[0]), str(k[1])) if per_pair else str(k): float(v) for k, v in variances.items()}
+
+        def variance(item, judge):
+            key = (item, judge) if per_pair else judge
+            if key not in given:
+                raise ValueError(f"variances: no entry for {key!r}")
+            return given[key]
+
+        matrix = [[variance(i, j) for j in judge_order] for i in item_order]
+    names, estimates = _native.ivwe(items, judges, [float(s) for s in scores], variances=matrix)
+    return pd.Series(estimates, index=pd.Index(names, name="id"), name="score")

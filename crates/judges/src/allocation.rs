@@ -119,7 +119,7 @@ pub fn oracle_allocation(
 ) -> Result<(OracleWeights, Allocation), JudgeError> {
     let judges = costs.len();
     let bad = |message: String| Err(JudgeError::Instance(message));
-    if judges == 0 || variances.is_empty() || variances.len() % judges != 0 {
+    if judges == 0 || variances.is_empty() || !variances.len().is_multiple_of(judges) {
         return bad(format!(
             "{} variances for {judges} judges: give K rows of one variance per judge (K >= 1)",
             variances.len()
@@ -134,14 +134,7 @@ pub fn oracle_allocation(
             "judge {j} costs {c}; costs must be positive and finite"
         ));
     }
-    if let Some(i) = variances.iter().position(|v| !(v.is_finite() && *v > 0.0)) {
-        return bad(format!(
-            "variance {} of item {}, judge {} must be positive and finite",
-            variances[i],
-            i / judges,
-            i % judges
-        ));
-    }
+    crate::ivwe::check_variances(variances, judges)?;
     if !(budget.is_finite() && budget > 0.0) {
         return bad(format!("budget {budget} must be positive and finite"));
     }

@@ -51,6 +51,12 @@ pub trait JudgePool {
     /// started; judges that accept one get it (a program as the `VERDICT_CALL_KEY`
     /// environment variable, an HTTP endpoint as the `Idempotency-Key` header).
     fn label_calls(&mut self, _keys: &[String]) {}
+    /// Asked before each wave of calls starts (and, in a ledger, before it is written
+    /// ahead): `Some(reason)` stops the run there with [`JudgeError::Stopped`], so no
+    /// call is left in flight — how an interpreter's Ctrl-C reaches a run.
+    fn stop_requested(&mut self) -> Option<String> {
+        None
+    }
     /// Most calls of `judge` this pool makes at once in [`JudgePool::score_pair`]
     /// (1 unless it calls concurrently).
     fn concurrency(&self, _judge: usize) -> u64 {

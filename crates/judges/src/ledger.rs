@@ -387,6 +387,9 @@ impl JudgePool for LedgeredPool<'_> {
         let mut left = left;
         while left > 0 {
             let size = left.min(wave);
+            if let Some(why) = self.inner.stop_requested() {
+                return Err(JudgeError::Stopped(why));
+            }
             let recorder = &mut self.recorder;
             let (numbers, keys) = recorder.start(item, judge, size)?;
             self.inner.label_calls(&keys);

@@ -36,7 +36,7 @@ pub use error::JudgeError;
 pub use experiment::{run_experiment, ExperimentRow, ExperimentSettings, METHODS};
 pub use http::HttpConfig;
 pub use instance::{CostStructure, Instance, Scenario};
-pub use ivwe::{ivwe, PairStats};
+pub use ivwe::{ivwe, ivwe_from_scores, PairStats};
 pub use judge::{JudgePool, SimulatedJudges};
 pub use ledger::LedgeredPool;
 pub use ledger_file::{
@@ -49,7 +49,7 @@ pub use methods::{
 pub use norm::Norm;
 pub use run::{
     explain_failure, judge_with_ledger, lost_call_warning, read_items, JudgedItems, JudgingRun,
-    PaidCalls,
+    PaidCalls, StopCheck,
 };
 pub use spend::{Spender, ATTEMPTS};
 

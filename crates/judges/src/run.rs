@@ -140,17 +140,36 @@ pub fn lost_call_warning(entry: &LedgerEntry) -> String {
     )
 }
 
+/// Whether a run should stop before its next calls: `Some(reason)` stops it (see
+/// [`JudgePool::stop_requested`]).
+pub type StopCheck<'a> = &'a mut (dyn FnMut() -> Option<String> + Send);
+
 /// A pool that reports the price of every paid call (a score, or a call skipped as
-/// already paid) to `paid`: what a progress display of the budget needs.
+/// already paid) to `paid` — what a progress display of the budget needs — and, with
+/// [`PaidCalls::stopping_when`], asks before each wave of calls whether to stop (an
+/// interpreter's Ctrl-C).
 pub struct PaidCalls<'a> {
     inner: &'a mut dyn JudgePool,
     paid: &'a (dyn Fn(f64) + Sync),
+    stop: Option<StopCheck<'a>>,
 }
 
 impl<'a> PaidCalls<'a> {
     /// `inner`, reporting to `paid`.
     pub fn new(inner: &'a mut dyn JudgePool, paid: &'a (dyn Fn(f64) + Sync)) -> Self {
-        Self { inner, paid }
+        Self {
+            inner,
+            paid,
+            stop: None,
+        }
+    }
+
+    /// The same pool, also stopping when `stop` says so.
+    pub fn stopping_when(self, stop: StopCheck<'a>) -> Self {
+        Self {
+            stop: Some(stop),
+            ..self
+        }
     }
 }
 
@@ -164,6 +183,12 @@ impl JudgePool for PaidCalls<'_> {
     }
     fn concurrency(&self, judge: usize) -> u64 {
         self.inner.concurrency(judge)
+    }
+    fn stop_requested(&mut self) -> Option<String> {
+        self.stop
+            .as_mut()
+            .and_then(|stop| stop())
+            .or_else(|| self.inner.stop_requested())
     }
     fn skip(&mut self, item: usize, judge: usize) {
         self.inner.skip(item, judge);

@@ -504,3 +504,55 @@ fn recorded_failures_are_asked_again_when_the_run_resumes() {
         .all(|e| e.cost == 0.0));
     assert!((Ledger::read(&path).unwrap().spent() - finished.spent).abs() < 1e-9);
 }
+
+/// Judges that cannot be asked again for free (`repeatable` false) and a stop request
+/// (an interpreter's Ctrl-C) after `limit` calls.
+struct StopAfter {
+    inner: Scripted,
+    limit: u64,
+}
+
+impl JudgePool for StopAfter {
+    verdict_judges::pool_shape_of!(inner);
+    fn skip(&mut self, item: usize, judge: usize) {
+        self.inner.skip(item, judge);
+    }
+    fn stop_requested(&mut self) -> Option<String> {
+        (self.inner.calls >= self.limit).then(|| "interrupted".to_owned())
+    }
+    fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
+        self.inner.score(item, judge)
+    }
+}
+
+/// A stop requested between calls leaves no call in flight: nothing is charged as
+/// lost, and the resumed run makes exactly the calls the first one did not.
+#[test]
+fn a_stop_request_leaves_no_call_in_flight() {
+    let dir = tempfile::tempdir().unwrap();
+    let (whole, cut) = (dir.path().join("whole.jsonl"), dir.path().join("cut.jsonl"));
+    let mut never = StopAfter {
+        inner: Scripted::new(3, u64::MAX, false),
+        limit: u64::MAX,
+    };
+    let uninterrupted = run(&mut never, &whole).unwrap();
+    let mut first = StopAfter {
+        inner: Scripted::new(3, u64::MAX, false),
+        limit: 40,
+    };
+    let stopped = run(&mut first, &cut);
+    assert!(matches!(stopped, Err(JudgeError::Stopped(ref why)) if why == "interrupted"));
+    let made = first.inner.calls;
+    assert!(made >= 40);
+    assert_eq!(entries(&cut).len() as u64, made, "every started call ended");
+    assert!(entries(&cut).iter().all(|e| !e.is_lost()));
+    let mut second = StopAfter {
+        inner: Scripted::new(3, u64::MAX, false),
+        limit: u64::MAX,
+    };
+    let resumed = run(&mut second, &cut).unwrap();
+    assert_eq!(second.inner.calls, never.inner.calls - made);
+    assert!(entries(&cut).iter().all(|e| !e.is_lost()));
+    assert_eq!(resumed.scores, uninterrupted.scores);
+    assert!(resumed.spent <= BUDGET);
+}

@@ -9,7 +9,7 @@ use pyo3::types::PyDict;
 
 use verdict::judges::{
     explain_failure, item_ids, judge_with_ledger, lost_call_warning, ConfiguredPool,
-    EstimateSettings, JudgeError, JudgePool, JudgesConfig, JudgingRun, Method, Norm,
+    EstimateSettings, JudgeError, JudgePool, JudgesConfig, JudgingRun, Method, Norm, PaidCalls,
 };
 
 use crate::bad_input;
@@ -105,14 +105,57 @@ impl JudgePool for CallablePool {
     }
 }
 
+/// Runs `run` on `pool` through the ledger with the interpreter released, reporting
+/// each paid call's price to `progress` (a Python callable) and stopping on Ctrl-C;
+/// returns what the run did and the Python exception that stopped it, if any.
+fn ledgered_run(
+    py: Python<'_>,
+    pool: &mut (dyn JudgePool + Send),
+    ids: &[String],
+    names: &[String],
+    run: &JudgingRun,
+    ledger: &std::path::Path,
+    progress: Option<&Py<PyAny>>,
+) -> PyResult<(verdict::judges::JudgedItems, Option<PyErr>)> {
+    let report = |cost: f64| {
+        if let Some(progress) = progress {
+            // A failing progress display must not stop a paid run.
+            Python::attach(|py| {
+                let _ = progress.call1(py, (cost,));
+            });
+        }
+    };
+    // Ctrl-C between calls: a pending signal (`KeyboardInterrupt`) stops the run
+    // before the next wave of calls is written ahead, so no call is left in flight,
+    // and is raised again once the ledger is settled.
+    let mut raised = None;
+    let mut interrupted = || {
+        let (error, kind) = Python::attach(|py| {
+            let error = py.check_signals().err()?;
+            let kind = error.get_type(py).name().map(|n| n.to_string());
+            Some((error, kind.unwrap_or_default()))
+        })?;
+        raised = Some(error);
+        Some(format!("interrupted ({kind})"))
+    };
+    let judged = py
+        .detach(|| {
+            let mut watched = PaidCalls::new(pool, &report).stopping_when(&mut interrupted);
+            judge_with_ledger(&mut watched, ids.to_vec(), names.to_vec(), run, ledger)
+        })
+        .map_err(bad_input)?;
+    Ok((judged, raised))
+}
+
 /// Scores `items` (JSON objects with an `"id"`; `objects` are the same items as
 /// Python values, handed to callable judges) under `budget` with `method`, through
 /// the ledger at `ledger`, as `verdict judge`: `judges` is a TOML configuration's path
-/// or a list of `CallableJudge`. Returns a dict: `ids`, `scores`, `spent`, `calls`,
+/// or a list of `CallableJudge`; `progress` (a callable) gets each paid call's price.
+/// Returns a dict: `ids`, `scores`, `spent`, `calls`,
 /// `replayed`, `made`, `exploration`, `lost` (warnings for calls an earlier run left
 /// in flight).
 #[pyfunction]
-#[pyo3(signature = (items, objects, judges, *, budget, ledger, p="2", method="adaptive", delta=0.05, n0=None, tau=None, seed=0, range=1.0))]
+#[pyo3(signature = (items, objects, judges, *, budget, ledger, p="2", method="adaptive", delta=0.05, n0=None, tau=None, seed=0, range=1.0, progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn judge<'py>(
     py: Python<'py>,
@@ -128,6 +171,7 @@ pub fn judge<'py>(
     tau: Option<f64>,
     seed: u64,
     range: f64,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let items = items
         .iter()
@@ -149,14 +193,13 @@ pub fn judge<'py>(
         seed,
     };
     let ids = item_ids(&items).map_err(bad_input)?;
+    let progress = progress.as_ref();
     let (judged, names, raised) = if let Ok(path) = judges.extract::<PathBuf>() {
         let config = JudgesConfig::read(&path).map_err(bad_input)?;
         let mut pool = ConfiguredPool::new(items, config, seed).map_err(bad_input)?;
         let names = pool.judge_names();
-        let judged = py
-            .detach(|| judge_with_ledger(&mut pool, ids.clone(), names.clone(), &run, &ledger))
-            .map_err(bad_input)?;
-        (judged, names, None)
+        let (judged, raised) = ledgered_run(py, &mut pool, &ids, &names, &run, &ledger, progress)?;
+        (judged, names, raised)
     } else {
         let judges: Vec<Py<CallableJudge>> = judges.extract().map_err(|_| {
             PyTypeError::new_err("judges: a TOML configuration's path, or a list of verdict.Judge")
@@ -170,10 +213,9 @@ pub fn judge<'py>(
             range,
             raised: None,
         };
-        let judged = py
-            .detach(|| judge_with_ledger(&mut pool, ids.clone(), names.clone(), &run, &ledger))
-            .map_err(bad_input)?;
-        (judged, names, pool.raised)
+        let (judged, interrupted) =
+            ledgered_run(py, &mut pool, &ids, &names, &run, &ledger, progress)?;
+        (judged, names, pool.raised.or(interrupted))
     };
     for entry in &judged.lost {
         crate::warn(py, &lost_call_warning(entry))?;
@@ -202,6 +244,9 @@ pub fn judge<'py>(
     Ok(result)
 }
 
+/// Each item's judge, each item's budget share, and the calls per (item, judge).
+type OracleAllocation = (Vec<usize>, Vec<f64>, Vec<Vec<u64>>);
+
 /// The oracle allocation of Theorem 3.2 for known variances `variances[k][j]` (item
 /// k, judge j), `costs[j]` and `budget` under the `p`-norm: each item's judge
 /// `j*(k) = argmin_j c_j σ²_kj`, its budget share `ω_k ∝ (c_j* σ²_kj*)^(p/(p+2))`, and
@@ -214,7 +259,7 @@ pub fn oracle_allocation(
     costs: Vec<f64>,
     budget: f64,
     p: &str,
-) -> PyResult<(Vec<usize>, Vec<f64>, Vec<Vec<u64>>)> {
+) -> PyResult<OracleAllocation> {
     let norm: Norm = p.parse().map_err(bad_input)?;
     let judges = costs.len();
     if let Some((k, row)) = variances
@@ -236,4 +281,59 @@ pub fn oracle_allocation(
         .map(<[u64]>::to_vec)
         .collect();
     Ok((weights.judge, weights.weight, counts))
+}
+
+/// IVWE of each item from scores given one call at a time (`items[i]`, `judges[i]`,
+/// `scores[i]`), weighted by `variances` (`K × J` in the order of first appearance of
+/// items and judges) or, when `None`, by each pair's sample variance:
+/// `ŝ_k = Σ_j (N_kj / σ²_kj) m_kj / Σ_j (N_kj / σ²_kj)`. Returns `(items, estimates)`.
+#[pyfunction]
+#[pyo3(signature = (items, judges, scores, variances=None))]
+pub fn ivwe(
+    items: Vec<String>,
+    judges: Vec<String>,
+    scores: Vec<f64>,
+    variances: Option<Vec<Vec<f64>>>,
+) -> PyResult<(Vec<String>, Vec<f64>)> {
+    if items.len() != judges.len() || items.len() != scores.len() {
+        return Err(bad_input(format!(
+            "items, judges and scores must have the same length; got {}, {} and {}",
+            items.len(),
+            judges.len(),
+            scores.len()
+        )));
+    }
+    let (item_names, item_index) = first_appearance(&items);
+    let (judge_names, judge_index) = first_appearance(&judges);
+    let calls: Vec<(usize, usize, f64)> = item_index
+        .into_iter()
+        .zip(judge_index)
+        .zip(scores)
+        .map(|((i, j), s)| (i, j, s))
+        .collect();
+    let flat = variances.map(|rows| rows.concat());
+    let estimates = verdict::judges::ivwe_from_scores(
+        item_names.len(),
+        judge_names.len(),
+        &calls,
+        flat.as_deref(),
+    )
+    .map_err(bad_input)?;
+    Ok((item_names, estimates))
+}
+
+/// The distinct names in order of first appearance, and each value's index among them.
+fn first_appearance(values: &[String]) -> (Vec<String>, Vec<usize>) {
+    let mut names = Vec::new();
+    let mut seen = std::collections::HashMap::new();
+    let index = values
+        .iter()
+        .map(|v| {
+            *seen.entry(v.as_str()).or_insert_with(|| {
+                names.push(v.clone());
+                names.len() - 1
+            })
+        })
+        .collect();
+    (names, index)
 }

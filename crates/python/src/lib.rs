@@ -51,6 +51,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<nasheval::Model>()?;
     module.add_function(wrap_pyfunction!(judging::judge, module)?)?;
     module.add_function(wrap_pyfunction!(judging::oracle_allocation, module)?)?;
+    module.add_function(wrap_pyfunction!(judging::ivwe, module)?)?;
     module.add_class::<judging::CallableJudge>()?;
     Ok(())
 }
