@@ -1,9 +1,24 @@
 #!/usr/bin/env bash
 # Installs what building and checking verdict needs on a fresh machine; safe to rerun.
-# The Rust toolchain itself (cargo, rustc) is expected; this adds the rustfmt and clippy
-# components when they are missing (a failure to fetch them is reported, not fatal:
-# the tests need neither).
+# The Rust toolchain itself (cargo, rustc) is expected.
+#   bash scripts/setup.sh        everything: lint components, LightGBM's build tools,
+#                                the Python test environment
+#   bash scripts/setup.sh demo   only what `cargo demo` needs (a C compiler)
 set -euo pipefail
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+if [ "${1:-}" = "demo" ]; then
+  # The quick build has no LightGBM; zstd (for Parquet) compiles a little C.
+  if ! command -v cc >/dev/null 2>&1; then
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc >/dev/null
+  fi
+  exit 0
+fi
+
+# The rustfmt and clippy components, when missing (a failure to fetch them is
+# reported, not fatal: the tests need neither).
 if command -v rustup >/dev/null 2>&1; then
   for component in rustfmt clippy; do
     if ! rustup component list --installed 2>/dev/null | grep -q "^${component}"; then
@@ -23,9 +38,6 @@ if ! cmake_is_recent; then
   python3 -m pip install --quiet --disable-pip-version-check "cmake>=3.28"
   hash -r
 fi
-as_root() {
-  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
-}
 if ! dpkg -s libclang-dev >/dev/null 2>&1 || ! command -v c++ >/dev/null 2>&1; then
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libclang-dev g++ >/dev/null

@@ -17,8 +17,11 @@ pub fn run(command: BenchCommand, quiet: bool) -> anyhow::Result<()> {
         BenchCommand::Rank(args) => stages(&args, quiet),
         BenchCommand::Lottery(args) => lottery(&args),
         BenchCommand::Judges(args) => crate::judges::bench(&args),
+        #[cfg(feature = "nasheval")]
         BenchCommand::Nasheval(args) => crate::bench_nasheval::run(&args),
+        #[cfg(feature = "nasheval")]
         BenchCommand::Predict(args) => crate::bench_nasheval::predict(&args),
+        #[cfg(feature = "nasheval")]
         BenchCommand::Network(args) => crate::bench_nasheval::network(&args),
     }
 }

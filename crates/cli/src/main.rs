@@ -5,19 +5,27 @@
 //! library's setting names turned into flags, and exit 2.
 
 mod args;
+#[cfg(feature = "nasheval")]
+mod args_contextual;
 mod bench;
+#[cfg(feature = "nasheval")]
 mod bench_nasheval;
 mod demo;
+#[cfg(feature = "nasheval")]
 mod evaluate;
+#[cfg(feature = "nasheval")]
 mod fit;
 mod flags;
 mod game;
 mod judges;
+#[cfg(feature = "nasheval")]
 mod log;
 mod output;
+#[cfg(feature = "nasheval")]
 mod predict;
 mod progress;
 mod rank;
+#[cfg(feature = "nasheval")]
 mod simulate;
 mod timing;
 
@@ -40,10 +48,15 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Demo => demo::run()?,
         Command::Game(args) => game::run(&args)?,
         Command::Judge(args) => judges::run(&args, cli.quiet)?,
+        #[cfg(feature = "nasheval")]
         Command::Simulate(args) => simulate::run(&args)?,
+        #[cfg(feature = "nasheval")]
         Command::Log(args) => log::run(&args)?,
+        #[cfg(feature = "nasheval")]
         Command::Fit(args) => fit::run(&args, cli.quiet)?,
+        #[cfg(feature = "nasheval")]
         Command::Predict(args) => predict::run(&args)?,
+        #[cfg(feature = "nasheval")]
         Command::Evaluate(args) => evaluate::run(&args)?,
         Command::Bench(args) => bench::run(args, cli.quiet)?,
     }
