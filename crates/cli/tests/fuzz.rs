@@ -400,6 +400,7 @@ fn ledgers_never_panic() {
 }
 
 /// Every numeric array of a JSON value, by path, for structural mutations.
+#[cfg(feature = "nasheval")]
 fn arrays(value: &serde_json::Value, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
     match value {
         serde_json::Value::Array(items) => {
@@ -423,6 +424,7 @@ fn arrays(value: &serde_json::Value, path: &mut Vec<String>, out: &mut Vec<Vec<S
     }
 }
 
+#[cfg(feature = "nasheval")]
 fn at<'v>(value: &'v mut serde_json::Value, path: &[String]) -> &'v mut serde_json::Value {
     path.iter().fold(value, |v, key| match v {
         serde_json::Value::Array(items) => &mut items[key.parse::<usize>().unwrap()],
@@ -431,6 +433,7 @@ fn at<'v>(value: &'v mut serde_json::Value, path: &[String]) -> &'v mut serde_js
 }
 
 #[test]
+#[cfg(feature = "nasheval")]
 fn model_files_never_panic_and_never_predict_nan() {
     use verdict::nasheval::NashEvalModel;
     let dir = tempfile::tempdir().unwrap();
