@@ -6,14 +6,21 @@
 #
 #   bench/arena_nasheval.sh [CONTEXTS] [AGENTS] [SEEDS...]
 #   bench/arena_nasheval.sh 20000 16 70 71 72
+# WORK=DIR keeps the simulations and models in DIR (a new directory) for later study;
+# otherwise they go to a temporary directory removed at the end.
 set -euo pipefail
 contexts=${1:-20000}
 agents=${2:-16}
 shift 2 || true
 seeds=("${@:-70}")
 verdict=${VERDICT:-target/release/verdict}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+if [ -n "${WORK:-}" ]; then
+    mkdir "$WORK"
+    work=$WORK
+else
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+fi
 score() {
     "$verdict" evaluate "$1" --truth "$2" --format json 2>/dev/null |
         python3 -c "import json,sys; s=json.load(sys.stdin); print('%.4f\t%.4f' % (s['exploitability'], s['support_f1']))"
