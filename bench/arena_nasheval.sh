@@ -25,7 +25,7 @@ score() {
     "$verdict" evaluate "$1" --truth "$2" --format json 2>/dev/null |
         python3 -c "import json,sys; s=json.load(sys.stdin); print('%.4f\t%.4f' % (s['exploitability'], s['support_f1']))"
 }
-printf 'seed\tmethod\texploitability\tsupport_f1\tchosen\n'
+printf 'seed\tmethod\texploitability\tsupport_f1\tchosen (fit time)\n'
 for seed in "${seeds[@]}"; do
     sim="$work/sim$seed"
     "$verdict" simulate --world arena --agents "$agents" --contexts "$contexts" \
@@ -40,7 +40,7 @@ for seed in "${seeds[@]}"; do
             *) extra=(--variant "$method" --policy solver) ;;
         esac
         chosen=$("$verdict" fit "${common[@]}" "${extra[@]}" --out "$model" --format json 2>/dev/null |
-            python3 -c "import json,sys; s=json.load(sys.stdin)['summary']; print(s['chosen'], s.get('chosen_regression'))")
+            python3 -c "import json,sys; d=json.load(sys.stdin); s=d['summary']; print(s['chosen'], s.get('chosen_regression'), '%.0f s' % d['seconds'])")
         printf '%s\t%s\t%s\t%s\n' "$seed" "$method" "$(score "$model" "$sim")" "$chosen"
     done
     "$verdict" rank "$sim/battles.parquet" --method lottery --allow-unobserved --format json > "$work/lottery$seed.json" 2>/dev/null
