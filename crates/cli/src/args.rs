@@ -368,6 +368,11 @@ pub enum BenchCommand {
     /// policies (NashEval Section 5), seed by seed; resumable.
     Nasheval(BenchNashEvalArgs),
     #[cfg(feature = "nasheval")]
+    /// Baselines on an arena simulation's test contexts: the global maximal lottery of
+    /// the training battles, one lottery per value of a context column (--by), and
+    /// the per-context Bradley–Terry argmax of fitted surfaces (--model, Eq. 75).
+    Baselines(BenchBaselinesArgs),
+    #[cfg(feature = "nasheval")]
     /// Time `verdict predict`: loading a model, reading contexts, and the policy at
     /// every context (median of runs).
     Predict(BenchPredictArgs),

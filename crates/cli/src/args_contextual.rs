@@ -274,6 +274,22 @@ pub struct BenchNetworkArgs {
 }
 
 #[derive(Debug, Clone, Args)]
+pub struct BenchBaselinesArgs {
+    /// A simulation directory of the arena world (written by `verdict simulate --world arena`).
+    #[arg(long, value_name = "DIR")]
+    pub truth: PathBuf,
+    /// Also one maximal lottery per value of this context column (e.g. language).
+    #[arg(long, value_name = "COLUMN")]
+    pub by: Option<String>,
+    /// Also the per-context Bradley–Terry argmax (Eq. 75) of this fitted model's surface.
+    #[arg(long, value_name = "FILE")]
+    pub model: Vec<PathBuf>,
+    /// Regularization of the lotteries (use the truth's).
+    #[arg(long, default_value_t = 0.0)]
+    pub rho: f64,
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct BenchPredictArgs {
     /// A model written by `verdict fit`.
     pub model: PathBuf,

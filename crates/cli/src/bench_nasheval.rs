@@ -1,6 +1,6 @@
 //! `verdict bench nasheval` (the accuracy experiment of
 //! [`verdict::experiment`], its cells appended to `--out` as JSON lines so that an
-//! interrupted run resumes), `bench predict` and `bench network`.
+//! interrupted run resumes), `bench baselines`, `bench predict` and `bench network`.
 
 use verdict::experiment::{
     network_step_seconds, run_accuracy, AccuracyCell, AccuracySettings, ResultsFile,
@@ -8,7 +8,7 @@ use verdict::experiment::{
 use verdict::model_file::load_model;
 use verdict::VerdictError;
 
-use crate::args::{BenchNashEvalArgs, BenchNetworkArgs, BenchPredictArgs};
+use crate::args::{BenchBaselinesArgs, BenchNashEvalArgs, BenchNetworkArgs, BenchPredictArgs};
 use crate::timing::median_seconds;
 
 pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
@@ -81,5 +81,32 @@ pub fn network(args: &BenchNetworkArgs) -> anyhow::Result<()> {
         per_step * 1e3,
         h = args.hidden
     );
+    Ok(())
+}
+
+/// One JSON line per baseline: its name and score on the simulation's test contexts.
+pub fn baselines(args: &BenchBaselinesArgs) -> anyhow::Result<()> {
+    use verdict::simulation::{evaluate_bt_argmax, evaluate_lottery_by, Evaluation};
+    let show = |name: &str, evaluation: Evaluation| -> anyhow::Result<()> {
+        for note in &evaluation.notes {
+            eprintln!("{note}");
+        }
+        let mut row = serde_json::to_value(evaluation.score)?;
+        row["method"] = name.into();
+        println!("{row}");
+        Ok(())
+    };
+    show(
+        "global lottery",
+        evaluate_lottery_by(&args.truth, None, args.rho)?,
+    )?;
+    if let Some(column) = &args.by {
+        let evaluation = evaluate_lottery_by(&args.truth, Some(column), args.rho)?;
+        show(&format!("lottery per {column}"), evaluation)?;
+    }
+    for path in &args.model {
+        let evaluation = evaluate_bt_argmax(&load_model(path)?, &args.truth)?;
+        show(&format!("BT argmax of {}", path.display()), evaluation)?;
+    }
     Ok(())
 }

@@ -97,3 +97,80 @@ fn a_directory_that_is_not_a_simulation_is_refused_by_name() {
         .to_string();
     assert!(e.contains("written by verdict simulate"), "{e}");
 }
+
+/// The lottery baselines: with no column, the global lottery, scored as `verdict
+/// evaluate` scores the board `verdict rank --method lottery` writes (the same numbers
+/// by another path); per language, one lottery per language, every policy a
+/// distribution. BT-argmax of a fitted surface puts all mass on one agent.
+#[test]
+fn lottery_and_bradley_terry_baselines_score_on_the_arena_world() {
+    use verdict::io::{read_battles, ReadOptions, Source};
+    use verdict::nasheval::{fit, FitOptions, PolicyKind};
+    use verdict::rank::{rank, Intervals, Method, RankSettings};
+    use verdict::simulation::{evaluate_bt_argmax, evaluate_file, evaluate_lottery_by};
+
+    let dir = tempfile::tempdir().unwrap();
+    let sim = dir.path().join("arena");
+    write_arena(&small_arena(2), &sim).unwrap();
+    let global = evaluate_lottery_by(&sim, None, 0.0).unwrap();
+    let log = read_battles(
+        &Source::File(sim.join("battles.parquet")),
+        &ReadOptions::default(),
+    )
+    .unwrap()
+    .log;
+    let settings = RankSettings {
+        method: Method::Lottery,
+        intervals: Intervals::None,
+        allow_unobserved: true,
+        ..RankSettings::default()
+    };
+    let board = dir.path().join("lottery.json");
+    let report = rank(&log, "battles", &settings, &|| {}).unwrap();
+    std::fs::write(&board, serde_json::to_string(&report).unwrap()).unwrap();
+    assert_eq!(global.score, evaluate_file(&board, &sim).unwrap().score);
+
+    let by_language = evaluate_lottery_by(&sim, Some("language"), 0.0).unwrap();
+    assert!(by_language.score.exploitability.is_finite());
+    assert_ne!(
+        by_language.score, global.score,
+        "one lottery per language differs"
+    );
+    let error = evaluate_lottery_by(&sim, Some("planet"), 0.0)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("planet"), "{error}");
+
+    let options = FitOptions {
+        policy: PolicyKind::Solver,
+        folds: 3,
+        ..FitOptions::default()
+    }
+    .with_backbones(
+        verdict::nasheval::BackboneKind::Linear,
+        verdict::nasheval::BackboneKind::Linear,
+        verdict::nasheval::BackboneKind::Linear,
+        verdict::nasheval::LINEAR_PENALTY,
+    );
+    let reading = verdict::io::ContextualOptions {
+        text_column: Some("prompt".into()),
+        ..verdict::io::ContextualOptions::default()
+    };
+    let mut contextual = verdict::io::read_contextual_log(
+        &Source::File(sim.join("contexts.parquet")),
+        &Source::File(sim.join("feedback.parquet")),
+        &reading,
+    )
+    .unwrap();
+    verdict::contextual::complete_pairs(
+        &mut contextual,
+        true,
+        verdict::nasheval::NuisanceDesign::Auto,
+    )
+    .unwrap();
+    let featurizer = verdict::model_file::Featurizer::from_options(&reading).to_value();
+    let model = fit(&contextual, &options, None, featurizer, &|_, _, _| {}).unwrap();
+    let bt = evaluate_bt_argmax(&model, &sim).unwrap();
+    assert_eq!(bt.score.contexts, global.score.contexts);
+    assert!(bt.score.exploitability.is_finite() && bt.score.exploitability >= 0.0);
+}

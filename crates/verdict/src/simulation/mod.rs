@@ -7,6 +7,7 @@
 
 mod appendix_g;
 mod arena;
+mod baselines;
 mod evaluate;
 mod truth;
 
@@ -19,6 +20,9 @@ use verdict_io::{ColumnData, StagedDir};
 
 pub use appendix_g::{write_appendix_g, AppendixGSimulation};
 pub use arena::{write_arena, ArenaSimulation};
+pub use baselines::{
+    bradley_terry_of_payoff, bt_argmax_policies, evaluate_bt_argmax, evaluate_lottery_by, BT_RIDGE,
+};
 pub use evaluate::{evaluate_file, evaluate_model, Evaluation};
 pub use truth::{score, PolicyScore, Split, Truth};
 
