@@ -284,9 +284,10 @@ pub struct BenchBaselinesArgs {
     /// Also the per-context Bradley–Terry argmax (Eq. 75) of this fitted model's surface.
     #[arg(long, value_name = "FILE")]
     pub model: Vec<PathBuf>,
-    /// Regularization of the lotteries (use the truth's).
-    #[arg(long, default_value_t = 0.0)]
-    pub rho: f64,
+    /// Regularization of the lotteries (default: the true equilibria's, from the
+    /// simulation's manifest).
+    #[arg(long)]
+    pub rho: Option<f64>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -112,7 +112,7 @@ fn lottery_and_bradley_terry_baselines_score_on_the_arena_world() {
     let dir = tempfile::tempdir().unwrap();
     let sim = dir.path().join("arena");
     write_arena(&small_arena(2), &sim).unwrap();
-    let global = evaluate_lottery_by(&sim, None, 0.0).unwrap();
+    let global = evaluate_lottery_by(&sim, None, None).unwrap();
     let log = read_battles(
         &Source::File(sim.join("battles.parquet")),
         &ReadOptions::default(),
@@ -130,13 +130,13 @@ fn lottery_and_bradley_terry_baselines_score_on_the_arena_world() {
     std::fs::write(&board, serde_json::to_string(&report).unwrap()).unwrap();
     assert_eq!(global.score, evaluate_file(&board, &sim).unwrap().score);
 
-    let by_language = evaluate_lottery_by(&sim, Some("language"), 0.0).unwrap();
+    let by_language = evaluate_lottery_by(&sim, Some("language"), None).unwrap();
     assert!(by_language.score.exploitability.is_finite());
     assert_ne!(
         by_language.score, global.score,
         "one lottery per language differs"
     );
-    let error = evaluate_lottery_by(&sim, Some("planet"), 0.0)
+    let error = evaluate_lottery_by(&sim, Some("planet"), Some(0.0))
         .unwrap_err()
         .to_string();
     assert!(error.contains("planet"), "{error}");

@@ -137,17 +137,19 @@ fn lottery_of(
 /// One maximal lottery of the training battles (`battles.parquet`, the arena world's
 /// log) per value of context column `by`, played at every test context with that
 /// value (the global lottery where a value never occurred in training); with `by`
-/// `None`, the global lottery everywhere. Regularized by `rho`, pairs that never met
-/// count as ties (NashEval Eq. 78 per group), scored against the test truth of `dir`.
+/// `None`, the global lottery everywhere. Regularized by `rho` (`None`: the truth's
+/// own, as the simulation's manifest records it), pairs that never met count as ties
+/// (NashEval Eq. 78 per group), scored against the test truth of `dir`.
 ///
 /// # Errors
 /// [`VerdictError`] when `dir` holds no battle log or lacks the column.
 pub fn evaluate_lottery_by(
     dir: &Path,
     by: Option<&str>,
-    rho: f64,
+    rho: Option<f64>,
 ) -> Result<Evaluation, VerdictError> {
     let truth = Truth::open(dir, Split::Test)?;
+    let rho = rho.unwrap_or(truth.manifest.equilibrium.rho);
     let options = ReadOptions {
         keep: by.map(str::to_owned).into_iter().collect(),
         ..ReadOptions::default()
