@@ -125,3 +125,19 @@ def test_bad_input_raises_naming_the_place(simulation, tmp_path):
         verdict.Simulation.open(tmp_path)
     with pytest.raises(FileExistsError):
         simulation.write(tmp_path)
+
+
+def test_ctrl_c_during_a_fit_returns_at_once(simulation):
+    import _thread
+
+    # The network policy trains for seconds in a debug build; Ctrl-C after 0.3 s.
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    started = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        verdict.NashEval(policy="network", folds=3).fit(simulation.contexts, simulation.feedback)
+    timer.cancel()
+    # Answered within a few polls of 50 ms (the abandoned fit finishes unobserved).
+    assert time.perf_counter() - started < 1.5
+    # The module still works afterwards.
+    assert verdict.NashEval(**SETTINGS).fit(simulation.contexts, simulation.feedback).agents

@@ -174,7 +174,9 @@ class NashEval:
     ) -> "NashEval":
         """Fits on a contexts table (``context_id`` and features) with a feedback table
         (``context_id, menu, modality, response``), or on a battle log (``battles=``)
-        whose ``context_columns`` make the context. Paths or frames. Returns self."""
+        whose ``context_columns`` make the context. Paths or frames. Returns self.
+        Ctrl-C stops waiting at once (``KeyboardInterrupt``); the abandoned fit
+        finishes unobserved and nothing is written."""
         self.model_ = _native.fit(
             contexts=contexts,
             feedback=feedback,

@@ -3,8 +3,11 @@
 //! hands back what the command line prints (`python/verdict` turns it into frames).
 //! No computation lives here.
 
+use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::time::Duration;
+
 use clap::ValueEnum;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 mod games;
@@ -16,6 +19,42 @@ mod tables;
 /// A library error as the exception for bad input: its message names the place.
 pub(crate) fn bad_input(error: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(error.to_string())
+}
+
+/// Runs `work` on its own thread with the interpreter released, answering Ctrl-C:
+/// the calling thread waits for the result and checks for a pending signal every
+/// 50 ms. On one (`KeyboardInterrupt`) it returns at once, and the work finishes
+/// unobserved, its result dropped — only for computations that write nothing (a
+/// fit, a ranking), so nothing is left half-done. A panic in the work is a
+/// `RuntimeError`.
+pub(crate) fn interruptible<T: Send + 'static>(
+    py: Python<'_>,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> PyResult<T> {
+    let (sender, receiver) = channel();
+    std::thread::Builder::new()
+        .name("verdict".into())
+        .spawn(move || {
+            let _ = sender.send(work());
+        })
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start a thread: {e}")))?;
+    let mut receiver = receiver;
+    loop {
+        // The receiver travels to the detached closure and back (it is `Send`, not
+        // `Sync`).
+        let (waited, back) = py.detach(move || {
+            let waited = receiver.recv_timeout(Duration::from_millis(50));
+            (waited, receiver)
+        });
+        receiver = back;
+        match waited {
+            Ok(result) => return Ok(result),
+            Err(RecvTimeoutError::Timeout) => py.check_signals()?,
+            Err(RecvTimeoutError::Disconnected) => return Err(PyRuntimeError::new_err(
+                "the computation stopped without a result (an internal error); please report it",
+            )),
+        }
+    }
 }
 
 /// Shows `message` as a Python `UserWarning` (what the command line prints to

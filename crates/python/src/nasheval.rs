@@ -190,9 +190,10 @@ pub fn fit(
         nuisance_design,
     )?;
     let featurizer = Featurizer::from_options(&reading).to_value();
-    let inner = py
-        .detach(|| verdict::nasheval::fit(&log, &options, None, featurizer, &|_, _, _| {}))
-        .map_err(bad_input)?;
+    let inner = crate::interruptible(py, move || {
+        verdict::nasheval::fit(&log, &options, None, featurizer, &|_, _, _| {})
+    })?
+    .map_err(bad_input)?;
     Ok(Model { inner })
 }
 

@@ -99,13 +99,16 @@ pub fn rank_json(
     };
     let source = battles.source(py, "<battles table>", Some(&battle_columns(&options)))?;
     let label = source.label();
-    py.detach(|| {
-        let log = read_battles(&source, &options).map_err(bad_input)?.log;
-        let report = rank(&log, &label, &settings, &|| {}).map_err(bad_input)?;
-        let mut text = serde_json::to_string_pretty(&report).map_err(bad_input)?;
+    let report = crate::interruptible(py, move || -> Result<String, String> {
+        let log = read_battles(&source, &options)
+            .map_err(|e| e.to_string())?
+            .log;
+        let report = rank(&log, &label, &settings, &|| {}).map_err(|e| e.to_string())?;
+        let mut text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
         text.push('\n');
         Ok(text)
-    })
+    })?;
+    report.map_err(bad_input)
 }
 
 /// Bradley–Terry by maximum likelihood on battles given as arrays (`xs[i]` against
