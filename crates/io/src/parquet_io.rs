@@ -91,13 +91,8 @@ pub(crate) fn read_parquet<T: ChunkReader + 'static>(
     .map_err(not_parquet)?;
     let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(handle, metadata);
     let schema = builder.schema().clone();
-    let present: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
-    let indices: Vec<usize> = present
-        .iter()
-        .enumerate()
-        .filter(|(_, name)| wanted.is_none_or(|w| w.contains(name)))
-        .map(|(i, _)| i)
-        .collect();
+    let present = column_names(&schema);
+    let indices = wanted_indices(&present, wanted);
     let mask = ProjectionMask::roots(builder.parquet_schema(), indices.iter().copied());
     let mut reader = builder
         .with_projection(mask)
@@ -105,20 +100,12 @@ pub(crate) fn read_parquet<T: ChunkReader + 'static>(
         .build()
         .map_err(not_parquet)?;
     let projected: Vec<String> = indices.iter().map(|&i| present[i].clone()).collect();
-    let mut rows = 0usize;
-    let batches = std::iter::from_fn(|| {
-        let batch = match next_batch(&mut reader, file, rows) {
-            Ok(batch) => batch?.map_err(|e| {
-                IoError::invalid_file(file, format!("unreadable data after row {rows}: {e}"))
-            }),
-            Err(error) => Err(error),
-        };
-        if let Ok(batch) = &batch {
-            rows += batch.num_rows();
+    table_from_batches(file, present, &projected, |rows| {
+        match next_batch(&mut reader, file, rows)? {
+            None => Ok(None),
+            Some(batch) => batch.map(Some).map_err(|e| unreadable(file, rows, e)),
         }
-        Some(batch)
-    });
-    table_from_batches(batches, file, present.clone(), &projected)
+    })
 }
 
 /// A table from Arrow record batches handed over in memory (through the Arrow C stream
@@ -128,54 +115,53 @@ pub(crate) fn read_parquet<T: ChunkReader + 'static>(
 /// # Errors
 /// A batch the producer failed to deliver, or a column of a nested type.
 pub fn read_record_batches(
-    batches: impl Iterator<Item = Result<RecordBatch, arrow::error::ArrowError>>,
+    mut batches: impl Iterator<Item = Result<RecordBatch, arrow::error::ArrowError>>,
     schema: &Schema,
     label: &str,
     wanted: Option<&[String]>,
 ) -> Result<Table, IoError> {
-    let present: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
-    let projected: Vec<String> = present
-        .iter()
-        .filter(|name| wanted.is_none_or(|w| w.contains(name)))
-        .cloned()
-        .collect();
-    let indices: Vec<usize> = projected
-        .iter()
-        .map(|name| {
-            present
-                .iter()
-                .position(|p| p == name)
-                .expect("from present")
-        })
-        .collect();
-    let mut rows = 0usize;
-    let batches = batches.map(|batch| {
-        let batch = batch
-            .and_then(|batch| batch.project(&indices))
-            .map_err(|e| {
-                IoError::invalid_file(label, format!("unreadable data after row {rows}: {e}"))
-            })?;
-        rows += batch.num_rows();
-        Ok(batch)
-    });
-    table_from_batches(batches, label, present, &projected)
+    let present = column_names(schema);
+    let indices = wanted_indices(&present, wanted);
+    let projected: Vec<String> = indices.iter().map(|&i| present[i].clone()).collect();
+    table_from_batches(label, present, &projected, |rows| {
+        batches
+            .next()
+            .transpose()
+            .and_then(|batch| batch.map(|b| b.project(&indices)).transpose())
+            .map_err(|e| unreadable(label, rows, e))
+    })
 }
 
-/// The columns `projected` (in batch order) of the batches as a table; `present` lists
-/// every column of the source, for messages about missing ones.
+fn column_names(schema: &Schema) -> Vec<String> {
+    schema.fields().iter().map(|f| f.name().clone()).collect()
+}
+
+/// Positions of the columns of `present` that `wanted` names (all when `None`).
+fn wanted_indices(present: &[String], wanted: Wanted<'_>) -> Vec<usize> {
+    (0..present.len())
+        .filter(|&i| wanted.is_none_or(|w| w.contains(&present[i])))
+        .collect()
+}
+
+fn unreadable(file: &str, rows: usize, error: arrow::error::ArrowError) -> IoError {
+    IoError::invalid_file(file, format!("unreadable data after row {rows}: {error}"))
+}
+
+/// The columns `projected` (in batch order) of the batches `next_batch` hands over —
+/// it is told how many rows came before, for its messages — as a table; `present`
+/// lists every column of the source, for messages about missing ones.
 fn table_from_batches(
-    batches: impl Iterator<Item = Result<RecordBatch, IoError>>,
     file: &str,
     present: Vec<String>,
     projected: &[String],
+    mut next_batch: impl FnMut(usize) -> Result<Option<RecordBatch>, IoError>,
 ) -> Result<Table, IoError> {
     let mut builders: Vec<ColumnBuilder> = projected
         .iter()
         .map(|name| ColumnBuilder::new(name))
         .collect();
     let mut rows = 0usize;
-    for batch in batches {
-        let batch = batch?;
+    while let Some(batch) = next_batch(rows)? {
         for (builder, array) in builders.iter_mut().zip(batch.columns()) {
             append_array(builder, array).map_err(|message| {
                 IoError::invalid(
