@@ -7,7 +7,6 @@ use anyhow::Context;
 use verdict::equilibrium::EquilibriumSettings;
 use verdict::io::{
     read_battles, read_costs, BattleSchema, IoError, LoadedBattles, ReadOptions, Source,
-    WinnerColumns,
 };
 use verdict::rank::{rank_with_groups, BattleGroups, EloOrder, Intervals, RankSettings};
 use verdict::ratings::{Bootstrap, BradleyTerry, Elo};
@@ -16,22 +15,6 @@ use verdict::report::{plot_leaderboard, render_csv, render_table, RankReport};
 use crate::args::{EquilibriumArgs, LogArgs, OutputFormat, RankArgs};
 use crate::output::emit;
 use crate::progress;
-
-/// The schema named by the column flags, or `None` to detect it.
-fn schema(input: &LogArgs) -> Option<BattleSchema> {
-    if input.model_a_col.is_none() && input.model_b_col.is_none() && input.winner_col.is_none() {
-        return None;
-    }
-    let default = BattleSchema::lmarena();
-    Some(BattleSchema {
-        model_a: input.model_a_col.clone().unwrap_or(default.model_a),
-        model_b: input.model_b_col.clone().unwrap_or(default.model_b),
-        winner: input
-            .winner_col
-            .clone()
-            .map_or(default.winner, WinnerColumns::Label),
-    })
-}
 
 /// Reads the battle log the flags name ("-" is standard input).
 pub fn load(input: &LogArgs) -> anyhow::Result<LoadedBattles> {
@@ -58,7 +41,11 @@ pub fn load(input: &LogArgs) -> anyhow::Result<LoadedBattles> {
     };
     let options = ReadOptions {
         format: input.input_format,
-        schema: schema(input),
+        schema: BattleSchema::named(
+            input.model_a_col.clone(),
+            input.model_b_col.clone(),
+            input.winner_col.clone(),
+        ),
         filters: input.filters.clone(),
         order_by: input.order_by.clone(),
         keep: input.group_by.iter().cloned().collect(),

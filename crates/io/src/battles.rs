@@ -51,6 +51,24 @@ impl BattleSchema {
         }
     }
 
+    /// The schema naming these columns (the LMArena name where one is `None`), or
+    /// `None` when no column is named, so that [`read_battles`] detects them.
+    pub fn named(
+        model_a: Option<String>,
+        model_b: Option<String>,
+        winner: Option<String>,
+    ) -> Option<Self> {
+        if model_a.is_none() && model_b.is_none() && winner.is_none() {
+            return None;
+        }
+        let default = Self::lmarena();
+        Some(Self {
+            model_a: model_a.unwrap_or(default.model_a),
+            model_b: model_b.unwrap_or(default.model_b),
+            winner: winner.map_or(default.winner, WinnerColumns::Label),
+        })
+    }
+
     /// Every column name the automatic schema may use.
     fn candidate_columns() -> Vec<String> {
         ["model_a", "model_b", "winner", "left", "right"]

@@ -6,30 +6,12 @@ use pyo3::types::PyDict;
 
 use verdict::arrays::battle_log_from_arrays;
 use verdict::equilibrium::EquilibriumSettings;
-use verdict::io::{battle_columns, read_battles, BattleSchema, Filter, ReadOptions, WinnerColumns};
+use verdict::io::{battle_columns, read_battles, BattleSchema, Filter, ReadOptions};
 use verdict::rank::{rank, Intervals, Method, RankSettings};
 use verdict::ratings::{Bootstrap, BradleyTerry, Elo, PairCounts, Solver, TieModel};
 
 use crate::tables::TableArg;
 use crate::{bad_input, choice};
-
-/// The columns named by `model_a`, `model_b`, `winner`, or `None` to detect them as
-/// the command line does.
-fn schema(
-    model_a: Option<String>,
-    model_b: Option<String>,
-    winner: Option<String>,
-) -> Option<BattleSchema> {
-    if model_a.is_none() && model_b.is_none() && winner.is_none() {
-        return None;
-    }
-    let default = BattleSchema::lmarena();
-    Some(BattleSchema {
-        model_a: model_a.unwrap_or(default.model_a),
-        model_b: model_b.unwrap_or(default.model_b),
-        winner: winner.map_or(default.winner, WinnerColumns::Label),
-    })
-}
 
 /// The leaderboard of `verdict rank --format json` for the same settings (see
 /// `verdict.rank` for each argument). `sandwich` asks for sandwich normal intervals in
@@ -64,7 +46,7 @@ pub fn rank_json(
         .map(|f| f.parse::<Filter>().map_err(bad_input))
         .collect::<PyResult<Vec<_>>>()?;
     let options = ReadOptions {
-        schema: schema(model_a, model_b, winner),
+        schema: BattleSchema::named(model_a, model_b, winner),
         filters,
         skip_self_battles,
         ..ReadOptions::default()
