@@ -125,15 +125,7 @@ pub fn oracle_allocation(
             variances.len()
         ));
     }
-    if let Some((j, c)) = costs
-        .iter()
-        .enumerate()
-        .find(|(_, c)| !(c.is_finite() && **c > 0.0))
-    {
-        return bad(format!(
-            "judge {j} costs {c}; costs must be positive and finite"
-        ));
-    }
+    crate::instance::check_costs(costs)?;
     crate::ivwe::check_variances(variances, judges)?;
     if !(budget.is_finite() && budget > 0.0) {
         return bad(format!("budget {budget} must be positive and finite"));

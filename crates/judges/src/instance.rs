@@ -46,15 +46,7 @@ impl Instance {
         if !(range.is_finite() && range > 0.0) {
             return bad(format!("score range R = {range} must be positive"));
         }
-        if let Some((j, c)) = costs
-            .iter()
-            .enumerate()
-            .find(|(_, c)| !(c.is_finite() && **c > 0.0))
-        {
-            return bad(format!(
-                "judge {j} costs {c}; costs must be positive and finite"
-            ));
-        }
+        check_costs(&costs)?;
         for (k, &s) in scores.iter().enumerate() {
             if !(0.0..=range).contains(&s) {
                 return bad(format!("item {k} has score {s} outside [0, {range}]"));
@@ -175,5 +167,22 @@ impl Scenario {
             }
         };
         Instance::new(scores, variances, costs, 1.0).expect("synthetic instances are valid")
+    }
+}
+
+/// Every judge's cost is positive and finite.
+///
+/// # Errors
+/// [`JudgeError::Instance`] naming the first judge whose cost is not.
+pub(crate) fn check_costs(costs: &[f64]) -> Result<(), JudgeError> {
+    match costs
+        .iter()
+        .enumerate()
+        .find(|(_, c)| !(c.is_finite() && **c > 0.0))
+    {
+        Some((j, c)) => Err(JudgeError::Instance(format!(
+            "judge {j} costs {c}; costs must be positive and finite"
+        ))),
+        None => Ok(()),
     }
 }
