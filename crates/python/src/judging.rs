@@ -12,6 +12,8 @@ use verdict::judges::{
     EstimateSettings, JudgeError, JudgePool, JudgesConfig, JudgingRun, Method, Norm, PaidCalls,
 };
 
+use verdict::feedback::Interner;
+
 use crate::bad_input;
 
 /// A Python callable judge: `score(item) -> float` in `[0, range]`, at `cost` a call.
@@ -303,37 +305,17 @@ pub fn ivwe(
             scores.len()
         )));
     }
-    let (item_names, item_index) = first_appearance(&items);
-    let (judge_names, judge_index) = first_appearance(&judges);
-    let calls: Vec<(usize, usize, f64)> = item_index
-        .into_iter()
-        .zip(judge_index)
+    // Items and judges are numbered in order of first appearance.
+    let (mut item_ids, mut judge_ids) = (Interner::new(), Interner::new());
+    let calls: Vec<(usize, usize, f64)> = items
+        .iter()
+        .zip(&judges)
         .zip(scores)
-        .map(|((i, j), s)| (i, j, s))
+        .map(|((i, j), s)| (item_ids.intern(i).index(), judge_ids.intern(j).index(), s))
         .collect();
     let flat = variances.map(|rows| rows.concat());
-    let estimates = verdict::judges::ivwe_from_scores(
-        item_names.len(),
-        judge_names.len(),
-        &calls,
-        flat.as_deref(),
-    )
-    .map_err(bad_input)?;
-    Ok((item_names, estimates))
-}
-
-/// The distinct names in order of first appearance, and each value's index among them.
-fn first_appearance(values: &[String]) -> (Vec<String>, Vec<usize>) {
-    let mut names = Vec::new();
-    let mut seen = std::collections::HashMap::new();
-    let index = values
-        .iter()
-        .map(|v| {
-            *seen.entry(v.as_str()).or_insert_with(|| {
-                names.push(v.clone());
-                names.len() - 1
-            })
-        })
-        .collect();
-    (names, index)
+    let estimates =
+        verdict::judges::ivwe_from_scores(item_ids.len(), judge_ids.len(), &calls, flat.as_deref())
+            .map_err(bad_input)?;
+    Ok((item_ids.names().to_vec(), estimates))
 }

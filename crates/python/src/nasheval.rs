@@ -82,43 +82,6 @@ pub struct Model {
     inner: NashEvalModel,
 }
 
-/// The library's options from the Python settings, with `costs` (agent → cost) put
-/// in the log's agent order.
-#[allow(clippy::too_many_arguments)]
-fn fit_options(
-    agents: &[String],
-    variant: &str,
-    policy: &str,
-    backbone: &str,
-    rho: f64,
-    folds: usize,
-    seed: u64,
-    costs: Option<Vec<(String, f64)>>,
-    budget: Option<f64>,
-    tune: bool,
-    nuisance_design: &str,
-) -> PyResult<FitOptions> {
-    let costs = match costs {
-        Some(given) => costs_by_agent(agents, &given).map_err(bad_input)?,
-        None => Vec::new(),
-    };
-    let backbone = choice::<BackboneKind>("backbone", backbone)?;
-    Ok(FitOptions {
-        variant: choice::<Variant>("variant", variant)?,
-        policy: choice::<PolicyKind>("policy", policy)?,
-        rho,
-        costs,
-        budget,
-        folds,
-        seed,
-        tune_learners: tune,
-        tune_network: tune,
-        nuisance_design: choice::<NuisanceDesign>("nuisance_design", nuisance_design)?,
-        ..FitOptions::default()
-    }
-    .with_backbones(backbone, backbone, backbone, LINEAR_PENALTY))
-}
-
 /// Fits NashEval, as `verdict fit` with the same settings: on a contexts table
 /// (`context_id` and features) with a feedback table (`context_id, menu, modality,
 /// response`), or on a battle log (`battles`) whose `context_columns` make the
@@ -176,19 +139,26 @@ pub fn fit(
     if let Some(warning) = warning {
         crate::warn(py, &warning)?;
     }
-    let options = fit_options(
-        &log.agents,
-        variant,
-        policy,
-        backbone,
+    // Costs come by agent name; the fit takes them in the log's agent order.
+    let costs = match costs {
+        Some(given) => costs_by_agent(&log.agents, &given).map_err(bad_input)?,
+        None => Vec::new(),
+    };
+    let backbone = choice::<BackboneKind>("backbone", backbone)?;
+    let options = FitOptions {
+        variant: choice::<Variant>("variant", variant)?,
+        policy: choice::<PolicyKind>("policy", policy)?,
         rho,
-        folds,
-        seed,
         costs,
         budget,
-        tune,
-        nuisance_design,
-    )?;
+        folds,
+        seed,
+        tune_learners: tune,
+        tune_network: tune,
+        nuisance_design: nuisance,
+        ..FitOptions::default()
+    }
+    .with_backbones(backbone, backbone, backbone, LINEAR_PENALTY);
     let featurizer = Featurizer::from_options(&reading).to_value();
     let inner = crate::interruptible(py, move || {
         verdict::nasheval::fit(&log, &options, None, featurizer, &|_, _, _| {})
