@@ -10,9 +10,9 @@ use verdict_io::{read_battles, read_table, ReadOptions, Source};
 use verdict_nasheval::NashEvalModel;
 use verdict_ratings::{BradleyTerry, PairCounts, PairTally, Regularization};
 
+use super::evaluate::{same_contexts, test_split};
 use super::{score, Evaluation, Split, Truth};
 use crate::equilibrium::EquilibriumSettings;
-use crate::model_file::read_model_contexts;
 use crate::rank::{rank, Intervals, Method, RankSettings};
 use crate::VerdictError;
 
@@ -88,24 +88,12 @@ pub fn bt_argmax_policies(
 /// # Errors
 /// As [`super::evaluate_model`].
 pub fn evaluate_bt_argmax(model: &NashEvalModel, dir: &Path) -> Result<Evaluation, VerdictError> {
-    let truth = Truth::open(dir, Split::Test)?;
-    let read = read_model_contexts(model, &Source::File(dir.join(Split::Test.contexts_file())))?;
-    same_contexts(&read.table.ids, &truth, dir)?;
+    let (truth, read) = test_split(model, dir)?;
     let policies = bt_argmax_policies(model, &read.features)?;
     Ok(Evaluation {
         score: score(&model.agents, &policies, &truth)?,
         notes: read.unseen_warning().into_iter().collect(),
     })
-}
-
-fn same_contexts(ids: &[String], truth: &Truth, dir: &Path) -> Result<(), VerdictError> {
-    if ids != truth.ids {
-        return Err(VerdictError::Data(format!(
-            "{}: test_contexts.parquet and test_truth.parquet list different contexts",
-            dir.display()
-        )));
-    }
-    Ok(())
 }
 
 /// The maximal lottery (regularized by `rho`, unobserved pairs as ties) of the

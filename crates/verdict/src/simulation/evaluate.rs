@@ -9,7 +9,7 @@ use verdict_io::Source;
 use verdict_nasheval::NashEvalModel;
 
 use super::{score, PolicyScore, Split, Truth};
-use crate::model_file::{load_model, read_model_contexts};
+use crate::model_file::{load_model, read_model_contexts, ModelContexts};
 use crate::VerdictError;
 
 /// A score with what a reader must know about it.
@@ -28,15 +28,7 @@ pub struct Evaluation {
 /// [`VerdictError`] when the directory is not a simulation, its test tables disagree,
 /// or the contexts do not fit the model's schema.
 pub fn evaluate_model(model: &NashEvalModel, dir: &Path) -> Result<Evaluation, VerdictError> {
-    let truth = Truth::open(dir, Split::Test)?;
-    let contexts = Source::File(dir.join(Split::Test.contexts_file()));
-    let read = read_model_contexts(model, &contexts)?;
-    if read.table.ids != truth.ids {
-        return Err(VerdictError::Data(format!(
-            "{}: test_contexts.parquet and test_truth.parquet list different contexts",
-            dir.display()
-        )));
-    }
+    let (truth, read) = test_split(model, dir)?;
     let mut notes: Vec<String> = read.unseen_warning().into_iter().collect();
     let truth_rho = truth.manifest.equilibrium.rho;
     if (truth_rho - model.options.rho).abs() > 1e-12 {
@@ -50,6 +42,33 @@ pub fn evaluate_model(model: &NashEvalModel, dir: &Path) -> Result<Evaluation, V
         score: score(&model.agents, &policies, &truth)?,
         notes,
     })
+}
+
+/// The test truth of simulation `dir` and its test contexts read with `model`'s
+/// featurizer, checked to list the same contexts.
+///
+/// # Errors
+/// As [`evaluate_model`].
+pub(super) fn test_split(
+    model: &NashEvalModel,
+    dir: &Path,
+) -> Result<(Truth, ModelContexts), VerdictError> {
+    let truth = Truth::open(dir, Split::Test)?;
+    let contexts = Source::File(dir.join(Split::Test.contexts_file()));
+    let read = read_model_contexts(model, &contexts)?;
+    same_contexts(&read.table.ids, &truth, dir)?;
+    Ok((truth, read))
+}
+
+/// Refuses test contexts that are not the truth's, in its order.
+pub(super) fn same_contexts(ids: &[String], truth: &Truth, dir: &Path) -> Result<(), VerdictError> {
+    if ids != truth.ids {
+        return Err(VerdictError::Data(format!(
+            "{}: test_contexts.parquet and test_truth.parquet list different contexts",
+            dir.display()
+        )));
+    }
+    Ok(())
 }
 
 /// The agents and probabilities of a `verdict rank --method lottery --format json`
