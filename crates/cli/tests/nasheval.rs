@@ -111,7 +111,14 @@ fn fit_predict_evaluate_round_trip() {
         .collect();
     assert_eq!(
         keys,
-        ["exploitability", "support_f1", "game_value", "contexts"]
+        [
+            "exploitability",
+            "support_f1",
+            "game_value",
+            "contexts",
+            "condorcet_contexts",
+            "payoff_rmse"
+        ]
     );
     assert_eq!(report["contexts"], 300);
     let uniform = uniform_exploitability(&sim);

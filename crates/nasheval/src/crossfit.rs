@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 use crate::backbone::{Backbone, Model};
 use crate::learner::{context_folds, LearnerError};
 use crate::pairs::PairMap;
-use crate::pooled::{PairVerdict, PooledOutcome, PooledPropensity};
+use crate::pooled::{
+    PairVerdict, PooledOutcome, PooledPropensity, WeightedSample, SAMPLED_MENUS_PER_CONTEXT,
+};
 
 /// How the nuisances `e^m` and `μ^m_jk` are modelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -51,12 +53,14 @@ impl NuisanceDesign {
 /// The largest catalogue `Auto` models menu by menu.
 pub const PER_MENU_LIMIT: usize = 20;
 
-/// Nuisance values at a set of contexts: `propensity` is `contexts × menus`,
-/// `outcome` is `contexts × columns` (one column per (menu, pair), see
+/// Nuisance values at a log's contexts: `propensity` has one value per feedback
+/// record (the propensity of the selected menu at its context: the only ones Eq. 42
+/// divides by), `outcome` is `contexts × columns` (one column per (menu, pair), see
 /// [`crate::pairs::PairHolder::column`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Nuisances {
-    /// `e^m(X_i)`, clipped to the floor.
+    /// `e^m(X_i)` of each record `(i, m)` of `log.feedback`, in its order, raised to
+    /// the menu's floor.
     pub propensity: Vec<f64>,
     /// `μ^m_jk(X_i)` for `j < k` (the other orientation is its negative).
     pub outcome: Vec<f64>,
@@ -95,11 +99,14 @@ pub struct CrossFit {
     pub fold_sizes: Vec<usize>,
     /// Out-of-fold nuisances at every training context.
     pub nuisances: Nuisances,
-    /// Out-of-fold propensities that were raised to the floor.
+    /// Out-of-fold propensities of selected menus (one per feedback record) that were
+    /// raised to the floor.
     pub clipped: usize,
     /// Out-of-fold mean squared error of the outcome models on observed verdicts.
     pub outcome_loss: f64,
-    /// Out-of-fold binary log loss of the propensity models.
+    /// Out-of-fold binary log loss of the propensity models per (context, menu),
+    /// estimated from the selected cells and a weighted sample of the others
+    /// (exact when `|Q| ≤ SAMPLED_MENUS_PER_CONTEXT`).
     pub propensity_loss: f64,
     /// `[fold][outcome]` outcome models when kept and modelled per menu, else empty.
     pub outcome_models: Vec<Vec<Model>>,
@@ -146,6 +153,13 @@ impl Observed {
         self.index[context * self.menus + menu] != Self::NONE
     }
 
+    /// The position in `log.feedback` of context `context`'s feedback on `menu`, if
+    /// observed.
+    pub fn record(&self, context: usize, menu: usize) -> Option<usize> {
+        let f = self.index[context * self.menus + menu];
+        (f != Self::NONE).then_some(f as usize)
+    }
+
     /// The mean verdict `Z^m_jk` of context `context` at positions `(first, second)`
     /// of menu `menu`, when observed.
     pub fn verdict(
@@ -161,6 +175,43 @@ impl Observed {
             let size = log.menus[menu].len();
             log.feedback[f as usize].verdicts[first * size + second]
         })
+    }
+}
+
+/// The (context, menu) cells at which a fold's propensity model is evaluated: every
+/// selected one, whose propensity weights a correction term of Eq. 42, and a
+/// Horvitz–Thompson sample of the others (kept with probability
+/// `min(1, SAMPLED_MENUS_PER_CONTEXT / |Q|)`, weight its inverse) for an unbiased
+/// out-of-fold log loss. A fold so predicts about `1 + SAMPLED_MENUS_PER_CONTEXT`
+/// propensities per context instead of `|Q|` (9 instead of 120 at K = 16).
+struct PropensityCells {
+    /// `(context, menu)` of each cell.
+    at: Vec<(usize, usize)>,
+    /// The feedback record of a selected cell.
+    records: Vec<Option<usize>>,
+    /// The cell's weight in the log loss.
+    weights: Vec<f64>,
+}
+
+impl PropensityCells {
+    fn of_fold(observed: &Observed, held: &[usize], menus: usize, seed: u64) -> Self {
+        let mut sample = WeightedSample::new(SAMPLED_MENUS_PER_CONTEXT, menus, seed);
+        let mut cells = Self {
+            at: Vec::new(),
+            records: Vec::new(),
+            weights: Vec::new(),
+        };
+        for &i in held {
+            for m in 0..menus {
+                let record = observed.record(i, m);
+                if let Some(weight) = sample.weight(record.is_some()) {
+                    cells.at.push((i, m));
+                    cells.records.push(record);
+                    cells.weights.push(weight);
+                }
+            }
+        }
+        cells
     }
 }
 
@@ -193,7 +244,13 @@ pub fn cross_fit(
     let folds = context_folds(n, options.folds, options.seed)?;
     let mut fold_sizes = vec![0; options.folds];
     folds.iter().for_each(|&f| fold_sizes[f] += 1);
-    let mut propensity = vec![0.0; n * menus];
+    let mut propensity = vec![0.0; log.feedback.len()];
+    let floors = menu_floors(
+        log,
+        options.propensity_floor,
+        options.propensity_floor_share,
+    );
+    let (mut clipped, mut log_loss) = (0, 0.0);
     let mut outcome = vec![0.0; n * pairs.columns];
     let mut outcome_models = Vec::new();
     let sparse_menus = sparse_menus(&observed, &folds, options.folds, menus, n);
@@ -222,7 +279,13 @@ pub fn cross_fit(
         let (held, train): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| folds[i] == fold);
         let held_x = gather(&log.features, columns, &held);
         let train_x = gather(&log.features, columns, &train);
-        if design == NuisanceDesign::Pooled {
+        let cells = PropensityCells::of_fold(
+            &observed,
+            &held,
+            menus,
+            options.seed ^ (fold as u64) ^ 0x0E7A_1055,
+        );
+        let predicted = if design == NuisanceDesign::Pooled {
             let model = PooledPropensity::fit(
                 &log.features,
                 columns,
@@ -234,30 +297,46 @@ pub fn cross_fit(
                 options.seed ^ fold as u64,
             )
             .map_err(|e| LearnerError(format!("fold {fold}, pooled propensity model: {e}")))?;
-            let predicted = model.predict(&held_x, &log.menus);
-            for (r, &i) in held.iter().enumerate() {
-                propensity[i * menus..(i + 1) * menus]
-                    .copy_from_slice(&predicted[r * menus..(r + 1) * menus]);
-            }
             done += 1;
             progress(done, total);
-        }
-        for m in (0..menus).filter(|_| design == NuisanceDesign::PerMenu) {
-            let at = |e: LearnerError| {
-                LearnerError(format!("fold {fold}, menu {}: {e}", menu_label(log, m)))
-            };
-            let labels: Vec<f64> = train
-                .iter()
-                .map(|&i| f64::from(u8::from(observed.selected(i, m))))
-                .collect();
-            let predicted = fit_propensity(&options.propensity, &train_x, columns, &labels)
-                .map_err(at)?
-                .predict_at(&held_x, columns);
-            for (&i, e) in held.iter().zip(predicted) {
-                propensity[i * menus + m] = e;
+            model.predict_at(&log.features, &cells.at, &log.menus)
+        } else {
+            let mut predicted = vec![0.0; cells.at.len()];
+            for m in 0..menus {
+                let at = |e: LearnerError| {
+                    LearnerError(format!("fold {fold}, menu {}: {e}", menu_label(log, m)))
+                };
+                let labels: Vec<f64> = train
+                    .iter()
+                    .map(|&i| f64::from(u8::from(observed.selected(i, m))))
+                    .collect();
+                let model =
+                    fit_propensity(&options.propensity, &train_x, columns, &labels).map_err(at)?;
+                let slots: Vec<usize> = (0..cells.at.len())
+                    .filter(|&c| cells.at[c].1 == m)
+                    .collect();
+                let contexts: Vec<usize> = slots.iter().map(|&c| cells.at[c].0).collect();
+                if !contexts.is_empty() {
+                    let x = gather(&log.features, columns, &contexts);
+                    for (&c, e) in slots.iter().zip(model.predict_at(&x, columns)) {
+                        predicted[c] = e;
+                    }
+                }
+                done += 1;
+                progress(done, total);
             }
-            done += 1;
-            progress(done, total);
+            predicted
+        };
+        for (c, e) in predicted.into_iter().enumerate() {
+            let menu = cells.at[c].1;
+            let selected = cells.records[c].is_some();
+            let p = e.clamp(1e-12, 1.0 - 1e-12);
+            log_loss -= cells.weights[c] * if selected { p.ln() } else { (1.0 - p).ln() };
+            if let Some(record) = cells.records[c] {
+                let floor = floors[menu];
+                clipped += usize::from(e < floor);
+                propensity[record] = e.max(floor);
+            }
         }
         if design == NuisanceDesign::Pooled {
             let model = fit_pooled(log, &observed, pairs, &train, &options.outcome)
@@ -313,23 +392,6 @@ pub fn cross_fit(
         if options.keep_outcome_models {
             // Models were pushed menu by menu in slot order, which is outcome order.
             outcome_models.push(fold_models);
-        }
-    }
-    let floors = menu_floors(
-        log,
-        options.propensity_floor,
-        options.propensity_floor_share,
-    );
-    let mut clipped = 0;
-    let mut log_loss = 0.0;
-    for (c, e) in propensity.iter_mut().enumerate() {
-        let s = observed.selected(c / menus, c % menus);
-        let p = e.clamp(1e-12, 1.0 - 1e-12);
-        log_loss -= if s { p.ln() } else { (1.0 - p).ln() };
-        let floor = floors[c % menus];
-        if *e < floor {
-            *e = floor;
-            clipped += 1;
         }
     }
     let (mut squared, mut count) = (0.0, 0usize);

@@ -12,9 +12,10 @@ use crate::options::{CheckedOptions, FitError, FitOptions, PolicyKind, Variant};
 use crate::pairs::PairMap;
 use crate::payoff::{
     has_pair_columns, plugin_pairs, pseudo_outcomes, PayoffRegression, PayoffSurface, SharedRows,
+    SAMPLED_PAIRS_PER_CONTEXT,
 };
 use crate::selection::{
-    held_out_risk, out_of_fold_regression, paired_difference, risk_per_context,
+    held_out_risk, out_of_fold_regression, paired_difference, risk_per_context, RiskCells,
 };
 use crate::summary::{FitSummary, Stage};
 use crate::tune::{tune_nuisances, tune_payoff};
@@ -135,9 +136,20 @@ fn select_surface(
         SELECTION_FOLDS,
         options.seed ^ 0x5E1E_C7ED,
     )?;
-    let plugin = plugin_pairs(pairs, &crossfit.nuisances.outcome);
-    summary.candidates = vec![held_out_risk("plugin", &prepared.gamma, &plugin, npairs)];
-    let plugin_risks = risk_per_context(&prepared.gamma, &plugin, npairs);
+    let cells = if has_pair_columns(pairs) {
+        RiskCells::all(log.contexts.len(), npairs)
+    } else {
+        RiskCells::sampled(
+            log.contexts.len(),
+            npairs,
+            rows.carries,
+            SAMPLED_PAIRS_PER_CONTEXT,
+            options.seed ^ 0x0005_E1EC,
+        )
+    };
+    let plugin = cells.pick(&plugin_pairs(pairs, &crossfit.nuisances.outcome));
+    summary.candidates = vec![held_out_risk("plugin", &prepared.gamma, &plugin, &cells)];
+    let plugin_risks = risk_per_context(&prepared.gamma, &plugin, &cells);
     let mut best = (
         summary.candidates[0].risk,
         Variant::Plugin,
@@ -161,13 +173,14 @@ fn select_surface(
             pairs,
             &prepared.gamma,
             &folds,
+            &cells,
             regression,
             &options.payoff_backbone,
             rows,
         )?;
-        let mut risk = held_out_risk(name, &prepared.gamma, &predicted, npairs);
+        let mut risk = held_out_risk(name, &prepared.gamma, &predicted, &cells);
         risk.difference = Some(paired_difference(
-            &risk_per_context(&prepared.gamma, &predicted, npairs),
+            &risk_per_context(&prepared.gamma, &predicted, &cells),
             &plugin_risks,
         ));
         if risk.risk < best.0 {
@@ -247,12 +260,11 @@ pub fn fit_prepared(
                 options.propensity_floor,
                 options.propensity_floor_share,
             );
-            let menus = log.menus.len();
             truth
                 .propensity
                 .iter_mut()
-                .enumerate()
-                .for_each(|(c, e)| *e = e.max(floors[c % menus]));
+                .zip(&log.feedback)
+                .for_each(|(e, record)| *e = e.max(floors[record.menu]));
             summary.chosen = Some(Variant::Oracle);
             summary.chosen_regression = Some(options.regression);
             regress(&pseudo_outcomes(log, pairs, &truth), options.regression)?
@@ -265,6 +277,7 @@ pub fn fit_prepared(
         (Some(crossfit), variant) => {
             summary.fold_sizes = crossfit.fold_sizes.clone();
             summary.clipped_propensities = crossfit.clipped;
+            summary.feedback_records = log.feedback.len();
             summary.outcome_loss = Some(crossfit.outcome_loss);
             summary.propensity_loss = Some(crossfit.propensity_loss);
             summary.nuisance_design = Some(crossfit.nuisance_design);

@@ -23,13 +23,16 @@ fn observations(
     i: usize,
     p: usize,
 ) -> Vec<MenuObservation> {
-    let menus = log.menus.len();
     pairs.holders[p]
         .iter()
-        .map(|h| MenuObservation {
-            outcome: nuisances.outcome[i * pairs.columns + h.column],
-            propensity: nuisances.propensity[i * menus + h.menu],
-            verdict: observed.verdict(log, i, h.menu, h.first, h.second),
+        .map(|h| {
+            let record = observed.record(i, h.menu);
+            MenuObservation {
+                outcome: nuisances.outcome[i * pairs.columns + h.column],
+                // Read only where a verdict was observed.
+                propensity: record.map_or(1.0, |f| nuisances.propensity[f]),
+                verdict: observed.verdict(log, i, h.menu, h.first, h.second),
+            }
         })
         .collect()
 }
@@ -359,6 +362,54 @@ impl PayoffSurface {
                 out
             }
         }
+    }
+
+    /// Unclipped values at the `(row, pair)` cells `at` of `features` (`contexts ×
+    /// columns`): a shared regression predicts the cells alone, built
+    /// `PREDICTION_CHUNK × pairs` rows at a time; other surfaces predict every pair of
+    /// the cells' contexts.
+    pub fn values_at(
+        &self,
+        features: &[f64],
+        columns: usize,
+        pairs: &PairMap,
+        at: &[(usize, usize)],
+    ) -> Vec<f64> {
+        let npairs = pairs.pairs.len();
+        if let Self::Regressed {
+            regression: PayoffRegression::Shared,
+            models,
+            pair_columns,
+        } = self
+        {
+            let mut out = Vec::with_capacity(at.len());
+            let mut design = Vec::new();
+            for chunk in at.chunks(PREDICTION_CHUNK * npairs.max(1)) {
+                design.clear();
+                for &(row, p) in chunk {
+                    let x = &features[row * columns..(row + 1) * columns];
+                    push_shared_row(&mut design, x, pairs, p, *pair_columns);
+                }
+                out.extend(models[0].predict(&design));
+            }
+            return out;
+        }
+        let mut contexts: Vec<usize> = at.iter().map(|&(row, _)| row).collect();
+        contexts.dedup();
+        let values = self.pair_values(
+            &crate::crossfit::gather(features, columns, &contexts),
+            columns,
+            pairs,
+        );
+        let mut slot = 0;
+        at.iter()
+            .map(|&(row, p)| {
+                while contexts[slot] != row {
+                    slot += 1;
+                }
+                values[slot * npairs + p]
+            })
+            .collect()
     }
 
     /// `Â(x)` at every row of `features`: `contexts × K × K`, clipped, antisymmetric,

@@ -5,9 +5,13 @@
 //! (extrapolated through the agents' structure, without the support positivity
 //! asks for — see [`crate::pairs::complete_catalogue`]).
 //!
-//! Every observed verdict `Z_jk` is a training row `(x, onehot j, onehot k) → Z_jk`
-//! and, mirrored, `(x, onehot k, onehot j) → −Z_jk`; a prediction is antisymmetrized,
-//! `μ̂_jk(x) = (f(x, j, k) − f(x, k, j)) / 2`, so `μ̂_kj = −μ̂_jk` exactly. The menu
+//! Every observed verdict is a training row in the pair's canonical orientation
+//! `j < k`: `(x, onehot j, onehot k) → Z_jk` (a verdict `Z_kj` enters as `−Z_kj`);
+//! a prediction is `μ̂_jk(x) = f(x, j, k)` for `j < k` and `μ̂_kj = −μ̂_jk`, so the
+//! model is antisymmetric by construction with one row per verdict and one
+//! prediction per pair. (Files written before stored both orientations and
+//! antisymmetrized, `(f(x, j, k) − f(x, k, j)) / 2`: twice the rows for the same
+//! information; they still load and predict that way.) The menu
 //! does not enter: the pooled model estimates one mean verdict per pair, which is
 //! every holding menu's mean when the menu does not change how a pair is judged
 //! (always true for pairwise catalogues, where each pair is one menu).
@@ -73,6 +77,20 @@ pub struct PooledOutcome {
     pub columns: usize,
     /// The regressor on `columns + 2K` inputs.
     pub model: Model,
+    /// Trained on canonical orientations only (`false` in older files, which
+    /// antisymmetrize both orientations).
+    #[serde(default)]
+    pub canonical: bool,
+}
+
+/// The canonical orientation `(min, max)` of a pair and the sign that turns a
+/// verdict of `(first, second)` into one of it.
+fn canonical(first: usize, second: usize) -> (usize, usize, f64) {
+    if first <= second {
+        (first, second, 1.0)
+    } else {
+        (second, first, -1.0)
+    }
 }
 
 /// Appends the design row of `(x, j, k)`.
@@ -100,14 +118,13 @@ impl PooledOutcome {
             ));
         }
         let width = columns + 2 * agents;
-        let mut design = Vec::with_capacity(2 * verdicts.len() * width);
-        let mut targets = Vec::with_capacity(2 * verdicts.len());
+        let mut design = Vec::with_capacity(verdicts.len() * width);
+        let mut targets = Vec::with_capacity(verdicts.len());
         for v in verdicts {
             let x = &features[v.row * columns..(v.row + 1) * columns];
-            push_row(&mut design, x, agents, v.first, v.second);
-            targets.push(v.verdict);
-            push_row(&mut design, x, agents, v.second, v.first);
-            targets.push(-v.verdict);
+            let (j, k, sign) = canonical(v.first, v.second);
+            push_row(&mut design, x, agents, j, k);
+            targets.push(sign * v.verdict);
         }
         let mut model = backbone.regressor();
         model.fit(&design, width, &targets)?;
@@ -115,6 +132,7 @@ impl PooledOutcome {
             agents,
             columns,
             model,
+            canonical: true,
         })
     }
 
@@ -129,14 +147,26 @@ impl PooledOutcome {
         for chunk in features.chunks(PREDICTION_CHUNK * columns.max(1)) {
             design.clear();
             for x in chunk.chunks(columns.max(1)) {
-                for &(j, k) in pairs {
+                for &(first, second) in pairs {
+                    let (j, k, _) = canonical(first, second);
                     push_row(&mut design, x, agents, j, k);
-                    push_row(&mut design, x, agents, k, j);
+                    if !self.canonical {
+                        push_row(&mut design, x, agents, k, j);
+                    }
                 }
             }
             let raw = self.model.predict(&design);
             debug_assert_eq!(raw.len() * width, design.len());
-            out.extend(raw.chunks(2).map(|f| (f[0] - f[1]) / 2.0));
+            if self.canonical {
+                let signs = pairs.iter().map(|&(j, k)| canonical(j, k).2).cycle();
+                out.extend(raw.iter().zip(signs).map(|(f, sign)| sign * f));
+            } else {
+                out.extend(
+                    raw.chunks(2)
+                        .zip(pairs.iter().cycle())
+                        .map(|(f, &(j, k))| canonical(j, k).2 * (f[0] - f[1]) / 2.0),
+                );
+            }
         }
         out
     }
@@ -162,8 +192,8 @@ mod tests {
 
     #[test]
     fn predictions_are_antisymmetric_and_recover_a_linear_truth() {
-        // Z_jk = s_j - s_k + 0.3 x, a truth the ridge design holds exactly up to the
-        // antisymmetrization, which cancels the x term's symmetric part.
+        // Z_jk = s_j - s_k, a truth the ridge design on the canonical orientation holds
+        // exactly; the reversed pair is its negative.
         let s = [0.4, -0.1, -0.3];
         let columns = 1;
         let features: Vec<f64> = (0..60).map(|i| f64::from(i) / 60.0).collect();
@@ -236,7 +266,8 @@ mod tests {
             1,
         )
         .unwrap();
-        let e = model.predict(&[0.5], &menus);
+        let at: Vec<(usize, usize)> = (0..menus.len()).map(|m| (0, m)).collect();
+        let e = model.predict_at(&[0.5], &at, &menus);
         for (got, want) in e.iter().zip(&rates) {
             assert!((got - want).abs() < 0.01, "{got} vs {want}");
         }
@@ -322,18 +353,23 @@ impl PooledPropensity {
         })
     }
 
-    /// `ê^m(x)` for every context of `features` and menu of `menus`, `contexts ×
-    /// menus` row-major; built `PREDICTION_CHUNK` contexts at a time.
-    pub fn predict(&self, features: &[f64], menus: &[Vec<usize>]) -> Vec<f64> {
-        let columns = self.columns.max(1);
-        let mut out = Vec::with_capacity(features.len() / columns * menus.len());
+    /// `ê^m(x)` at each `(row, menu)` of `at`: `row` of `features` (`contexts ×
+    /// columns`), `menu` an index into `menus`; built `PREDICTION_CHUNK × |Q|` rows at
+    /// a time, so a fold predicts only the (context, menu) cells it needs.
+    pub fn predict_at(
+        &self,
+        features: &[f64],
+        at: &[(usize, usize)],
+        menus: &[Vec<usize>],
+    ) -> Vec<f64> {
+        let columns = self.columns;
+        let mut out = Vec::with_capacity(at.len());
         let mut design = Vec::new();
-        for chunk in features.chunks(PREDICTION_CHUNK * columns) {
+        for chunk in at.chunks(PREDICTION_CHUNK * menus.len().max(1)) {
             design.clear();
-            for x in chunk.chunks(columns) {
-                for menu in menus {
-                    push_menu_row(&mut design, x, self.agents, menu);
-                }
+            for &(row, menu) in chunk {
+                let x = &features[row * columns..(row + 1) * columns];
+                push_menu_row(&mut design, x, self.agents, &menus[menu]);
             }
             out.extend(self.model.predict(&design));
         }

@@ -16,6 +16,7 @@ use crate::crossfit::gather;
 use crate::learner::LearnerError;
 use crate::pairs::PairMap;
 use crate::payoff::{PayoffRegression, PayoffSurface, SharedRows};
+use crate::pooled::WeightedSample;
 
 /// One candidate's held-out risk.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,19 +35,83 @@ pub struct CandidateRisk {
     pub difference: Option<(f64, f64)>,
 }
 
-/// `(Γ - clip(â))²` averaged over pairs, for each context.
-pub fn risk_per_context(gamma: &[f64], predictions: &[f64], pairs: usize) -> Vec<f64> {
-    gamma
-        .chunks(pairs)
-        .zip(predictions.chunks(pairs))
-        .map(|(g, a)| {
-            g.iter()
-                .zip(a)
-                .map(|(g, a)| (g - a.clamp(-1.0, 1.0)).powi(2))
-                .sum::<f64>()
-                / pairs as f64
-        })
-        .collect()
+/// The (context, pair) cells a held-out risk is measured on, with Horvitz–Thompson
+/// weights, sorted by context. For a large catalogue every cell whose pseudo-outcome
+/// carries a correction (weight 1) and a sample of the others (kept with probability
+/// `r`, weight `1/r`): the others' pseudo-outcome is the plug-in alone, so their
+/// squared errors vary little and a sample estimates their sum without bias, while
+/// the candidates are predicted at about `1 + SAMPLED_PAIRS_PER_CONTEXT` cells per
+/// context instead of `K(K−1)/2`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RiskCells {
+    /// `(context, pair)` of each cell.
+    pub at: Vec<(usize, usize)>,
+    /// Its weight.
+    pub weights: Vec<f64>,
+    /// Contexts.
+    pub contexts: usize,
+    /// Pairs per context.
+    pub pairs: usize,
+}
+
+impl RiskCells {
+    /// Every cell of `contexts × pairs`, weight 1.
+    pub fn all(contexts: usize, pairs: usize) -> Self {
+        Self {
+            at: (0..contexts)
+                .flat_map(|i| (0..pairs).map(move |p| (i, p)))
+                .collect(),
+            weights: vec![1.0; contexts * pairs],
+            contexts,
+            pairs,
+        }
+    }
+
+    /// Every cell where `carries(context, pair)` and about `per_context` of the others
+    /// per context, weighted as [`RiskCells`] says.
+    pub fn sampled(
+        contexts: usize,
+        pairs: usize,
+        carries: &dyn Fn(usize, usize) -> bool,
+        per_context: usize,
+        seed: u64,
+    ) -> Self {
+        let mut sample = WeightedSample::new(per_context, pairs, seed);
+        let (mut at, mut weights) = (Vec::new(), Vec::new());
+        for i in 0..contexts {
+            for p in 0..pairs {
+                if let Some(w) = sample.weight(carries(i, p)) {
+                    at.push((i, p));
+                    weights.push(w);
+                }
+            }
+        }
+        Self {
+            at,
+            weights,
+            contexts,
+            pairs,
+        }
+    }
+
+    /// `values` (`contexts × pairs`) at the cells.
+    pub fn pick(&self, values: &[f64]) -> Vec<f64> {
+        self.at
+            .iter()
+            .map(|&(i, p)| values[i * self.pairs + p])
+            .collect()
+    }
+}
+
+/// `(Γ - clip(â))²` averaged over pairs, for each context: `gamma` is `contexts ×
+/// pairs`, `predictions` one value per cell of `cells`.
+pub fn risk_per_context(gamma: &[f64], predictions: &[f64], cells: &RiskCells) -> Vec<f64> {
+    let mut risks = vec![0.0; cells.contexts];
+    for ((&(i, p), w), a) in cells.at.iter().zip(&cells.weights).zip(predictions) {
+        risks[i] += w * (gamma[i * cells.pairs + p] - a.clamp(-1.0, 1.0)).powi(2);
+    }
+    risks.iter_mut().for_each(|r| *r /= cells.pairs as f64);
+    risks
 }
 
 /// Mean and standard error of `values`.
@@ -57,14 +122,15 @@ fn mean_and_error(values: impl ExactSizeIterator<Item = f64> + Clone) -> (f64, f
     (mean, (variance / n).sqrt())
 }
 
-/// `(Γ - clip(â))²` averaged over pairs, per context, then mean and standard error.
+/// `(Γ - clip(â))²` averaged over pairs, per context, then mean and standard error
+/// (`predictions` one value per cell of `cells`).
 pub fn held_out_risk(
     name: &str,
     gamma: &[f64],
     predictions: &[f64],
-    pairs: usize,
+    cells: &RiskCells,
 ) -> CandidateRisk {
-    let per_context = risk_per_context(gamma, predictions, pairs);
+    let per_context = risk_per_context(gamma, predictions, cells);
     let (risk, standard_error) = mean_and_error(per_context.iter().copied());
     CandidateRisk {
         name: name.to_string(),
@@ -80,13 +146,14 @@ pub fn paired_difference(candidate: &[f64], reference: &[f64]) -> (f64, f64) {
     mean_and_error(candidate.iter().zip(reference).map(|(c, r)| c - r))
 }
 
-/// Out-of-fold predictions of a payoff regression: for every fold, the surface
-/// regressed on the other folds' `gamma` predicts the fold's contexts
-/// (`contexts × pairs`, unclipped).
+/// Out-of-fold predictions of a payoff regression at `cells`: for every fold, the
+/// surface regressed on the other folds' `gamma` predicts the fold's cells
+/// (unclipped, one value per cell).
 ///
 /// # Errors
 /// [`LearnerError`] from the backbone.
-// The regression's own inputs plus the folds: grouping them would only rename them.
+// The regression's own inputs plus the folds and cells: grouping them would only
+// rename them.
 #[allow(clippy::too_many_arguments)]
 pub fn out_of_fold_regression(
     features: &[f64],
@@ -94,16 +161,16 @@ pub fn out_of_fold_regression(
     pairs: &PairMap,
     gamma: &[f64],
     folds: &[usize],
+    cells: &RiskCells,
     regression: PayoffRegression,
     backbone: &Backbone,
     rows: &SharedRows<'_>,
 ) -> Result<Vec<f64>, LearnerError> {
     let npairs = pairs.pairs.len();
     let fold_count = folds.iter().max().map_or(0, |f| f + 1);
-    let mut out = vec![0.0; gamma.len()];
+    let mut out = vec![0.0; cells.at.len()];
     for fold in 0..fold_count {
-        let (held, train): (Vec<usize>, Vec<usize>) =
-            (0..folds.len()).partition(|&i| folds[i] == fold);
+        let train: Vec<usize> = (0..folds.len()).filter(|&i| folds[i] != fold).collect();
         let train_targets = gather(gamma, npairs, &train);
         let carries = |r: usize, p: usize| (rows.carries)(train[r], p);
         let surface = PayoffSurface::regress(
@@ -118,10 +185,15 @@ pub fn out_of_fold_regression(
                 seed: rows.seed ^ fold as u64,
             },
         )?;
-        let predicted = surface.pair_values(&gather(features, columns, &held), columns, pairs);
-        for (r, &i) in held.iter().enumerate() {
-            out[i * npairs..(i + 1) * npairs]
-                .copy_from_slice(&predicted[r * npairs..(r + 1) * npairs]);
+        let held: Vec<usize> = (0..cells.at.len())
+            .filter(|&c| folds[cells.at[c].0] == fold)
+            .collect();
+        let at: Vec<(usize, usize)> = held.iter().map(|&c| cells.at[c]).collect();
+        for (&c, v) in held
+            .iter()
+            .zip(surface.values_at(features, columns, pairs, &at))
+        {
+            out[c] = v;
         }
     }
     Ok(out)

@@ -16,8 +16,12 @@ pub struct FitSummary {
     pub contexts: usize,
     /// Contexts per cross-fitting fold (empty for the oracle).
     pub fold_sizes: Vec<usize>,
-    /// Out-of-fold propensities raised to the floor.
+    /// Out-of-fold propensities of selected menus raised to the floor.
     pub clipped_propensities: usize,
+    /// Feedback records, each weighting its correction term by one propensity (0 in
+    /// files written before this was recorded).
+    #[serde(default)]
+    pub feedback_records: usize,
     /// Out-of-fold mean squared error of the outcome models on observed verdicts.
     pub outcome_loss: Option<f64>,
     /// Out-of-fold log loss of the propensity models.

@@ -5,10 +5,10 @@
 
 use verdict_feedback::{ContextualLog, ContextualLogBuilder, Response};
 use verdict_nasheval::payoff::pseudo_outcomes;
-use verdict_nasheval::selection::held_out_risk;
+use verdict_nasheval::selection::{held_out_risk, RiskCells};
 use verdict_nasheval::{
     cross_fit, menu_floors, AggregatorKind, Backbone, CrossFitOptions, GbdtParams, NuisanceDesign,
-    Nuisances, PairMap,
+    Nuisances, Observed, PairMap,
 };
 use verdict_sim::nasheval::{
     replication_contexts, simulate_feedback, truth, FeedbackKind, Truth, World, AGENTS,
@@ -60,11 +60,13 @@ fn simulator_index(log: &ContextualLog) -> Vec<usize> {
 /// The true nuisances in the learner's layout.
 fn true_nuisances(log: &ContextualLog, pairs: &PairMap, truths: &[Truth]) -> Nuisances {
     let index = simulator_index(log);
-    let menus = log.menus.len();
-    let mut propensity = vec![0.0; truths.len() * menus];
+    let propensity = log
+        .feedback
+        .iter()
+        .map(|f| truths[f.context].propensity)
+        .collect();
     let mut outcome = vec![0.0; truths.len() * pairs.columns];
     for (i, t) in truths.iter().enumerate() {
-        propensity[i * menus..(i + 1) * menus].fill(t.propensity);
         for (m, outcomes) in pairs.menu_pairs.iter().enumerate() {
             for &(_, h) in outcomes {
                 let (j, k) = (index[log.menus[m][h.first]], index[log.menus[m][h.second]]);
@@ -136,9 +138,10 @@ fn nuisances_and_pseudo_outcomes_with(design: NuisanceDesign) {
     let fitted = cross_fit(&log, &pairs, &options, &|_, _| {}).unwrap();
     assert_eq!(fitted.nuisance_design, design);
     // One stored prediction per context and (menu, pair) slot, one propensity per
-    // context and menu: nothing grows with |Q| × K².
+    // feedback record (the selected menus Eq. 42 divides by): nothing grows with
+    // |Q| × K², and the propensities not even with |Q|.
     assert_eq!(fitted.nuisances.outcome.len(), 6000 * pairs.columns);
-    assert_eq!(fitted.nuisances.propensity.len(), 6000 * log.menus.len());
+    assert_eq!(fitted.nuisances.propensity.len(), log.feedback.len());
     assert_eq!(fitted.fold_sizes, vec![1200; 5]);
     assert_eq!(fitted.clipped, 0);
     let truth = true_nuisances(&log, &pairs, &truths);
@@ -254,7 +257,22 @@ fn held_out_risk_ranks_candidates_by_true_error() {
         })
         .collect();
     let npairs = pairs.pairs.len();
-    let base = held_out_risk("truth", &gamma, &exact, npairs);
+    let cells = RiskCells::all(truths.len(), npairs);
+    let base = held_out_risk("truth", &gamma, &exact, &cells);
+    // The sampled cells of a large catalogue: every cell carrying a correction and
+    // two of the others per context, weighted: an unbiased estimate of each risk.
+    let observed = Observed::new(&log);
+    let carries = |i: usize, p: usize| {
+        pairs.holders[p]
+            .iter()
+            .any(|h| observed.selected(i, h.menu))
+    };
+    let sampled = RiskCells::sampled(truths.len(), npairs, &carries, 2, 9);
+    assert!(
+        sampled.at.len() < cells.at.len() * 3 / 4,
+        "{}",
+        sampled.at.len()
+    );
     for (shift, scale) in [(0.1, 0.0), (0.0, 0.5), (0.2, 0.3)] {
         let perturbed: Vec<f64> = exact
             .iter()
@@ -267,7 +285,14 @@ fn held_out_risk_ranks_candidates_by_true_error() {
             .map(|(a, b)| (a - b).powi(2))
             .sum::<f64>()
             / exact.len() as f64;
-        let risk = held_out_risk("perturbed", &gamma, &perturbed, npairs);
+        let risk = held_out_risk("perturbed", &gamma, &perturbed, &cells);
+        let estimate = held_out_risk("sampled", &gamma, &sampled.pick(&perturbed), &sampled);
+        assert!(
+            (estimate.risk - risk.risk).abs() < 4.0 * estimate.standard_error,
+            "sampled {} vs every cell {}",
+            estimate.risk,
+            risk.risk
+        );
         let excess = risk.risk - base.risk;
         assert!(excess > 0.0, "the truth must have the lower risk");
         assert!(

@@ -54,10 +54,14 @@ pub fn fit_notes(model: &NashEvalModel) -> Vec<String> {
         ));
     }
     if s.clipped_propensities > 0 {
+        let of = if s.feedback_records > 0 {
+            format!(" of {}", s.feedback_records)
+        } else {
+            String::new()
+        };
         notes.push(format!(
-            "warning: {} of {} out-of-fold propensities were below {} and were raised to it (`propensity_floor`{})",
+            "warning: {}{of} out-of-fold propensities of the selected menus were below {} and were raised to it (`propensity_floor`{}); a raised propensity shrinks its correction term: less variance, and less of the outcome model's error corrected",
             s.clipped_propensities,
-            s.contexts * model.menus.len(),
             floor_text(o),
             if o.propensity_floor_share > 0.0 { ", `propensity_floor_share`" } else { "" }
         ));

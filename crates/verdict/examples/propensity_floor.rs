@@ -96,9 +96,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let propensity: Vec<f64> = nuisances
             .propensity
             .iter()
-            .enumerate()
-            .map(|(c, &e)| {
-                let f = floors[c % menus];
+            .zip(&log.feedback)
+            .map(|(&e, record)| {
+                let f = floors[record.menu];
                 clipped += usize::from(e < f);
                 e.max(f)
             })

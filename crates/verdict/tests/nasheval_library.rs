@@ -9,7 +9,8 @@ use verdict::io::{read_contextual_log, ContextualOptions, Source};
 use verdict::model_file::{load_model, read_model_contexts, save_model, Featurizer};
 use verdict::nasheval::{fit, Backbone, FitOptions, NashEvalModel, PolicyKind};
 use verdict::simulation::{
-    evaluate_model, score, write_appendix_g, AppendixGSimulation, Split, Truth,
+    evaluate_model, payoff_rmse, score, write_appendix_g, AppendixGSimulation, PolicyScore, Split,
+    Truth,
 };
 
 fn options(seed: u64) -> FitOptions {
@@ -78,7 +79,14 @@ fn simulate_fit_save_load_predict_evaluate_without_the_binary() {
     let scored = score(&loaded.agents, &policies, &truth).unwrap();
     // The library's evaluation reads the test contexts itself and scores the same.
     let evaluation = evaluate_model(&loaded, &sim).unwrap();
-    assert_eq!(evaluation.score, scored);
+    let surface = payoff_rmse(&loaded.agents, &loaded.payoffs(&contexts.features), &truth).unwrap();
+    assert_eq!(
+        evaluation.score,
+        PolicyScore {
+            payoff_rmse: Some(surface),
+            ..scored
+        }
+    );
     assert!(evaluation.notes.is_empty(), "{:?}", evaluation.notes);
     // Five agents: a uniform policy's exploitability is the mean of max_j (A 1/K)_j;
     // the fitted policy must do better than that baseline.

@@ -173,4 +173,47 @@ fn lottery_and_bradley_terry_baselines_score_on_the_arena_world() {
     let bt = evaluate_bt_argmax(&model, &sim).unwrap();
     assert_eq!(bt.score.contexts, global.score.contexts);
     assert!(bt.score.exploitability.is_finite() && bt.score.exploitability >= 0.0);
+    let fitted = verdict::simulation::evaluate_model(&model, &sim).unwrap();
+    let rmse = fitted.score.payoff_rmse.unwrap();
+    // A clipped surface against truths in [-1, 1]; how close depends on the fit
+    // (a linear model on 400 contexts and 75 features is far off).
+    assert!(rmse > 0.0 && rmse <= 2.0, "{rmse}");
+    assert_eq!(global.score.payoff_rmse, None, "a lottery has no surface");
+}
+
+/// The surface error and the Condorcet count against values computed here from the
+/// truth alone: the true surface has error 0, the zero surface `sqrt(mean A_jk²)`
+/// (in any agent order), and at `rho = 0` a game has a Condorcet winner exactly
+/// when its equilibrium is one agent.
+#[test]
+fn payoff_error_and_condorcet_winners_follow_from_the_truth() {
+    use verdict::simulation::{payoff_rmse, score, Split, Truth};
+    let dir = tempfile::tempdir().unwrap();
+    let sim = dir.path().join("arena");
+    write_arena(&small_arena(5), &sim).unwrap();
+    let truth = Truth::open(&sim, Split::Test).unwrap();
+    let agents = truth.agents().to_vec();
+    let k = agents.len();
+    assert_eq!(payoff_rmse(&agents, &truth.payoff, &truth).unwrap(), 0.0);
+    let zero = vec![0.0; truth.payoff.len()];
+    let mean_square = truth
+        .payoff
+        .chunks(k * k)
+        .flat_map(|a| (0..k).flat_map(move |j| (j + 1..k).map(move |l| a[j * k + l].powi(2))))
+        .sum::<f64>()
+        / (truth.ids.len() * k * (k - 1) / 2) as f64;
+    let reversed: Vec<String> = agents.iter().rev().cloned().collect();
+    for order in [&agents, &reversed] {
+        let rmse = payoff_rmse(order, &zero, &truth).unwrap();
+        assert!((rmse - mean_square.sqrt()).abs() < 1e-12, "{rmse}");
+    }
+    let pure = truth
+        .equilibrium
+        .chunks(k)
+        .filter(|pi| pi.iter().any(|&p| p > 1.0 - 1e-6))
+        .count();
+    let uniform = vec![1.0 / k as f64; truth.ids.len() * k];
+    let scored = score(&agents, &uniform, &truth).unwrap();
+    assert_eq!(scored.condorcet_contexts, pure);
+    assert!(pure > 0, "some game has a Condorcet winner");
 }

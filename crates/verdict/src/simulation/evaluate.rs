@@ -8,7 +8,7 @@ use std::path::Path;
 use verdict_io::Source;
 use verdict_nasheval::NashEvalModel;
 
-use super::{score, PolicyScore, Split, Truth};
+use super::{payoff_rmse, score, PolicyScore, Split, Truth};
 use crate::model_file::{load_model, read_model_contexts, ModelContexts};
 use crate::VerdictError;
 
@@ -38,10 +38,13 @@ pub fn evaluate_model(model: &NashEvalModel, dir: &Path) -> Result<Evaluation, V
         ));
     }
     let policies = model.policy(&read.features)?;
-    Ok(Evaluation {
-        score: score(&model.agents, &policies, &truth)?,
-        notes,
-    })
+    let mut score = score(&model.agents, &policies, &truth)?;
+    score.payoff_rmse = Some(payoff_rmse(
+        &model.agents,
+        &model.payoffs(&read.features),
+        &truth,
+    )?);
+    Ok(Evaluation { score, notes })
 }
 
 /// The test truth of simulation `dir` and its test contexts read with `model`'s

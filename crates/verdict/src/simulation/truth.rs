@@ -225,22 +225,27 @@ impl Truth {
         }
         let pairs = PairMap::new(log.agents.len(), &log.menus, AggregatorKind::Mean)
             .map_err(|e| VerdictError::Settings(e.to_string()))?;
-        let (menus, catalogue_menus) = (log.menus.len(), self.manifest.menus.len());
-        let mut propensity = vec![0.0; log.contexts.len() * menus];
+        let catalogue_menus = self.manifest.menus.len();
+        let mut rows = Vec::with_capacity(log.contexts.len());
         let mut outcome = vec![0.0; log.contexts.len() * pairs.columns];
         for (i, id) in log.contexts.iter().enumerate() {
             let &r = row
                 .get(id.as_str())
                 .ok_or_else(|| data(format!("context {id:?} of the log has no ground truth")))?;
+            rows.push(r);
             for (m, menu_pairs) in pairs.menu_pairs.iter().enumerate() {
                 let (position, indices) = &menu_map[m];
-                propensity[i * menus + m] = self.propensity[r * catalogue_menus + position];
                 for &(_, h) in menu_pairs {
                     outcome[i * pairs.columns + h.column] =
                         self.menu_mean(r, *position, indices[h.first], indices[h.second]);
                 }
             }
         }
+        let propensity = log
+            .feedback
+            .iter()
+            .map(|f| self.propensity[rows[f.context] * catalogue_menus + menu_map[f.menu].0])
+            .collect();
         Ok(Nuisances {
             propensity,
             outcome,
@@ -259,6 +264,73 @@ pub struct PolicyScore {
     pub game_value: f64,
     /// Contexts scored.
     pub contexts: usize,
+    /// Contexts whose true game has a Condorcet winner (an agent `j` with
+    /// `A_jk(x) > 0` against every other `k`), where the equilibrium is that agent
+    /// alone (at `rho = 0`).
+    pub condorcet_contexts: usize,
+    /// Root mean squared error of the model's payoff surface against the truth,
+    /// `sqrt(mean over contexts and pairs j < k of (Â_jk(x) − A_jk(x))²)`: what the
+    /// held-out selection of surface estimates up to a shared constant. `None` for a
+    /// policy without a surface (a lottery).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payoff_rmse: Option<f64>,
+}
+
+/// Whether the game `a` (`k × k`, row-major) has a Condorcet winner.
+pub fn has_condorcet_winner(a: &[f64], k: usize) -> bool {
+    (0..k).any(|j| (0..k).all(|l| l == j || a[j * k + l] > 0.0))
+}
+
+/// The agents of a model or board in the truth's order: `order[j]` is the truth's
+/// index of `agents[j]`.
+fn truth_order(agents: &[String], truth: &Truth) -> Result<Vec<usize>, VerdictError> {
+    let known = truth.agents();
+    let order = agents
+        .iter()
+        .map(|a| {
+            known
+                .iter()
+                .position(|t| t == a)
+                .ok_or_else(|| data(format!("agent {a:?} of the model is not in the simulation")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if order.len() != known.len() {
+        return Err(data(format!(
+            "the model knows {} agents, the simulation {}",
+            order.len(),
+            known.len()
+        )));
+    }
+    Ok(order)
+}
+
+/// `sqrt(mean over contexts and pairs j < k of (Â_jk − A_jk)²)` of `payoffs`
+/// (`contexts × K × K`, agents in `agents` order) against the truth.
+///
+/// # Errors
+/// As [`score`].
+pub fn payoff_rmse(agents: &[String], payoffs: &[f64], truth: &Truth) -> Result<f64, VerdictError> {
+    let order = truth_order(agents, truth)?;
+    let k = order.len();
+    if payoffs.len() != truth.ids.len() * k * k {
+        return Err(data(format!(
+            "{} payoff values for {} contexts of {k} agents",
+            payoffs.len(),
+            truth.ids.len()
+        )));
+    }
+    let mut squared = 0.0;
+    for (i, a) in payoffs.chunks(k * k).enumerate() {
+        let true_a = &truth.payoff[i * k * k..(i + 1) * k * k];
+        for j in 0..k {
+            for l in j + 1..k {
+                let diff = a[j * k + l] - true_a[order[j] * k + order[l]];
+                squared += diff * diff;
+            }
+        }
+    }
+    let cells = (truth.ids.len() * k * k.saturating_sub(1) / 2).max(1) as f64;
+    Ok((squared / cells).sqrt())
 }
 
 /// Scores `policies` (contexts × K, agents in `agents` order, contexts in the truth's
@@ -272,24 +344,9 @@ pub fn score(
     policies: &[f64],
     truth: &Truth,
 ) -> Result<PolicyScore, VerdictError> {
-    let known = truth.agents();
     // Agent j of the policies is truth agent order[j].
-    let order = agents
-        .iter()
-        .map(|a| {
-            known
-                .iter()
-                .position(|t| t == a)
-                .ok_or_else(|| data(format!("agent {a:?} of the model is not in the simulation")))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let k = known.len();
-    if order.len() != k {
-        return Err(data(format!(
-            "the model knows {} agents, the simulation {k}",
-            order.len()
-        )));
-    }
+    let order = truth_order(agents, truth)?;
+    let k = order.len();
     if policies.len() != truth.ids.len() * k {
         return Err(data(format!(
             "{} policy values for {} contexts of {k} agents",
@@ -297,13 +354,15 @@ pub fn score(
             truth.ids.len()
         )));
     }
-    let (mut expl, mut f1, mut value) = (0.0, 0.0, 0.0);
+    let (mut expl, mut f1, mut value, mut condorcet) = (0.0, 0.0, 0.0, 0);
     for (i, pi_model) in policies.chunks(k).enumerate() {
         let mut pi = vec![0.0; k];
         for (j, &t) in order.iter().enumerate() {
             pi[t] = pi_model[j];
         }
-        let a = PayoffMatrix::from_row_major(&truth.payoff[i * k * k..(i + 1) * k * k], k)?;
+        let true_a = &truth.payoff[i * k * k..(i + 1) * k * k];
+        condorcet += usize::from(has_condorcet_winner(true_a, k));
+        let a = PayoffMatrix::from_row_major(true_a, k)?;
         let star = &truth.equilibrium[i * k..(i + 1) * k];
         expl += exploitability(&a, &pi);
         f1 += support_f1(&pi, star, SUPPORT_THRESHOLD);
@@ -315,5 +374,25 @@ pub fn score(
         support_f1: f1 / n,
         game_value: value / n,
         contexts: truth.ids.len(),
+        condorcet_contexts: condorcet,
+        payoff_rmse: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_condorcet_winner;
+
+    #[test]
+    fn condorcet_winners_of_small_games() {
+        // Rock–paper–scissors: every agent loses to one other.
+        let rps = [0.0, 1.0, -1.0, -1.0, 0.0, 1.0, 1.0, -1.0, 0.0];
+        assert!(!has_condorcet_winner(&rps, 3));
+        // A transitive game: agent 2 beats both.
+        let chain = [0.0, 0.5, -0.2, -0.5, 0.0, -0.1, 0.2, 0.1, 0.0];
+        assert!(has_condorcet_winner(&chain, 3));
+        // A tie at the top: no agent beats every other strictly.
+        let tied = [0.0, 0.0, 0.3, 0.0, 0.0, 0.3, -0.3, -0.3, 0.0];
+        assert!(!has_condorcet_winner(&tied, 3));
+    }
 }
