@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # NashEval on the arena world: for each seed, simulate K agents over N contexts, fit
 # the default (auto, network), the debiased, plug-in and oracle surfaces (solver
-# policy), score each and the global maximal lottery of the same battles against the
-# test truth. Prints one tab-separated row per (seed, method).
+# policy), score each against the test truth (exploitability, support F1, the
+# surface's root mean squared error against A(x)), then the baselines of the same
+# battles: the global maximal lottery, one lottery per language, and the per-context
+# Bradley–Terry argmax of the plug-in and debiased surfaces. Prints one tab-separated
+# row per (seed, method).
 #
 #   bench/arena_nasheval.sh [CONTEXTS] [AGENTS] [SEEDS...]
 #   bench/arena_nasheval.sh 20000 16 70 71 72
@@ -23,9 +26,9 @@ else
 fi
 score() {
     "$verdict" evaluate "$1" --truth "$2" --format json 2>/dev/null |
-        python3 -c "import json,sys; s=json.load(sys.stdin); print('%.4f\t%.4f' % (s['exploitability'], s['support_f1']))"
+        python3 -c "import json,sys; s=json.load(sys.stdin); print('%.4f\t%.4f\t%s' % (s['exploitability'], s['support_f1'], '%.4f' % s['payoff_rmse'] if 'payoff_rmse' in s else '-'))"
 }
-printf 'seed\tmethod\texploitability\tsupport_f1\tchosen (fit time)\n'
+printf 'seed\tmethod\texploitability\tsupport_f1\tpayoff_rmse\tchosen (fit time)\n'
 for seed in "${seeds[@]}"; do
     sim="$work/sim$seed"
     "$verdict" simulate --world arena --agents "$agents" --contexts "$contexts" \
@@ -43,6 +46,12 @@ for seed in "${seeds[@]}"; do
             python3 -c "import json,sys; d=json.load(sys.stdin); s=d['summary']; print(s['chosen'], s.get('chosen_regression'), '%.0f s' % d['seconds'])")
         printf '%s\t%s\t%s\t%s\n' "$seed" "$method" "$(score "$model" "$sim")" "$chosen"
     done
-    "$verdict" rank "$sim/battles.parquet" --method lottery --allow-unobserved --format json > "$work/lottery$seed.json" 2>/dev/null
-    printf '%s\t%s\t%s\t-\n' "$seed" "global lottery" "$(score "$work/lottery$seed.json" "$sim")"
+    "$verdict" bench baselines --truth "$sim" --by language \
+        --model "$work/plugin$seed.json" --model "$work/debiased$seed.json" 2>/dev/null |
+        python3 -c "
+import json, sys
+for line in sys.stdin:
+    s = json.loads(line)
+    print('%s\t%s\t%.4f\t%.4f\t-\t%d of %d games with a Condorcet winner' % ('$seed', s['method'].replace('$work/', ''),
+          s['exploitability'], s['support_f1'], s['condorcet_contexts'], s['contexts']))"
 done

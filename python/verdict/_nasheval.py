@@ -257,6 +257,8 @@ def evaluate(model: NashEval, simulation: "Simulation | os.PathLike[str] | str")
     """A fitted model scored on a simulation's test contexts against the exact truth,
     as ``verdict evaluate``: ``exploitability`` (mean over contexts of
     ``max_j (A(x) π(x))_j``, NashEval Eq. 69), ``support_f1`` (winner set against the
-    true support, Eq. 70) and ``game_value`` (Eq. 71), with ``contexts``."""
+    true support, Eq. 70), ``game_value`` (Eq. 71), ``payoff_rmse`` (the surface's
+    root mean squared error against ``A(x)``), with ``contexts`` and
+    ``condorcet_contexts`` (true games with a Condorcet winner)."""
     directory = simulation.directory if isinstance(simulation, Simulation) else os.fspath(simulation)
     return json.loads(model._model().evaluate_json(directory))

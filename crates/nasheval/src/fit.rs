@@ -11,8 +11,8 @@ use crate::learner::context_folds;
 use crate::options::{CheckedOptions, FitError, FitOptions, PolicyKind, Variant};
 use crate::pairs::PairMap;
 use crate::payoff::{
-    has_pair_columns, plugin_pairs, pseudo_outcomes, PayoffRegression, PayoffSurface, SharedRows,
-    SAMPLED_PAIRS_PER_CONTEXT,
+    has_pair_columns, matrices_from_pairs, plugin_pairs, pseudo_outcomes, PayoffRegression,
+    PayoffSurface, SharedRows, SAMPLED_PAIRS_PER_CONTEXT,
 };
 use crate::selection::{
     held_out_risk, out_of_fold_regression, paired_difference, risk_per_context, RiskCells,
@@ -246,6 +246,7 @@ pub fn fit_prepared(
         progress(Stage::Payoff, 1, 1);
         surface
     };
+    let mut out_of_fold = None;
     let payoff = match (&prepared.crossfit, options.variant) {
         (_, Variant::Oracle) => {
             let truth = truth.ok_or_else(|| {
@@ -304,6 +305,14 @@ pub fn fit_prepared(
             };
             summary.chosen = Some(chosen);
             summary.chosen_regression = Some(regression);
+            if chosen == Variant::Plugin {
+                // The plug-in at the training contexts: the cross-fitted outcome
+                // predictions the fit already holds (each from the fold that did not
+                // train on the context), instead of every fold's model predicting
+                // every pair at every training context again (at 135,000 contexts,
+                // five pooled models × 16 million pairs).
+                out_of_fold = Some(plugin_pairs(pairs, &crossfit.nuisances.outcome));
+            }
             if chosen == Variant::Plugin && !crossfit.pooled_models.is_empty() {
                 PayoffSurface::PooledPlugIn {
                     models: crossfit.pooled_models.clone(),
@@ -342,7 +351,11 @@ pub fn fit_prepared(
             .push((Stage::Payoff.label().into(), seconds));
     }
     let started = std::time::Instant::now();
-    let games = payoff_matrices(&model.payoffs(features), model.agents.len());
+    let surfaces = match out_of_fold {
+        Some(values) => matrices_from_pairs(&values, pairs),
+        None => model.payoffs(features),
+    };
+    let games = payoff_matrices(&surfaces, model.agents.len());
     if options.policy == PolicyKind::Network {
         model.train_network(features, &games, progress)?;
     }

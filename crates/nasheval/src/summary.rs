@@ -48,7 +48,9 @@ pub struct FitSummary {
     /// The network search over Table 14, when asked for.
     #[serde(default)]
     pub network_tuning: Option<TunedNetwork>,
-    /// Mean gap `G_Omega(pi(X_i); Â(X_i))` of the policy on the training contexts.
+    /// Mean gap `G_Omega(pi(X_i); Â(X_i))` of the policy on the training contexts
+    /// (for the plug-in surface, `Â(X_i)` from the cross-fitted outcome predictions,
+    /// which is also what the policy is trained on).
     pub final_gap: f64,
     /// The outcome design used (the choice, for `Auto`).
     #[serde(default)]
