@@ -13,7 +13,7 @@ use crate::backbone::{Backbone, Model};
 use crate::learner::{context_folds, LearnerError};
 use crate::pairs::PairMap;
 use crate::pooled::{
-    PairVerdict, PooledOutcome, PooledPropensity, WeightedSample, SAMPLED_MENUS_PER_CONTEXT,
+    sampled_cells, PairVerdict, PooledOutcome, PooledPropensity, SAMPLED_MENUS_PER_CONTEXT,
 };
 
 /// How the nuisances `e^m` and `μ^m_jk` are modelled.
@@ -178,43 +178,6 @@ impl Observed {
     }
 }
 
-/// The (context, menu) cells at which a fold's propensity model is evaluated: every
-/// selected one, whose propensity weights a correction term of Eq. 42, and a
-/// Horvitz–Thompson sample of the others (kept with probability
-/// `min(1, SAMPLED_MENUS_PER_CONTEXT / |Q|)`, weight its inverse) for an unbiased
-/// out-of-fold log loss. A fold so predicts about `1 + SAMPLED_MENUS_PER_CONTEXT`
-/// propensities per context instead of `|Q|` (9 instead of 120 at K = 16).
-struct PropensityCells {
-    /// `(context, menu)` of each cell.
-    at: Vec<(usize, usize)>,
-    /// The feedback record of a selected cell.
-    records: Vec<Option<usize>>,
-    /// The cell's weight in the log loss.
-    weights: Vec<f64>,
-}
-
-impl PropensityCells {
-    fn of_fold(observed: &Observed, held: &[usize], menus: usize, seed: u64) -> Self {
-        let mut sample = WeightedSample::new(SAMPLED_MENUS_PER_CONTEXT, menus, seed);
-        let mut cells = Self {
-            at: Vec::new(),
-            records: Vec::new(),
-            weights: Vec::new(),
-        };
-        for &i in held {
-            for m in 0..menus {
-                let record = observed.record(i, m);
-                if let Some(weight) = sample.weight(record.is_some()) {
-                    cells.at.push((i, m));
-                    cells.records.push(record);
-                    cells.weights.push(weight);
-                }
-            }
-        }
-        cells
-    }
-}
-
 /// The rows of `features` (`columns` wide) listed in `rows`, row-major.
 pub(crate) fn gather(features: &[f64], columns: usize, rows: &[usize]) -> Vec<f64> {
     let mut out = Vec::with_capacity(rows.len() * columns);
@@ -279,10 +242,16 @@ pub fn cross_fit(
         let (held, train): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| folds[i] == fold);
         let held_x = gather(&log.features, columns, &held);
         let train_x = gather(&log.features, columns, &train);
-        let cells = PropensityCells::of_fold(
-            &observed,
-            &held,
+        // A fold's propensity model is evaluated at every selected (context, menu),
+        // whose propensity weights a correction term of Eq. 42, and at a weighted
+        // sample of the others for an unbiased out-of-fold log loss: about
+        // `1 + SAMPLED_MENUS_PER_CONTEXT` cells per context instead of `|Q|` (9
+        // instead of 120 at K = 16).
+        let (cells, weights) = sampled_cells(
+            held.iter().copied(),
             menus,
+            |i, m| observed.selected(i, m),
+            SAMPLED_MENUS_PER_CONTEXT,
             options.seed ^ (fold as u64) ^ 0x0E7A_1055,
         );
         let predicted = if design == NuisanceDesign::Pooled {
@@ -299,9 +268,9 @@ pub fn cross_fit(
             .map_err(|e| LearnerError(format!("fold {fold}, pooled propensity model: {e}")))?;
             done += 1;
             progress(done, total);
-            model.predict_at(&log.features, &cells.at, &log.menus)
+            model.predict_at(&log.features, &cells, &log.menus)
         } else {
-            let mut predicted = vec![0.0; cells.at.len()];
+            let mut predicted = vec![0.0; cells.len()];
             for m in 0..menus {
                 let at = |e: LearnerError| {
                     LearnerError(format!("fold {fold}, menu {}: {e}", menu_label(log, m)))
@@ -312,10 +281,8 @@ pub fn cross_fit(
                     .collect();
                 let model =
                     fit_propensity(&options.propensity, &train_x, columns, &labels).map_err(at)?;
-                let slots: Vec<usize> = (0..cells.at.len())
-                    .filter(|&c| cells.at[c].1 == m)
-                    .collect();
-                let contexts: Vec<usize> = slots.iter().map(|&c| cells.at[c].0).collect();
+                let slots: Vec<usize> = (0..cells.len()).filter(|&c| cells[c].1 == m).collect();
+                let contexts: Vec<usize> = slots.iter().map(|&c| cells[c].0).collect();
                 if !contexts.is_empty() {
                     let x = gather(&log.features, columns, &contexts);
                     for (&c, e) in slots.iter().zip(model.predict_at(&x, columns)) {
@@ -327,12 +294,16 @@ pub fn cross_fit(
             }
             predicted
         };
-        for (c, e) in predicted.into_iter().enumerate() {
-            let menu = cells.at[c].1;
-            let selected = cells.records[c].is_some();
+        for ((&(context, menu), weight), e) in cells.iter().zip(&weights).zip(predicted) {
+            let record = observed.record(context, menu);
             let p = e.clamp(1e-12, 1.0 - 1e-12);
-            log_loss -= cells.weights[c] * if selected { p.ln() } else { (1.0 - p).ln() };
-            if let Some(record) = cells.records[c] {
+            log_loss -= weight
+                * if record.is_some() {
+                    p.ln()
+                } else {
+                    (1.0 - p).ln()
+                };
+            if let Some(record) = record {
                 let floor = floors[menu];
                 clipped += usize::from(e < floor);
                 propensity[record] = e.max(floor);

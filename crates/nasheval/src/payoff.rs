@@ -11,7 +11,7 @@ use crate::backbone::{Backbone, Model};
 use crate::crossfit::{Nuisances, Observed};
 use crate::learner::LearnerError;
 use crate::pairs::PairMap;
-use crate::pooled::{PooledOutcome, WeightedSample, PREDICTION_CHUNK};
+use crate::pooled::{sampled_cells, PooledOutcome, PREDICTION_CHUNK};
 use crate::pseudo::{plugin_payoff, pseudo_outcome, MenuObservation};
 
 /// The menus of pair `p` at context `i`, as Eq. 42 sees them.
@@ -193,19 +193,27 @@ fn sampled_design(
     rows: &SharedRows<'_>,
 ) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let npairs = pairs.pairs.len();
-    let mut sample =
-        WeightedSample::new(SAMPLED_PAIRS_PER_CONTEXT, npairs, rows.seed ^ 0x5A3D_1E05);
-    let (mut design, mut kept, mut weights) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, x) in features.chunks(columns).enumerate() {
-        for p in 0..npairs {
-            let Some(weight) = sample.weight((rows.carries)(i, p)) else {
-                continue;
-            };
-            push_shared_row(&mut design, x, pairs, p, false);
-            kept.push(targets[i * npairs + p]);
-            weights.push(weight);
-        }
+    let (cells, weights) = sampled_cells(
+        0..targets.len() / npairs.max(1),
+        npairs,
+        rows.carries,
+        SAMPLED_PAIRS_PER_CONTEXT,
+        rows.seed ^ 0x5A3D_1E05,
+    );
+    let mut design = Vec::new();
+    for &(i, p) in &cells {
+        push_shared_row(
+            &mut design,
+            &features[i * columns..(i + 1) * columns],
+            pairs,
+            p,
+            false,
+        );
     }
+    let kept = cells
+        .iter()
+        .map(|&(i, p)| targets[i * npairs + p])
+        .collect();
     (design, kept, weights)
 }
 
@@ -365,9 +373,9 @@ impl PayoffSurface {
     }
 
     /// Unclipped values at the `(row, pair)` cells `at` of `features` (`contexts ×
-    /// columns`): a shared regression predicts the cells alone, built
-    /// `PREDICTION_CHUNK × pairs` rows at a time; other surfaces predict every pair of
-    /// the cells' contexts.
+    /// columns`), `at` sorted by row (as [`crate::selection::RiskCells`] are): a shared
+    /// regression predicts the cells alone, built `PREDICTION_CHUNK × pairs` rows at a
+    /// time; other surfaces predict every pair of the cells' contexts.
     pub fn values_at(
         &self,
         features: &[f64],

@@ -31,14 +31,14 @@ pub(crate) const PREDICTION_CHUNK: usize = 512;
 /// Row sampling with Horvitz–Thompson weights: a row that must be kept has weight 1;
 /// any other is kept with probability `rate` and weight `1/rate`, so a weighted loss
 /// over the kept rows is an unbiased estimate of the loss over all rows.
-pub(crate) struct WeightedSample {
+struct WeightedSample {
     rate: f64,
     rng: rand_chacha::ChaCha8Rng,
 }
 
 impl WeightedSample {
     /// Keeps about `per_context` of `rows_per_context` optional rows per context.
-    pub(crate) fn new(per_context: usize, rows_per_context: usize, seed: u64) -> Self {
+    fn new(per_context: usize, rows_per_context: usize, seed: u64) -> Self {
         use rand::SeedableRng;
         Self {
             rate: (per_context as f64 / rows_per_context.max(1) as f64).min(1.0),
@@ -47,7 +47,7 @@ impl WeightedSample {
     }
 
     /// The weight of a row (`kept` rows always 1), or `None` when it is left out.
-    pub(crate) fn weight(&mut self, kept: bool) -> Option<f64> {
+    fn weight(&mut self, kept: bool) -> Option<f64> {
         use rand::Rng;
         if kept {
             Some(1.0)
@@ -55,6 +55,31 @@ impl WeightedSample {
             (self.rng.random::<f64>() < self.rate).then_some(1.0 / self.rate)
         }
     }
+}
+
+/// The (context, item) cells of `contexts` × `items` a weighted loss or risk is
+/// measured on, in that order: every cell where `kept(context, item)` with weight 1,
+/// and each other cell drawn by [`WeightedSample`] (about `per_context` per context,
+/// weight `1/rate`), so a weighted sum over the cells estimates the sum over all
+/// `contexts × items` without bias.
+pub(crate) fn sampled_cells(
+    contexts: impl IntoIterator<Item = usize>,
+    items: usize,
+    kept: impl Fn(usize, usize) -> bool,
+    per_context: usize,
+    seed: u64,
+) -> (Vec<(usize, usize)>, Vec<f64>) {
+    let mut sample = WeightedSample::new(per_context, items, seed);
+    let (mut at, mut weights) = (Vec::new(), Vec::new());
+    for i in contexts {
+        for item in 0..items {
+            if let Some(weight) = sample.weight(kept(i, item)) {
+                at.push((i, item));
+                weights.push(weight);
+            }
+        }
+    }
+    (at, weights)
 }
 
 /// One observed verdict: the context's row in the features, the pair's agents and
@@ -306,24 +331,26 @@ impl PooledPropensity {
         backbone: &Backbone,
         seed: u64,
     ) -> Result<Self, LearnerError> {
-        let mut sample = WeightedSample::new(
-            SAMPLED_MENUS_PER_CONTEXT,
+        let (cells, weights) = sampled_cells(
+            rows.iter().copied(),
             menus.len(),
+            selected,
+            SAMPLED_MENUS_PER_CONTEXT,
             seed ^ 0x0000_9E0B_5E1E,
         );
-        let (mut design, mut labels, mut weights) = (Vec::new(), Vec::new(), Vec::new());
-        for &i in rows {
-            let x = &features[i * columns..(i + 1) * columns];
-            for (m, menu) in menus.iter().enumerate() {
-                let label = selected(i, m);
-                let Some(weight) = sample.weight(label) else {
-                    continue;
-                };
-                push_menu_row(&mut design, x, agents, menu);
-                labels.push(f64::from(u8::from(label)));
-                weights.push(weight);
-            }
+        let mut design = Vec::new();
+        for &(i, m) in &cells {
+            push_menu_row(
+                &mut design,
+                &features[i * columns..(i + 1) * columns],
+                agents,
+                &menus[m],
+            );
         }
+        let labels: Vec<f64> = cells
+            .iter()
+            .map(|&(i, m)| f64::from(u8::from(selected(i, m))))
+            .collect();
         let mut model = backbone.classifier();
         model.fit_weighted(&design, columns + agents + 1, &labels, &weights)?;
         Ok(Self {

@@ -16,7 +16,7 @@ use crate::crossfit::gather;
 use crate::learner::LearnerError;
 use crate::pairs::PairMap;
 use crate::payoff::{PayoffRegression, PayoffSurface, SharedRows};
-use crate::pooled::WeightedSample;
+use crate::pooled::sampled_cells;
 
 /// One candidate's held-out risk.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -76,16 +76,7 @@ impl RiskCells {
         per_context: usize,
         seed: u64,
     ) -> Self {
-        let mut sample = WeightedSample::new(per_context, pairs, seed);
-        let (mut at, mut weights) = (Vec::new(), Vec::new());
-        for i in 0..contexts {
-            for p in 0..pairs {
-                if let Some(w) = sample.weight(carries(i, p)) {
-                    at.push((i, p));
-                    weights.push(w);
-                }
-            }
-        }
+        let (at, weights) = sampled_cells(0..contexts, pairs, carries, per_context, seed);
         Self {
             at,
             weights,

@@ -24,7 +24,7 @@ pub use baselines::{
     bradley_terry_of_payoff, bt_argmax_policies, evaluate_bt_argmax, evaluate_lottery_by, BT_RIDGE,
 };
 pub use evaluate::{evaluate_file, evaluate_model, Evaluation};
-pub use truth::{has_condorcet_winner, payoff_rmse, score, PolicyScore, Split, Truth};
+pub use truth::{payoff_rmse, score, PolicyScore, Split, Truth};
 
 use crate::VerdictError;
 use verdict_sim::SimulationError;

@@ -6,7 +6,9 @@ use std::path::Path;
 
 use serde::Serialize;
 use verdict_feedback::ContextualLog;
-use verdict_game::{exploitability, game_value, support_f1, PayoffMatrix, SUPPORT_THRESHOLD};
+use verdict_game::{
+    condorcet_winner, exploitability, game_value, support_f1, PayoffMatrix, SUPPORT_THRESHOLD,
+};
 use verdict_io::{read_table, Column, Source};
 use verdict_nasheval::{AggregatorKind, Nuisances, PairMap};
 
@@ -276,11 +278,6 @@ pub struct PolicyScore {
     pub payoff_rmse: Option<f64>,
 }
 
-/// Whether the game `a` (`k × k`, row-major) has a Condorcet winner.
-pub fn has_condorcet_winner(a: &[f64], k: usize) -> bool {
-    (0..k).any(|j| (0..k).all(|l| l == j || a[j * k + l] > 0.0))
-}
-
 /// The agents of a model or board in the truth's order: `order[j]` is the truth's
 /// index of `agents[j]`.
 fn truth_order(agents: &[String], truth: &Truth) -> Result<Vec<usize>, VerdictError> {
@@ -360,9 +357,8 @@ pub fn score(
         for (j, &t) in order.iter().enumerate() {
             pi[t] = pi_model[j];
         }
-        let true_a = &truth.payoff[i * k * k..(i + 1) * k * k];
-        condorcet += usize::from(has_condorcet_winner(true_a, k));
-        let a = PayoffMatrix::from_row_major(true_a, k)?;
+        let a = PayoffMatrix::from_row_major(&truth.payoff[i * k * k..(i + 1) * k * k], k)?;
+        condorcet += usize::from(condorcet_winner(&a).is_some());
         let star = &truth.equilibrium[i * k..(i + 1) * k];
         expl += exploitability(&a, &pi);
         f1 += support_f1(&pi, star, SUPPORT_THRESHOLD);
@@ -377,22 +373,4 @@ pub fn score(
         condorcet_contexts: condorcet,
         payoff_rmse: None,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::has_condorcet_winner;
-
-    #[test]
-    fn condorcet_winners_of_small_games() {
-        // Rock–paper–scissors: every agent loses to one other.
-        let rps = [0.0, 1.0, -1.0, -1.0, 0.0, 1.0, 1.0, -1.0, 0.0];
-        assert!(!has_condorcet_winner(&rps, 3));
-        // A transitive game: agent 2 beats both.
-        let chain = [0.0, 0.5, -0.2, -0.5, 0.0, -0.1, 0.2, 0.1, 0.0];
-        assert!(has_condorcet_winner(&chain, 3));
-        // A tie at the top: no agent beats every other strictly.
-        let tied = [0.0, 0.0, 0.3, 0.0, 0.0, 0.3, -0.3, -0.3, 0.0];
-        assert!(!has_condorcet_winner(&tied, 3));
-    }
 }
