@@ -218,3 +218,15 @@ def test_the_lottery_of_a_battle_log_is_the_lottery_of_its_margin_matrix():
     by_name = {m["name"]: m["probability"] for m in from_matrix["models"]}
     assert {m["name"]: m["probability"] for m in from_log["models"]} == pytest.approx(by_name)
     assert from_log["unique"] and from_log["support"] == ["A"] and from_log["condorcet_winner"] == "A"
+
+
+def test_lottery_bootstrap_only_when_asked_and_elo_reports_its_median():
+    plain = verdict.rank(LOG, method="lottery", allow_unobserved=True, as_frame=False)
+    assert plain["interval"] is None
+    assert all("support_share" not in m for m in plain["models"])
+    boot = verdict.rank(LOG, method="lottery", allow_unobserved=True, bootstrap=30)
+    assert boot["support_share"].between(0, 1).all()
+    assert (boot["ci_low"] <= boot["ci_high"]).all()
+    elo = verdict.rank(LOG, method="elo", bootstrap=30, as_frame=False)
+    assert elo["point"] == "bootstrap-median"
+    assert verdict.rank(LOG, method="elo", bootstrap=0, as_frame=False)["point"] == "fit"

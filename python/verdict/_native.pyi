@@ -11,7 +11,7 @@ def rank_json(
     model_b: Optional[str] = None,
     winner: Optional[str] = None,
     ties: str = "half",
-    bootstrap: int = 1000,
+    bootstrap: Optional[int] = None,
     ci: float = 0.95,
     sandwich: bool = False,
     seed: int = 0,

@@ -37,7 +37,7 @@ def rank(
     model_b: Optional[str] = None,
     winner: Optional[str] = None,
     ties: str = "half",
-    bootstrap: int = 1000,
+    bootstrap: Optional[int] = None,
     ci: Union[float, str] = 0.95,
     seed: int = 0,
     anchor: Optional[tuple] = None,
@@ -60,10 +60,17 @@ def rank(
     ``method``: ``"bt"`` (Bradley–Terry by maximum likelihood: ``P(i beats j) =
     p_i / (p_i + p_j)``, Bradley & Terry 1952), ``"elo"`` (online Elo, K = 32),
     ``"lottery"`` (the maximal lottery of the margin matrix, Fishburn 1984; NashEval
-    Eq. 78) or ``"all"``. ``ties``: ``"half"``, ``"drop"`` or ``"davidson"``.
+    Eq. 78), ``"all"``, or ``"plackett-luce"`` (Plackett–Luce by maximum likelihood
+    on rankings: ``battles`` is then a feedback table with ``menu``, ``modality`` and
+    ``response`` columns, as NashEval reads; tied or unordered blocks through
+    Breslow's approximation). ``ties``: ``"half"``, ``"drop"`` or ``"davidson"``.
     Intervals: percentile bootstrap of ``bootstrap`` rounds seeded with ``seed`` (0:
-    none) at level ``ci``; ``ci="sandwich"`` gives sandwich normal intervals (95 %)
-    instead. ``anchor=(model, rating)`` pins one model's score; ``l2`` is the ridge
+    none; Bradley–Terry and Elo default to 1000, the lottery is bootstrapped only when
+    ``bootstrap`` is given) at level ``ci``; ``ci="sandwich"`` gives sandwich normal
+    intervals (95 %) instead. With bootstrap intervals Elo's ``score`` is the median of
+    the replicates (FastChat's convention; ``point`` in the report says so), and the
+    lottery gains ``support_share``, the share of replicates keeping a model in the
+    winner set. ``anchor=(model, rating)`` pins one model's score; ``l2`` is the ridge
     weight in log10-strength units (GenAI-Arena uses 0.5). ``filters``: rows kept,
     as ``["anony=true", "language!=English", "model_a~gpt"]`` or ``{"anony": True}``;
     ``skip_self_battles`` drops rows where a model meets itself (otherwise an error).
@@ -72,7 +79,8 @@ def rank(
 
     Returns a DataFrame indexed by model, best first (``score``, ``ci_low``,
     ``ci_high``, ``rank``, ``rank_ub``, ``wins``, ``losses``, ``ties``, ``battles``;
-    ``probability`` for the lottery) — polars when ``battles`` was polars — or the JSON
+    ``probability``, ``exploitability`` and, bootstrapped, ``support_share`` for the
+    lottery) — polars when ``battles`` was polars — or the JSON
     report as a dict with ``as_frame=False`` or ``method="all"``. Raises ``ValueError``
     naming the file (or table), row and column of bad input.
     """

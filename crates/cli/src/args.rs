@@ -187,6 +187,8 @@ impl FromStr for AnchorArg {
 #[derive(Debug, Clone, Args)]
 pub struct LogArgs {
     /// Battle log: .csv, .jsonl, .json (array) or .parquet; "-" reads standard input.
+    /// With --method plackett-luce: a feedback table of rankings (menu, modality,
+    /// response), as NashEval reads.
     pub log: PathBuf,
     /// Input format, overriding the extension (required for standard input).
     #[arg(long, value_name = "csv|jsonl|json|parquet")]
@@ -305,9 +307,11 @@ pub struct RankArgs {
     /// Mean Bradley–Terry rating when no anchor is given.
     #[arg(long, default_value_t = 1000.0)]
     pub mean: f64,
-    /// Bootstrap rounds; 0 turns intervals off.
-    #[arg(long, default_value_t = 1000)]
-    pub bootstrap: usize,
+    /// Bootstrap rounds (Bradley–Terry and Elo: 1000 unless given); 0 turns intervals
+    /// off. The lottery is bootstrapped only when this is given: each replicate solves
+    /// a game.
+    #[arg(long)]
+    pub bootstrap: Option<usize>,
     /// Interval level (0.95), or "sandwich[:LEVEL]" for robust sandwich intervals.
     #[arg(long, default_value = "0.95")]
     pub ci: CiArg,
@@ -357,7 +361,7 @@ pub enum BenchCommand {
     Arena(ArenaArgs),
     /// Time each stage of `verdict rank` on a log: read, count, fit, bootstrap.
     Rank(BenchRankArgs),
-    /// Time the maximal lottery of a payoff matrix CSV (solver only, median of runs).
+    /// Time reading a payoff matrix CSV and solving its maximal lottery (medians of runs).
     Lottery(BenchLotteryArgs),
     /// Budgeted multi-judge estimation on synthetic instances: error per method,
     /// budget and norm (the judge paper's Figures 1(a), 2 and 4).

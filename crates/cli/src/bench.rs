@@ -123,12 +123,15 @@ fn stages(args: &BenchRankArgs, quiet: bool) -> anyhow::Result<()> {
 
 fn lottery(args: &BenchLotteryArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.repeat > 0, "--repeat must be at least 1");
-    let (_, game) =
-        verdict::equilibrium::read_game(&verdict::io::Source::File(args.matrix.clone()))?;
+    let source = verdict::io::Source::File(args.matrix.clone());
+    let (read_seconds, (_, game)) = median_seconds(args.repeat, || {
+        Ok(verdict::equilibrium::read_game(&source)?)
+    })?;
     let (seconds, lottery) =
         median_seconds(args.repeat, || Ok(verdict::game::maximal_lottery(&game)?))?;
     let value = serde_json::json!({
         "agents": game.agents(),
+        "read_seconds": read_seconds,
         "seconds": seconds,
         "gap": lottery.gap,
         "iterations": lottery.iterations,

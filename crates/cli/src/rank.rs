@@ -6,9 +6,11 @@ use std::path::Path;
 use anyhow::Context;
 use verdict::equilibrium::EquilibriumSettings;
 use verdict::io::{
-    read_battles, read_costs, BattleSchema, IoError, LoadedBattles, ReadOptions, Source,
+    read_battles, read_costs, read_rankings, BattleSchema, IoError, LoadedBattles, ReadOptions,
+    Source,
 };
-use verdict::rank::{rank_with_groups, BattleGroups, EloOrder, Intervals, RankSettings};
+use verdict::plackett_luce::rank_rankings;
+use verdict::rank::{rank_with_groups, BattleGroups, EloOrder, Intervals, Method, RankSettings};
 use verdict::ratings::{Bootstrap, BradleyTerry, Elo};
 use verdict::report::{plot_leaderboard, render_csv, render_table, RankReport};
 
@@ -16,9 +18,9 @@ use crate::args::{EquilibriumArgs, LogArgs, OutputFormat, RankArgs};
 use crate::output::emit;
 use crate::progress;
 
-/// Reads the battle log the flags name ("-" is standard input).
-pub fn load(input: &LogArgs) -> anyhow::Result<LoadedBattles> {
-    let source = if input.log == Path::new("-") {
+/// The input the flags name ("-" is standard input, read whole).
+fn input_source(input: &LogArgs) -> anyhow::Result<Source> {
+    Ok(if input.log == Path::new("-") {
         let format = input
             .input_format
             .context("reading standard input needs --input-format csv|jsonl|json|parquet")?;
@@ -38,7 +40,12 @@ pub fn load(input: &LogArgs) -> anyhow::Result<LoadedBattles> {
         }
     } else {
         Source::File(input.log.clone())
-    };
+    })
+}
+
+/// Reads the battle log the flags name ("-" is standard input).
+pub fn load(input: &LogArgs) -> anyhow::Result<LoadedBattles> {
+    let source = input_source(input)?;
     let options = ReadOptions {
         format: input.input_format,
         schema: BattleSchema::named(
@@ -101,20 +108,53 @@ pub fn settings(args: &RankArgs) -> anyhow::Result<RankSettings> {
         anchor: args.anchor.as_ref().map(|a| (a.model.clone(), a.rating)),
         intervals: if args.ci.sandwich {
             Intervals::Sandwich
-        } else if args.bootstrap == 0 {
+        } else if args.bootstrap == Some(0) {
             Intervals::None
         } else {
             Intervals::Bootstrap(Bootstrap {
-                rounds: args.bootstrap,
+                rounds: args.bootstrap.unwrap_or(Bootstrap::default().rounds),
                 seed: args.seed,
             })
         },
+        lottery_bootstrap: args.bootstrap.is_some_and(|rounds| rounds > 0),
         confidence: args.ci.level,
         matrices: args.matrix,
         allow_unobserved: args.allow_unobserved,
         equilibrium: equilibrium_settings(&args.equilibrium)?,
         robust: args.robust.then_some(args.radius),
     })
+}
+
+/// `--method plackett-luce`: the rankings of a feedback table (menu, modality,
+/// response). The battle-log flags do not apply and are refused by name.
+fn rank_feedback_table(
+    input: &LogArgs,
+    source: &str,
+    settings: &RankSettings,
+    on_round: &(dyn Fn() + Sync),
+) -> anyhow::Result<RankReport> {
+    let battle_flags = [
+        ("--filter", !input.filters.is_empty()),
+        ("--order-by", input.order_by.is_some()),
+        ("--group-by", input.group_by.is_some()),
+        ("--model-a-col", input.model_a_col.is_some()),
+        ("--model-b-col", input.model_b_col.is_some()),
+        ("--winner-col", input.winner_col.is_some()),
+        ("--skip-self-battles", input.skip_self_battles),
+    ];
+    if let Some((flag, _)) = battle_flags.iter().find(|(_, given)| *given) {
+        anyhow::bail!(
+            "{flag} applies to battle logs; --method plackett-luce reads a feedback table (menu, modality, response)"
+        );
+    }
+    let loaded = read_rankings(&input_source(input)?, input.input_format)?;
+    Ok(rank_rankings(
+        &loaded.models,
+        loaded.rankings,
+        source,
+        settings,
+        on_round,
+    )?)
 }
 
 /// Each battle's group from the --group-by column; a battle without a value is an
@@ -154,17 +194,21 @@ pub fn render(report: &RankReport, format: OutputFormat) -> anyhow::Result<Strin
 }
 
 pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
-    let loaded = load(&args.input)?;
     let settings = settings(&args)?;
     let bar = progress::bar(settings.bootstrap_rounds(), "bootstrap", quiet);
     let source = args.input.log.display().to_string();
-    let groups = match &args.input.group_by {
-        Some(column) => Some(battle_groups(&loaded, column)?),
-        None => None,
+    let report = if args.method == Method::PlackettLuce {
+        rank_feedback_table(&args.input, &source, &settings, &|| bar.inc(1))?
+    } else {
+        let loaded = load(&args.input)?;
+        let groups = match &args.input.group_by {
+            Some(column) => Some(battle_groups(&loaded, column)?),
+            None => None,
+        };
+        rank_with_groups(&loaded.log, groups.as_ref(), &source, &settings, &|| {
+            bar.inc(1)
+        })?
     };
-    let report = rank_with_groups(&loaded.log, groups.as_ref(), &source, &settings, &|| {
-        bar.inc(1)
-    })?;
     bar.finish_and_clear();
     let text = crate::flags::in_flags(&render(&report, args.format)?);
     if let Some(path) = &args.plot {

@@ -429,7 +429,36 @@ fn lottery_and_game_commands() {
     assert_eq!(report["lottery"]["support"].as_array().unwrap().len(), 3);
     for model in report["models"].as_array().unwrap() {
         assert!((model["probability"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-9);
+        assert!(model.get("support_share").is_none() && model["ci_low"].is_null());
     }
+    // Bootstrapped on request: three battles resample to logs that lose a pair, which
+    // the notes count; every model carries its interval and support share.
+    let report = json(&[
+        "rank",
+        &cycle,
+        "--method",
+        "lottery",
+        "--bootstrap",
+        "50",
+        "--format",
+        "json",
+    ]);
+    for model in report["models"].as_array().unwrap() {
+        let share = model["support_share"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&share));
+        assert!(model["ci_low"].as_f64().unwrap() <= model["ci_high"].as_f64().unwrap());
+    }
+    let notes = report["notes"].to_string();
+    assert!(notes.contains("drew no battle for a pair"), "{notes}");
+    let table = stdout(&verdict(&[
+        "rank",
+        &cycle,
+        "--method",
+        "lottery",
+        "--bootstrap",
+        "50",
+    ]));
+    assert!(table.contains("in support"), "{table}");
     let matrix = write(
         dir.path(),
         "rps.csv",

@@ -146,19 +146,8 @@ fn read_feedback(
 ) -> Result<ContextualLog, IoError> {
     let log = read_table(feedback, None, None)?;
     let hint = "feedback needs columns context_id, menu, modality, response";
-    let column = |name: &str| required(&log, name, hint);
-    let (context_column, menu_column, modality_column, response_column) = (
-        column("context_id")?,
-        column("menu")?,
-        column("modality")?,
-        column("response")?,
-    );
-    if log.rows() == 0 {
-        return Err(IoError::invalid_file(
-            log.file(),
-            "no feedback rows; the log is empty",
-        ));
-    }
+    let context_column = required(&log, "context_id", hint)?;
+    let responses = FeedbackColumns::new(&log, hint)?;
     let mut builder = match &options.catalogue {
         Some(menus) => ContextualLogBuilder::with_catalogue(menus)
             .map_err(|e| IoError::invalid_file(log.file(), format!("catalogue: {e}")))?,
@@ -172,14 +161,7 @@ fn read_feedback(
                 format!("context id {id:?} is not in the contexts table"),
             )
         })?;
-        let menu = parse_menu(cell(&log, menu_column, row)?)
-            .map_err(|m| IoError::invalid(log.location(row, Some("menu")), m))?;
-        let modality = cell(&log, modality_column, row)?;
-        let raw = cell(&log, response_column, row)?;
-        let value = serde_json::from_str(raw)
-            .unwrap_or_else(|_| serde_json::Value::String(raw.to_string()));
-        let response = Response::from_json(modality, &value)
-            .map_err(|e| IoError::invalid(log.location(row, Some("response")), e.0))?;
+        let (menu, response) = responses.row(row)?;
         let menu = builder
             .menu_of(&menu)
             .map_err(|e| IoError::invalid(log.location(row, Some("menu")), e.0))?;
@@ -188,6 +170,56 @@ fn read_feedback(
             .map_err(|e| IoError::invalid(log.location(row, Some("response")), e.0))?;
     }
     Ok(builder.finish(names, feature_names, features))
+}
+
+/// The `menu`, `modality` and `response` columns of a feedback table, read a row at a
+/// time.
+pub(crate) struct FeedbackColumns<'t> {
+    table: &'t Table,
+    menu: &'t crate::Column,
+    modality: &'t crate::Column,
+    response: &'t crate::Column,
+}
+
+impl<'t> FeedbackColumns<'t> {
+    /// The columns of `table`; `hint` names every column the caller needs, for the
+    /// error when one is missing.
+    ///
+    /// # Errors
+    /// A missing column; a table without rows.
+    pub(crate) fn new(table: &'t Table, hint: &str) -> Result<Self, IoError> {
+        let column = |name: &str| required(table, name, hint);
+        let columns = Self {
+            table,
+            menu: column("menu")?,
+            modality: column("modality")?,
+            response: column("response")?,
+        };
+        if table.rows() == 0 {
+            return Err(IoError::invalid_file(
+                table.file(),
+                "no feedback rows; the log is empty",
+            ));
+        }
+        Ok(columns)
+    }
+
+    /// Row `row`'s menu and response.
+    ///
+    /// # Errors
+    /// A missing cell, a malformed menu or response, located at its row and column.
+    pub(crate) fn row(&self, row: usize) -> Result<(Vec<String>, Response), IoError> {
+        let log = self.table;
+        let menu = parse_menu(cell(log, self.menu, row)?)
+            .map_err(|m| IoError::invalid(log.location(row, Some("menu")), m))?;
+        let modality = cell(log, self.modality, row)?;
+        let raw = cell(log, self.response, row)?;
+        let value = serde_json::from_str(raw)
+            .unwrap_or_else(|_| serde_json::Value::String(raw.to_string()));
+        let response = Response::from_json(modality, &value)
+            .map_err(|e| IoError::invalid(log.location(row, Some("response")), e.0))?;
+        Ok((menu, response))
+    }
 }
 
 /// The value of `column` at `row`, or an error at that place.

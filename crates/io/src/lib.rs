@@ -17,6 +17,7 @@ mod matrix;
 mod output_dir;
 #[cfg(feature = "parquet")]
 mod parquet_io;
+mod rankings;
 mod table;
 mod text;
 
@@ -37,4 +38,5 @@ pub use matrix::{read_named_matrix, NamedMatrix};
 pub use output_dir::{FileChecksum, StagedDir, WRITTEN_BY};
 #[cfg(feature = "parquet")]
 pub use parquet_io::{read_record_batches, write_battles_parquet, write_parquet_table, ColumnData};
+pub use rankings::{read_rankings, LoadedRankings};
 pub use table::{Column, Table};

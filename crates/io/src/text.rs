@@ -24,28 +24,38 @@ fn at(file: &str, row: RowRef) -> Location {
     }
 }
 
-/// Reads a CSV file with a header row.
-pub(crate) fn read_csv(input: impl Read, file: &str, wanted: Wanted<'_>) -> Result<Table, IoError> {
-    let mut reader = csv::ReaderBuilder::new()
+/// A CSV reader over `input`: a header row, a 1 MiB buffer, every row as long as the
+/// header.
+pub(crate) fn csv_reader<R: Read>(input: R) -> csv::Reader<BufReader<R>> {
+    csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(false)
-        .from_reader(BufReader::with_capacity(1 << 20, input));
-    let csv_error = |e: csv::Error| {
-        let line = e.position().map_or(0, |p| p.line());
-        let message = match e.kind() {
-            csv::ErrorKind::UnequalLengths {
-                expected_len, len, ..
-            } => format!(
-                "expected {expected_len} fields like the header, found {len}; quote fields that contain commas"
-            ),
-            csv::ErrorKind::Utf8 { .. } => "not valid UTF-8; re-encode the file as UTF-8".to_owned(),
-            _ => e.to_string(),
-        };
-        IoError::invalid(at(file, RowRef::Line(line.max(1))), message)
+        .from_reader(BufReader::with_capacity(1 << 20, input))
+}
+
+/// The located error for a CSV fault in `file`: its line, and what to do about it.
+pub(crate) fn csv_error(file: &str, e: csv::Error) -> IoError {
+    let line = e.position().map_or(0, |p| p.line());
+    let message = match e.kind() {
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!(
+            "expected {expected_len} fields like the header, found {len}; quote fields that contain commas"
+        ),
+        csv::ErrorKind::Utf8 { .. } => "not valid UTF-8; re-encode the file as UTF-8".to_owned(),
+        _ => e.to_string(),
     };
+    IoError::invalid(at(file, RowRef::Line(line.max(1))), message)
+}
+
+/// The header's names, trimmed; a name given twice is refused.
+pub(crate) fn csv_headers<R: Read>(
+    reader: &mut csv::Reader<R>,
+    file: &str,
+) -> Result<Vec<String>, IoError> {
     let headers: Vec<String> = reader
         .headers()
-        .map_err(csv_error)?
+        .map_err(|e| csv_error(file, e))?
         .iter()
         .map(|h| h.trim().to_owned())
         .collect();
@@ -56,6 +66,13 @@ pub(crate) fn read_csv(input: impl Read, file: &str, wanted: Wanted<'_>) -> Resu
             format!("the header names column {twice:?} twice; give every column its own name"),
         ));
     }
+    Ok(headers)
+}
+
+/// Reads a CSV file with a header row.
+pub(crate) fn read_csv(input: impl Read, file: &str, wanted: Wanted<'_>) -> Result<Table, IoError> {
+    let mut reader = csv_reader(input);
+    let headers = csv_headers(&mut reader, file)?;
     let mut selected: Vec<(usize, ColumnBuilder)> = headers
         .iter()
         .enumerate()
@@ -64,7 +81,10 @@ pub(crate) fn read_csv(input: impl Read, file: &str, wanted: Wanted<'_>) -> Resu
         .collect();
     let mut lines = Vec::new();
     let mut record = csv::StringRecord::new();
-    while reader.read_record(&mut record).map_err(csv_error)? {
+    while reader
+        .read_record(&mut record)
+        .map_err(|e| csv_error(file, e))?
+    {
         lines.push(record.position().map_or(0, |p| p.line()));
         for (index, builder) in &mut selected {
             let field = record.get(*index).unwrap_or("");

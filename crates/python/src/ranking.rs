@@ -6,7 +6,8 @@ use pyo3::types::PyDict;
 
 use verdict::arrays::battle_log_from_arrays;
 use verdict::equilibrium::EquilibriumSettings;
-use verdict::io::{battle_columns, read_battles, BattleSchema, Filter, ReadOptions};
+use verdict::io::{battle_columns, read_battles, read_rankings, BattleSchema, Filter, ReadOptions};
+use verdict::plackett_luce::rank_rankings;
 use verdict::rank::{rank, Intervals, Method, RankSettings};
 use verdict::ratings::{Bootstrap, BradleyTerry, Elo, PairCounts, Solver, TieModel};
 
@@ -18,7 +19,7 @@ use crate::{bad_input, choice};
 /// place of the bootstrap; `filters` are `COLUMN=VALUE`, `COLUMN!=VALUE` or
 /// `COLUMN~TEXT`; `costs` and `budget` constrain the lottery.
 #[pyfunction]
-#[pyo3(signature = (battles, *, method="bt", model_a=None, model_b=None, winner=None, ties="half", bootstrap=1000, ci=0.95, sandwich=false, seed=0, anchor=None, l2=None, filters=Vec::new(), skip_self_battles=false, allow_unobserved=false, rho=0.0, costs=None, budget=None))]
+#[pyo3(signature = (battles, *, method="bt", model_a=None, model_b=None, winner=None, ties="half", bootstrap=None, ci=0.95, sandwich=false, seed=0, anchor=None, l2=None, filters=Vec::new(), skip_self_battles=false, allow_unobserved=false, rho=0.0, costs=None, budget=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn rank_json(
     py: Python<'_>,
@@ -28,7 +29,7 @@ pub fn rank_json(
     model_b: Option<String>,
     winner: Option<String>,
     ties: &str,
-    bootstrap: usize,
+    bootstrap: Option<usize>,
     ci: f64,
     sandwich: bool,
     seed: u64,
@@ -61,14 +62,15 @@ pub fn rank_json(
         anchor,
         intervals: if sandwich {
             Intervals::Sandwich
-        } else if bootstrap == 0 {
+        } else if bootstrap == Some(0) {
             Intervals::None
         } else {
             Intervals::Bootstrap(Bootstrap {
-                rounds: bootstrap,
+                rounds: bootstrap.unwrap_or(Bootstrap::default().rounds),
                 seed,
             })
         },
+        lottery_bootstrap: bootstrap.is_some_and(|rounds| rounds > 0),
         confidence: ci,
         allow_unobserved,
         equilibrium: EquilibriumSettings {
@@ -79,13 +81,22 @@ pub fn rank_json(
         },
         ..RankSettings::default()
     };
-    let source = battles.source(py, "<battles table>", Some(&battle_columns(&options)))?;
+    // Plackett–Luce reads rankings: the feedback table's menu, modality and response.
+    let rankings = settings.method == Method::PlackettLuce;
+    let wanted = (!rankings).then(|| battle_columns(&options));
+    let source = battles.source(py, "<battles table>", wanted.as_deref())?;
     let label = source.label();
     let report = crate::interruptible(py, move || -> Result<String, String> {
-        let log = read_battles(&source, &options)
-            .map_err(|e| e.to_string())?
-            .log;
-        let report = rank(&log, &label, &settings, &|| {}).map_err(|e| e.to_string())?;
+        let report = if rankings {
+            let loaded = read_rankings(&source, None).map_err(|e| e.to_string())?;
+            rank_rankings(&loaded.models, loaded.rankings, &label, &settings, &|| {})
+        } else {
+            let log = read_battles(&source, &options)
+                .map_err(|e| e.to_string())?
+                .log;
+            rank(&log, &label, &settings, &|| {})
+        }
+        .map_err(|e| e.to_string())?;
         let mut text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
         text.push('\n');
         Ok(text)

@@ -17,7 +17,11 @@ use verdict_feedback::BattleLog;
 
 use crate::binomial::sample_binomial;
 use crate::bradley_terry::Problem;
-use crate::{BradleyTerry, BtFit, Elo, EloScale, PairCounts, RatingsError, Regularization};
+use crate::newton::Objective;
+use crate::{
+    BradleyTerry, BtFit, Elo, EloScale, PairCounts, PlFit, PlackettLuce, Rankings, RatingsError,
+    Regularization,
+};
 
 /// Chord iterations tried before a replicate falls back to full Newton.
 const CHORD_MAX_ITER: usize = 50;
@@ -69,6 +73,15 @@ impl BootstrapDraws {
             })
             .collect()
     }
+
+    /// Every model's median score over the replicates (type-7 percentile 0.5: the mean
+    /// of the two middle values for an even number of rounds).
+    pub fn medians(&self) -> Vec<f64> {
+        self.intervals(0.0)
+            .into_iter()
+            .map(|(median, _)| median)
+            .collect()
+    }
 }
 
 /// The `q`-quantile of sorted values by linear interpolation between order statistics
@@ -108,6 +121,42 @@ fn resample_cells(cells: &[f64], total: f64, rng: &mut ChaCha8Rng) -> Vec<f64> {
         .collect()
 }
 
+/// Replicates of a log's pair counts: resampling its N battles with replacement, drawn
+/// as `Multinomial(N, n_c / N)` over the (pair, outcome) cells by conditional
+/// binomials. Replicate `r` of seed `s` is the same whichever thread draws it, and the
+/// same for every method that resamples (Bradley–Terry, the maximal lottery).
+#[derive(Debug, Clone)]
+pub struct CountResampler<'a> {
+    counts: &'a PairCounts,
+    cells: Vec<f64>,
+    total: f64,
+}
+
+impl<'a> CountResampler<'a> {
+    /// The resampler of `counts`.
+    pub fn new(counts: &'a PairCounts) -> Self {
+        Self {
+            counts,
+            cells: counts.pairs().iter().flat_map(|p| p.cells()).collect(),
+            total: counts.battles(),
+        }
+    }
+
+    /// Replicate `round` of the bootstrap seeded `seed`.
+    pub fn replicate(&self, seed: u64, round: usize) -> PairCounts {
+        let mut rng = round_rng(seed, round);
+        let drawn = resample_cells(&self.cells, self.total, &mut rng);
+        let pairs = self
+            .counts
+            .pairs()
+            .iter()
+            .zip(drawn.chunks_exact(3))
+            .map(|(p, c)| p.with_cells([c[0], c[1], c[2]]))
+            .collect();
+        self.counts.with_pairs(pairs)
+    }
+}
+
 /// Bootstrap replicates of a Bradley–Terry fit, each on the rating `scale`;
 /// `on_round` is called once per finished replicate (for progress bars).
 ///
@@ -124,8 +173,7 @@ pub fn bootstrap_bradley_terry(
     if bootstrap.rounds == 0 {
         return Err(RatingsError::setting("rounds", 0, "at least 1"));
     }
-    let cells: Vec<f64> = counts.pairs().iter().flat_map(|p| p.cells()).collect();
-    let total = counts.battles();
+    let resampler = CountResampler::new(counts);
     let full = Problem::new(counts, settings.ties, fit.regularization.weight());
     let start = fit_point(fit, counts.models());
     let hessian = full.evaluate(&start, true).hessian.expect("requested");
@@ -138,15 +186,7 @@ pub fn bootstrap_bradley_terry(
     let replicates: Vec<(Vec<f64>, bool, bool)> = (0..bootstrap.rounds)
         .into_par_iter()
         .map(|round| {
-            let mut rng = round_rng(bootstrap.seed, round);
-            let drawn = resample_cells(&cells, total, &mut rng);
-            let pairs = counts
-                .pairs()
-                .iter()
-                .zip(drawn.chunks_exact(3))
-                .map(|(p, c)| p.with_cells([c[0], c[1], c[2]]))
-                .collect();
-            let resampled = counts.with_pairs(pairs);
+            let resampled = resampler.replicate(bootstrap.seed, round);
             let regularization = match &fit.regularization {
                 Regularization::None if same_beat_graph(counts, &resampled, settings.ties) => {
                     Regularization::None
@@ -241,6 +281,53 @@ pub fn bootstrap_elo(
         scores,
         prior_rounds: 0,
         unconverged_rounds: 0,
+    })
+}
+
+/// Bootstrap replicates of a Plackett–Luce fit: each round refits N rankings drawn
+/// with replacement, starting from the full-data estimate `fit` with its penalty (or,
+/// for a replicate whose MLE does not exist, the fallback prior), on the rating
+/// `scale`; `on_round` is called once per finished replicate.
+///
+/// # Errors
+/// [`RatingsError::Setting`] for zero rounds.
+pub fn bootstrap_plackett_luce(
+    rankings: &Rankings,
+    settings: &PlackettLuce,
+    fit: &PlFit,
+    scale: &EloScale,
+    bootstrap: &Bootstrap,
+    on_round: &(dyn Fn() + Sync),
+) -> Result<BootstrapDraws, RatingsError> {
+    if bootstrap.rounds == 0 {
+        return Err(RatingsError::setting("rounds", 0, "at least 1"));
+    }
+    let n = rankings.len();
+    let start = nalgebra::DVector::from_vec(fit.beta.clone());
+    let replicates: Vec<(Vec<f64>, bool, bool)> = (0..bootstrap.rounds)
+        .into_par_iter()
+        .map(|round| {
+            let mut rng = round_rng(bootstrap.seed, round);
+            let resampled = rankings.resampled((0..n).map(|_| rng.random_range(0..n)));
+            let regularization = match &fit.regularization {
+                Regularization::None => settings.regularization(&resampled),
+                kept => kept.clone(),
+            };
+            let used_prior = matches!(regularization, Regularization::Prior { .. })
+                && !matches!(fit.regularization, Regularization::Prior { .. });
+            let refit = settings.fit_from(&resampled, start.clone(), regularization);
+            on_round();
+            (
+                scale.scores(&refit.beta),
+                used_prior,
+                refit.status == crate::FitStatus::Converged,
+            )
+        })
+        .collect();
+    Ok(BootstrapDraws {
+        prior_rounds: replicates.iter().filter(|r| r.1).count(),
+        unconverged_rounds: replicates.iter().filter(|r| !r.2).count(),
+        scores: replicates.into_iter().map(|r| r.0).collect(),
     })
 }
 

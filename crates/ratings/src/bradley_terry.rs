@@ -21,6 +21,7 @@ use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
 use serde::Serialize;
 
 use crate::likelihood::TieModel;
+use crate::newton::{Evaluation, Objective};
 use crate::{mle_obstacles, MleObstacle, PairCounts, RatingsError};
 
 /// Precision of the Gaussian prior used when the MLE does not exist, in the `l2`
@@ -36,15 +37,6 @@ pub const DEFAULT_NEWTON_MAX_ITER: usize = 100;
 
 /// Default iteration cap for MM, whose convergence is linear.
 pub const DEFAULT_MM_MAX_ITER: usize = 100_000;
-
-/// Armijo constant of the backtracking line search.
-const ARMIJO: f64 = 1e-4;
-
-/// Relative size of objective changes that floating point still resolves.
-const RESOLUTION: f64 = 1e-13;
-
-/// Halvings tried by the line search before a step is taken anyway.
-const MAX_HALVINGS: usize = 60;
 
 /// The solver used for a fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
@@ -194,7 +186,7 @@ impl BtFit {
 }
 
 /// `ln(10)^2`: converts `l2` from log10-strength to natural-log units.
-const LN10_SQUARED: f64 = std::f64::consts::LN_10 * std::f64::consts::LN_10;
+pub(crate) const LN10_SQUARED: f64 = std::f64::consts::LN_10 * std::f64::consts::LN_10;
 
 impl BradleyTerry {
     /// Checks the settings.
@@ -318,12 +310,18 @@ pub(crate) struct Problem<'a> {
     threshold_scale: f64,
 }
 
-/// Value, gradient and (optionally) Hessian of the objective at one point.
-pub(crate) struct Evaluation {
-    pub value: f64,
-    pub gradient: DVector<f64>,
-    pub hessian: Option<DMatrix<f64>>,
-    pub log_likelihood: f64,
+impl Objective for Problem<'_> {
+    fn evaluate(&self, x: &DVector<f64>, with_hessian: bool) -> Evaluation {
+        self.value_and_derivatives(x, with_hessian)
+    }
+
+    fn models(&self) -> usize {
+        self.models
+    }
+
+    fn lambda(&self) -> f64 {
+        self.lambda
+    }
 }
 
 impl<'a> Problem<'a> {
@@ -358,7 +356,7 @@ impl<'a> Problem<'a> {
         }
     }
 
-    pub(crate) fn evaluate(&self, x: &DVector<f64>, with_hessian: bool) -> Evaluation {
+    fn value_and_derivatives(&self, x: &DVector<f64>, with_hessian: bool) -> Evaluation {
         let theta = self.theta(x);
         let mut gradient = DVector::zeros(self.dims);
         let mut hessian = with_hessian.then(|| DMatrix::zeros(self.dims, self.dims));
@@ -431,90 +429,16 @@ impl<'a> Problem<'a> {
         tol * self.threshold_scale
     }
 
-    /// Factor of the Hessian made definite: without a penalty the common shift of all
-    /// strengths is a null direction, removed by adding `c 1 1^T` on the strength block
-    /// (the gradient is orthogonal to it, so the Newton step is unchanged). Falls back
-    /// to Levenberg damping if the matrix is still not numerically definite.
-    pub(crate) fn factor(&self, mut hessian: DMatrix<f64>) -> Option<Cholesky<f64, Dyn>> {
-        let scale = (0..self.models).map(|m| hessian[(m, m)]).sum::<f64>() / self.models as f64;
-        let scale = if scale > 0.0 { scale } else { 1.0 };
-        if self.lambda == 0.0 {
-            let shift = scale / self.models as f64;
-            for r in 0..self.models {
-                for c in 0..self.models {
-                    hessian[(r, c)] += shift;
-                }
-            }
-        }
-        let mut damping = 0.0;
-        for _ in 0..20 {
-            let mut attempt = hessian.clone();
-            for d in 0..self.dims {
-                attempt[(d, d)] += damping;
-            }
-            if let Some(factor) = Cholesky::new(attempt) {
-                return Some(factor);
-            }
-            damping = if damping == 0.0 {
-                1e-10 * scale
-            } else {
-                damping * 100.0
-            };
-        }
-        None
-    }
-
-    /// Centres the strengths to mean zero when no penalty pins them.
-    fn centre(&self, x: &mut DVector<f64>) {
-        if self.lambda == 0.0 {
-            let mean = x.rows(0, self.models).sum() / self.models as f64;
-            for m in 0..self.models {
-                x[m] -= mean;
-            }
-        }
-    }
-
-    /// Damped Newton from `x`.
+    /// Damped Newton from `x` ([`Objective::newton`]), as a fit.
     pub(crate) fn newton(
         &self,
-        mut x: DVector<f64>,
+        x: DVector<f64>,
         tol: f64,
         max_iter: usize,
         regularization: Regularization,
     ) -> BtFit {
         let threshold = self.threshold(tol);
-        let mut evaluation = self.evaluate(&x, true);
-        let mut iterations = 0;
-        while evaluation.gradient.amax() > threshold && iterations < max_iter {
-            iterations += 1;
-            let hessian = evaluation.hessian.take().expect("requested");
-            let Some(factor) = self.factor(hessian) else {
-                break;
-            };
-            let step = -factor.solve(&evaluation.gradient);
-            let slope = evaluation.gradient.dot(&step);
-            let mut t = 1.0;
-            let mut candidate = &x + &step;
-            let mut next = self.evaluate(&candidate, true);
-            // Near the optimum the predicted decrease falls below the resolution of f
-            // and Armijo cannot tell progress from noise: take the full Newton step,
-            // which converges quadratically there.
-            let resolvable = -slope > RESOLUTION * (1.0 + evaluation.value.abs());
-            for _ in 0..MAX_HALVINGS {
-                if !resolvable || next.value <= evaluation.value + ARMIJO * t * slope {
-                    break;
-                }
-                t *= 0.5;
-                candidate = &x + &step * t;
-                next = self.evaluate(&candidate, true);
-            }
-            if next.value > evaluation.value && step.amax() * t < 1e-15 {
-                break; // No progress is possible in floating point.
-            }
-            x = candidate;
-            self.centre(&mut x);
-            evaluation = self.evaluate(&x, true);
-        }
+        let (x, evaluation, iterations) = Objective::newton(self, x, threshold, max_iter);
         self.finish(
             x,
             evaluation,

@@ -61,6 +61,26 @@ pub struct Standing {
     /// Exploitability of this model played alone, `max_j A_jm` (maximal lottery only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exploitability: Option<f64>,
+    /// Share of bootstrap replicates whose lottery gives this model positive
+    /// probability (maximal lottery with bootstrap only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub support_share: Option<f64>,
+}
+
+/// What a leaderboard's scores are.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PointEstimate {
+    /// The method applied to the whole log once: the maximum-likelihood scores, the
+    /// replay of the battles, the equilibrium.
+    #[default]
+    Fit,
+    /// The median of the bootstrap replicates' scores. Elo reports it when bootstrap
+    /// intervals are asked for (as FastChat's leaderboards did): a replay in log order
+    /// depends on that order, the replicates replay resamples in drawn order, and the
+    /// one can fall outside the other's percentile interval; the median is always
+    /// inside it.
+    BootstrapMedian,
 }
 
 /// Models sorted by descending score (ties in score by name).
@@ -68,6 +88,8 @@ pub struct Standing {
 pub struct Leaderboard {
     /// `bradley-terry`, `elo` or `maximal-lottery`.
     pub method: String,
+    /// What the scores are.
+    pub point: PointEstimate,
     /// The intervals, if any.
     pub interval: Option<Interval>,
     /// The models, best first.
@@ -107,6 +129,7 @@ impl Leaderboard {
                     battles: tallies[m].battles(),
                     probability: None,
                     exploitability: None,
+                    support_share: None,
                 }
             })
             .collect();
@@ -117,6 +140,7 @@ impl Leaderboard {
         });
         Self {
             method: method.to_owned(),
+            point: PointEstimate::Fit,
             interval,
             models,
         }

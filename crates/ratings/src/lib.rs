@@ -17,11 +17,14 @@ mod error;
 mod existence;
 mod leaderboard;
 mod likelihood;
+mod newton;
+mod plackett_luce;
 mod sandwich;
 mod scale;
 
 pub use bootstrap::{
-    bootstrap_bradley_terry, bootstrap_elo, percentile, Bootstrap, BootstrapDraws,
+    bootstrap_bradley_terry, bootstrap_elo, bootstrap_plackett_luce, percentile, Bootstrap,
+    BootstrapDraws, CountResampler,
 };
 pub use bradley_terry::{
     mm_iterates, BradleyTerry, BtFit, FitStatus, Regularization, Solver, DEFAULT_PRIOR_L2,
@@ -30,7 +33,8 @@ pub use counts::{ModelTally, PairCounts, PairTally};
 pub use elo::{shuffled_order, Elo, EloRun};
 pub use error::RatingsError;
 pub use existence::{mle_obstacles, MleObstacle};
-pub use leaderboard::{Interval, IntervalMethod, Leaderboard, Standing};
+pub use leaderboard::{Interval, IntervalMethod, Leaderboard, PointEstimate, Standing};
 pub use likelihood::TieModel;
+pub use plackett_luce::{PlFit, PlackettLuce, Ranking, Rankings};
 pub use sandwich::sandwich_covariance;
 pub use scale::{Center, EloScale};

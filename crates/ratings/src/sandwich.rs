@@ -7,6 +7,7 @@
 use nalgebra::DMatrix;
 
 use crate::bradley_terry::Problem;
+use crate::newton::Objective;
 use crate::{BtFit, PairCounts, RatingsError};
 
 /// Sandwich covariance of the log-strengths `beta` (K×K, rows of a `Vec`), with the

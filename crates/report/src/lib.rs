@@ -6,12 +6,14 @@
 //! One method:
 //! ```text
 //! {"method": "bradley-terry" | "elo" | "maximal-lottery",
+//!  "point": "fit" | "bootstrap-median",                       // Elo with bootstrap: medians
 //!  "interval": {"method": {"kind": "bootstrap", "rounds": 1000, "seed": 0} | {"kind": "sandwich"},
 //!               "confidence": 0.95} | null,
 //!  "models": [{"name", "score", "ci_low", "ci_high", "rank", "rank_ub",
 //!              "wins", "losses", "ties", "battles",
-//!              "probability", "exploitability"}, ...],        // best first; the last
-//!                                                             // two for the lottery only
+//!              "probability", "exploitability",              // the lottery only
+//!              "support_share"}, ...],                        // bootstrapped lottery only
+//!                                                             // (best first)
 //!  "lottery": {"support", "exploitability", "status", "condorcet_winner",
 //!              "unobserved_pairs"},                           // maximal lottery only
 //!  "fit": {"solver", "ties", "iterations", "gradient_norm", "status",

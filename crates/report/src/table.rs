@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use verdict_ratings::{FitStatus, IntervalMethod, Leaderboard, Regularization};
+use verdict_ratings::{FitStatus, IntervalMethod, Leaderboard, PointEstimate, Regularization};
 
 use crate::{Matrices, RankOutput, RankReport, ReportError};
 
@@ -71,6 +71,7 @@ fn method_title(method: &str) -> &str {
         "bradley-terry" => "Bradley–Terry",
         "elo" => "Elo",
         "maximal-lottery" => "Maximal lottery",
+        "plackett-luce" => "Plackett–Luce",
         other => other,
     }
 }
@@ -84,9 +85,9 @@ fn score_cell(method: &str, score: f64) -> String {
     }
 }
 
-fn interval_cell(low: Option<f64>, high: Option<f64>) -> String {
+fn interval_cell(method: &str, low: Option<f64>, high: Option<f64>) -> String {
     match (low, high) {
-        (Some(l), Some(h)) => format!("[{l:.1}, {h:.1}]"),
+        (Some(l), Some(h)) => format!("[{}, {}]", score_cell(method, l), score_cell(method, h)),
         _ => "-".into(),
     }
 }
@@ -97,8 +98,15 @@ fn optional(value: Option<usize>) -> String {
 
 fn describe_output(output: &RankOutput) -> String {
     let board = &output.leaderboard;
+    // Plackett–Luce counts rankings; its wins, losses and ties are the pairwise
+    // comparisons the rankings imply.
+    let units = if board.method == "plackett-luce" {
+        "rankings"
+    } else {
+        "battles"
+    };
     let mut text = format!(
-        "{}: {} models, {} battles from {}",
+        "{}: {} models, {} {units} from {}",
         method_title(&board.method),
         board.models.len(),
         output.battles,
@@ -169,9 +177,13 @@ fn describe_output(output: &RankOutput) -> String {
             }
             IntervalMethod::Sandwich => "sandwich (robust) normal intervals".into(),
         };
+        let point = match board.point {
+            PointEstimate::Fit => "",
+            PointEstimate::BootstrapMedian => "; scores are the replicates' medians",
+        };
         let _ = write!(
             text,
-            "\n  {}% intervals: {how}",
+            "\n  {}% intervals: {how}{point}",
             interval.confidence * 100.0
         );
     }
@@ -179,22 +191,31 @@ fn describe_output(output: &RankOutput) -> String {
 }
 
 fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) -> TextTable {
+    let ci_title = confidence.map_or("CI".to_owned(), |c| format!("{}% CI", c * 100.0));
     if board.method == "maximal-lottery" {
-        let mut table = TextTable::new([
-            "rank",
-            "model",
-            "probability",
-            "alone: exploitability",
-            "wins",
-            "losses",
-            "ties",
-            "battles",
-        ]);
+        // Bootstrapped lotteries add the probability's interval and the share of
+        // replicates that keep the model in the winner set.
+        let bootstrapped = board.interval.is_some();
+        let mut header = vec!["rank", "model", "probability"];
+        if bootstrapped {
+            header.extend([ci_title.as_str(), "in support"]);
+        }
+        header.extend(["alone: exploitability", "wins", "losses", "ties", "battles"]);
+        let mut table = TextTable::new(header);
         for s in &board.models {
-            table.push(vec![
+            let mut row = vec![
                 s.rank.to_string(),
                 s.name.clone(),
                 score_cell(&board.method, s.score),
+            ];
+            if bootstrapped {
+                row.push(interval_cell(&board.method, s.ci_low, s.ci_high));
+                row.push(
+                    s.support_share
+                        .map_or_else(|| "-".into(), |share| format!("{:.1}%", share * 100.0)),
+                );
+            }
+            row.extend([
                 s.exploitability
                     .map_or_else(|| "-".into(), |e| format!("{e:.4}")),
                 s.wins.to_string(),
@@ -202,10 +223,10 @@ fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) -> TextTable 
                 s.ties.to_string(),
                 s.battles.to_string(),
             ]);
+            table.push(row);
         }
         return table;
     }
-    let ci_title = confidence.map_or("CI".to_owned(), |c| format!("{}% CI", c * 100.0));
     let mut table = TextTable::new([
         "rank", "rank_ub", "model", "score", &ci_title, "wins", "losses", "ties", "battles",
     ]);
@@ -215,7 +236,7 @@ fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) -> TextTable 
             optional(s.rank_ub),
             s.name.clone(),
             score_cell(&board.method, s.score),
-            interval_cell(s.ci_low, s.ci_high),
+            interval_cell(&board.method, s.ci_low, s.ci_high),
             s.wins.to_string(),
             s.losses.to_string(),
             s.ties.to_string(),
@@ -310,7 +331,7 @@ fn side_by_side(outputs: &[RankOutput]) -> String {
                 Some(s) => row.extend([
                     s.rank.to_string(),
                     score_cell(&output.leaderboard.method, s.score),
-                    interval_cell(s.ci_low, s.ci_high),
+                    interval_cell(&output.leaderboard.method, s.ci_low, s.ci_high),
                 ]),
                 None => row.extend(["-".into(), "-".into(), "-".into()]),
             }

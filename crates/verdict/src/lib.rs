@@ -12,6 +12,8 @@
 //! - [`report`]: tables, JSON/CSV schemas, plots.
 //! - [`sim`]: synthetic data with known ground truth.
 //! - [`rank`]: the leaderboard pipeline behind `verdict rank`.
+//! - [`lottery_bootstrap`]: bootstrap intervals and support shares of the maximal lottery.
+//! - [`plackett_luce`]: the Plackett–Luce leaderboard of rankings.
 //! - [`arrays`]: battles given as parallel arrays (the convention of evalica, choix).
 //! - [`tutorial`]: the arena tutorial walked through (`verdict demo`).
 //! - [`contextual`]: a contextual log made ready for a NashEval fit.
@@ -48,8 +50,10 @@ pub mod equilibrium;
 mod error;
 #[cfg(feature = "nasheval")]
 pub mod experiment;
+pub mod lottery_bootstrap;
 #[cfg(feature = "nasheval")]
 pub mod model_file;
+pub mod plackett_luce;
 pub mod rank;
 #[cfg(feature = "nasheval")]
 pub mod simulation;

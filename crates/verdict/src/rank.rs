@@ -10,11 +10,12 @@ use verdict_game::{
 use verdict_ratings::{
     bootstrap_bradley_terry, bootstrap_elo, sandwich_covariance, shuffled_order, Bootstrap,
     BootstrapDraws, BradleyTerry, BtFit, Center, Elo, EloScale, FitStatus, Interval,
-    IntervalMethod, Leaderboard, PairCounts, RatingsError, Regularization,
+    IntervalMethod, Leaderboard, PairCounts, PointEstimate, RatingsError, Regularization,
 };
 use verdict_report::{FitSummary, LotterySummary, Matrices, RankOutput, RankReport, RobustSummary};
 
 use crate::equilibrium::{solve, EquilibriumSettings};
+use crate::lottery_bootstrap::bootstrap_lottery;
 use crate::VerdictError;
 
 /// Which leaderboards to compute.
@@ -30,6 +31,10 @@ pub enum Method {
     Lottery,
     /// All three, side by side.
     All,
+    /// Plackett–Luce on rankings (a feedback table, not a battle log; see
+    /// [`crate::plackett_luce::rank_rankings`]).
+    #[cfg_attr(feature = "clap", value(name = "plackett-luce", alias = "pl"))]
+    PlackettLuce,
 }
 
 /// The order in which Elo replays the battles.
@@ -70,6 +75,7 @@ pub enum Intervals {
 /// | `allow_unobserved` | false | lottery: unobserved pairs count as ties |
 /// | `equilibrium` | maximal lottery | lottery: rho, costs, hard budget |
 /// | `robust` | none | lottery: robust over battle groups, with a radius or Eq. 80's |
+/// | `lottery_bootstrap` | false | lottery: bootstrap it too (`intervals`' rounds and seed) |
 #[derive(Debug, Clone, PartialEq)]
 pub struct RankSettings {
     /// Which leaderboards.
@@ -97,6 +103,10 @@ pub struct RankSettings {
     /// Robust lottery over battle groups (NashEval Eq. 79–81): `Some(radius)`, the
     /// radius `None` for the default of Eq. 80.
     pub robust: Option<Option<f64>>,
+    /// Bootstrap the lottery too, with the rounds and seed of `intervals` (see
+    /// [`crate::lottery_bootstrap`]); off by default because every replicate solves a
+    /// game.
+    pub lottery_bootstrap: bool,
 }
 
 impl Default for RankSettings {
@@ -114,6 +124,7 @@ impl Default for RankSettings {
             allow_unobserved: false,
             equilibrium: EquilibriumSettings::default(),
             robust: None,
+            lottery_bootstrap: false,
         }
     }
 }
@@ -126,8 +137,8 @@ impl RankSettings {
     /// Number of bootstrap rounds the settings will run (for progress bars).
     pub fn bootstrap_rounds(&self) -> usize {
         let methods = match self.method {
-            Method::All => 2,
-            Method::Lottery => 0,
+            Method::All => 2 + usize::from(self.lottery_bootstrap),
+            Method::Lottery => usize::from(self.lottery_bootstrap),
             _ => 1,
         };
         match &self.intervals {
@@ -136,7 +147,7 @@ impl RankSettings {
         }
     }
 
-    fn validate(&self) -> Result<(), VerdictError> {
+    pub(crate) fn validate(&self) -> Result<(), VerdictError> {
         if let Intervals::Bootstrap(b) = &self.intervals {
             if b.rounds > MAX_BOOTSTRAP_ROUNDS {
                 return Err(VerdictError::Settings(format!(
@@ -169,18 +180,18 @@ impl RankSettings {
     }
 }
 
-/// Resolves the anchor's model name to its index.
-fn anchor_index(
-    log: &BattleLog,
+/// Resolves the anchor's model name to its index among `names`.
+pub(crate) fn anchor_index(
+    names: &[String],
     anchor: &Option<(String, f64)>,
 ) -> Result<Option<(usize, f64)>, RatingsError> {
     let Some((name, rating)) = anchor else {
         return Ok(None);
     };
-    match log.models().get(name) {
-        Some(id) => Ok(Some((id.index(), *rating))),
+    match names.iter().position(|n| n == name) {
+        Some(index) => Ok(Some((index, *rating))),
         None => {
-            let mut known: Vec<&str> = log.models().names().iter().map(String::as_str).collect();
+            let mut known: Vec<&str> = names.iter().map(String::as_str).collect();
             known.sort_unstable();
             let shown = known.iter().take(8).copied().collect::<Vec<_>>().join(", ");
             let more = if known.len() > 8 {
@@ -262,7 +273,7 @@ pub fn rank_with_groups(
         .into());
     }
     let counts = PairCounts::from_log(log);
-    let anchor = anchor_index(log, &settings.anchor)?;
+    let anchor = anchor_index(log.models().names(), &settings.anchor)?;
     let context = Context {
         log,
         counts: &counts,
@@ -274,7 +285,12 @@ pub fn rank_with_groups(
     Ok(match settings.method {
         Method::BradleyTerry => RankReport::Single(Box::new(context.bradley_terry(on_round)?)),
         Method::Elo => RankReport::Single(Box::new(context.elo(on_round)?)),
-        Method::Lottery => RankReport::Single(Box::new(context.lottery()?)),
+        Method::Lottery => RankReport::Single(Box::new(context.lottery(on_round)?)),
+        Method::PlackettLuce => {
+            return Err(VerdictError::Settings(
+                "Plackett–Luce reads rankings (a feedback table with menu, modality, response), not a battle log".into(),
+            ))
+        }
         Method::All => {
             let mut leaderboards = vec![context.bradley_terry(on_round)?, context.elo(on_round)?];
             let mut notes = Vec::new();
@@ -285,7 +301,7 @@ pub fn rank_with_groups(
                     "maximal lottery left out: {unplayed} pairs of models never met; set `allow_unobserved` to count them as ties"
                 ));
             } else {
-                leaderboards.push(context.lottery()?);
+                leaderboards.push(context.lottery(on_round)?);
             }
             RankReport::All {
                 method: "all",
@@ -518,6 +534,7 @@ impl Context<'_> {
         let mut ratings = elo.replay(self.log, order);
         let offset = shift(&ratings);
         ratings.iter_mut().for_each(|r| *r += offset);
+        let mut point = PointEstimate::Fit;
         let intervals = match &settings.intervals {
             Intervals::None => None,
             Intervals::Sandwich => {
@@ -530,25 +547,36 @@ impl Context<'_> {
                     let offset = shift(round);
                     round.iter_mut().for_each(|r| *r += offset);
                 }
+                // The replay above depends on the battles' order and can fall outside
+                // the interval of the resampled replays; the median of the replicates
+                // cannot, and is what FastChat's leaderboards printed.
+                ratings = draws.medians();
+                point = PointEstimate::BootstrapMedian;
+                notes.push(format!(
+                    "Elo ratings are the medians of the {} bootstrap replays (each replays a resample of the battles in drawn order); without intervals the rating is the single replay described above",
+                    bootstrap.rounds
+                ));
                 Some(self.bootstrap_intervals(bootstrap, &draws))
             }
         };
         let expected = |i: usize, j: usize| elo.expected(ratings[i], ratings[j]);
-        Ok(self.finish(
+        let mut output = self.finish(
             "elo",
             &ratings,
             intervals,
             Pairwise::WinProbability(&expected),
             None,
             notes,
-        ))
+        );
+        output.leaderboard.point = point;
+        Ok(output)
     }
 }
 
 impl Context<'_> {
     /// The maximal lottery of the margin matrix: probabilities as scores, the winner
     /// set, each model's exploitability alone, the Condorcet winner.
-    fn lottery(&self) -> Result<RankOutput, VerdictError> {
+    fn lottery(&self, on_round: &(dyn Fn() + Sync)) -> Result<RankOutput, VerdictError> {
         let names = self.log.models().names();
         let (game, unobserved) = PayoffMatrix::from_counts(
             &self.counts.win_matrix(),
@@ -568,6 +596,7 @@ impl Context<'_> {
         };
         let probabilities = &lottery.probabilities;
         let mut notes = Vec::new();
+        let (intervals, support_shares) = self.lottery_intervals(&mut notes, on_round)?;
         if !unobserved.is_empty() {
             notes.push(format!(
                 "{} pairs never met and count as ties (margin 0)",
@@ -583,7 +612,7 @@ impl Context<'_> {
         let mut output = self.finish(
             "maximal-lottery",
             probabilities,
-            None,
+            intervals,
             Pairwise::Margin(&|i, j| game.get(i, j)),
             None,
             notes,
@@ -596,6 +625,7 @@ impl Context<'_> {
                 .expect("names come from the log")
                 .index();
             standing.probability = Some(probabilities[m]);
+            standing.support_share = support_shares.as_ref().map(|shares| shares[m]);
             standing.exploitability = Some(
                 (0..game.agents())
                     .map(|j| game.get(j, m))
@@ -624,6 +654,49 @@ impl Context<'_> {
                 .collect(),
         });
         Ok(output)
+    }
+}
+
+impl Context<'_> {
+    /// The lottery's bootstrap intervals and support shares, when asked for.
+    #[allow(clippy::type_complexity)]
+    fn lottery_intervals(
+        &self,
+        notes: &mut Vec<String>,
+        on_round: &(dyn Fn() + Sync),
+    ) -> Result<(Option<(Interval, Vec<(f64, f64)>)>, Option<Vec<f64>>), VerdictError> {
+        let bootstrap = match &self.settings.intervals {
+            Intervals::Bootstrap(bootstrap) if self.settings.lottery_bootstrap => bootstrap,
+            _ => return Ok((None, None)),
+        };
+        if self.settings.robust.is_some() {
+            notes.push("bootstrap intervals are not computed for the robust lottery (its groups would need resampling too)".into());
+            return Ok((None, None));
+        }
+        let draws = bootstrap_lottery(
+            self.counts,
+            self.log.models().names(),
+            &self.settings.equilibrium,
+            bootstrap,
+            on_round,
+        )?;
+        if draws.lost_pair_rounds > 0 {
+            notes.push(format!(
+                "{} of {} bootstrap replicates drew no battle for a pair that met in the log; its margin counted as a tie there",
+                draws.lost_pair_rounds, bootstrap.rounds
+            ));
+        }
+        if draws.draws.unconverged_rounds > 0 {
+            notes.push(format!(
+                "{} of {} bootstrap replicates' equilibria were not certified (gap above 1e-9)",
+                draws.draws.unconverged_rounds, bootstrap.rounds
+            ));
+        }
+        notes.push("lottery intervals are bootstrap percentiles of each probability; a model often outside the winner set has lower bound 0 (see `in support`, the share of replicates that keep it)".into());
+        Ok((
+            Some(self.bootstrap_intervals(bootstrap, &draws.draws)),
+            Some(draws.support_shares()),
+        ))
     }
 }
 
