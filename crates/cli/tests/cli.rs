@@ -433,16 +433,8 @@ fn lottery_and_game_commands() {
     }
     // Bootstrapped on request: three battles resample to logs that lose a pair, which
     // the notes count; every model carries its interval and support share.
-    let report = json(&[
-        "rank",
-        &cycle,
-        "--method",
-        "lottery",
-        "--bootstrap",
-        "50",
-        "--format",
-        "json",
-    ]);
+    let bootstrapped = ["rank", &cycle, "--method", "lottery", "--bootstrap", "50"];
+    let report = json(&[&bootstrapped[..], &["--format", "json"]].concat());
     for model in report["models"].as_array().unwrap() {
         let share = model["support_share"].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&share));
@@ -450,14 +442,7 @@ fn lottery_and_game_commands() {
     }
     let notes = report["notes"].to_string();
     assert!(notes.contains("drew no battle for a pair"), "{notes}");
-    let table = stdout(&verdict(&[
-        "rank",
-        &cycle,
-        "--method",
-        "lottery",
-        "--bootstrap",
-        "50",
-    ]));
+    let table = stdout(&verdict(&bootstrapped));
     assert!(table.contains("in support"), "{table}");
     let matrix = write(
         dir.path(),

@@ -63,6 +63,25 @@ fn number(text: &str, at: impl FnOnce() -> Location) -> Result<f64, IoError> {
         .map_err(|_| IoError::invalid(at(), format!("{text:?} is not a number")))
 }
 
+/// Row `r` of a matrix whose first column is `first`: `label` must name agent `r`, the
+/// `cells` (in column order) must be numbers; `at(column)` locates a fault in the row.
+fn matrix_row<'c>(
+    r: usize,
+    label: &str,
+    cells: impl Iterator<Item = &'c str>,
+    first: &str,
+    agents: &[String],
+    at: impl Fn(&str) -> Location,
+) -> Result<Vec<f64>, IoError> {
+    if label != agents[r] {
+        return Err(IoError::invalid(at(first), misnamed(r, label, &agents[r])));
+    }
+    cells
+        .zip(agents)
+        .map(|(text, name)| number(text, || at(name)))
+        .collect()
+}
+
 /// A CSV matrix parsed as it is read: one record buffer, numbers straight from the
 /// fields (no column of strings is built).
 fn read_csv_matrix(input: impl std::io::Read, file: &str) -> Result<NamedMatrix, IoError> {
@@ -91,16 +110,14 @@ fn read_csv_matrix(input: impl std::io::Read, file: &str) -> Result<NamedMatrix,
             column: Some(column.to_owned()),
         };
         let label = record.get(0).unwrap_or("");
-        if label.trim() != agents[r] {
-            return Err(IoError::invalid(at(first), misnamed(r, label, &agents[r])));
-        }
-        let row = record
-            .iter()
-            .skip(1)
-            .zip(&agents)
-            .map(|(text, name)| number(text, || at(name)))
-            .collect::<Result<Vec<f64>, IoError>>()?;
-        values.push(row);
+        values.push(matrix_row(
+            r,
+            label,
+            record.iter().skip(1),
+            first,
+            &agents,
+            at,
+        )?);
     }
     if rows != agents.len() {
         return Err(IoError::invalid_file(file, not_square(rows, agents.len())));
@@ -123,25 +140,20 @@ fn read_table_matrix(source: &Source, format: Format) -> Result<NamedMatrix, IoE
             not_square(table.rows(), agents.len()),
         ));
     }
-    let mut values = Vec::with_capacity(agents.len());
-    for (r, name) in agents.iter().enumerate() {
-        let label = first.value(r).unwrap_or("");
-        if label != name {
-            return Err(IoError::invalid(
-                table.location(r, Some(first.name())),
-                misnamed(r, label, name),
-            ));
-        }
-        let row = agent_columns
-            .iter()
-            .map(|column| {
-                number(column.value(r).unwrap_or(""), || {
-                    table.location(r, Some(column.name()))
-                })
-            })
-            .collect::<Result<Vec<f64>, IoError>>()?;
-        values.push(row);
-    }
+    let values = (0..agents.len())
+        .map(|r| {
+            matrix_row(
+                r,
+                first.value(r).unwrap_or(""),
+                agent_columns
+                    .iter()
+                    .map(|column| column.value(r).unwrap_or("")),
+                first.name(),
+                &agents,
+                |column| table.location(r, Some(column)),
+            )
+        })
+        .collect::<Result<Vec<_>, IoError>>()?;
     Ok(NamedMatrix { agents, values })
 }
 

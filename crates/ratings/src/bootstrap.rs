@@ -40,6 +40,19 @@ pub struct Bootstrap {
     pub seed: u64,
 }
 
+impl Bootstrap {
+    /// Refuses zero rounds.
+    ///
+    /// # Errors
+    /// [`RatingsError::Setting`] for zero rounds.
+    pub fn check(&self) -> Result<(), RatingsError> {
+        if self.rounds == 0 {
+            return Err(RatingsError::setting("rounds", 0, "at least 1"));
+        }
+        Ok(())
+    }
+}
+
 impl Default for Bootstrap {
     fn default() -> Self {
         Self {
@@ -93,6 +106,46 @@ pub fn percentile(sorted: &[f64], q: f64) -> f64 {
     let above = (below + 1).min(sorted.len() - 1);
     let weight = position - below as f64;
     sorted[below] + weight * (sorted[above] - sorted[below])
+}
+
+/// One refitted replicate: its scores, whether it had to carry the fallback prior that
+/// the full fit did not, and whether it converged.
+struct Replicate {
+    scores: Vec<f64>,
+    used_prior: bool,
+    converged: bool,
+}
+
+impl FromIterator<Replicate> for BootstrapDraws {
+    fn from_iter<I: IntoIterator<Item = Replicate>>(replicates: I) -> Self {
+        let mut draws = BootstrapDraws {
+            scores: Vec::new(),
+            prior_rounds: 0,
+            unconverged_rounds: 0,
+        };
+        for replicate in replicates {
+            draws.prior_rounds += usize::from(replicate.used_prior);
+            draws.unconverged_rounds += usize::from(!replicate.converged);
+            draws.scores.push(replicate.scores);
+        }
+        draws
+    }
+}
+
+/// The penalty a replicate carries: the full fit's, or — when the full fit needed
+/// none — what `recheck` finds for the replicate (the fallback prior where its MLE
+/// does not exist); with whether that newly brought the prior.
+fn replicate_penalty(
+    full: &Regularization,
+    recheck: impl FnOnce() -> Regularization,
+) -> (Regularization, bool) {
+    let regularization = match full {
+        Regularization::None => recheck(),
+        kept => kept.clone(),
+    };
+    let used_prior = matches!(regularization, Regularization::Prior { .. })
+        && !matches!(full, Regularization::Prior { .. });
+    (regularization, used_prior)
 }
 
 fn round_rng(seed: u64, round: usize) -> ChaCha8Rng {
@@ -170,9 +223,7 @@ pub fn bootstrap_bradley_terry(
     bootstrap: &Bootstrap,
     on_round: &(dyn Fn() + Sync),
 ) -> Result<BootstrapDraws, RatingsError> {
-    if bootstrap.rounds == 0 {
-        return Err(RatingsError::setting("rounds", 0, "at least 1"));
-    }
+    bootstrap.check()?;
     let resampler = CountResampler::new(counts);
     let full = Problem::new(counts, settings.ties, fit.regularization.weight());
     let start = fit_point(fit, counts.models());
@@ -183,19 +234,17 @@ pub fn bootstrap_bradley_terry(
     let max_iter = settings
         .max_iter
         .unwrap_or(crate::bradley_terry::DEFAULT_NEWTON_MAX_ITER);
-    let replicates: Vec<(Vec<f64>, bool, bool)> = (0..bootstrap.rounds)
+    let replicates: Vec<Replicate> = (0..bootstrap.rounds)
         .into_par_iter()
         .map(|round| {
             let resampled = resampler.replicate(bootstrap.seed, round);
-            let regularization = match &fit.regularization {
-                Regularization::None if same_beat_graph(counts, &resampled, settings.ties) => {
+            let (regularization, used_prior) = replicate_penalty(&fit.regularization, || {
+                if same_beat_graph(counts, &resampled, settings.ties) {
                     Regularization::None
+                } else {
+                    settings.regularization(&resampled)
                 }
-                Regularization::None => settings.regularization(&resampled),
-                kept => kept.clone(),
-            };
-            let used_prior = matches!(regularization, Regularization::Prior { .. })
-                && !matches!(fit.regularization, Regularization::Prior { .. });
+            });
             let problem = Problem::new(&resampled, settings.ties, regularization.weight());
             let (beta, converged) =
                 match problem.chord(start.clone(), &factor, settings.tol, CHORD_MAX_ITER) {
@@ -213,14 +262,14 @@ pub fn bootstrap_bradley_terry(
                     }
                 };
             on_round();
-            (scale.scores(&beta), used_prior, converged)
+            Replicate {
+                scores: scale.scores(&beta),
+                used_prior,
+                converged,
+            }
         })
         .collect();
-    Ok(BootstrapDraws {
-        prior_rounds: replicates.iter().filter(|r| r.1).count(),
-        unconverged_rounds: replicates.iter().filter(|r| !r.2).count(),
-        scores: replicates.into_iter().map(|r| r.0).collect(),
-    })
+    Ok(replicates.into_iter().collect())
 }
 
 /// True when every "i beat j" edge of `original` survives in `resampled` (resampling
@@ -259,9 +308,7 @@ pub fn bootstrap_elo(
     on_round: &(dyn Fn() + Sync),
 ) -> Result<BootstrapDraws, RatingsError> {
     elo.validate()?;
-    if bootstrap.rounds == 0 {
-        return Err(RatingsError::setting("rounds", 0, "at least 1"));
-    }
+    bootstrap.check()?;
     if log.is_empty() {
         return Err(RatingsError::NotEnoughData(
             "the log holds no battles".into(),
@@ -299,36 +346,26 @@ pub fn bootstrap_plackett_luce(
     bootstrap: &Bootstrap,
     on_round: &(dyn Fn() + Sync),
 ) -> Result<BootstrapDraws, RatingsError> {
-    if bootstrap.rounds == 0 {
-        return Err(RatingsError::setting("rounds", 0, "at least 1"));
-    }
+    bootstrap.check()?;
     let n = rankings.len();
     let start = nalgebra::DVector::from_vec(fit.beta.clone());
-    let replicates: Vec<(Vec<f64>, bool, bool)> = (0..bootstrap.rounds)
+    let replicates: Vec<Replicate> = (0..bootstrap.rounds)
         .into_par_iter()
         .map(|round| {
             let mut rng = round_rng(bootstrap.seed, round);
             let resampled = rankings.resampled((0..n).map(|_| rng.random_range(0..n)));
-            let regularization = match &fit.regularization {
-                Regularization::None => settings.regularization(&resampled),
-                kept => kept.clone(),
-            };
-            let used_prior = matches!(regularization, Regularization::Prior { .. })
-                && !matches!(fit.regularization, Regularization::Prior { .. });
+            let (regularization, used_prior) =
+                replicate_penalty(&fit.regularization, || settings.regularization(&resampled));
             let refit = settings.fit_from(&resampled, start.clone(), regularization);
             on_round();
-            (
-                scale.scores(&refit.beta),
+            Replicate {
+                scores: scale.scores(&refit.beta),
                 used_prior,
-                refit.status == crate::FitStatus::Converged,
-            )
+                converged: refit.status == crate::FitStatus::Converged,
+            }
         })
         .collect();
-    Ok(BootstrapDraws {
-        prior_rounds: replicates.iter().filter(|r| r.1).count(),
-        unconverged_rounds: replicates.iter().filter(|r| !r.2).count(),
-        scores: replicates.into_iter().map(|r| r.0).collect(),
-    })
+    Ok(replicates.into_iter().collect())
 }
 
 #[cfg(test)]

@@ -115,6 +115,17 @@ pub enum FitStatus {
     MaxIterations,
 }
 
+impl FitStatus {
+    /// Converged when the final `‖∇‖∞` is within the stopping `threshold`.
+    pub fn of(gradient_norm: f64, threshold: f64) -> Self {
+        if gradient_norm <= threshold {
+            Self::Converged
+        } else {
+            Self::MaxIterations
+        }
+    }
+}
+
 /// The penalty a fit carried.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -497,11 +508,7 @@ impl<'a> Problem<'a> {
             theta: (self.ties == TieModel::Davidson).then(|| x[self.models]),
             iterations,
             gradient_norm,
-            status: if gradient_norm <= threshold {
-                FitStatus::Converged
-            } else {
-                FitStatus::MaxIterations
-            },
+            status: FitStatus::of(gradient_norm, threshold),
             regularization,
             log_likelihood: evaluation.log_likelihood,
             ties: self.ties,

@@ -80,7 +80,8 @@ pub(crate) trait Objective {
     }
 
     /// Damped Newton from `x` until `‖∇f‖∞ ≤ threshold` or `max_iter` steps; returns
-    /// the point, its evaluation (with Hessian) and the steps taken.
+    /// the point, its evaluation and the steps taken (callers read the value and the
+    /// gradient; the Hessian is absent when a factorization failed).
     fn newton(
         &self,
         mut x: DVector<f64>,
@@ -117,9 +118,6 @@ pub(crate) trait Objective {
             }
             x = candidate;
             self.centre(&mut x);
-            evaluation = self.evaluate(&x, true);
-        }
-        if evaluation.hessian.is_none() {
             evaluation = self.evaluate(&x, true);
         }
         (x, evaluation, iterations)

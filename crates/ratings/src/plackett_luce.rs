@@ -267,11 +267,7 @@ impl PlackettLuce {
             beta: x.iter().copied().collect(),
             iterations,
             gradient_norm,
-            status: if gradient_norm <= threshold {
-                FitStatus::Converged
-            } else {
-                FitStatus::MaxIterations
-            },
+            status: FitStatus::of(gradient_norm, threshold),
             regularization,
             log_likelihood: evaluation.log_likelihood,
             uninformative: rankings.rankings().iter().filter(|r| r.len() < 2).count(),

@@ -69,11 +69,7 @@ pub fn bootstrap_lottery(
     bootstrap: &Bootstrap,
     on_round: &(dyn Fn() + Sync),
 ) -> Result<LotteryDraws, VerdictError> {
-    if bootstrap.rounds == 0 {
-        return Err(VerdictError::Settings(
-            "the lottery bootstrap needs at least 1 round".into(),
-        ));
-    }
+    bootstrap.check()?;
     let met = |c: &PairCounts| -> Result<usize, VerdictError> {
         let (_, unobserved) = PayoffMatrix::from_counts(&c.win_matrix(), &c.tie_matrix(), true)?;
         Ok(unobserved.len())

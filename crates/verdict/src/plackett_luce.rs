@@ -4,12 +4,12 @@
 //! bootstrap intervals over resampled rankings.
 
 use verdict_ratings::{
-    bootstrap_plackett_luce, Center, EloScale, FitStatus, Interval, IntervalMethod, Leaderboard,
-    PlackettLuce, Ranking, Rankings, Regularization,
+    bootstrap_plackett_luce, Center, EloScale, FitStatus, Leaderboard, PlackettLuce, Ranking,
+    Rankings, Regularization,
 };
 use verdict_report::{RankOutput, RankReport};
 
-use crate::rank::{anchor_index, Intervals, RankSettings};
+use crate::rank::{anchor_index, percentile_intervals, refit_notes, Intervals, RankSettings};
 use crate::VerdictError;
 
 /// Fits Plackett–Luce to `rankings` of the models `names` and builds its leaderboard.
@@ -92,26 +92,8 @@ pub fn rank_rankings(
         Intervals::Bootstrap(bootstrap) => {
             let draws =
                 bootstrap_plackett_luce(&rankings, &model, &fit, &scale, bootstrap, on_round)?;
-            if draws.unconverged_rounds > 0 {
-                notes.push(format!(
-                    "{} of {} bootstrap replicates stopped at the iteration cap",
-                    draws.unconverged_rounds, bootstrap.rounds
-                ));
-            }
-            if draws.prior_rounds > 0 {
-                notes.push(format!(
-                    "{} of {} bootstrap replicates had no maximum-likelihood estimate and carried the fallback prior",
-                    draws.prior_rounds, bootstrap.rounds
-                ));
-            }
-            let interval = Interval {
-                method: IntervalMethod::Bootstrap {
-                    rounds: bootstrap.rounds,
-                    seed: bootstrap.seed,
-                },
-                confidence: settings.confidence,
-            };
-            Some((interval, draws.intervals(settings.confidence)))
+            notes.extend(refit_notes(&draws));
+            Some(percentile_intervals(bootstrap, settings.confidence, &draws))
         }
     };
     let leaderboard = Leaderboard::new(

@@ -180,6 +180,42 @@ impl RankSettings {
     }
 }
 
+/// The percentile intervals at `confidence` of the `draws` of `bootstrap`, labelled.
+pub(crate) fn percentile_intervals(
+    bootstrap: &Bootstrap,
+    confidence: f64,
+    draws: &BootstrapDraws,
+) -> (Interval, Vec<(f64, f64)>) {
+    let interval = Interval {
+        method: IntervalMethod::Bootstrap {
+            rounds: bootstrap.rounds,
+            seed: bootstrap.seed,
+        },
+        confidence,
+    };
+    (interval, draws.intervals(confidence))
+}
+
+/// What a reader must know of refitted bootstrap replicates (Bradley–Terry,
+/// Plackett–Luce): how many carried the fallback prior, how many hit the cap.
+pub(crate) fn refit_notes(draws: &BootstrapDraws) -> Vec<String> {
+    let rounds = draws.scores.len();
+    let mut notes = Vec::new();
+    if draws.prior_rounds > 0 {
+        notes.push(format!(
+            "{} of {rounds} bootstrap replicates had no maximum-likelihood estimate and carried the fallback prior",
+            draws.prior_rounds
+        ));
+    }
+    if draws.unconverged_rounds > 0 {
+        notes.push(format!(
+            "{} of {rounds} bootstrap replicates stopped at the iteration cap",
+            draws.unconverged_rounds
+        ));
+    }
+    notes
+}
+
 /// Resolves the anchor's model name to its index among `names`.
 pub(crate) fn anchor_index(
     names: &[String],
@@ -344,14 +380,7 @@ impl Context<'_> {
         bootstrap: &Bootstrap,
         draws: &BootstrapDraws,
     ) -> (Interval, Vec<(f64, f64)>) {
-        let method = IntervalMethod::Bootstrap {
-            rounds: bootstrap.rounds,
-            seed: bootstrap.seed,
-        };
-        (
-            self.interval(method),
-            draws.intervals(self.settings.confidence),
-        )
+        percentile_intervals(bootstrap, self.settings.confidence, draws)
     }
 
     /// Sorts `scores` into a leaderboard and wraps it with the matrices (`pairwise`:
@@ -467,18 +496,7 @@ impl Context<'_> {
                     bootstrap,
                     on_round,
                 )?;
-                if draws.prior_rounds > 0 {
-                    notes.push(format!(
-                        "{} of {} bootstrap replicates had no maximum-likelihood estimate and carried the fallback prior",
-                        draws.prior_rounds, bootstrap.rounds
-                    ));
-                }
-                if draws.unconverged_rounds > 0 {
-                    notes.push(format!(
-                        "{} of {} bootstrap replicates stopped at the iteration cap",
-                        draws.unconverged_rounds, bootstrap.rounds
-                    ));
-                }
+                notes.extend(refit_notes(&draws));
                 Some(self.bootstrap_intervals(bootstrap, &draws))
             }
             Intervals::Sandwich => {
