@@ -56,6 +56,10 @@ def rank(
     pyarrow, anything with ``__arrow_c_stream__``, read through the Arrow C stream
     interface — with LMArena's columns (``winner`` in ``model_a | model_b | tie |
     tie (bothbad)``; other names through ``model_a=``, ``model_b=``, ``winner=``).
+    Bradley–Terry and the lottery read only pair counts, so for them ``battles`` may
+    also be a counts table (``model_a, model_b, wins_a, wins_b[, ties]``, or
+    ``winner`` with ``count``; ``sql/battle_counts.sql`` makes one from a log on any
+    SQL engine), with the same numbers as the log it counts, bootstrap included.
 
     ``method``: ``"bt"`` (Bradley–Terry by maximum likelihood: ``P(i beats j) =
     p_i / (p_i + p_j)``, Bradley & Terry 1952), ``"elo"`` (online Elo, K = 32),

@@ -186,8 +186,11 @@ impl FromStr for AnchorArg {
 /// Where the battles are.
 #[derive(Debug, Clone, Args)]
 pub struct LogArgs {
-    /// Battle log: .csv, .jsonl, .json (array) or .parquet; "-" reads standard input.
-    /// With --method plackett-luce: a feedback table of rankings (menu, modality,
+    /// Battle log: .csv, .jsonl, .json (array) or .parquet; "-" reads standard input; a
+    /// directory or quoted glob of Parquet files (Hive key=value directories become
+    /// columns) reads as one log. A counts table (model_a, model_b, wins_a, wins_b[,
+    /// ties], or winner with count) is read as counts: Bradley–Terry and the lottery
+    /// only. With --method plackett-luce: a feedback table of rankings (menu, modality,
     /// response), as NashEval reads.
     pub log: PathBuf,
     /// Input format, overriding the extension (required for standard input).
@@ -458,9 +461,13 @@ pub struct ArenaArgs {
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Output file (.parquet or .csv).
+    /// Output file (.parquet or .csv), or with --files a directory.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    /// Split the log into this many Parquet files (part-00000.parquet, ...) in the
+    /// directory --out, with a manifest: a dataset `verdict rank DIR` streams.
+    #[arg(long, default_value_t = 1)]
+    pub files: usize,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use verdict::io::write_battles;
+use verdict::io::{write_battles, StagedDir};
 use verdict::ratings::{bootstrap_bradley_terry, Bootstrap, BradleyTerry, EloScale, PairCounts};
 use verdict::sim::ArenaSimulation;
 
@@ -35,8 +35,28 @@ fn arena(args: &ArenaArgs) -> anyhow::Result<()> {
         seed: args.seed,
         ..ArenaSimulation::default()
     };
+    anyhow::ensure!(
+        (1..=args.battles.max(1)).contains(&args.files),
+        "--files must lie between 1 and the number of battles"
+    );
     let arena = simulation.simulate()?;
-    write_battles(&args.out, &arena.log)?;
+    if args.files == 1 {
+        write_battles(&args.out, &arena.log)?;
+    } else {
+        let staged = StagedDir::new(&args.out, "manifest.json")?;
+        let per_file = args.battles.div_ceil(args.files);
+        let all: Vec<usize> = (0..args.battles).collect();
+        for (part, battles) in all.chunks(per_file).enumerate() {
+            let file = staged.path().join(format!("part-{part:05}.parquet"));
+            write_battles(&file, &arena.log.reordered(battles))?;
+        }
+        let mut manifest = serde_json::Map::new();
+        manifest.insert("command".into(), "bench arena".into());
+        manifest.insert("battles".into(), args.battles.into());
+        manifest.insert("models".into(), args.models.into());
+        manifest.insert("seed".into(), args.seed.into());
+        staged.publish(manifest)?;
+    }
     eprintln!(
         "wrote {} battles over {} models to {}",
         args.battles,

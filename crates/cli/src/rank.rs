@@ -6,11 +6,13 @@ use std::path::Path;
 use anyhow::Context;
 use verdict::equilibrium::EquilibriumSettings;
 use verdict::io::{
-    read_battles, read_costs, read_rankings, BattleSchema, IoError, LoadedBattles, ReadOptions,
-    Source,
+    dataset_files, read_battles, read_costs, read_pair_counts, read_rankings, BattleSchema,
+    IoError, LoadedBattles, LoadedCounts, ReadOptions, Source,
 };
 use verdict::plackett_luce::rank_rankings;
-use verdict::rank::{rank_with_groups, BattleGroups, EloOrder, Intervals, Method, RankSettings};
+use verdict::rank::{
+    rank_counts, rank_with_groups, BattleGroups, EloOrder, Intervals, Method, RankSettings,
+};
 use verdict::ratings::{Bootstrap, BradleyTerry, Elo};
 use verdict::report::{plot_leaderboard, render_csv, render_table, RankReport};
 
@@ -59,6 +61,44 @@ pub fn load(input: &LogArgs) -> anyhow::Result<LoadedBattles> {
         skip_self_battles: input.skip_self_battles,
     };
     let loaded = read_battles(&source, &options)?;
+    if loaded.self_battles_skipped > 0 {
+        eprintln!(
+            "note: skipped {} rows where a model battles itself",
+            loaded.self_battles_skipped
+        );
+    }
+    Ok(loaded)
+}
+
+/// Whether the log is read as pair counts: always for a directory or a glob (a
+/// dataset), and for Bradley–Terry and the plain lottery on any file, which read
+/// nothing else — Parquet files are then streamed, and counts tables accepted. Elo,
+/// `--method all`, the robust lottery and an order need the battles themselves.
+fn reads_counts(args: &RankArgs) -> bool {
+    let path = &args.input.log;
+    let dataset = !path.is_file() && path != Path::new("-");
+    let counts_suffice = matches!(args.method, Method::BradleyTerry | Method::Lottery)
+        && !args.robust
+        && args.input.order_by.is_none()
+        && args.input.group_by.is_none();
+    dataset || (counts_suffice && path != Path::new("-"))
+}
+
+/// Reads the log (file, directory or glob) the flags name as pair counts.
+fn load_counts(input: &LogArgs) -> anyhow::Result<LoadedCounts> {
+    let files = dataset_files(&input.log)?;
+    let options = ReadOptions {
+        format: input.input_format,
+        schema: BattleSchema::named(
+            input.model_a_col.clone(),
+            input.model_b_col.clone(),
+            input.winner_col.clone(),
+        ),
+        filters: input.filters.clone(),
+        skip_self_battles: input.skip_self_battles,
+        ..ReadOptions::default()
+    };
+    let loaded = read_pair_counts(&files, &options)?;
     if loaded.self_battles_skipped > 0 {
         eprintln!(
             "note: skipped {} rows where a model battles itself",
@@ -199,6 +239,11 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
     let source = args.input.log.display().to_string();
     let report = if args.method == Method::PlackettLuce {
         rank_feedback_table(&args.input, &source, &settings, &|| bar.inc(1))?
+    } else if reads_counts(&args) {
+        let loaded = load_counts(&args.input)?;
+        rank_counts(&loaded.models, &loaded.counts, &source, &settings, &|| {
+            bar.inc(1)
+        })?
     } else {
         let loaded = load(&args.input)?;
         let groups = match &args.input.group_by {

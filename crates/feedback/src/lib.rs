@@ -10,12 +10,14 @@
 
 mod battles;
 mod contextual;
+mod counts;
 mod interner;
 mod outcome;
 mod partition;
 
 pub use battles::{BattleLog, BattleLogError};
 pub use contextual::{ContextualLog, ContextualLogBuilder, LogSummary, MenuFeedback, MenuSummary};
+pub use counts::{ModelTally, PairCounts, PairCountsBuilder, PairTally};
 pub use interner::{Interner, ModelId};
 pub use outcome::{Outcome, ParseOutcomeError};
 pub use partition::{FeedbackError, OrderedPartition, Response};

@@ -80,7 +80,7 @@ impl BattleSchema {
 
     /// Picks the schema from the columns present: `model_a`/`model_b`, else
     /// `left`/`right`; a `winner` label column, else the one-hot columns.
-    fn detect(table: &Table) -> Self {
+    pub(crate) fn detect(table: &Table) -> Self {
         let present = table.present_columns();
         let has = |name: &str| present.iter().any(|p| p == name);
         let (model_a, model_b) = if !has("model_a") && has("left") && has("right") {
@@ -104,7 +104,7 @@ impl BattleSchema {
         }
     }
 
-    fn columns(&self) -> Vec<String> {
+    pub(crate) fn columns(&self) -> Vec<String> {
         let mut columns = vec![self.model_a.clone(), self.model_b.clone()];
         match &self.winner {
             WinnerColumns::Label(c) => columns.push(c.clone()),
@@ -276,27 +276,24 @@ fn extra_columns(options: &ReadOptions) -> Vec<String> {
 /// # Errors
 /// As [`read_battles`].
 pub fn battles_from_table(table: &Table, options: &ReadOptions) -> Result<LoadedBattles, IoError> {
-    let extra = extra_columns(options);
     let schema = match &options.schema {
         Some(schema) => schema.clone(),
-        None => BattleSchema::detect(table),
+        None => {
+            if let Some(counts) = crate::counts::CountColumns::detect(table) {
+                return Err(IoError::invalid_file(
+                    table.file(),
+                    format!(
+                        "this table holds battle counts ({}), not one battle per row; Bradley–Terry and the lottery read it (`verdict rank --method bt|lottery`), Elo needs the battles themselves in order",
+                        counts.describe()
+                    ),
+                ));
+            }
+            BattleSchema::detect(table)
+        }
     };
-    for column in schema.columns().iter().chain(&extra) {
-        require_column(table, column)?;
-    }
-    let mut rows = selected_rows(table, &options.filters);
+    let mut rows = filtered_rows(table, &schema, options)?;
     if rows.is_empty() {
-        let message = if table.rows() == 0 {
-            "the log holds no battles".to_owned()
-        } else {
-            let filters: Vec<String> = options.filters.iter().map(ToString::to_string).collect();
-            format!(
-                "no battles left after filtering with {} ({} rows read); check the filter values",
-                filters.join(", "),
-                table.rows()
-            )
-        };
-        return Err(IoError::invalid_file(table.file(), message));
+        return Err(no_battles(table.file(), table.rows(), &options.filters));
     }
     if let Some(column) = &options.order_by {
         sort_rows(table, column, &mut rows)?;
@@ -317,7 +314,34 @@ pub fn battles_from_table(table: &Table, options: &ReadOptions) -> Result<Loaded
     })
 }
 
-fn require_column(table: &Table, column: &str) -> Result<(), IoError> {
+/// The rows of `table` that pass `options`' filters, once every column `schema` and
+/// `options` name is checked to be there.
+pub(crate) fn filtered_rows(
+    table: &Table,
+    schema: &BattleSchema,
+    options: &ReadOptions,
+) -> Result<Vec<usize>, IoError> {
+    for column in schema.columns().iter().chain(&extra_columns(options)) {
+        require_column(table, column)?;
+    }
+    Ok(selected_rows(table, &options.filters))
+}
+
+/// The error for a log left without battles: empty, or emptied by the filters.
+pub(crate) fn no_battles(file: &str, rows_read: usize, filters: &[Filter]) -> IoError {
+    let message = if rows_read == 0 {
+        "the log holds no battles".to_owned()
+    } else {
+        let filters: Vec<String> = filters.iter().map(ToString::to_string).collect();
+        format!(
+            "no battles left after filtering with {} ({rows_read} rows read); check the filter values",
+            filters.join(", "),
+        )
+    };
+    IoError::invalid_file(file, message)
+}
+
+pub(crate) fn require_column(table: &Table, column: &str) -> Result<(), IoError> {
     if table.column(column).is_some() {
         return Ok(());
     }
@@ -334,7 +358,7 @@ fn require_column(table: &Table, column: &str) -> Result<(), IoError> {
     })
 }
 
-fn selected_rows(table: &Table, filters: &[Filter]) -> Vec<usize> {
+pub(crate) fn selected_rows(table: &Table, filters: &[Filter]) -> Vec<usize> {
     let columns: Vec<_> = filters
         .iter()
         .map(|f| table.column(&f.column).expect("checked by require_column"))
@@ -414,7 +438,7 @@ impl<T: Copy> CodeCache<T> {
 }
 
 /// The log of `rows` and the rows it kept (all of them unless self-battles are skipped).
-fn build_log(
+pub(crate) fn build_log(
     table: &Table,
     schema: &BattleSchema,
     rows: &[usize],

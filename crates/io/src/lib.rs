@@ -10,6 +10,7 @@ mod atomic;
 mod battles;
 mod contextual;
 mod costs;
+mod counts;
 mod error;
 mod filter;
 mod format;
@@ -31,6 +32,7 @@ pub use contextual::{
     CategoricalEncoding, ContextTable, ContextualOptions,
 };
 pub use costs::read_costs;
+pub use counts::{dataset_files, pair_count_columns, read_pair_counts, DatasetFile, LoadedCounts};
 pub use error::{IoError, Location, RowRef};
 pub use filter::{Filter, FilterOp};
 pub use format::Format;

@@ -59,6 +59,26 @@ pub(crate) fn read_parquet<T: ChunkReader + 'static>(
     file: &str,
     wanted: Wanted<'_>,
 ) -> Result<Table, IoError> {
+    let mut whole = None;
+    stream_parquet(handle, file, wanted, usize::MAX, |table| {
+        whole = Some(table);
+        Ok(())
+    })?;
+    Ok(whole.expect("a stream hands over at least one table"))
+}
+
+/// Reads the wanted top-level columns of a Parquet file as consecutive tables of about
+/// `chunk_rows` rows (whole record batches; the last may be shorter, and a file without
+/// rows gives one empty table), handing each to `visit` before the next is decoded:
+/// memory holds one chunk, whatever the file's length. Row numbers in the chunks'
+/// messages count from the file's first row.
+pub(crate) fn stream_parquet<T: ChunkReader + 'static>(
+    handle: T,
+    file: &str,
+    wanted: Wanted<'_>,
+    chunk_rows: usize,
+    visit: impl FnMut(Table) -> Result<(), IoError>,
+) -> Result<(), IoError> {
     let not_parquet = |e: parquet::errors::ParquetError| {
         IoError::invalid_file(file, format!("not a readable Parquet file: {e}"))
     };
@@ -100,12 +120,11 @@ pub(crate) fn read_parquet<T: ChunkReader + 'static>(
         .build()
         .map_err(not_parquet)?;
     let projected: Vec<String> = indices.iter().map(|&i| present[i].clone()).collect();
-    table_from_batches(file, present, &projected, |rows| {
-        match next_batch(&mut reader, file, rows)? {
-            None => Ok(None),
-            Some(batch) => batch.map(Some).map_err(|e| unreadable(file, rows, e)),
-        }
-    })
+    let batches = |rows| match next_batch(&mut reader, file, rows)? {
+        None => Ok(None),
+        Some(batch) => batch.map(Some).map_err(|e| unreadable(file, rows, e)),
+    };
+    tables_from_batches(file, &present, &projected, chunk_rows, batches, visit)
 }
 
 /// A table from Arrow record batches handed over in memory (through the Arrow C stream
@@ -123,13 +142,19 @@ pub fn read_record_batches(
     let present = column_names(schema);
     let indices = wanted_indices(&present, wanted);
     let projected: Vec<String> = indices.iter().map(|&i| present[i].clone()).collect();
-    table_from_batches(label, present, &projected, |rows| {
+    let next = |rows| {
         batches
             .next()
             .transpose()
             .and_then(|batch| batch.map(|b| b.project(&indices)).transpose())
             .map_err(|e| unreadable(label, rows, e))
-    })
+    };
+    let mut whole = None;
+    tables_from_batches(label, &present, &projected, usize::MAX, next, |table| {
+        whole = Some(table);
+        Ok(())
+    })?;
+    Ok(whole.expect("a stream hands over at least one table"))
 }
 
 fn column_names(schema: &Schema) -> Vec<String> {
@@ -148,19 +173,35 @@ fn unreadable(file: &str, rows: usize, error: arrow::error::ArrowError) -> IoErr
 }
 
 /// The columns `projected` (in batch order) of the batches `next_batch` hands over —
-/// it is told how many rows came before, for its messages — as a table; `present`
-/// lists every column of the source, for messages about missing ones.
-fn table_from_batches(
+/// it is told how many rows came before, for its messages — as tables of at least
+/// `chunk_rows` rows (but the last), each handed to `visit` as soon as it is complete;
+/// `present` lists every column of the source, for messages about missing ones.
+fn tables_from_batches(
     file: &str,
-    present: Vec<String>,
+    present: &[String],
     projected: &[String],
+    chunk_rows: usize,
     mut next_batch: impl FnMut(usize) -> Result<Option<RecordBatch>, IoError>,
-) -> Result<Table, IoError> {
-    let mut builders: Vec<ColumnBuilder> = projected
-        .iter()
-        .map(|name| ColumnBuilder::new(name))
-        .collect();
-    let mut rows = 0usize;
+    mut visit: impl FnMut(Table) -> Result<(), IoError>,
+) -> Result<(), IoError> {
+    let new_builders = || -> Vec<ColumnBuilder> {
+        projected
+            .iter()
+            .map(|name| ColumnBuilder::new(name))
+            .collect()
+    };
+    let mut builders = new_builders();
+    let (mut rows, mut chunk_start) = (0usize, 0usize);
+    let mut finish_chunk = |builders: Vec<ColumnBuilder>, start: usize, end: usize| {
+        let columns = builders.into_iter().map(ColumnBuilder::finish).collect();
+        visit(Table::new(
+            file,
+            present.to_vec(),
+            columns,
+            end - start,
+            RowRefs::records_from(start as u64 + 1),
+        ))
+    };
     while let Some(batch) = next_batch(rows)? {
         for (builder, array) in builders.iter_mut().zip(batch.columns()) {
             append_array(builder, array).map_err(|message| {
@@ -175,9 +216,19 @@ fn table_from_batches(
             })?;
         }
         rows += batch.num_rows();
+        if rows - chunk_start >= chunk_rows {
+            finish_chunk(
+                std::mem::replace(&mut builders, new_builders()),
+                chunk_start,
+                rows,
+            )?;
+            chunk_start = rows;
+        }
     }
-    let columns = builders.into_iter().map(ColumnBuilder::finish).collect();
-    Ok(Table::new(file, present, columns, rows, RowRefs::records()))
+    if rows > chunk_start || rows == 0 {
+        finish_chunk(builders, chunk_start, rows)?;
+    }
+    Ok(())
 }
 
 /// The next batch of the decoder. The parquet crate asserts (panics) on some damaged

@@ -114,16 +114,26 @@ impl ColumnBuilder {
 pub(crate) struct RowRefs {
     /// True when rows are counted in lines (CSV, JSON Lines), false for records.
     pub(crate) line_based: bool,
-    /// The 1-based line or record of each row; `None` means row r is number r + 1.
+    /// The 1-based line or record of each row; `None` means row r is number
+    /// `first + r`.
     pub(crate) numbers: Option<Vec<u64>>,
+    /// The number of row 0 when `numbers` is `None` (1, or later for a chunk of a
+    /// file read piece by piece).
+    pub(crate) first: u64,
 }
 
 impl RowRefs {
     /// Row r is record r + 1 (JSON array, Parquet).
     pub(crate) fn records() -> Self {
+        Self::records_from(1)
+    }
+
+    /// Row r is record `first + r` (a chunk of a file read piece by piece).
+    pub(crate) fn records_from(first: u64) -> Self {
         Self {
             line_based: false,
             numbers: None,
+            first,
         }
     }
 
@@ -132,17 +142,21 @@ impl RowRefs {
         Self {
             line_based: true,
             numbers: Some(lines),
+            first: 1,
         }
     }
 
     fn number(&self, row: usize) -> u64 {
-        self.numbers.as_ref().map_or(row as u64 + 1, |n| n[row])
+        self.numbers
+            .as_ref()
+            .map_or(self.first + row as u64, |n| n[row])
     }
 
     fn select(&self, keep: &[usize]) -> Self {
         Self {
             line_based: self.line_based,
             numbers: Some(keep.iter().map(|&r| self.number(r)).collect()),
+            first: 1,
         }
     }
 }
@@ -231,6 +245,21 @@ impl Table {
             rows: self.rows,
             row_refs: self.row_refs.clone(),
         }
+    }
+
+    /// The table with one more column holding `value` in every row (a Hive partition's
+    /// `key=value` directory, say); it replaces a column of the same name.
+    pub fn with_constant_column(mut self, name: &str, value: &str) -> Table {
+        self.columns.retain(|c| c.name != name);
+        self.columns.push(Column {
+            name: name.to_owned(),
+            dictionary: vec![value.to_owned()],
+            codes: vec![0; self.rows],
+        });
+        if !self.present.iter().any(|p| p == name) {
+            self.present.push(name.to_owned());
+        }
+        self
     }
 
     /// The rows `keep` (in that order) of every column, with their source places.

@@ -6,9 +6,12 @@ use pyo3::types::PyDict;
 
 use verdict::arrays::battle_log_from_arrays;
 use verdict::equilibrium::EquilibriumSettings;
-use verdict::io::{battle_columns, read_battles, read_rankings, BattleSchema, Filter, ReadOptions};
+use verdict::io::{
+    battle_columns, pair_count_columns, read_battles, read_pair_counts, read_rankings,
+    BattleSchema, DatasetFile, Filter, ReadOptions,
+};
 use verdict::plackett_luce::rank_rankings;
-use verdict::rank::{rank, Intervals, Method, RankSettings};
+use verdict::rank::{rank, rank_counts, Intervals, Method, RankSettings};
 use verdict::ratings::{Bootstrap, BradleyTerry, Elo, PairCounts, Solver, TieModel};
 
 use crate::tables::TableArg;
@@ -82,14 +85,25 @@ pub fn rank_json(
         ..RankSettings::default()
     };
     // Plackett–Luce reads rankings: the feedback table's menu, modality and response.
+    // Bradley–Terry and the lottery read pair counts, so they also take a counts table
+    // and stream a Parquet file; Elo and `all` read the log itself.
     let rankings = settings.method == Method::PlackettLuce;
-    let wanted = (!rankings).then(|| battle_columns(&options));
+    let counts = matches!(settings.method, Method::BradleyTerry | Method::Lottery);
+    let wanted = match (rankings, counts) {
+        (true, _) => None,
+        (false, true) => Some(pair_count_columns(&options)),
+        (false, false) => Some(battle_columns(&options)),
+    };
     let source = battles.source(py, "<battles table>", wanted.as_deref())?;
     let label = source.label();
     let report = crate::interruptible(py, move || -> Result<String, String> {
         let report = if rankings {
             let loaded = read_rankings(&source, None).map_err(|e| e.to_string())?;
             rank_rankings(&loaded.models, loaded.rankings, &label, &settings, &|| {})
+        } else if counts {
+            let loaded = read_pair_counts(&[DatasetFile::single(source)], &options)
+                .map_err(|e| e.to_string())?;
+            rank_counts(&loaded.models, &loaded.counts, &label, &settings, &|| {})
         } else {
             let log = read_battles(&source, &options)
                 .map_err(|e| e.to_string())?

@@ -11,7 +11,6 @@
 mod binomial;
 mod bootstrap;
 mod bradley_terry;
-mod counts;
 mod elo;
 mod error;
 mod existence;
@@ -29,7 +28,6 @@ pub use bootstrap::{
 pub use bradley_terry::{
     mm_iterates, BradleyTerry, BtFit, FitStatus, Regularization, Solver, DEFAULT_PRIOR_L2,
 };
-pub use counts::{ModelTally, PairCounts, PairTally};
 pub use elo::{shuffled_order, Elo, EloRun};
 pub use error::RatingsError;
 pub use existence::{mle_obstacles, MleObstacle};
@@ -38,3 +36,4 @@ pub use likelihood::TieModel;
 pub use plackett_luce::{PlFit, PlackettLuce, Ranking, Rankings};
 pub use sandwich::sandwich_covariance;
 pub use scale::{Center, EloScale};
+pub use verdict_feedback::{ModelTally, PairCounts, PairTally};

@@ -2,7 +2,7 @@
 //! intervals → [`RankReport`].
 
 use statrs::distribution::{ContinuousCDF, Normal};
-use verdict_feedback::BattleLog;
+use verdict_feedback::{BattleLog, Interner};
 use verdict_game::{
     condorcet_winner, default_radius, exploitability, robust_lottery, GameError, Lottery,
     LotteryStatus, PayoffMatrix, SUPPORT_THRESHOLD,
@@ -301,51 +301,108 @@ pub fn rank_with_groups(
             ));
         }
     }
-    if log.models().len() < 2 {
-        return Err(RatingsError::NotEnoughData(format!(
-            "a leaderboard needs at least 2 models, found {}",
-            log.models().len()
-        ))
-        .into());
-    }
+    // Models numbered by name, as the readers number them: a log built by hand then
+    // gives the same fits and bootstrap draws as the same battles read from a file or
+    // as counts.
+    let by_name;
+    let log = if log.models().names().is_sorted() {
+        log
+    } else {
+        by_name = log.with_models_by_name();
+        &by_name
+    };
     let counts = PairCounts::from_log(log);
-    let anchor = anchor_index(log.models().names(), &settings.anchor)?;
     let context = Context {
-        log,
+        models: log.models(),
+        log: Some(log),
+        battles: log.len(),
         counts: &counts,
         source,
         settings,
-        anchor,
+        anchor: anchor_index(log.models().names(), &settings.anchor)?,
         groups,
     };
-    Ok(match settings.method {
-        Method::BradleyTerry => RankReport::Single(Box::new(context.bradley_terry(on_round)?)),
-        Method::Elo => RankReport::Single(Box::new(context.elo(on_round)?)),
-        Method::Lottery => RankReport::Single(Box::new(context.lottery(on_round)?)),
-        Method::PlackettLuce => {
-            return Err(VerdictError::Settings(
-                "Plackett–Luce reads rankings (a feedback table with menu, modality, response), not a battle log".into(),
+    context.rank(on_round)
+}
+
+/// Fits the leaderboards `settings` asks for from pair counts alone (a counts table, or
+/// a log of any size reduced while it was read): Bradley–Terry with its bootstrap and
+/// sandwich intervals, and the maximal lottery. Elo and the robust lottery need the
+/// battles and are refused; `Method::All` gives the other two with a note. The same
+/// battles as a log (see [`rank`]) give the same numbers, bootstrap included.
+///
+/// # Errors
+/// As [`rank`]; also Elo or the robust lottery.
+pub fn rank_counts(
+    models: &Interner,
+    counts: &PairCounts,
+    source: &str,
+    settings: &RankSettings,
+    on_round: &(dyn Fn() + Sync),
+) -> Result<RankReport, VerdictError> {
+    settings.validate()?;
+    let (names, counts) = counts.with_models_by_name(models.names());
+    let mut models = Interner::new();
+    for name in &names {
+        models.intern(name);
+    }
+    let context = Context {
+        models: &models,
+        log: None,
+        battles: counts.battles().round() as usize,
+        counts: &counts,
+        source,
+        settings,
+        anchor: anchor_index(&names, &settings.anchor)?,
+        groups: None,
+    };
+    context.rank(on_round)
+}
+
+impl Context<'_> {
+    /// The leaderboards of `self.settings.method`.
+    fn rank(&self, on_round: &(dyn Fn() + Sync)) -> Result<RankReport, VerdictError> {
+        let settings = self.settings;
+        let models = self.models.len();
+        if models < 2 {
+            return Err(RatingsError::NotEnoughData(format!(
+                "a leaderboard needs at least 2 models, found {models}"
             ))
+            .into());
         }
-        Method::All => {
-            let mut leaderboards = vec![context.bradley_terry(on_round)?, context.elo(on_round)?];
-            let mut notes = Vec::new();
-            let models = log.models().len();
-            let unplayed = models * (models - 1) / 2 - counts.pairs().len();
-            if unplayed > 0 && !settings.allow_unobserved {
-                notes.push(format!(
-                    "maximal lottery left out: {unplayed} pairs of models never met; set `allow_unobserved` to count them as ties"
-                ));
-            } else {
-                leaderboards.push(context.lottery(on_round)?);
+        Ok(match settings.method {
+            Method::BradleyTerry => RankReport::Single(Box::new(self.bradley_terry(on_round)?)),
+            Method::Elo => RankReport::Single(Box::new(self.elo(on_round)?)),
+            Method::Lottery => RankReport::Single(Box::new(self.lottery(on_round)?)),
+            Method::PlackettLuce => {
+                return Err(VerdictError::Settings(
+                    "Plackett–Luce reads rankings (a feedback table with menu, modality, response), not a battle log".into(),
+                ))
             }
-            RankReport::All {
-                method: "all",
-                leaderboards,
-                notes,
+            Method::All => {
+                let mut leaderboards = vec![self.bradley_terry(on_round)?];
+                let mut notes = Vec::new();
+                if self.log.is_some() {
+                    leaderboards.push(self.elo(on_round)?);
+                } else {
+                    notes.push("Elo left out: it replays the battles in order, and pair counts keep none".to_owned());
+                }
+                let unplayed = models * (models - 1) / 2 - self.counts.pairs().len();
+                if unplayed > 0 && !settings.allow_unobserved {
+                    notes.push(format!(
+                        "maximal lottery left out: {unplayed} pairs of models never met; set `allow_unobserved` to count them as ties"
+                    ));
+                } else {
+                    leaderboards.push(self.lottery(on_round)?);
+                }
+                RankReport::All {
+                    method: "all",
+                    leaderboards,
+                    notes,
+                }
             }
-        }
-    })
+        })
+    }
 }
 
 /// A method's pairwise matrix for `--matrix`.
@@ -358,7 +415,13 @@ enum Pairwise<'a> {
 }
 
 struct Context<'a> {
-    log: &'a BattleLog,
+    /// The models, numbered as in `counts` (and `log`).
+    models: &'a Interner,
+    /// The battles themselves, when the input was a log (Elo and the robust lottery
+    /// need them); `None` for counts.
+    log: Option<&'a BattleLog>,
+    /// Number of battles.
+    battles: usize,
     counts: &'a PairCounts,
     source: &'a str,
     settings: &'a RankSettings,
@@ -367,6 +430,15 @@ struct Context<'a> {
 }
 
 impl Context<'_> {
+    /// The battle log, which `method` needs; counts alone are refused by name.
+    fn log_for(&self, method: &str) -> Result<&BattleLog, VerdictError> {
+        self.log.ok_or_else(|| {
+            VerdictError::Settings(format!(
+                "{method} needs the battles themselves, but this input holds only pair counts; use the Bradley–Terry or lottery method, or read the raw log"
+            ))
+        })
+    }
+
     fn interval(&self, method: IntervalMethod) -> Interval {
         Interval {
             method,
@@ -397,7 +469,7 @@ impl Context<'_> {
     ) -> RankOutput {
         let board = Leaderboard::new(
             method,
-            self.log.models().names(),
+            self.models.names(),
             scores,
             intervals,
             &self.counts.tallies(),
@@ -418,7 +490,7 @@ impl Context<'_> {
             fit,
             lottery: None,
             matrices,
-            battles: self.log.len(),
+            battles: self.battles,
             source: self.source.to_owned(),
             notes,
         }
@@ -433,10 +505,9 @@ impl Context<'_> {
             .models
             .iter()
             .map(|s| {
-                self.log
-                    .models()
+                self.models
                     .get(&s.name)
-                    .expect("leaderboard names come from the log")
+                    .expect("leaderboard names come from the models")
                     .index()
             })
             .collect();
@@ -484,7 +555,7 @@ impl Context<'_> {
             ..EloScale::default()
         };
         let scores = scale.scores(&fit.beta);
-        let mut notes = fit_notes(&fit, self.log.models().names());
+        let mut notes = fit_notes(&fit, self.models.names());
         let intervals = match &settings.intervals {
             Intervals::None => None,
             Intervals::Bootstrap(bootstrap) => {
@@ -529,9 +600,10 @@ impl Context<'_> {
     fn elo(&self, on_round: &(dyn Fn() + Sync)) -> Result<RankOutput, VerdictError> {
         let settings = self.settings;
         let elo = &settings.elo;
+        let log = self.log_for("Elo (it replays the battles in order)")?;
         let in_log_order = |how: String| {
             (
-                (0..self.log.len()).collect::<Vec<_>>(),
+                (0..log.len()).collect::<Vec<_>>(),
                 vec![format!(
                     "Elo depends on the order of the battles: replayed in {how}"
                 )],
@@ -541,7 +613,7 @@ impl Context<'_> {
             EloOrder::Log => in_log_order("log order".into()),
             EloOrder::SortedBy(column) => in_log_order(format!("{column} order")),
             &EloOrder::Shuffled(seed) => (
-                shuffled_order(self.log.len(), seed),
+                shuffled_order(log.len(), seed),
                 vec![format!("Elo depends on the order of the battles: replayed in a shuffled order (seed {seed})")],
             ),
         };
@@ -549,7 +621,7 @@ impl Context<'_> {
             Some((model, rating)) => rating - ratings[model],
             None => 0.0,
         };
-        let mut ratings = elo.replay(self.log, order);
+        let mut ratings = elo.replay(log, order);
         let offset = shift(&ratings);
         ratings.iter_mut().for_each(|r| *r += offset);
         let mut point = PointEstimate::Fit;
@@ -560,7 +632,7 @@ impl Context<'_> {
                 None
             }
             Intervals::Bootstrap(bootstrap) => {
-                let mut draws = bootstrap_elo(self.log, elo, bootstrap, on_round)?;
+                let mut draws = bootstrap_elo(log, elo, bootstrap, on_round)?;
                 for round in &mut draws.scores {
                     let offset = shift(round);
                     round.iter_mut().for_each(|r| *r += offset);
@@ -595,7 +667,7 @@ impl Context<'_> {
     /// The maximal lottery of the margin matrix: probabilities as scores, the winner
     /// set, each model's exploitability alone, the Condorcet winner.
     fn lottery(&self, on_round: &(dyn Fn() + Sync)) -> Result<RankOutput, VerdictError> {
-        let names = self.log.models().names();
+        let names = self.models.names();
         let (game, unobserved) = PayoffMatrix::from_counts(
             &self.counts.win_matrix(),
             &self.counts.tie_matrix(),
@@ -637,10 +709,9 @@ impl Context<'_> {
         );
         for standing in &mut output.leaderboard.models {
             let m = self
-                .log
-                .models()
+                .models
                 .get(&standing.name)
-                .expect("names come from the log")
+                .expect("names come from the models")
                 .index();
             standing.probability = Some(probabilities[m]);
             standing.support_share = support_shares.as_ref().map(|shares| shares[m]);
@@ -693,7 +764,7 @@ impl Context<'_> {
         }
         let draws = bootstrap_lottery(
             self.counts,
-            self.log.models().names(),
+            self.models.names(),
             &self.settings.equilibrium,
             bootstrap,
             on_round,
@@ -726,6 +797,7 @@ impl Context<'_> {
         pooled: &PayoffMatrix,
         radius: Option<f64>,
     ) -> Result<(Lottery, Option<RobustSummary>), VerdictError> {
+        let log = self.log_for("the robust lottery (it splits the battles by group)")?;
         let groups = self.groups.ok_or_else(|| {
             VerdictError::Settings(
                 "the robust lottery needs battle groups (`group_by` COLUMN)".into(),
@@ -739,14 +811,14 @@ impl Context<'_> {
         let mut weights = Vec::new();
         let mut used = Vec::new();
         for (g, battles) in members.iter().enumerate().filter(|(_, b)| !b.is_empty()) {
-            let counts = PairCounts::from_log(&self.log.reordered(battles));
+            let counts = PairCounts::from_log(&log.reordered(battles));
             let (matrix, _) =
                 PayoffMatrix::from_counts(&counts.win_matrix(), &counts.tie_matrix(), true)?;
             matrices.push(matrix);
-            weights.push(battles.len() as f64 / self.log.len() as f64);
+            weights.push(battles.len() as f64 / log.len() as f64);
             used.push(groups.names[g].clone());
         }
-        let tau = radius.unwrap_or_else(|| default_radius(matrices.len(), self.log.len()));
+        let tau = radius.unwrap_or_else(|| default_radius(matrices.len(), log.len()));
         let robust = robust_lottery(&matrices, &weights, tau)?;
         // The robust LP is solved to the interior point's tolerance; `gap` reports the
         // pooled game's exploitability, which a robust lottery need not drive to zero.

@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
+use crate::{BattleLog, Outcome};
 use serde::Serialize;
-use verdict_feedback::{BattleLog, Outcome};
 
 /// Battles of one unordered pair `i < j`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -119,6 +119,26 @@ impl PairCounts {
         Self { models, pairs }
     }
 
+    /// The same counts with models renumbered in name order (`names[i]` is model i's
+    /// name), and the sorted names: two sources holding the same battles — a log in any
+    /// order, a counts table, a dataset read file by file — then get the same ids, the
+    /// same pair order and so bit-identical fits and bootstrap draws.
+    pub fn with_models_by_name(&self, names: &[String]) -> (Vec<String>, PairCounts) {
+        assert_eq!(names.len(), self.models, "one name per model");
+        let mut order: Vec<usize> = (0..names.len()).collect();
+        order.sort_unstable_by(|&x, &y| names[x].cmp(&names[y]));
+        let mut new_id = vec![0u32; names.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_id[old] = new as u32;
+        }
+        let mut builder = PairCountsBuilder::default();
+        for p in &self.pairs {
+            builder.add(new_id[p.i as usize], new_id[p.j as usize], p.cells());
+        }
+        let sorted = order.iter().map(|&old| names[old].clone()).collect();
+        (sorted, builder.finish(self.models))
+    }
+
     /// Number of models.
     pub fn models(&self) -> usize {
         self.models
@@ -186,6 +206,49 @@ impl PairCounts {
     }
 }
 
+/// Per-pair counts added in any order and orientation: the merge of counts read piece
+/// by piece (a counts table's rows, the chunks of a log streamed from many files).
+#[derive(Debug, Clone, Default)]
+pub struct PairCountsBuilder {
+    slot: HashMap<(u32, u32), usize>,
+    pairs: Vec<PairTally>,
+}
+
+impl PairCountsBuilder {
+    /// Adds `[wins of a, wins of b, ties]` to the pair of models `a != b`.
+    pub fn add(&mut self, a: u32, b: u32, cells: [f64; 3]) {
+        assert_ne!(a, b, "a pair holds two models");
+        let (i, j, [wins_i, wins_j, ties]) = if a < b {
+            (a, b, cells)
+        } else {
+            (b, a, [cells[1], cells[0], cells[2]])
+        };
+        let next = self.pairs.len();
+        let slot = *self.slot.entry((i, j)).or_insert(next);
+        if slot == next {
+            self.pairs.push(PairTally {
+                i,
+                j,
+                wins_i: 0.0,
+                wins_j: 0.0,
+                ties: 0.0,
+            });
+        }
+        let tally = &mut self.pairs[slot];
+        tally.wins_i += wins_i;
+        tally.wins_j += wins_j;
+        tally.ties += ties;
+    }
+
+    /// The counts over `models` models (every id added must be below it), pairs in
+    /// `(i, j)` order.
+    pub fn finish(self, models: usize) -> PairCounts {
+        let mut pairs = self.pairs;
+        pairs.sort_unstable_by_key(|p| (p.i, p.j));
+        PairCounts::from_pairs(models, pairs)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,5 +273,28 @@ mod tests {
         );
         assert_eq!(counts.win_matrix()[1][0], 1.0);
         assert_eq!(counts.battles(), 4.0);
+    }
+
+    #[test]
+    fn renumbering_by_name_keeps_every_count() {
+        let mut log = BattleLog::new();
+        log.push("zeta", "alpha", Outcome::WinA).unwrap();
+        log.push("alpha", "mid", Outcome::Tie).unwrap();
+        log.push("mid", "zeta", Outcome::WinB).unwrap();
+        let counts = PairCounts::from_log(&log);
+        let (names, renamed) = counts.with_models_by_name(log.models().names());
+        assert_eq!(names, ["alpha", "mid", "zeta"]);
+        // The same log read with its models numbered by name gives the same counts.
+        assert_eq!(renamed, PairCounts::from_log(&log.with_models_by_name()));
+        assert_eq!(renamed.pairs()[1].wins_j, 1.0); // alpha lost to zeta
+    }
+
+    #[test]
+    fn builder_folds_orientations_like_a_log() {
+        let mut builder = PairCountsBuilder::default();
+        builder.add(1, 0, [2.0, 1.0, 0.0]);
+        builder.add(0, 1, [0.0, 3.0, 4.0]);
+        let counts = builder.finish(2);
+        assert_eq!(counts.pairs()[0].cells(), [1.0, 5.0, 4.0]);
     }
 }
