@@ -23,6 +23,10 @@ def rank_json(
     rho: float = 0.0,
     costs: Optional[Sequence[tuple[str, float]]] = None,
     budget: Optional[float] = None,
+    covariates: Sequence[str] = ...,
+    style_control: bool = False,
+    covariate_penalty: float = 0.0,
+    pair_weights: Optional[float] = None,
 ) -> str: ...
 def bradley_terry(
     xs: Sequence[str],

@@ -48,6 +48,10 @@ def rank(
     rho: float = 0.0,
     costs: Optional[Mapping[str, float]] = None,
     budget: Optional[float] = None,
+    covariates: Optional[Sequence[str]] = None,
+    style_control: bool = False,
+    covariate_penalty: float = 0.0,
+    pair_weights: Optional[float] = None,
     as_frame: bool = True,
 ):
     """A leaderboard from a battle log: the numbers of ``verdict rank --format json``.
@@ -81,6 +85,19 @@ def rank(
     The lottery takes ``rho`` (entropy regularization, Eq. 74), ``costs`` (model →
     cost) and ``budget`` (a cap on expected cost).
 
+    Bradley–Terry with covariates (LMArena's "style control"): ``covariates`` names
+    numeric columns, one value per battle signed from ``model_a``'s side;
+    ``style_control=True`` builds LMArena's style features from the per-side columns
+    present (``sum_assistant_a_tokens``/``sum_assistant_b_tokens``,
+    ``header_count_a``/``_b``, ``list_count_a``/``_b``, ``bold_count_a``/``_b``; numbers or
+    dicts of counts, summed) as ``(a - b) / (a + b + 1)``. Covariates are standardized;
+    ``score`` is the model's rating with every covariate at its mean, ``rank_change`` its
+    places gained against the plain board, and the report's ``coefficients`` the
+    log-odds per standard deviation with their intervals. ``covariate_penalty`` is
+    arena-rank's ``reg`` (``reg/2·‖θ‖²`` on the mean log-loss; 0, the default, is the
+    maximum-likelihood estimate; arena-rank uses 1), ``pair_weights`` its minimum pair
+    count for weights ``1/max(n_pair, m)`` (arena-rank uses 50).
+
     Returns a DataFrame indexed by model, best first (``score``, ``ci_low``,
     ``ci_high``, ``rank``, ``rank_ub``, ``wins``, ``losses``, ``ties``, ``battles``;
     ``probability``, ``exploitability`` and, bootstrapped, ``support_share`` for the
@@ -111,6 +128,10 @@ def rank(
             rho=rho,
             costs=_costs(costs),
             budget=budget,
+            covariates=[] if covariates is None else [str(c) for c in covariates],
+            style_control=style_control,
+            covariate_penalty=float(covariate_penalty),
+            pair_weights=pair_weights,
         )
     )
     if not as_frame or method == "all":

@@ -335,6 +335,8 @@ pub struct RankArgs {
     pub radius: Option<f64>,
     #[command(flatten)]
     pub equilibrium: EquilibriumArgs,
+    #[command(flatten)]
+    pub covariates: CovariateArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutputFormat,
@@ -344,6 +346,29 @@ pub struct RankArgs {
     /// Draw the leaderboard with its intervals (.svg or .png).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+}
+
+/// Bradley–Terry with covariates ("style control") on `verdict rank`.
+#[derive(Debug, Clone, Args)]
+pub struct CovariateArgs {
+    /// Control for these numeric columns, one value per battle, signed from model_a's
+    /// side (e.g. a length difference); standardized before the fit.
+    #[arg(long, value_delimiter = ',', value_name = "COL,...")]
+    pub covariates: Vec<String>,
+    /// Control for LMArena's style features, built from the per-side columns present:
+    /// sum_assistant_{a,b}_tokens, header_count_{a,b}, list_count_{a,b},
+    /// bold_count_{a,b} (numbers, or JSON objects of counts that are summed), each as
+    /// (a − b)/(a + b + 1).
+    #[arg(long)]
+    pub style_control: bool,
+    /// L2 penalty reg/2·‖θ‖² on the covariates' coefficients over the mean log-loss
+    /// (arena-rank's default is 1; 0 is the maximum-likelihood estimate).
+    #[arg(long, value_name = "REG", default_value_t = 0.0)]
+    pub covariate_penalty: f64,
+    /// Weight each battle by 1/max(battles of its pair, MIN), normalized to mean 1
+    /// (arena-rank's reweighting; it uses 50).
+    #[arg(long, value_name = "MIN")]
+    pub pair_weights: Option<f64>,
 }
 
 /// `verdict game`.

@@ -13,10 +13,11 @@ use verdict::plackett_luce::rank_rankings;
 use verdict::rank::{
     rank_counts, rank_with_groups, BattleGroups, EloOrder, Intervals, Method, RankSettings,
 };
-use verdict::ratings::{Bootstrap, BradleyTerry, Elo};
+use verdict::ratings::{Bootstrap, BradleyTerry, CovariateBradleyTerry, Elo};
 use verdict::report::{plot_leaderboard, render_csv, render_table, RankReport};
+use verdict::style::{rank_with_covariates, read_covariate_log, CovariateRequest};
 
-use crate::args::{EquilibriumArgs, LogArgs, OutputFormat, RankArgs};
+use crate::args::{CovariateArgs, EquilibriumArgs, LogArgs, OutputFormat, RankArgs};
 use crate::output::emit;
 use crate::progress;
 
@@ -45,10 +46,9 @@ fn input_source(input: &LogArgs) -> anyhow::Result<Source> {
     })
 }
 
-/// Reads the battle log the flags name ("-" is standard input).
-pub fn load(input: &LogArgs) -> anyhow::Result<LoadedBattles> {
-    let source = input_source(input)?;
-    let options = ReadOptions {
+/// The reader's options from the flags.
+fn read_options(input: &LogArgs) -> ReadOptions {
+    ReadOptions {
         format: input.input_format,
         schema: BattleSchema::named(
             input.model_a_col.clone(),
@@ -59,15 +59,60 @@ pub fn load(input: &LogArgs) -> anyhow::Result<LoadedBattles> {
         order_by: input.order_by.clone(),
         keep: input.group_by.iter().cloned().collect(),
         skip_self_battles: input.skip_self_battles,
-    };
-    let loaded = read_battles(&source, &options)?;
-    if loaded.self_battles_skipped > 0 {
-        eprintln!(
-            "note: skipped {} rows where a model battles itself",
-            loaded.self_battles_skipped
-        );
     }
+}
+
+fn note_self_battles(skipped: usize) {
+    if skipped > 0 {
+        eprintln!("note: skipped {skipped} rows where a model battles itself");
+    }
+}
+
+/// Reads the battle log the flags name ("-" is standard input).
+pub fn load(input: &LogArgs) -> anyhow::Result<LoadedBattles> {
+    let loaded = read_battles(&input_source(input)?, &read_options(input))?;
+    note_self_battles(loaded.self_battles_skipped);
     Ok(loaded)
+}
+
+/// The covariates the flags ask for.
+fn covariate_request(args: &CovariateArgs) -> CovariateRequest {
+    CovariateRequest {
+        columns: args.covariates.clone(),
+        style_control: args.style_control,
+    }
+}
+
+/// `--covariates` / `--style-control`: Bradley–Terry with covariates.
+fn rank_covariate_log(
+    args: &RankArgs,
+    source: &str,
+    settings: &RankSettings,
+    on_round: &(dyn Fn() + Sync),
+) -> anyhow::Result<RankReport> {
+    if args.input.group_by.is_some() || args.robust {
+        anyhow::bail!("--covariates and --style-control fit one Bradley–Terry board; drop --group-by/--robust");
+    }
+    let log = read_covariate_log(
+        &input_source(&args.input)?,
+        &read_options(&args.input),
+        &covariate_request(&args.covariates),
+    )?;
+    note_self_battles(log.loaded.self_battles_skipped);
+    let model = CovariateBradleyTerry {
+        reg: args.covariates.covariate_penalty,
+        pair_weights: args.covariates.pair_weights,
+        ..CovariateBradleyTerry::default()
+    };
+    Ok(rank_with_covariates(
+        &log.loaded.log,
+        &log.names,
+        &log.columns,
+        &model,
+        source,
+        settings,
+        on_round,
+    )?)
 }
 
 /// Whether the log is read as pair counts: always for a directory or a glob (a
@@ -87,24 +132,14 @@ fn reads_counts(args: &RankArgs) -> bool {
 /// Reads the log (file, directory or glob) the flags name as pair counts.
 fn load_counts(input: &LogArgs) -> anyhow::Result<LoadedCounts> {
     let files = dataset_files(&input.log)?;
+    // Counts keep no order and no columns beside the battles.
     let options = ReadOptions {
-        format: input.input_format,
-        schema: BattleSchema::named(
-            input.model_a_col.clone(),
-            input.model_b_col.clone(),
-            input.winner_col.clone(),
-        ),
-        filters: input.filters.clone(),
-        skip_self_battles: input.skip_self_battles,
-        ..ReadOptions::default()
+        order_by: None,
+        keep: Vec::new(),
+        ..read_options(input)
     };
     let loaded = read_pair_counts(&files, &options)?;
-    if loaded.self_battles_skipped > 0 {
-        eprintln!(
-            "note: skipped {} rows where a model battles itself",
-            loaded.self_battles_skipped
-        );
-    }
+    note_self_battles(loaded.self_battles_skipped);
     Ok(loaded)
 }
 
@@ -239,6 +274,8 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
     let source = args.input.log.display().to_string();
     let report = if args.method == Method::PlackettLuce {
         rank_feedback_table(&args.input, &source, &settings, &|| bar.inc(1))?
+    } else if !covariate_request(&args.covariates).is_empty() {
+        rank_covariate_log(&args, &source, &settings, &|| bar.inc(1))?
     } else if reads_counts(&args) {
         let loaded = load_counts(&args.input)?;
         rank_counts(&loaded.models, &loaded.counts, &source, &settings, &|| {

@@ -15,6 +15,7 @@ mod error;
 mod filter;
 mod format;
 mod matrix;
+mod numeric;
 mod output_dir;
 #[cfg(feature = "parquet")]
 mod parquet_io;
@@ -37,6 +38,7 @@ pub use error::{IoError, Location, RowRef};
 pub use filter::{Filter, FilterOp};
 pub use format::Format;
 pub use matrix::{read_named_matrix, NamedMatrix};
+pub use numeric::numeric_columns;
 pub use output_dir::{FileChecksum, StagedDir, WRITTEN_BY};
 #[cfg(feature = "parquet")]
 pub use parquet_io::{read_record_batches, write_battles_parquet, write_parquet_table, ColumnData};

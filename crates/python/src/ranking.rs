@@ -12,7 +12,10 @@ use verdict::io::{
 };
 use verdict::plackett_luce::rank_rankings;
 use verdict::rank::{rank, rank_counts, Intervals, Method, RankSettings};
-use verdict::ratings::{Bootstrap, BradleyTerry, Elo, PairCounts, Solver, TieModel};
+use verdict::ratings::{
+    Bootstrap, BradleyTerry, CovariateBradleyTerry, Elo, PairCounts, Solver, TieModel,
+};
+use verdict::style::{rank_with_covariates, read_covariate_log, CovariateRequest};
 
 use crate::tables::TableArg;
 use crate::{bad_input, choice};
@@ -20,9 +23,11 @@ use crate::{bad_input, choice};
 /// The leaderboard of `verdict rank --format json` for the same settings (see
 /// `verdict.rank` for each argument). `sandwich` asks for sandwich normal intervals in
 /// place of the bootstrap; `filters` are `COLUMN=VALUE`, `COLUMN!=VALUE` or
-/// `COLUMN~TEXT`; `costs` and `budget` constrain the lottery.
+/// `COLUMN~TEXT`; `costs` and `budget` constrain the lottery; `covariates`,
+/// `style_control`, `covariate_penalty` and `pair_weights` ask for Bradley–Terry with
+/// covariates.
 #[pyfunction]
-#[pyo3(signature = (battles, *, method="bt", model_a=None, model_b=None, winner=None, ties="half", bootstrap=None, ci=0.95, sandwich=false, seed=0, anchor=None, l2=None, filters=Vec::new(), skip_self_battles=false, allow_unobserved=false, rho=0.0, costs=None, budget=None))]
+#[pyo3(signature = (battles, *, method="bt", model_a=None, model_b=None, winner=None, ties="half", bootstrap=None, ci=0.95, sandwich=false, seed=0, anchor=None, l2=None, filters=Vec::new(), skip_self_battles=false, allow_unobserved=false, rho=0.0, costs=None, budget=None, covariates=Vec::new(), style_control=false, covariate_penalty=0.0, pair_weights=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn rank_json(
     py: Python<'_>,
@@ -44,6 +49,10 @@ pub fn rank_json(
     rho: f64,
     costs: Option<Vec<(String, f64)>>,
     budget: Option<f64>,
+    covariates: Vec<String>,
+    style_control: bool,
+    covariate_penalty: f64,
+    pair_weights: Option<f64>,
 ) -> PyResult<String> {
     let filters = filters
         .iter()
@@ -87,9 +96,20 @@ pub fn rank_json(
     // Plackett–Luce reads rankings: the feedback table's menu, modality and response.
     // Bradley–Terry and the lottery read pair counts, so they also take a counts table
     // and stream a Parquet file; Elo and `all` read the log itself.
+    let request = CovariateRequest {
+        columns: covariates,
+        style_control,
+    };
+    let model = CovariateBradleyTerry {
+        reg: covariate_penalty,
+        pair_weights,
+        ..CovariateBradleyTerry::default()
+    };
+    let with_covariates = !request.is_empty();
     let rankings = settings.method == Method::PlackettLuce;
-    let counts = matches!(settings.method, Method::BradleyTerry | Method::Lottery);
-    let wanted = match (rankings, counts) {
+    let counts =
+        matches!(settings.method, Method::BradleyTerry | Method::Lottery) && !with_covariates;
+    let wanted = match (rankings || with_covariates, counts) {
         (true, _) => None,
         (false, true) => Some(pair_count_columns(&options)),
         (false, false) => Some(battle_columns(&options)),
@@ -100,6 +120,17 @@ pub fn rank_json(
         let report = if rankings {
             let loaded = read_rankings(&source, None).map_err(|e| e.to_string())?;
             rank_rankings(&loaded.models, loaded.rankings, &label, &settings, &|| {})
+        } else if with_covariates {
+            let log = read_covariate_log(&source, &options, &request).map_err(|e| e.to_string())?;
+            rank_with_covariates(
+                &log.loaded.log,
+                &log.names,
+                &log.columns,
+                &model,
+                &label,
+                &settings,
+                &|| {},
+            )
         } else if counts {
             let loaded = read_pair_counts(&[DatasetFile::single(source)], &options)
                 .map_err(|e| e.to_string())?;

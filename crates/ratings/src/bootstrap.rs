@@ -135,7 +135,7 @@ impl FromIterator<Replicate> for BootstrapDraws {
 /// The penalty a replicate carries: the full fit's, or — when the full fit needed
 /// none — what `recheck` finds for the replicate (the fallback prior where its MLE
 /// does not exist); with whether that newly brought the prior.
-fn replicate_penalty(
+pub(crate) fn replicate_penalty(
     full: &Regularization,
     recheck: impl FnOnce() -> Regularization,
 ) -> (Regularization, bool) {
@@ -148,7 +148,7 @@ fn replicate_penalty(
     (regularization, used_prior)
 }
 
-fn round_rng(seed: u64, round: usize) -> ChaCha8Rng {
+pub(crate) fn round_rng(seed: u64, round: usize) -> ChaCha8Rng {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(round as u64);
     rng

@@ -65,6 +65,11 @@ pub struct Standing {
     /// probability (maximal lottery with bootstrap only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub support_share: Option<f64>,
+    /// Rank on the plain Bradley–Terry board minus rank on this one: how many places
+    /// the model gains (positive) or loses once the covariates are controlled for
+    /// (Bradley–Terry with covariates only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank_change: Option<i64>,
 }
 
 /// What a leaderboard's scores are.
@@ -130,6 +135,7 @@ impl Leaderboard {
                     probability: None,
                     exploitability: None,
                     support_share: None,
+                    rank_change: None,
                 }
             })
             .collect();

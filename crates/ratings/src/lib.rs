@@ -11,6 +11,7 @@
 mod binomial;
 mod bootstrap;
 mod bradley_terry;
+mod covariate_bt;
 mod elo;
 mod error;
 mod existence;
@@ -27,6 +28,10 @@ pub use bootstrap::{
 };
 pub use bradley_terry::{
     mm_iterates, BradleyTerry, BtFit, FitStatus, Regularization, Solver, DEFAULT_PRIOR_L2,
+};
+pub use covariate_bt::{
+    CovariateBattles, CovariateBradleyTerry, CovariateDraws, CovariateFit, CovariateVariances,
+    DEFAULT_COVARIATE_TOLERANCE, DEFAULT_MIN_PAIR_COUNT,
 };
 pub use elo::{shuffled_order, Elo, EloRun};
 pub use error::RatingsError;

@@ -16,6 +16,22 @@ const RESOLUTION: f64 = 1e-13;
 /// Halvings tried by the line search before a step is taken anyway.
 const MAX_HALVINGS: usize = 60;
 
+/// Refuses a stopping tolerance that is not positive and finite, and a zero iteration
+/// cap.
+pub(crate) fn check_stopping(tol: f64, max_iter: usize) -> Result<(), crate::RatingsError> {
+    if !(tol.is_finite() && tol > 0.0) {
+        return Err(crate::RatingsError::setting(
+            "tol",
+            tol,
+            "a positive number",
+        ));
+    }
+    if max_iter == 0 {
+        return Err(crate::RatingsError::setting("max_iter", 0, "at least 1"));
+    }
+    Ok(())
+}
+
 /// Value, gradient and (optionally) Hessian of the objective at one point.
 pub(crate) struct Evaluation {
     pub value: f64,

@@ -193,12 +193,7 @@ impl PlackettLuce {
     /// [`RatingsError::Setting`] for a tolerance that is not positive, a zero cap, a
     /// negative or non-finite `l2`.
     pub fn validate(&self) -> Result<(), RatingsError> {
-        if !(self.tol.is_finite() && self.tol > 0.0) {
-            return Err(RatingsError::setting("tol", self.tol, "a positive number"));
-        }
-        if self.max_iter == 0 {
-            return Err(RatingsError::setting("max_iter", 0, "at least 1"));
-        }
+        crate::newton::check_stopping(self.tol, self.max_iter)?;
         if let Some(l2) = self.l2 {
             if !(l2.is_finite() && l2 >= 0.0) {
                 return Err(RatingsError::setting("l2", l2, "a non-negative number"));

@@ -50,5 +50,7 @@ pub use log::log_summary;
 pub use nasheval::{fit_notes, fit_summary, floor_text, predictions_csv, predictions_json};
 #[cfg(feature = "plots")]
 pub use plot::plot_leaderboard;
-pub use rank::{FitSummary, LotterySummary, Matrices, RankOutput, RankReport, RobustSummary};
+pub use rank::{
+    Coefficient, FitSummary, LotterySummary, Matrices, RankOutput, RankReport, RobustSummary,
+};
 pub use table::{render_csv, render_table, TextTable};

@@ -109,8 +109,30 @@ pub struct RankOutput {
     pub battles: usize,
     /// The input file.
     pub source: String,
+    /// The covariates' coefficients (Bradley–Terry with covariates only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coefficients: Option<Vec<Coefficient>>,
     /// Warnings and remarks a reader must see (prior used, unconverged rounds, ...).
     pub notes: Vec<String>,
+}
+
+/// One covariate's coefficient in a Bradley–Terry model with covariates: the change
+/// in the log-odds that `model_a` wins per standard deviation of the covariate (per
+/// unit when not standardized).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Coefficient {
+    /// The covariate.
+    pub name: String,
+    /// The estimate.
+    pub estimate: f64,
+    /// Lower interval bound.
+    pub ci_low: Option<f64>,
+    /// Upper interval bound.
+    pub ci_high: Option<f64>,
+    /// The covariate's mean over the battles, subtracted before the fit.
+    pub mean: f64,
+    /// The covariate's standard deviation, the unit of the estimate.
+    pub sd: f64,
 }
 
 /// What `verdict rank` prints: one leaderboard, or several side by side.

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use verdict_ratings::{FitStatus, IntervalMethod, Leaderboard, PointEstimate, Regularization};
 
-use crate::{Matrices, RankOutput, RankReport, ReportError};
+use crate::{Coefficient, Matrices, RankOutput, RankReport, ReportError};
 
 /// A plain aligned table: a header and rows of cells; numeric-looking cells are
 /// right-aligned, text left-aligned.
@@ -71,6 +71,7 @@ fn method_title(method: &str) -> &str {
         "bradley-terry" => "Bradley–Terry",
         "elo" => "Elo",
         "maximal-lottery" => "Maximal lottery",
+        "bradley-terry-covariates" => "Bradley–Terry with covariates",
         "plackett-luce" => "Plackett–Luce",
         other => other,
     }
@@ -227,23 +228,60 @@ fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) -> TextTable 
         }
         return table;
     }
-    let mut table = TextTable::new([
-        "rank", "rank_ub", "model", "score", &ci_title, "wins", "losses", "ties", "battles",
-    ]);
+    // A board with covariates shows how far each model moved against the plain one.
+    let moved = board.models.iter().any(|s| s.rank_change.is_some());
+    let mut header = vec!["rank", "rank_ub", "model", "score", &ci_title];
+    if moved {
+        header.push("vs plain");
+    }
+    header.extend(["wins", "losses", "ties", "battles"]);
+    let mut table = TextTable::new(header);
     for s in &board.models {
-        table.push(vec![
+        let mut row = vec![
             s.rank.to_string(),
             optional(s.rank_ub),
             s.name.clone(),
             score_cell(&board.method, s.score),
             interval_cell(&board.method, s.ci_low, s.ci_high),
+        ];
+        if moved {
+            row.push(match s.rank_change {
+                None => "-".into(),
+                Some(0) => "0".into(),
+                Some(c) => format!("{c:+}"),
+            });
+        }
+        row.extend([
             s.wins.to_string(),
             s.losses.to_string(),
             s.ties.to_string(),
             s.battles.to_string(),
         ]);
+        table.push(row);
     }
     table
+}
+
+/// The covariates' coefficients with their intervals and the scale they are per.
+fn coefficient_table(coefficients: &[Coefficient]) -> String {
+    let mut table = TextTable::new(["covariate", "coefficient", "CI", "mean", "sd"]);
+    for c in coefficients {
+        let interval = match (c.ci_low, c.ci_high) {
+            (Some(l), Some(h)) => format!("[{l:.4}, {h:.4}]"),
+            _ => "-".into(),
+        };
+        table.push(vec![
+            c.name.clone(),
+            format!("{:.4}", c.estimate),
+            interval,
+            format!("{:.4}", c.mean),
+            format!("{:.4}", c.sd),
+        ]);
+    }
+    format!(
+        "Covariates (log-odds that model_a wins, per standard deviation of the covariate):\n{}",
+        table.render()
+    )
 }
 
 fn matrix_table(title: &str, names: &[String], values: &[Vec<f64>], decimals: usize) -> String {
@@ -294,6 +332,10 @@ fn render_output(output: &RankOutput) -> String {
     let mut out = describe_output(output);
     out.push_str("\n\n");
     out.push_str(&leaderboard_table(board, board.interval.as_ref().map(|i| i.confidence)).render());
+    if let Some(coefficients) = &output.coefficients {
+        out.push('\n');
+        out.push_str(&coefficient_table(coefficients));
+    }
     if let Some(matrices) = &output.matrices {
         out.push('\n');
         out.push_str(&render_matrices(matrices));

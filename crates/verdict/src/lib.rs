@@ -57,6 +57,7 @@ pub mod plackett_luce;
 pub mod rank;
 #[cfg(feature = "nasheval")]
 pub mod simulation;
+pub mod style;
 pub mod tutorial;
 
 pub use error::VerdictError;

@@ -108,6 +108,7 @@ pub fn rank_rankings(
         fit: None,
         lottery: None,
         matrices: None,
+        coefficients: None,
         battles: rankings.len(),
         source: source.to_owned(),
         notes,

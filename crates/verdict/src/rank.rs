@@ -407,26 +407,27 @@ impl Context<'_> {
 
 /// A method's pairwise matrix for `--matrix`.
 #[derive(Clone, Copy)]
-enum Pairwise<'a> {
+pub(crate) enum Pairwise<'a> {
     /// Predicted P(row beats column).
     WinProbability(&'a dyn Fn(usize, usize) -> f64),
     /// Margins `A_jk` (the lottery's payoff matrix).
     Margin(&'a dyn Fn(usize, usize) -> f64),
 }
 
-struct Context<'a> {
+/// What every leaderboard of one input shares.
+pub(crate) struct Context<'a> {
     /// The models, numbered as in `counts` (and `log`).
-    models: &'a Interner,
+    pub models: &'a Interner,
     /// The battles themselves, when the input was a log (Elo and the robust lottery
     /// need them); `None` for counts.
-    log: Option<&'a BattleLog>,
+    pub log: Option<&'a BattleLog>,
     /// Number of battles.
-    battles: usize,
-    counts: &'a PairCounts,
-    source: &'a str,
-    settings: &'a RankSettings,
-    anchor: Option<(usize, f64)>,
-    groups: Option<&'a BattleGroups>,
+    pub battles: usize,
+    pub counts: &'a PairCounts,
+    pub source: &'a str,
+    pub settings: &'a RankSettings,
+    pub anchor: Option<(usize, f64)>,
+    pub groups: Option<&'a BattleGroups>,
 }
 
 impl Context<'_> {
@@ -458,7 +459,7 @@ impl Context<'_> {
     /// Sorts `scores` into a leaderboard and wraps it with the matrices (`pairwise`:
     /// the method's predicted win probabilities, or the lottery's margins), the fit
     /// and the notes.
-    fn finish(
+    pub(crate) fn finish(
         &self,
         method: &str,
         scores: &[f64],
@@ -490,6 +491,7 @@ impl Context<'_> {
             fit,
             lottery: None,
             matrices,
+            coefficients: None,
             battles: self.battles,
             source: self.source.to_owned(),
             notes,
@@ -544,16 +546,22 @@ impl Context<'_> {
         })
     }
 
+    /// The LMArena scale of a strength model's scores: mean `mean_rating`, or the
+    /// anchor pinned.
+    pub(crate) fn rating_scale(&self) -> EloScale {
+        EloScale {
+            center: match self.anchor {
+                Some((model, rating)) => Center::Anchor { model, rating },
+                None => Center::Mean(self.settings.mean_rating),
+            },
+            ..EloScale::default()
+        }
+    }
+
     fn bradley_terry(&self, on_round: &(dyn Fn() + Sync)) -> Result<RankOutput, VerdictError> {
         let settings = self.settings;
         let fit = settings.bradley_terry.fit(self.counts)?;
-        let scale = EloScale {
-            center: match self.anchor {
-                Some((model, rating)) => Center::Anchor { model, rating },
-                None => Center::Mean(settings.mean_rating),
-            },
-            ..EloScale::default()
-        };
+        let scale = self.rating_scale();
         let scores = scale.scores(&fit.beta);
         let mut notes = fit_notes(&fit, self.models.names());
         let intervals = match &settings.intervals {
