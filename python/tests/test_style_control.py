@@ -52,3 +52,23 @@ def test_a_frame_with_dict_counts_gives_the_command_lines_board() -> None:
     golden = _arena_rank("arena_rank_defaults")
     for c in penalized["coefficients"]:
         assert abs(c["estimate"] - golden[c["name"]]) < 1e-6
+
+
+def test_conv_metadata_structs_as_lmarena_publishes_them() -> None:
+    # LMArena's Parquet dumps nest the per-side counts in a `conv_metadata` struct,
+    # markdown counts as structs per kind; pyarrow makes the same of nested dicts.
+    flat = pd.read_csv(LOG)
+    counts = ["sum_assistant_a_tokens", "sum_assistant_b_tokens", "list_count_a", "list_count_b"]
+    split = ["header_count_a", "header_count_b", "bold_count_a", "bold_count_b"]
+    nested = flat[["model_a", "model_b", "winner"]].copy()
+    nested["conv_metadata"] = [
+        {
+            **{c: int(row[c]) for c in counts},
+            **{c: {"h1": int(row[c]) // 2, "h2": int(row[c]) - int(row[c]) // 2} for c in split},
+        }
+        for _, row in flat.iterrows()
+    ]
+    settings = dict(style_control=True, ci="sandwich", as_frame=False)
+    from_nested = verdict.rank(nested, **settings)
+    from_flat = verdict.rank(flat, **settings)
+    assert _numbers(from_nested) == _numbers(from_flat)

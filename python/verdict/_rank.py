@@ -89,8 +89,10 @@ def rank(
     numeric columns, one value per battle signed from ``model_a``'s side;
     ``style_control=True`` builds LMArena's style features from the per-side columns
     present (``sum_assistant_a_tokens``/``sum_assistant_b_tokens``,
-    ``header_count_a``/``_b``, ``list_count_a``/``_b``, ``bold_count_a``/``_b``; numbers or
-    dicts of counts, summed) as ``(a - b) / (a + b + 1)``. Covariates are standardized;
+    ``header_count_a``/``_b``, ``list_count_a``/``_b``, ``bold_count_a``/``_b``, as columns
+    or inside LMArena's ``conv_metadata`` dicts/structs; numbers or dicts of counts,
+    summed) as ``(a - b) / (a + b + 1)``; ``"outer.field"`` in ``covariates`` reads a
+    field of a nested column. Covariates are standardized;
     ``score`` is the model's rating with every covariate at its mean, ``rank_change`` its
     places gained against the plain board, and the report's ``coefficients`` the
     log-odds per standard deviation with their intervals. ``covariate_penalty`` is

@@ -352,13 +352,14 @@ pub struct RankArgs {
 #[derive(Debug, Clone, Args)]
 pub struct CovariateArgs {
     /// Control for these numeric columns, one value per battle, signed from model_a's
-    /// side (e.g. a length difference); standardized before the fit.
+    /// side (e.g. a length difference); standardized before the fit. `outer.field`
+    /// reads a field of a nested (JSON object or struct) column.
     #[arg(long, value_delimiter = ',', value_name = "COL,...")]
     pub covariates: Vec<String>,
-    /// Control for LMArena's style features, built from the per-side columns present:
-    /// sum_assistant_{a,b}_tokens, header_count_{a,b}, list_count_{a,b},
-    /// bold_count_{a,b} (numbers, or JSON objects of counts that are summed), each as
-    /// (a − b)/(a + b + 1).
+    /// Control for LMArena's style features, built from the per-side counts present,
+    /// as columns or fields of conv_metadata: sum_assistant_{a,b}_tokens,
+    /// header_count_{a,b}, list_count_{a,b}, bold_count_{a,b} (numbers, or objects of
+    /// counts that are summed), each as (a − b)/(a + b + 1).
     #[arg(long)]
     pub style_control: bool,
     /// L2 penalty reg/2·‖θ‖² on the covariates' coefficients over the mean log-loss

@@ -93,6 +93,13 @@ fn rank_covariate_log(
     if args.input.group_by.is_some() || args.robust {
         anyhow::bail!("--covariates and --style-control fit one Bradley–Terry board; drop --group-by/--robust");
     }
+    let path = &args.input.log;
+    if !path.is_file() && path != Path::new("-") {
+        anyhow::bail!(
+            "{}: --covariates and --style-control read one file (every battle with its covariates); a directory or glob is read as pair counts, which keep none",
+            path.display()
+        );
+    }
     let log = read_covariate_log(
         &input_source(&args.input)?,
         &read_options(&args.input),

@@ -33,6 +33,63 @@ fn demo_prints_the_tutorial_figures() {
     }
 }
 
+/// `--style-control` on a log with the per-side columns: the board with each model's
+/// rank change and the coefficients with intervals; bad requests exit 2 naming why.
+#[test]
+fn style_control_board_and_its_refusals() {
+    let log =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/style_control_log.csv");
+    let log = log.to_str().unwrap();
+    let report = json(&[
+        "rank",
+        log,
+        "--style-control",
+        "--ci",
+        "sandwich",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(report["method"], "bradley-terry-covariates");
+    let coefficients = report["coefficients"].as_array().unwrap();
+    let names: Vec<&str> = coefficients
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["length", "headers", "lists", "bold"]);
+    for c in coefficients {
+        assert!(c["ci_low"].as_f64().unwrap() < c["estimate"].as_f64().unwrap());
+    }
+    let moved: i64 = report["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["rank_change"].as_i64().unwrap())
+        .sum();
+    assert_eq!(moved, 0);
+    let table = stdout(&verdict(&[
+        "rank",
+        log,
+        "--covariates",
+        "sum_assistant_a_tokens",
+        "--bootstrap",
+        "20",
+    ]));
+    assert!(
+        table.contains("vs plain") && table.contains("sum_assistant_a_tokens"),
+        "{table}"
+    );
+    let error = failure(&["rank", log, "--style-control", "--method", "elo"]);
+    assert!(error.contains("Bradley–Terry method only"), "{error}");
+    let error = failure(&["rank", log, "--covariates", "no_such_column"]);
+    assert!(error.contains("no_such_column"), "{error}");
+    let tutorial = examples().join("tutorial-arena.csv");
+    let error = failure(&["rank", tutorial.to_str().unwrap(), "--style-control"]);
+    assert!(error.contains("sum_assistant_a_tokens"), "{error}");
+    let dir = tempfile::tempdir().unwrap();
+    let error = failure(&["rank", dir.path().to_str().unwrap(), "--style-control"]);
+    assert!(error.contains("read one file"), "{error}");
+}
+
 /// The JSON schema scripts rely on: models sorted by score with every field.
 #[test]
 fn rank_json_has_the_documented_schema() {

@@ -38,7 +38,7 @@ pub use error::{IoError, Location, RowRef};
 pub use filter::{Filter, FilterOp};
 pub use format::Format;
 pub use matrix::{read_named_matrix, NamedMatrix};
-pub use numeric::numeric_columns;
+pub use numeric::{has_path, numeric_columns, path_column};
 pub use output_dir::{FileChecksum, StagedDir, WRITTEN_BY};
 #[cfg(feature = "parquet")]
 pub use parquet_io::{read_record_batches, write_battles_parquet, write_parquet_table, ColumnData};

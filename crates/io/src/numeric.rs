@@ -2,30 +2,40 @@
 
 use crate::{IoError, Table};
 
-/// The values of columns `names` of `table` as numbers, one vector per column. A cell
-/// is a number, or a JSON object of numbers, which counts as their sum: LMArena's
-/// battle dumps store markdown counts per kind (`{"h1": 0, "h2": 3, ...}`) and its
-/// style features add them up.
+/// The values of `paths` in `table` as numbers, one vector per path. A path is a
+/// column, or `outer.field` — field `field` of the JSON objects in column `outer`, for
+/// nested metadata such as the `conv_metadata` of LMArena's battle dumps — when no
+/// column has the dotted name. A value is a number, or a JSON object of numbers, which
+/// counts as their sum: LMArena's dumps store markdown counts per kind (`{"h1": 0,
+/// "h2": 3, ...}`) and its style features add them up.
 ///
 /// # Errors
 /// [`IoError::MissingColumn`] for a column that is not there; [`IoError::Invalid`]
 /// naming the row and column of a missing value or one that is not a finite number.
-pub fn numeric_columns(table: &Table, names: &[String]) -> Result<Vec<Vec<f64>>, IoError> {
-    names
+pub fn numeric_columns(table: &Table, paths: &[String]) -> Result<Vec<Vec<f64>>, IoError> {
+    paths
         .iter()
-        .map(|name| {
+        .map(|path| {
+            let (name, field) = split_path(table, path);
             crate::battles::require_column(table, name)?;
             let column = table.column(name).expect("checked above");
             // Each distinct text is parsed once.
-            let parsed: Vec<Option<f64>> =
-                column.dictionary().iter().map(|text| number(text)).collect();
+            let parsed: Vec<Option<f64>> = column
+                .dictionary()
+                .iter()
+                .map(|text| match field {
+                    None => number(text),
+                    Some(field) => object_field(text, field).and_then(|v| value_number(&v)),
+                })
+                .collect();
             (0..table.rows())
                 .map(|row| {
                     column.code(row).and_then(|code| parsed[code]).ok_or_else(|| {
+                        let what = field.map_or_else(String::new, |f| format!(" field {f:?} of"));
                         IoError::invalid(
                             table.location(row, Some(name)),
                             format!(
-                                "expected a finite number (or a JSON object of numbers), found {:?}; fix the value or filter the row out",
+                                "expected{what} a finite number (or a JSON object of numbers), found {:?}; fix the value or filter the row out",
                                 column.value(row).unwrap_or("")
                             ),
                         )
@@ -36,20 +46,60 @@ pub fn numeric_columns(table: &Table, names: &[String]) -> Result<Vec<Vec<f64>>,
         .collect()
 }
 
+/// The column a numeric path reads: the column of that name if there is one, else the
+/// part before the first dot.
+pub fn path_column<'p>(table: &Table, path: &'p str) -> &'p str {
+    split_path(table, path).0
+}
+
+/// Whether `path` names a column, or a field present in the first non-empty JSON
+/// object of its outer column.
+pub fn has_path(table: &Table, path: &str) -> bool {
+    match split_path(table, path) {
+        (name, None) => table.column(name).is_some(),
+        (name, Some(field)) => table.column(name).is_some_and(|column| {
+            (0..table.rows())
+                .find_map(|row| column.value(row))
+                .and_then(|text| object_field(text, field))
+                .is_some()
+        }),
+    }
+}
+
+fn split_path<'p>(table: &Table, path: &'p str) -> (&'p str, Option<&'p str>) {
+    match path.split_once('.') {
+        Some((outer, field)) if table.column(path).is_none() => (outer, Some(field)),
+        _ => (path, None),
+    }
+}
+
+/// Field `field` of the JSON object `text`.
+fn object_field(text: &str, field: &str) -> Option<serde_json::Value> {
+    match serde_json::from_str(text).ok()? {
+        serde_json::Value::Object(mut fields) => fields.remove(field),
+        _ => None,
+    }
+}
+
+/// A finite JSON number, or the sum of an object's values when all are numbers.
+fn value_number(value: &serde_json::Value) -> Option<f64> {
+    let sum = match value {
+        serde_json::Value::Object(fields) => fields
+            .values()
+            .map(serde_json::Value::as_f64)
+            .sum::<Option<f64>>()?,
+        other => other.as_f64()?,
+    };
+    sum.is_finite().then_some(sum)
+}
+
 /// A finite number, or the sum of a JSON object's values when all are numbers.
 fn number(text: &str) -> Option<f64> {
     let text = text.trim();
-    if let Ok(value) = text.parse::<f64>() {
-        return value.is_finite().then_some(value);
+    match text.parse::<f64>() {
+        Ok(value) => value.is_finite().then_some(value),
+        Err(_) => value_number(&serde_json::from_str(text).ok()?),
     }
-    let serde_json::Value::Object(fields) = serde_json::from_str(text).ok()? else {
-        return None;
-    };
-    let sum = fields
-        .values()
-        .map(serde_json::Value::as_f64)
-        .sum::<Option<f64>>()?;
-    sum.is_finite().then_some(sum)
 }
 
 #[cfg(test)]
@@ -70,6 +120,25 @@ mod tests {
         let t = table("x,y\n1.5,\"{\"\"h1\"\": 2, \"\"h2\"\": 3}\"\n-2,7\n");
         let columns = numeric_columns(&t, &["x".into(), "y".into()]).unwrap();
         assert_eq!(columns, vec![vec![1.5, -2.0], vec![5.0, 7.0]]);
+    }
+
+    #[test]
+    fn fields_of_nested_objects_by_dotted_path() {
+        let t = table(
+            "m,conv.x\n\"{\"\"a\"\": 2, \"\"h\"\": {\"\"h1\"\": 1, \"\"h2\"\": 4}}\",9\n\"{\"\"a\"\": 3, \"\"h\"\": {}}\",8\n",
+        );
+        let paths = ["m.a".to_owned(), "m.h".to_owned(), "conv.x".to_owned()];
+        let columns = numeric_columns(&t, &paths).unwrap();
+        assert_eq!(
+            columns,
+            vec![vec![2.0, 3.0], vec![5.0, 0.0], vec![9.0, 8.0]]
+        );
+        assert!(has_path(&t, "m.a") && !has_path(&t, "m.b") && has_path(&t, "conv.x"));
+        assert_eq!(path_column(&t, "m.a"), "m");
+        let error = numeric_columns(&t, &["m.b".to_owned()])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("field \"b\""), "{error}");
     }
 
     #[test]

@@ -302,7 +302,17 @@ fn for_each_text(array: &dyn Array, mut visit: impl FnMut(Option<&str>)) -> Resu
                 ));
             }
         }
-        DataType::Struct(_) | DataType::Map(_, _) => {
+        // A struct (LMArena's `conv_metadata`) reads as its JSON object text, the same
+        // as a JSON Lines object, so dotted paths reach its fields.
+        DataType::Struct(_) => {
+            for value in json_values(array)? {
+                match value {
+                    serde_json::Value::Null => visit(None),
+                    object => visit(Some(&object.to_string())),
+                }
+            }
+        }
+        DataType::Map(_, _) => {
             return Err(format!(
                 "nested type {} is not supported here; flatten the column",
                 array.data_type()
@@ -325,6 +335,50 @@ fn for_each_text(array: &dyn Array, mut visit: impl FnMut(Option<&str>)) -> Resu
         }
     }
     Ok(())
+}
+
+/// The JSON value of each row of `array`: structs as objects (recursively), numbers
+/// as numbers, booleans as booleans, anything else as its display text; null as null.
+fn json_values(array: &dyn Array) -> Result<Vec<serde_json::Value>, String> {
+    use serde_json::Value;
+    if let DataType::Struct(fields) = array.data_type() {
+        let structs = array.as_struct();
+        let children: Vec<Vec<Value>> = structs
+            .columns()
+            .iter()
+            .map(|child| json_values(child.as_ref()))
+            .collect::<Result<_, _>>()?;
+        return Ok((0..array.len())
+            .map(|row| {
+                if array.is_null(row) {
+                    return Value::Null;
+                }
+                let object = fields
+                    .iter()
+                    .zip(&children)
+                    .map(|(field, values)| (field.name().clone(), values[row].clone()))
+                    .collect();
+                Value::Object(object)
+            })
+            .collect());
+    }
+    let mut values = Vec::with_capacity(array.len());
+    let numeric = array.data_type().is_numeric();
+    let boolean = array.data_type() == &DataType::Boolean;
+    let mut push = |text: Option<&str>| {
+        values.push(match text {
+            None => Value::Null,
+            Some(t) if numeric => t
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+                .map_or_else(|| Value::String(t.to_owned()), Value::Number),
+            Some(t) if boolean => Value::Bool(t == "true"),
+            Some(t) => Value::String(t.to_owned()),
+        })
+    };
+    for_each_text(array, &mut push)?;
+    Ok(values)
 }
 
 /// Writes a battle log as Parquet with the LMArena columns `model_a`, `model_b`,

@@ -8,7 +8,9 @@
 
 use statrs::distribution::{ContinuousCDF, Normal};
 use verdict_feedback::BattleLog;
-use verdict_io::{battle_columns, battles_from_table, numeric_columns, read_table};
+use verdict_io::{
+    battle_columns, battles_from_table, has_path, numeric_columns, path_column, read_table,
+};
 use verdict_io::{LoadedBattles, ReadOptions, Source};
 use verdict_ratings::{
     BootstrapDraws, CovariateBattles, CovariateBradleyTerry, CovariateFit, FitStatus,
@@ -34,7 +36,8 @@ pub struct StyleFeature {
 }
 
 /// LMArena's style features (FastChat `STYLE_CONTROL_ELEMENTS_V1`), in its order: the
-/// per-side columns of its published battle dumps (`conv_metadata`, flattened).
+/// per-side counts of its published battle dumps, read as flat columns or as fields of
+/// their `conv_metadata` objects.
 pub const STYLE_FEATURES: [StyleFeature; 4] = [
     StyleFeature {
         name: "length",
@@ -65,6 +68,40 @@ pub fn normalized_difference(a: &[f64], b: &[f64]) -> Vec<f64> {
         .zip(b)
         .map(|(x, y)| (x - y) / (x + y + 1.0))
         .collect()
+}
+
+/// The column of LMArena's dumps that nests the per-side style counts.
+pub const STYLE_METADATA: &str = "conv_metadata";
+
+/// The style features `table` holds, each with the paths of its two per-side counts:
+/// flat columns, or fields of [`STYLE_METADATA`]'s JSON objects.
+fn style_paths(
+    table: &verdict_io::Table,
+) -> Result<Vec<(&'static str, String, String)>, VerdictError> {
+    let mut found = Vec::new();
+    for feature in STYLE_FEATURES {
+        let flat = (feature.column_a.to_owned(), feature.column_b.to_owned());
+        let nested = (
+            format!("{STYLE_METADATA}.{}", feature.column_a),
+            format!("{STYLE_METADATA}.{}", feature.column_b),
+        );
+        let present = |(a, b): &(String, String)| has_path(table, a) && has_path(table, b);
+        if let Some((a, b)) = [flat, nested].into_iter().find(present) {
+            found.push((feature.name, a, b));
+        }
+    }
+    if found.is_empty() {
+        let expected: Vec<String> = STYLE_FEATURES
+            .iter()
+            .map(|f| format!("{}/{}", f.column_a, f.column_b))
+            .collect();
+        return Err(VerdictError::Settings(format!(
+            "{}: style control needs per-side counts of LMArena's battle dumps ({}), as columns or as fields of {STYLE_METADATA}, and none are there; name your own covariates with `covariates`",
+            table.file(),
+            expected.join(", ")
+        )));
+    }
+    Ok(found)
 }
 
 /// Which covariates a leaderboard controls for.
@@ -108,6 +145,7 @@ pub fn read_covariate_log(
     let mut wanted = battle_columns(options);
     wanted.extend(request.columns.iter().cloned());
     if request.style_control {
+        wanted.push(STYLE_METADATA.to_owned());
         wanted.extend(
             STYLE_FEATURES
                 .iter()
@@ -115,47 +153,34 @@ pub fn read_covariate_log(
         );
     }
     let table = read_table(source, options.format, Some(&wanted))?;
-    let style: Vec<StyleFeature> = if request.style_control {
-        let present = |name: &str| table.column(name).is_some();
-        let found: Vec<StyleFeature> = STYLE_FEATURES
-            .into_iter()
-            .filter(|f| present(f.column_a) && present(f.column_b))
-            .collect();
-        if found.is_empty() {
-            let expected: Vec<String> = STYLE_FEATURES
-                .iter()
-                .map(|f| format!("{}/{}", f.column_a, f.column_b))
-                .collect();
-            return Err(VerdictError::Settings(format!(
-                "{}: style control needs per-side columns of LMArena's battle dumps ({}), and none are there; name your own covariates with `covariates`",
-                table.file(),
-                expected.join(", ")
-            )));
-        }
-        found
+    let style = if request.style_control {
+        style_paths(&table)?
     } else {
         Vec::new()
     };
-    let mut keep = request.columns.clone();
-    keep.extend(
-        style
-            .iter()
-            .flat_map(|f| [f.column_a.to_owned(), f.column_b.to_owned()]),
-    );
+    let mut paths = request.columns.clone();
+    for (_, a, b) in &style {
+        paths.extend([a.clone(), b.clone()]);
+    }
     let mut options = options.clone();
-    options.keep.extend(keep.iter().cloned());
+    for path in &paths {
+        let column = path_column(&table, path).to_owned();
+        if !options.keep.contains(&column) {
+            options.keep.push(column);
+        }
+    }
     let loaded = battles_from_table(&table, &options)?;
-    let mut values = numeric_columns(&loaded.metadata, &keep)?.into_iter();
+    let mut values = numeric_columns(&loaded.metadata, &paths)?.into_iter();
     let mut names = Vec::new();
     let mut columns = Vec::new();
     for name in &request.columns {
         names.push(name.clone());
         columns.push(values.next().expect("one column per name"));
     }
-    for feature in &style {
+    for (name, _, _) in &style {
         let (a, b) = (values.next(), values.next());
         let (a, b) = (a.expect("column a"), b.expect("column b"));
-        names.push(feature.name.to_owned());
+        names.push((*name).to_owned());
         columns.push(normalized_difference(&a, &b));
     }
     Ok(CovariateLog {

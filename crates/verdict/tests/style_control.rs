@@ -273,3 +273,51 @@ fn covariates_are_refused_where_they_do_not_apply() {
         "{error}"
     );
 }
+
+#[test]
+fn style_counts_nested_in_conv_metadata_read_as_the_flat_columns() {
+    // LMArena's dumps keep the per-side counts inside `conv_metadata`, the markdown
+    // counts as objects per kind; the same battles written that way give the same
+    // covariates.
+    let flat = style_log();
+    let text = std::fs::read_to_string(golden("style_control_log.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let mut jsonl = String::new();
+    for line in lines {
+        let cells: Vec<&str> = line.split(',').collect();
+        let value = |name: &str| cells[header.iter().position(|h| *h == name).unwrap()];
+        let count = |name: &str| value(name).parse::<u64>().unwrap();
+        let split = |name: &str| {
+            let n = count(name);
+            format!("{{\"h1\": {}, \"h2\": {}}}", n / 2, n - n / 2)
+        };
+        jsonl.push_str(&format!(
+            "{{\"model_a\": \"{}\", \"model_b\": \"{}\", \"winner\": \"{}\", \"conv_metadata\": {{\"sum_assistant_a_tokens\": {}, \"sum_assistant_b_tokens\": {}, \"header_count_a\": {}, \"header_count_b\": {}, \"list_count_a\": {}, \"list_count_b\": {}, \"bold_count_a\": {}, \"bold_count_b\": {}}}}}\n",
+            value("model_a"),
+            value("model_b"),
+            value("winner"),
+            count("sum_assistant_a_tokens"),
+            count("sum_assistant_b_tokens"),
+            split("header_count_a"),
+            split("header_count_b"),
+            count("list_count_a"),
+            count("list_count_b"),
+            split("bold_count_a"),
+            split("bold_count_b"),
+        ));
+    }
+    let source = Source::Bytes {
+        label: "dump.jsonl".into(),
+        data: jsonl.into_bytes(),
+    };
+    let request = CovariateRequest {
+        columns: Vec::new(),
+        style_control: true,
+    };
+    let nested = read_covariate_log(&source, &ReadOptions::default(), &request).unwrap();
+    assert_eq!(nested.names, flat.names);
+    assert_eq!(nested.columns, flat.columns);
+    let battles = |log: &CovariateLog| log.loaded.log.iter().collect::<Vec<_>>();
+    assert_eq!(battles(&nested), battles(&flat));
+}
