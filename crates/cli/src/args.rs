@@ -343,6 +343,10 @@ pub struct RankArgs {
     /// Write the output to FILE instead of standard output (atomically).
     #[arg(long, short, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Write the result as one self-contained HTML page (inline SVG figures: scores
+    /// with intervals, and with --matrix the win-probability and win heatmaps).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     /// Draw the leaderboard with its intervals (.svg or .png).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,

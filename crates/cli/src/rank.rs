@@ -6,15 +6,15 @@ use std::path::Path;
 use anyhow::Context;
 use verdict::equilibrium::EquilibriumSettings;
 use verdict::io::{
-    dataset_files, read_battles, read_costs, read_pair_counts, read_rankings, BattleSchema,
-    IoError, LoadedBattles, LoadedCounts, ReadOptions, Source,
+    dataset_files, read_battles, read_costs, read_pair_counts, read_rankings, write_bytes_atomic,
+    BattleSchema, IoError, LoadedBattles, LoadedCounts, ReadOptions, Source,
 };
 use verdict::plackett_luce::rank_rankings;
 use verdict::rank::{
     rank_counts, rank_with_groups, BattleGroups, EloOrder, Intervals, Method, RankSettings,
 };
 use verdict::ratings::{Bootstrap, BradleyTerry, CovariateBradleyTerry, Elo};
-use verdict::report::{plot_leaderboard, render_csv, render_table, RankReport};
+use verdict::report::{plot_leaderboard, rank_html, render_csv, render_table, RankReport};
 use verdict::style::{rank_with_covariates, read_covariate_log, CovariateRequest};
 
 use crate::args::{CovariateArgs, EquilibriumArgs, LogArgs, OutputFormat, RankArgs};
@@ -300,6 +300,10 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
     };
     bar.finish_and_clear();
     let text = crate::flags::in_flags(&render(&report, args.format)?);
+    if let Some(path) = &args.report {
+        let title = format!("verdict rank {source}");
+        write_bytes_atomic(path, rank_html(&report, &title).as_bytes())?;
+    }
     if let Some(path) = &args.plot {
         let first = report.outputs()[0];
         let title = format!("{} ({} battles)", first.leaderboard.method, first.battles);

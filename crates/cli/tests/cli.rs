@@ -90,6 +90,51 @@ fn style_control_board_and_its_refusals() {
     assert!(error.contains("read one file"), "{error}");
 }
 
+/// `--report` writes one self-contained page: the scores figure has one interval bar
+/// per model in score order, the heatmap's (A, D) cell carries the tutorial's 0.978,
+/// and nothing is fetched from anywhere.
+#[test]
+fn rank_report_is_a_self_contained_page_with_the_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    let log = examples().join("tutorial-arena.csv");
+    let args = [
+        "rank",
+        log.to_str().unwrap(),
+        "--matrix",
+        "--report",
+        page.to_str().unwrap(),
+    ];
+    stdout(&verdict(&args));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
+    for external in [
+        "http://", "https://", "src=", "href=", "url(", "@import", "<script",
+    ] {
+        assert!(!html.contains(external), "the page refers to {external}");
+    }
+    let figure = &html[html.find("<svg class=\"leaderboard\"").unwrap()..];
+    let figure = &figure[..figure.find("</svg>").unwrap()];
+    let rows: Vec<&str> = figure
+        .split("<g class=\"row\" data-model=\"")
+        .skip(1)
+        .map(|r| &r[..r.find('"').unwrap()])
+        .collect();
+    assert_eq!(rows, ["A", "B", "C", "D"], "one row per model, best first");
+    assert_eq!(figure.matches("class=\"interval\"").count(), 4);
+    let heatmap = &html[html.find("<svg class=\"heatmap win-probability\"").unwrap()..];
+    assert!(heatmap.contains("data-row=\"A\" data-col=\"D\" data-value=\"0.978\""));
+    // A failed run leaves no page behind.
+    let missing = dir.path().join("missing.html");
+    failure(&[
+        "rank",
+        "no-such-log.csv",
+        "--report",
+        missing.to_str().unwrap(),
+    ]);
+    assert!(!missing.exists());
+}
+
 /// The JSON schema scripts rely on: models sorted by score with every field.
 #[test]
 fn rank_json_has_the_documented_schema() {

@@ -5,20 +5,22 @@
 //! # The `rank` JSON schema
 //! One method:
 //! ```text
-//! {"method": "bradley-terry" | "elo" | "maximal-lottery",
+//! {"method": "bradley-terry" | "bradley-terry-covariates" | "elo" | "maximal-lottery",
 //!  "point": "fit" | "bootstrap-median",                       // Elo with bootstrap: medians
 //!  "interval": {"method": {"kind": "bootstrap", "rounds": 1000, "seed": 0} | {"kind": "sandwich"},
 //!               "confidence": 0.95} | null,
 //!  "models": [{"name", "score", "ci_low", "ci_high", "rank", "rank_ub",
 //!              "wins", "losses", "ties", "battles",
 //!              "probability", "exploitability",              // the lottery only
-//!              "support_share"}, ...],                        // bootstrapped lottery only
+//!              "support_share",                               // bootstrapped lottery only
+//!              "rank_change"}, ...],                          // covariates: vs the plain board
 //!                                                             // (best first)
 //!  "lottery": {"support", "exploitability", "status", "condorcet_winner",
 //!              "unobserved_pairs"},                           // maximal lottery only
 //!  "fit": {"solver", "ties", "iterations", "gradient_norm", "status",
 //!          "regularization", "log_likelihood", "tie_parameter"} | null,
 //!  "matrices": {"models", "wins", "ties", "win_probability"} | null,   // --matrix
+//!  "coefficients": [{"name", "estimate", "ci_low", "ci_high", "mean", "sd"}],  // covariates only
 //!  "battles": N, "source": "file", "notes": ["..."]}
 //! ```
 //! `--method all`: `{"method": "all", "leaderboards": [<one method>, ...], "notes": [...]}`;
@@ -29,6 +31,7 @@
 mod curves;
 mod error;
 mod game;
+mod html;
 mod judges;
 mod log;
 #[cfg(feature = "nasheval")]
@@ -42,6 +45,7 @@ mod table;
 pub use curves::{plot_curves, Curves, Series};
 pub use error::ReportError;
 pub use game::{game_table, AgentProbability, GameReport};
+pub use html::rank_html;
 #[cfg(feature = "plots")]
 pub use judges::judges_curves;
 pub use judges::judges_table;

@@ -10,8 +10,8 @@ use crate::{Coefficient, Matrices, RankOutput, RankReport, ReportError};
 /// right-aligned, text left-aligned.
 #[derive(Debug, Clone, Default)]
 pub struct TextTable {
-    header: Vec<String>,
-    rows: Vec<Vec<String>>,
+    pub(crate) header: Vec<String>,
+    pub(crate) rows: Vec<Vec<String>>,
 }
 
 fn looks_numeric(cell: &str) -> bool {
@@ -34,18 +34,22 @@ impl TextTable {
         self.rows.push(row);
     }
 
+    /// Whether each column holds numbers only (right-aligned when shown).
+    pub fn numeric_columns(&self) -> Vec<bool> {
+        (0..self.header.len())
+            .map(|c| !self.rows.is_empty() && self.rows.iter().all(|r| looks_numeric(&r[c])))
+            .collect()
+    }
+
     /// The table as text, columns separated by two spaces.
     pub fn render(&self) -> String {
-        let columns = self.header.len();
         let mut widths: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
         for row in &self.rows {
             for (c, cell) in row.iter().enumerate() {
                 widths[c] = widths[c].max(cell.chars().count());
             }
         }
-        let numeric: Vec<bool> = (0..columns)
-            .map(|c| !self.rows.is_empty() && self.rows.iter().all(|r| looks_numeric(&r[c])))
-            .collect();
+        let numeric = self.numeric_columns();
         let mut out = String::new();
         for row in std::iter::once(&self.header).chain(&self.rows) {
             let cells: Vec<String> = row
@@ -97,7 +101,7 @@ fn optional(value: Option<usize>) -> String {
     value.map_or_else(|| "-".into(), |v| v.to_string())
 }
 
-fn describe_output(output: &RankOutput) -> String {
+pub(crate) fn describe_output(output: &RankOutput) -> String {
     let board = &output.leaderboard;
     // Plackett–Luce counts rankings; its wins, losses and ties are the pairwise
     // comparisons the rankings imply.
@@ -191,7 +195,7 @@ fn describe_output(output: &RankOutput) -> String {
     text
 }
 
-fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) -> TextTable {
+pub(crate) fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) -> TextTable {
     let ci_title = confidence.map_or("CI".to_owned(), |c| format!("{}% CI", c * 100.0));
     if board.method == "maximal-lottery" {
         // Bootstrapped lotteries add the probability's interval and the share of
@@ -262,8 +266,12 @@ fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) -> TextTable 
     table
 }
 
+/// What the coefficient table's numbers are.
+pub(crate) const COEFFICIENT_TITLE: &str =
+    "Covariates (log-odds that model_a wins, per standard deviation of the covariate):";
+
 /// The covariates' coefficients with their intervals and the scale they are per.
-fn coefficient_table(coefficients: &[Coefficient]) -> String {
+pub(crate) fn coefficient_table(coefficients: &[Coefficient]) -> TextTable {
     let mut table = TextTable::new(["covariate", "coefficient", "CI", "mean", "sd"]);
     for c in coefficients {
         let interval = match (c.ci_low, c.ci_high) {
@@ -278,10 +286,7 @@ fn coefficient_table(coefficients: &[Coefficient]) -> String {
             format!("{:.4}", c.sd),
         ]);
     }
-    format!(
-        "Covariates (log-odds that model_a wins, per standard deviation of the covariate):\n{}",
-        table.render()
-    )
+    table
 }
 
 fn matrix_table(title: &str, names: &[String], values: &[Vec<f64>], decimals: usize) -> String {
@@ -334,7 +339,11 @@ fn render_output(output: &RankOutput) -> String {
     out.push_str(&leaderboard_table(board, board.interval.as_ref().map(|i| i.confidence)).render());
     if let Some(coefficients) = &output.coefficients {
         out.push('\n');
-        out.push_str(&coefficient_table(coefficients));
+        let _ = write!(
+            out,
+            "{COEFFICIENT_TITLE}\n{}",
+            coefficient_table(coefficients).render()
+        );
     }
     if let Some(matrices) = &output.matrices {
         out.push('\n');
@@ -347,7 +356,7 @@ fn render_output(output: &RankOutput) -> String {
 }
 
 /// Side-by-side table of several leaderboards, rows in the first one's order.
-fn side_by_side(outputs: &[RankOutput]) -> String {
+pub(crate) fn side_by_side(outputs: &[RankOutput]) -> TextTable {
     let mut header = vec!["model".to_owned()];
     for output in outputs {
         let title = output.leaderboard.method.clone();
@@ -359,7 +368,7 @@ fn side_by_side(outputs: &[RankOutput]) -> String {
     }
     let mut table = TextTable::new(header);
     let Some(first) = outputs.first() else {
-        return String::new();
+        return table;
     };
     for standing in &first.leaderboard.models {
         let mut row = vec![standing.name.clone()];
@@ -380,7 +389,7 @@ fn side_by_side(outputs: &[RankOutput]) -> String {
         }
         table.push(row);
     }
-    table.render()
+    table
 }
 
 /// The human-readable report.
@@ -398,7 +407,7 @@ pub fn render_table(report: &RankReport) -> String {
                 out.push('\n');
             }
             out.push('\n');
-            out.push_str(&side_by_side(leaderboards));
+            out.push_str(&side_by_side(leaderboards).render());
             for output in leaderboards {
                 if let Some(matrices) = &output.matrices {
                     out.push('\n');

@@ -1,0 +1,425 @@
+//! A leaderboard as one self-contained HTML page: inline CSS and SVG, no script, no
+//! font or image fetched from anywhere, readable offline and in a mail.
+//!
+//! Figures: each board's scores with their interval bars (one row per model, best at
+//! the top), the predicted win-probability and observed win matrices as heatmaps when
+//! `--matrix` computed them, the coefficients of a covariate board; with `--method
+//! all`, the boards side by side and the models whose rank differs between methods.
+//! Colours: Okabe–Ito for marks, a blue–white–red diverging scale (ColorBrewer RdBu,
+//! colour-blind safe) centred at one half for probabilities.
+
+use std::fmt::Write;
+
+use html_escape::{encode_double_quoted_attribute as attribute, encode_text as text};
+use verdict_ratings::Leaderboard;
+
+use crate::table::{
+    coefficient_table, describe_output, leaderboard_table, side_by_side, COEFFICIENT_TITLE,
+};
+use crate::{Matrices, RankOutput, RankReport, TextTable};
+
+const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#222}\
+h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem}pre{background:#f6f6f6;padding:.6rem;overflow-x:auto}\
+table{border-collapse:collapse;font-variant-numeric:tabular-nums}td,th{padding:.15rem .6rem;border-bottom:1px solid #ddd;text-align:right}\
+.t{text-align:left}svg text{font-size:12px;fill:#222}.interval{stroke:#0072B2;stroke-width:3}\
+.point{fill:#D55E00}.axis{stroke:#999}.notes li{margin:.2rem 0}";
+
+/// Width of a model's name column in the leaderboard figure, in characters; longer
+/// names are shortened with an ellipsis and keep the full name as a tooltip.
+const NAME_CHARS: usize = 32;
+
+/// The report as a complete HTML document titled `title`.
+pub fn rank_html(report: &RankReport, title: &str) -> String {
+    let mut body = String::new();
+    let outputs = report.outputs();
+    if let RankReport::All { notes, .. } = report {
+        let boards: Vec<RankOutput> = outputs.iter().map(|o| (*o).clone()).collect();
+        section(
+            &mut body,
+            "Side by side",
+            &html_table(&side_by_side(&boards)),
+        );
+        section(
+            &mut body,
+            "Where the methods disagree",
+            &disagreements(&boards),
+        );
+        if !notes.is_empty() {
+            section(&mut body, "Notes", &note_list(notes));
+        }
+    }
+    // The observed win matrix is the same for every board of an `all` report: it is
+    // drawn once, with the first board that has matrices.
+    let mut wins_drawn = false;
+    for output in outputs {
+        board_sections(&mut body, output, &mut wins_drawn);
+    }
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body><h1>{}</h1>{body}</body></html>\n",
+        text(title),
+        text(title)
+    )
+}
+
+fn section(body: &mut String, title: &str, content: &str) {
+    let _ = write!(body, "<section><h2>{}</h2>{content}</section>", text(title));
+}
+
+fn board_sections(body: &mut String, output: &RankOutput, wins_drawn: &mut bool) {
+    let board = &output.leaderboard;
+    let name = &board.method;
+    let mut content = format!("<pre>{}</pre>", text(&describe_output(output)));
+    content.push_str(&leaderboard_svg(board));
+    let confidence = board.interval.as_ref().map(|i| i.confidence);
+    content.push_str(&html_table(&leaderboard_table(board, confidence)));
+    section(body, &format!("Leaderboard: {name}"), &content);
+    if let Some(coefficients) = &output.coefficients {
+        let table = html_table(&coefficient_table(coefficients));
+        section(body, COEFFICIENT_TITLE.trim_end_matches(':'), &table);
+    }
+    if let Some(matrices) = &output.matrices {
+        let figures = matrix_figures(matrices, !*wins_drawn);
+        *wins_drawn = true;
+        section(body, &format!("Matrices: {name}"), &figures);
+    }
+    if !output.notes.is_empty() {
+        section(body, &format!("Notes: {name}"), &note_list(&output.notes));
+    }
+}
+
+fn note_list(notes: &[String]) -> String {
+    let items: String = notes
+        .iter()
+        .map(|n| format!("<li>{}</li>", text(n)))
+        .collect();
+    format!("<ul class=\"notes\">{items}</ul>")
+}
+
+/// The table as HTML: numeric columns right-aligned, text columns left-aligned (the
+/// rule of the text tables).
+fn html_table(table: &TextTable) -> String {
+    let numeric = table.numeric_columns();
+    let align = |c: usize| if numeric[c] { "" } else { " class=\"t\"" };
+    let mut out = String::from("<table><thead><tr>");
+    for (c, cell) in table.header.iter().enumerate() {
+        let _ = write!(out, "<th{}>{}</th>", align(c), text(cell));
+    }
+    out.push_str("</tr></thead><tbody>");
+    for row in &table.rows {
+        out.push_str("<tr>");
+        for (c, cell) in row.iter().enumerate() {
+            let _ = write!(out, "<td{}>{}</td>", align(c), text(cell));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table>");
+    out
+}
+
+/// Models ranked differently by the methods of an `all` report.
+fn disagreements(outputs: &[RankOutput]) -> String {
+    let Some(first) = outputs.first() else {
+        return String::new();
+    };
+    let mut items = String::new();
+    for standing in &first.leaderboard.models {
+        let ranks: Vec<(String, usize)> = outputs
+            .iter()
+            .filter_map(|o| {
+                o.leaderboard
+                    .models
+                    .iter()
+                    .find(|s| s.name == standing.name)
+                    .map(|s| (o.leaderboard.method.clone(), s.rank))
+            })
+            .collect();
+        if ranks.iter().any(|(_, r)| *r != ranks[0].1) {
+            let listed: Vec<String> = ranks.iter().map(|(m, r)| format!("{m} {r}")).collect();
+            let _ = write!(
+                items,
+                "<li>{}: {}</li>",
+                text(&standing.name),
+                text(&listed.join(", "))
+            );
+        }
+    }
+    if items.is_empty() {
+        "<p>Every model has the same rank under every method.</p>".into()
+    } else {
+        format!("<ul>{items}</ul>")
+    }
+}
+
+/// `name` cut to [`NAME_CHARS`] characters with an ellipsis.
+fn short_name(name: &str) -> String {
+    if name.chars().count() <= NAME_CHARS {
+        name.to_owned()
+    } else {
+        let head: String = name.chars().take(NAME_CHARS - 1).collect();
+        format!("{head}…")
+    }
+}
+
+/// Room in pixels for the longest of `names` as shown (shortened, 12px text).
+fn label_width<'n>(names: impl Iterator<Item = &'n String>) -> f64 {
+    let longest = names
+        .map(|n| n.chars().count().min(NAME_CHARS))
+        .max()
+        .unwrap_or(1);
+    7.0 * longest as f64 + 14.0
+}
+
+/// One row per model in score order: the interval as a bar, the score as a dot.
+fn leaderboard_svg(board: &Leaderboard) -> String {
+    let left = label_width(board.models.iter().map(|s| &s.name));
+    let (row, top, plot) = (20.0, 28.0, 560.0);
+    let values = board
+        .models
+        .iter()
+        .flat_map(|s| [Some(s.score), s.ci_low, s.ci_high])
+        .flatten();
+    let (low, high) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
+        (l.min(v), h.max(v))
+    });
+    let span = if high > low { high - low } else { 1.0 };
+    let (low, high) = (low - 0.05 * span, high + 0.05 * span);
+    let x = |v: f64| left + (v - low) / (high - low) * plot;
+    let height = top + row * board.models.len() as f64 + 8.0;
+    let width = left + plot + 70.0;
+    let mut svg = format!(
+        "<svg class=\"leaderboard\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"{} scores with intervals\">",
+        attribute(&board.method)
+    );
+    for tick in 0..=4 {
+        let value = low + (high - low) * f64::from(tick) / 4.0;
+        let _ = write!(
+            svg,
+            "<line class=\"axis\" x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"{1}\" y2=\"{2}\"/><text x=\"{0:.1}\" y=\"14\" text-anchor=\"middle\">{3}</text>",
+            x(value),
+            top - 6.0,
+            height - 4.0,
+            tick_label(value, high - low)
+        );
+    }
+    for (i, s) in board.models.iter().enumerate() {
+        let y = top + row * (i as f64 + 0.5);
+        let _ = write!(
+            svg,
+            "<g class=\"row\" data-model=\"{}\" data-score=\"{}\"><title>{} {}</title><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            attribute(&s.name),
+            s.score,
+            text(&s.name),
+            text(&format!("{:.4}", s.score)),
+            left - 6.0,
+            y + 4.0,
+            text(&short_name(&s.name))
+        );
+        if let (Some(l), Some(h)) = (s.ci_low, s.ci_high) {
+            let _ = write!(
+                svg,
+                "<line class=\"interval\" x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\"/>",
+                x(l),
+                x(h)
+            );
+        }
+        let _ = write!(
+            svg,
+            "<circle class=\"point\" cx=\"{:.1}\" cy=\"{y:.1}\" r=\"4\"/></g>",
+            x(s.score)
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// A tick label with the precision the axis' range calls for.
+fn tick_label(value: f64, range: f64) -> String {
+    let decimals = if range >= 50.0 {
+        0
+    } else if range >= 1.0 {
+        1
+    } else {
+        3
+    };
+    format!("{value:.decimals$}")
+}
+
+/// Most models a heatmap is drawn for: a K × K figure grows as K², and past this
+/// size a page would weigh megabytes per matrix (the JSON output carries them).
+const MAX_HEATMAP_MODELS: usize = 150;
+
+/// Above this many models, cells carry no tooltip (hover text), to keep pages small.
+const MAX_TOOLTIP_MODELS: usize = 60;
+
+fn matrix_figures(matrices: &Matrices, with_wins: bool) -> String {
+    let k = matrices.models.len();
+    if k > MAX_HEATMAP_MODELS {
+        return format!(
+            "<p>{k} models: the matrices are too large to draw here ({MAX_HEATMAP_MODELS} at most); `--format json` carries them.</p>"
+        );
+    }
+    let mut out = String::new();
+    if let Some(probabilities) = &matrices.win_probability {
+        out.push_str("<h3>Predicted P(row beats column)</h3>");
+        out.push_str(&heatmap(
+            &matrices.models,
+            probabilities,
+            |v| v,
+            "win-probability",
+        ));
+    }
+    if let Some(margins) = &matrices.margins {
+        out.push_str("<h3>Margins (mean verdict of row against column)</h3>");
+        out.push_str(&heatmap(
+            &matrices.models,
+            margins,
+            |v| (v + 1.0) / 2.0,
+            "margins",
+        ));
+    }
+    if !with_wins {
+        return out;
+    }
+    out.push_str("<h3>Battles won (row beat column)</h3>");
+    let most = matrices
+        .wins
+        .iter()
+        .flatten()
+        .fold(0.0f64, |m, &v| m.max(v));
+    let scale = if most > 0.0 { most } else { 1.0 };
+    out.push_str(&heatmap(
+        &matrices.models,
+        &matrices.wins,
+        |v| 0.5 + 0.5 * v / scale,
+        "wins",
+    ));
+    out
+}
+
+/// A K × K heatmap; `shade` maps a value to [0, 1] on the diverging scale (0.5 white).
+/// Every cell carries its row, column and value as data attributes and a tooltip.
+fn heatmap(
+    names: &[String],
+    values: &[Vec<f64>],
+    shade: impl Fn(f64) -> f64,
+    kind: &str,
+) -> String {
+    let k = names.len();
+    let cell = if k <= 20 {
+        36.0
+    } else {
+        (720.0 / k as f64).max(4.0)
+    };
+    let label = label_width(names.iter());
+    let size = label + cell * k as f64;
+    let mut svg = format!(
+        "<svg class=\"heatmap {kind}\" width=\"{size}\" height=\"{size}\" viewBox=\"0 0 {size} {size}\" role=\"img\" aria-label=\"{kind}\">"
+    );
+    let labelled = cell >= 12.0;
+    for (r, row_name) in names.iter().enumerate() {
+        if labelled {
+            // The model's name left of its row and, turned, above its column.
+            let middle = label + cell * (r as f64 + 0.5);
+            let edge = label - 4.0;
+            let placements = [
+                format!(
+                    "x=\"{edge:.1}\" y=\"{:.1}\" text-anchor=\"end\"",
+                    middle + 4.0
+                ),
+                format!("transform=\"translate({middle:.1},{edge:.1}) rotate(-60)\""),
+            ];
+            for placement in placements {
+                let _ = write!(
+                    svg,
+                    "<text {placement}>{}<title>{}</title></text>",
+                    text(&short_name(row_name)),
+                    text(row_name)
+                );
+            }
+        }
+        for (c, col_name) in names.iter().enumerate() {
+            let value = values[r][c];
+            let digits = if kind == "wins" { 0 } else { 3 };
+            let shown = format!("{:.digits$}", value + 0.0);
+            let (x, y) = (label + cell * c as f64, label + cell * r as f64);
+            let _ = write!(
+                svg,
+                "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{cell:.1}\" height=\"{cell:.1}\" fill=\"{}\" data-row=\"{}\" data-col=\"{}\" data-value=\"{shown}\">",
+                diverging(shade(value)),
+                attribute(row_name),
+                attribute(col_name),
+            );
+            if k <= MAX_TOOLTIP_MODELS {
+                let _ = write!(
+                    svg,
+                    "<title>{} vs {}: {shown}</title>",
+                    text(row_name),
+                    text(col_name)
+                );
+            }
+            svg.push_str("</rect>");
+            if cell >= 30.0 {
+                // Light text on the saturated ends of the scale, dark elsewhere.
+                let ink = if (shade(value) - 0.5).abs() > 0.3 {
+                    "#fff"
+                } else {
+                    "#222"
+                };
+                let _ = write!(
+                    svg,
+                    "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"10\" style=\"fill:{ink}\">{shown}</text>",
+                    x + cell / 2.0,
+                    y + cell / 2.0 + 3.5
+                );
+            }
+        }
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// ColorBrewer RdBu (5 classes, interpolated): 0 blue, 0.5 white, 1 red.
+fn diverging(t: f64) -> String {
+    const STOPS: [(f64, [f64; 3]); 5] = [
+        (0.0, [33.0, 102.0, 172.0]),
+        (0.25, [146.0, 197.0, 222.0]),
+        (0.5, [247.0, 247.0, 247.0]),
+        (0.75, [244.0, 165.0, 130.0]),
+        (1.0, [178.0, 24.0, 43.0]),
+    ];
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.5
+    };
+    let i = STOPS
+        .iter()
+        .rposition(|(at, _)| *at <= t)
+        .unwrap_or(0)
+        .min(3);
+    let (a, b) = (STOPS[i], STOPS[i + 1]);
+    let w = (t - a.0) / (b.0 - a.0);
+    let channel = |c: usize| (a.1[c] + w * (b.1[c] - a.1[c])).round() as u8;
+    format!("#{:02x}{:02x}{:02x}", channel(0), channel(1), channel(2))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scale_is_white_at_one_half_and_saturated_at_the_ends() {
+        assert_eq!(diverging(0.5), "#f7f7f7");
+        assert_eq!(diverging(0.0), "#2166ac");
+        assert_eq!(diverging(1.0), "#b2182b");
+        assert_eq!(diverging(f64::NAN), "#f7f7f7");
+    }
+
+    #[test]
+    fn long_names_are_shortened_with_an_ellipsis() {
+        let long = "x".repeat(40);
+        assert_eq!(short_name(&long).chars().count(), NAME_CHARS);
+        assert!(short_name(&long).ends_with('…'));
+        assert_eq!(short_name("gpt-4"), "gpt-4");
+    }
+}
