@@ -22,7 +22,7 @@ class Checker(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         for name, value in attrs:
-            if name in ("src", "href") or (value and "url(" in value):
+            if name in ("src", "href") or (value and "url(" in value and "url(#" not in value):
                 self.errors.append(f"external reference {name}={value!r}")
         if tag == "svg":
             self.svgs += 1

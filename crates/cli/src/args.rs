@@ -381,6 +381,10 @@ pub struct CovariateArgs {
 pub struct GameArgs {
     /// Payoff matrix CSV: skew-symmetric, entries in [-1, 1].
     pub matrix: PathBuf,
+    /// Write the equilibrium as one self-contained HTML page (certificate,
+    /// probabilities, who beats whom in the winner set, the payoff heatmap).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     #[command(flatten)]
     pub equilibrium: EquilibriumArgs,
     /// Output format (table or json).

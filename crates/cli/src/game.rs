@@ -2,8 +2,8 @@
 
 use anyhow::Context;
 use verdict::equilibrium::{game_report, read_game};
-use verdict::io::Source;
-use verdict::report::game_table;
+use verdict::io::{write_bytes_atomic, Source};
+use verdict::report::{game_html, game_table};
 
 use crate::args::{GameArgs, OutputFormat};
 
@@ -17,5 +17,15 @@ pub fn run(args: &GameArgs) -> anyhow::Result<()> {
         OutputFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
         _ => game_table(&report, &file, settings.rho),
     };
+    if let Some(path) = &args.report {
+        let payoffs: Vec<Vec<f64>> = (0..names.len())
+            .map(|j| (0..names.len()).map(|k| game.get(j, k)).collect())
+            .collect();
+        let title = format!("verdict game {file}");
+        write_bytes_atomic(
+            path,
+            game_html(&report, &names, &payoffs, &title).as_bytes(),
+        )?;
+    }
     crate::output::emit(&text, None)
 }

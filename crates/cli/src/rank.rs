@@ -276,7 +276,9 @@ pub fn render(report: &RankReport, format: OutputFormat) -> anyhow::Result<Strin
 }
 
 pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
-    let settings = settings(&args)?;
+    let mut settings = settings(&args)?;
+    // A page draws the matrices whether or not the printed output shows them.
+    settings.matrices |= args.report.is_some();
     let bar = progress::bar(settings.bootstrap_rounds(), "bootstrap", quiet);
     let source = args.input.log.display().to_string();
     let report = if args.method == Method::PlackettLuce {
@@ -299,7 +301,12 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
         })?
     };
     bar.finish_and_clear();
-    let text = crate::flags::in_flags(&render(&report, args.format)?);
+    let printed = if args.matrix {
+        report.clone()
+    } else {
+        report.without_matrices()
+    };
+    let text = crate::flags::in_flags(&render(&printed, args.format)?);
     if let Some(path) = &args.report {
         let title = format!("verdict rank {source}");
         write_bytes_atomic(path, rank_html(&report, &title).as_bytes())?;

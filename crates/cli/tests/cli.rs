@@ -90,6 +90,14 @@ fn style_control_board_and_its_refusals() {
     assert!(error.contains("read one file"), "{error}");
 }
 
+/// A page refers to nothing outside itself (`url(#…)` names a marker in the page).
+fn assert_self_contained(html: &str) {
+    for external in ["http://", "https://", "src=", "href=", "@import", "<script"] {
+        assert!(!html.contains(external), "the page refers to {external}");
+    }
+    assert_eq!(html.matches("url(").count(), html.matches("url(#").count());
+}
+
 /// `--report` writes one self-contained page: the scores figure has one interval bar
 /// per model in score order, the heatmap's (A, D) cell carries the tutorial's 0.978,
 /// and nothing is fetched from anywhere.
@@ -108,11 +116,7 @@ fn rank_report_is_a_self_contained_page_with_the_figures() {
     stdout(&verdict(&args));
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
-    for external in [
-        "http://", "https://", "src=", "href=", "url(", "@import", "<script",
-    ] {
-        assert!(!html.contains(external), "the page refers to {external}");
-    }
+    assert_self_contained(&html);
     let figure = &html[html.find("<svg class=\"leaderboard\"").unwrap()..];
     let figure = &figure[..figure.find("</svg>").unwrap()];
     let rows: Vec<&str> = figure
@@ -124,6 +128,27 @@ fn rank_report_is_a_self_contained_page_with_the_figures() {
     assert_eq!(figure.matches("class=\"interval\"").count(), 4);
     let heatmap = &html[html.find("<svg class=\"heatmap win-probability\"").unwrap()..];
     assert!(heatmap.contains("data-row=\"A\" data-col=\"D\" data-value=\"0.978\""));
+    // A cyclic game: `verdict game --report` draws the cycle among its winner set.
+    let csv = write(
+        dir.path(),
+        "rps.csv",
+        ",r,p,s\nr,0,-1,1\np,1,0,-1\ns,-1,1,0\n",
+    );
+    let game_page = dir.path().join("game.html");
+    stdout(&verdict(&[
+        "game",
+        &csv,
+        "--report",
+        game_page.to_str().unwrap(),
+    ]));
+    let html = std::fs::read_to_string(&game_page).unwrap();
+    assert_self_contained(&html);
+    for (from, to) in [("p", "r"), ("s", "p"), ("r", "s")] {
+        let arrow = format!("class=\"beats\" data-from=\"{from}\" data-to=\"{to}\"");
+        assert!(html.contains(&arrow), "no arrow {from} -> {to}");
+    }
+    assert_eq!(html.matches("class=\"beats\"").count(), 3);
+    assert!(html.contains("data-row=\"p\" data-col=\"r\" data-value=\"1.000\""));
     // A failed run leaves no page behind.
     let missing = dir.path().join("missing.html");
     failure(&[

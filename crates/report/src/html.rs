@@ -16,10 +16,10 @@ use verdict_ratings::Leaderboard;
 use crate::table::{
     coefficient_table, describe_output, leaderboard_table, side_by_side, COEFFICIENT_TITLE,
 };
-use crate::{Matrices, RankOutput, RankReport, TextTable};
+use crate::{GameReport, Matrices, RankOutput, RankReport, TextTable};
 
 const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#222}\
-h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem}pre{background:#f6f6f6;padding:.6rem;overflow-x:auto}\
+h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem}pre{background:#f6f6f6;padding:.6rem;white-space:pre-wrap}\
 table{border-collapse:collapse;font-variant-numeric:tabular-nums}td,th{padding:.15rem .6rem;border-bottom:1px solid #ddd;text-align:right}\
 .t{text-align:left}svg text{font-size:12px;fill:#222}.interval{stroke:#0072B2;stroke-width:3}\
 .point{fill:#D55E00}.axis{stroke:#999}.notes li{margin:.2rem 0}";
@@ -54,11 +54,7 @@ pub fn rank_html(report: &RankReport, title: &str) -> String {
     for output in outputs {
         board_sections(&mut body, output, &mut wins_drawn);
     }
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body><h1>{}</h1>{body}</body></html>\n",
-        text(title),
-        text(title)
-    )
+    page(title, &body)
 }
 
 fn section(body: &mut String, title: &str, content: &str) {
@@ -76,6 +72,18 @@ fn board_sections(body: &mut String, output: &RankOutput, wins_drawn: &mut bool)
     if let Some(coefficients) = &output.coefficients {
         let table = html_table(&coefficient_table(coefficients));
         section(body, COEFFICIENT_TITLE.trim_end_matches(':'), &table);
+    }
+    if let (Some(lottery), Some(margins)) = (
+        &output.lottery,
+        output.matrices.as_ref().and_then(|m| m.margins.as_ref()),
+    ) {
+        let names = &output
+            .matrices
+            .as_ref()
+            .expect("margins come with matrices")
+            .models;
+        let graph = beaten_by_graph(names, margins, &lottery.support);
+        section(body, "Who beats whom in the winner set", &graph);
     }
     if let Some(matrices) = &output.matrices {
         let figures = matrix_figures(matrices, !*wins_drawn);
@@ -401,6 +409,150 @@ fn diverging(t: f64) -> String {
     let w = (t - a.0) / (b.0 - a.0);
     let channel = |c: usize| (a.1[c] + w * (b.1[c] - a.1[c])).round() as u8;
     format!("#{:02x}{:02x}{:02x}", channel(0), channel(1), channel(2))
+}
+
+/// The winner set on a circle with an arrow from `j` to `k` wherever `j` beats `k`
+/// (`margins[j][k] > 0`), labelled with the margin: the cycles that make a lottery
+/// mixed, drawn. `names` index `margins`; `support` names the winner set.
+fn beaten_by_graph(names: &[String], margins: &[Vec<f64>], support: &[String]) -> String {
+    let members: Vec<usize> = support
+        .iter()
+        .filter_map(|s| names.iter().position(|n| n == s))
+        .collect();
+    if members.len() < 2 {
+        return "<p>The winner set is a single model: it beats or ties every other (a Condorcet winner).</p>".into();
+    }
+    if members.len() > 24 {
+        return format!(
+            "<p>{} models in the winner set: too many to draw their arrows legibly; the margins heatmap shows them.</p>",
+            members.len()
+        );
+    }
+    let (size, radius) = (520.0, 180.0);
+    let centre = size / 2.0;
+    let at = |i: usize| {
+        let angle = -std::f64::consts::FRAC_PI_2
+            + 2.0 * std::f64::consts::PI * i as f64 / members.len() as f64;
+        (centre + radius * angle.cos(), centre + radius * angle.sin())
+    };
+    let mut svg = format!(
+        "<svg class=\"beaten-by\" width=\"{size}\" height=\"{size}\" viewBox=\"0 0 {size} {size}\" role=\"img\" aria-label=\"who beats whom in the winner set\"><defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0L10,5L0,10z\" fill=\"#0072B2\"/></marker></defs>"
+    );
+    for (a, &j) in members.iter().enumerate() {
+        for (b, &k) in members.iter().enumerate() {
+            let margin = margins[j][k];
+            if margin <= 0.0 {
+                continue;
+            }
+            let ((x1, y1), (x2, y2)) = (at(a), at(b));
+            let (dx, dy) = (x2 - x1, y2 - y1);
+            let length = (dx * dx + dy * dy).sqrt().max(1.0);
+            let trim = 22.0 / length;
+            let _ = write!(
+                svg,
+                "<line class=\"beats\" data-from=\"{}\" data-to=\"{}\" x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#0072B2\" stroke-width=\"{:.1}\" marker-end=\"url(#arrow)\"><title>{} beats {}: margin {:.3}</title></line>",
+                attribute(&names[j]),
+                attribute(&names[k]),
+                x1 + dx * trim,
+                y1 + dy * trim,
+                x2 - dx * trim,
+                y2 - dy * trim,
+                1.0 + 4.0 * margin.min(1.0),
+                text(&names[j]),
+                text(&names[k]),
+                margin
+            );
+        }
+    }
+    for (a, &j) in members.iter().enumerate() {
+        let (x, y) = at(a);
+        let _ = write!(
+            svg,
+            "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"18\" fill=\"#E69F00\"/><text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}<title>{}</title></text>",
+            y + (if y < centre { -24.0 } else { 32.0 }),
+            text(&short_name(&names[j])),
+            text(&names[j])
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// The equilibrium of a payoff matrix as one page: the certificate, the agents'
+/// probabilities, who beats whom in the support, and the payoff heatmap in
+/// probability order. `names` and `payoffs` are the matrix as read.
+pub fn game_html(
+    report: &GameReport,
+    names: &[String],
+    payoffs: &[Vec<f64>],
+    title: &str,
+) -> String {
+    let mut body = String::new();
+    let certificate = format!(
+        "{} agents: gap {:.2e}, exploitability {:.2e}, game value {:.2e}{}",
+        report.models.len(),
+        report.gap,
+        report.exploitability,
+        report.value,
+        if report.unique { ", proved unique" } else { "" }
+    );
+    section(
+        &mut body,
+        "Certificate",
+        &format!("<pre>{}</pre>", text(&certificate)),
+    );
+    let mut order: Vec<usize> = (0..report.models.len()).collect();
+    order.sort_by(|&a, &b| {
+        report.models[b]
+            .probability
+            .total_cmp(&report.models[a].probability)
+    });
+    let mut table = TextTable::new(["agent", "probability"]);
+    for &m in &order {
+        let agent = &report.models[m];
+        table.push(vec![
+            agent.name.clone(),
+            format!("{:.6}", agent.probability),
+        ]);
+    }
+    section(&mut body, "Equilibrium", &html_table(&table));
+    let support: Vec<String> = order
+        .iter()
+        .filter(|&&m| report.models[m].probability > verdict_game::SUPPORT_THRESHOLD)
+        .map(|&m| names[m].clone())
+        .collect();
+    section(
+        &mut body,
+        "Who beats whom in the winner set",
+        &beaten_by_graph(names, payoffs, &support),
+    );
+    let ordered_names: Vec<String> = order.iter().map(|&m| names[m].clone()).collect();
+    let ordered: Vec<Vec<f64>> = order
+        .iter()
+        .map(|&r| order.iter().map(|&c| payoffs[r][c]).collect())
+        .collect();
+    let figure = if names.len() > MAX_HEATMAP_MODELS {
+        format!(
+            "<p>{} agents: the matrix is too large to draw here ({MAX_HEATMAP_MODELS} at most).</p>",
+            names.len()
+        )
+    } else {
+        heatmap(&ordered_names, &ordered, |v| (v + 1.0) / 2.0, "margins")
+    };
+    section(
+        &mut body,
+        "Payoffs (row against column), agents by probability",
+        &figure,
+    );
+    page(title, &body)
+}
+
+fn page(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body><h1>{}</h1>{body}</body></html>\n",
+        text(title),
+        text(title)
+    )
 }
 
 #[cfg(test)]

@@ -45,7 +45,7 @@ mod table;
 pub use curves::{plot_curves, Curves, Series};
 pub use error::ReportError;
 pub use game::{game_table, AgentProbability, GameReport};
-pub use html::rank_html;
+pub use html::{game_html, rank_html};
 #[cfg(feature = "plots")]
 pub use judges::judges_curves;
 pub use judges::judges_table;

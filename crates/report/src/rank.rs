@@ -153,6 +153,26 @@ pub enum RankReport {
 }
 
 impl RankReport {
+    /// The report without its matrices (computed for a page, not asked for in print).
+    pub fn without_matrices(&self) -> RankReport {
+        let strip = |output: &RankOutput| RankOutput {
+            matrices: None,
+            ..output.clone()
+        };
+        match self {
+            RankReport::Single(output) => RankReport::Single(Box::new(strip(output))),
+            RankReport::All {
+                method,
+                leaderboards,
+                notes,
+            } => RankReport::All {
+                method,
+                leaderboards: leaderboards.iter().map(strip).collect(),
+                notes: notes.clone(),
+            },
+        }
+    }
+
     /// The leaderboards in the report.
     pub fn outputs(&self) -> Vec<&RankOutput> {
         match self {
