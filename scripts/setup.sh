@@ -43,6 +43,13 @@ if ! dpkg -s libclang-dev >/dev/null 2>&1 || ! command -v c++ >/dev/null 2>&1; t
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libclang-dev g++ >/dev/null
 fi
 
+# The report tests open pages in Debian's headless Chromium through ChromeDriver (no
+# browser is downloaded at test time).
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
 # The Python module: a virtual environment at .venv with maturin (its build backend),
 # pytest and the libraries the Python tests compare against.
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -436,7 +436,7 @@ fn beaten_by_graph(names: &[String], margins: &[Vec<f64>], support: &[String]) -
         (centre + radius * angle.cos(), centre + radius * angle.sin())
     };
     let mut svg = format!(
-        "<svg class=\"beaten-by\" width=\"{size}\" height=\"{size}\" viewBox=\"0 0 {size} {size}\" role=\"img\" aria-label=\"who beats whom in the winner set\"><defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0L10,5L0,10z\" fill=\"#0072B2\"/></marker></defs>"
+        "<svg class=\"beaten-by\" width=\"{size}\" height=\"{size}\" viewBox=\"0 0 {size} {size}\" role=\"img\" aria-label=\"who beats whom in the winner set\"><defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerUnits=\"userSpaceOnUse\" markerWidth=\"12\" markerHeight=\"12\" orient=\"auto\"><path d=\"M0,0L10,5L0,10z\" fill=\"#0072B2\"/></marker></defs>"
     );
     for (a, &j) in members.iter().enumerate() {
         for (b, &k) in members.iter().enumerate() {
