@@ -3,9 +3,11 @@ that cargo built, whose JSON the module must reproduce."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
+import signal
 import subprocess
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -34,3 +36,16 @@ def without_notes(report: dict) -> dict:
     if "leaderboards" in report:
         report = {**report, "leaderboards": [without_notes(b) for b in report["leaderboards"]]}
     return {k: v for k, v in report.items() if k != "notes"}
+
+
+@contextlib.contextmanager
+def ctrl_c_delivered():
+    """Python's own SIGINT handler for the duration, so that ``_thread.interrupt_main``
+    acts as Ctrl-C does. A test runner started in the background by a shell without
+    job control inherits SIGINT ignored, and Python then installs no handler, so the
+    simulated Ctrl-C would silently do nothing."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

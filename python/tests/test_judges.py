@@ -12,7 +12,7 @@ import random
 import pytest
 
 import verdict
-from _support import cli
+from _support import cli, ctrl_c_delivered
 
 pd = pytest.importorskip("pandas")
 
@@ -135,9 +135,10 @@ def test_ctrl_c_stops_a_configured_run_between_calls_and_it_resumes(tmp_path):
     )
     ledger = tmp_path / "ledger.jsonl"
     timer = threading.Timer(0.5, _thread.interrupt_main)  # what Ctrl-C does
-    timer.start()
-    with pytest.raises(KeyboardInterrupt), pytest.warns(UserWarning, match="interrupted"):
-        verdict.judge(ITEMS, config, budget=120, ledger=ledger, method="uniform")
+    with ctrl_c_delivered():
+        timer.start()
+        with pytest.raises(KeyboardInterrupt), pytest.warns(UserWarning, match="interrupted"):
+            verdict.judge(ITEMS, config, budget=120, ledger=ledger, method="uniform")
     timer.cancel()
     first = calls.read_text().splitlines()
     assert 0 < len(first) < 120

@@ -11,7 +11,7 @@ import time
 import pytest
 
 import verdict
-from _support import cli, cli_json
+from _support import cli, cli_json, ctrl_c_delivered
 
 pd = pytest.importorskip("pandas")
 
@@ -133,9 +133,10 @@ def test_ctrl_c_during_a_fit_returns_at_once(simulation):
     # The network policy trains for seconds in a debug build; Ctrl-C after 0.3 s.
     timer = threading.Timer(0.3, _thread.interrupt_main)
     started = time.perf_counter()
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        verdict.NashEval(policy="network", folds=3).fit(simulation.contexts, simulation.feedback)
+    with ctrl_c_delivered():
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            verdict.NashEval(policy="network", folds=3).fit(simulation.contexts, simulation.feedback)
     timer.cancel()
     # Answered within a few polls of 50 ms (the abandoned fit finishes unobserved).
     assert time.perf_counter() - started < 1.5
