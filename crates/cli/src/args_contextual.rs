@@ -167,6 +167,10 @@ pub struct FitArgs {
     /// Summary format: table or json.
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutputFormat,
+    /// Write the fit as one self-contained HTML page (the summary, time per stage, the
+    /// held-out choice of surface, the notes).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -11,7 +11,7 @@ use verdict::equilibrium::costs_by_agent;
 use verdict::feedback::ContextualLog;
 use verdict::io::{read_costs, Source};
 use verdict::nasheval::{FitOptions, NetworkOptions, Stage, Variant};
-use verdict::report::{fit_notes, fit_summary};
+use verdict::report::{fit_html, fit_notes, fit_summary};
 use verdict::simulation::{Split, Truth};
 
 use crate::args::{FitArgs, OutputFormat};
@@ -53,6 +53,10 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
     }
     verdict::model_file::save_model(&model, &args.out)?;
     let seconds = started.elapsed().as_secs_f64();
+    if let Some(path) = &args.report {
+        let page = fit_html(&model, &args.out.display().to_string(), seconds);
+        verdict::io::write_bytes_atomic(path, page.as_bytes())?;
+    }
     match args.format {
         OutputFormat::Json => println!(
             "{}",

@@ -75,11 +75,35 @@ fn fit_predict_evaluate_round_trip() {
     let sim = simulate(dir.path());
     let contexts = format!("{sim}/contexts.parquet");
     let model = dir.path().join("model.verdict").display().to_string();
+    let page = dir.path().join("fit.html");
     let summary: Value = json(&fit_args(
         &sim,
         &model,
-        &["--max-epochs", "60", "--format", "json", "--quiet"],
+        &[
+            "--max-epochs",
+            "60",
+            "--format",
+            "json",
+            "--quiet",
+            "--report",
+            page.to_str().unwrap(),
+        ],
     ));
+    let html = std::fs::read_to_string(&page).unwrap();
+    for section in [
+        "<h2>Fit</h2>",
+        "<h2>Time per stage</h2>",
+        "<h2>Held-out choice of surface</h2>",
+    ] {
+        assert!(html.contains(section), "the fit page lacks {section}");
+    }
+    for stage in ["nuisances", "selection", "policy"] {
+        assert!(
+            html.contains(&format!("data-label=\"{stage}\"")),
+            "no bar for {stage}"
+        );
+    }
+    assert!(!html.contains("http") && !html.contains("<script"));
     let s = &summary["summary"];
     assert_eq!(s["contexts"], 2000);
     assert_eq!(

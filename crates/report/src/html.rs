@@ -57,7 +57,7 @@ pub fn rank_html(report: &RankReport, title: &str) -> String {
     page(title, &body)
 }
 
-fn section(body: &mut String, title: &str, content: &str) {
+pub(crate) fn section(body: &mut String, title: &str, content: &str) {
     let _ = write!(body, "<section><h2>{}</h2>{content}</section>", text(title));
 }
 
@@ -95,7 +95,7 @@ fn board_sections(body: &mut String, output: &RankOutput, wins_drawn: &mut bool)
     }
 }
 
-fn note_list(notes: &[String]) -> String {
+pub(crate) fn note_list(notes: &[String]) -> String {
     let items: String = notes
         .iter()
         .map(|n| format!("<li>{}</li>", text(n)))
@@ -105,7 +105,7 @@ fn note_list(notes: &[String]) -> String {
 
 /// The table as HTML: numeric columns right-aligned, text columns left-aligned (the
 /// rule of the text tables).
-fn html_table(table: &TextTable) -> String {
+pub(crate) fn html_table(table: &TextTable) -> String {
     let numeric = table.numeric_columns();
     let align = |c: usize| if numeric[c] { "" } else { " class=\"t\"" };
     let mut out = String::from("<table><thead><tr>");
@@ -175,6 +175,38 @@ fn label_width<'n>(names: impl Iterator<Item = &'n String>) -> f64 {
         .max()
         .unwrap_or(1);
     7.0 * longest as f64 + 14.0
+}
+
+/// Horizontal bars of `values` (label, value), labelled with the value and `unit`.
+#[cfg(feature = "nasheval")]
+pub(crate) fn bar_chart(kind: &str, values: &[(String, f64)], unit: &str) -> String {
+    let left = label_width(values.iter().map(|(l, _)| l));
+    let (row, plot) = (22.0, 480.0);
+    let most = values.iter().map(|(_, v)| *v).fold(0.0f64, f64::max);
+    let scale = if most > 0.0 { plot / most } else { 0.0 };
+    let height = row * values.len() as f64 + 8.0;
+    let width = left + plot + 90.0;
+    let mut svg = format!(
+        "<svg class=\"bars {kind}\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"{kind}\">"
+    );
+    for (i, (label, value)) in values.iter().enumerate() {
+        let y = row * i as f64 + 4.0;
+        let _ = write!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text><rect x=\"{left:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#0072B2\" data-label=\"{}\" data-value=\"{value}\"/><text x=\"{:.1}\" y=\"{:.1}\">{value:.1} {}</text>",
+            left - 6.0,
+            y + 13.0,
+            text(label),
+            value * scale,
+            row - 6.0,
+            attribute(label),
+            left + value * scale + 6.0,
+            y + 13.0,
+            text(unit)
+        );
+    }
+    svg.push_str("</svg>");
+    svg
 }
 
 /// One row per model in score order: the interval as a bar, the score as a dot.
@@ -547,7 +579,7 @@ pub fn game_html(
     page(title, &body)
 }
 
-fn page(title: &str, body: &str) -> String {
+pub(crate) fn page(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body><h1>{}</h1>{body}</body></html>\n",
         text(title),

@@ -51,7 +51,9 @@ pub use judges::judges_curves;
 pub use judges::judges_table;
 pub use log::log_summary;
 #[cfg(feature = "nasheval")]
-pub use nasheval::{fit_notes, fit_summary, floor_text, predictions_csv, predictions_json};
+pub use nasheval::{
+    fit_html, fit_notes, fit_summary, floor_text, predictions_csv, predictions_json,
+};
 #[cfg(feature = "plots")]
 pub use plot::plot_leaderboard;
 pub use rank::{

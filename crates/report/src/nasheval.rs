@@ -8,7 +8,8 @@ use verdict_nasheval::{
     FitOptions, NashEvalModel, NuisanceDesign, Predictions, TrainingReport, Variant,
 };
 
-use crate::ReportError;
+use crate::html::{bar_chart, html_table, note_list, page, section};
+use crate::{ReportError, TextTable};
 
 /// The propensity floor in words: a number, or relative to each menu's rate
 /// ([`verdict_nasheval::menu_floors`]).
@@ -261,4 +262,48 @@ pub fn predictions_csv(p: &Predictions) -> Result<String, ReportError> {
         .into_inner()
         .map_err(|e| ReportError::Csv(e.into_error().into()))?;
     Ok(String::from_utf8(bytes).expect("CSV of UTF-8 text is UTF-8"))
+}
+
+/// The fit as one self-contained HTML page: the summary `verdict fit` prints, the time
+/// of each stage, the held-out risks behind `auto`'s choice of surface, and the notes.
+pub fn fit_html(model: &NashEvalModel, model_name: &str, seconds: f64) -> String {
+    let s = &model.summary;
+    let mut body = String::new();
+    let summary = fit_summary(model, model_name, seconds);
+    section(
+        &mut body,
+        "Fit",
+        &format!("<pre>{}</pre>", html_escape::encode_text(&summary)),
+    );
+    if !s.stage_seconds.is_empty() {
+        section(
+            &mut body,
+            "Time per stage",
+            &bar_chart("stage-seconds", &s.stage_seconds, "s"),
+        );
+    }
+    if !s.candidates.is_empty() {
+        let mut table = TextTable::new([
+            "surface",
+            "held-out risk",
+            "standard error",
+            "paired difference from the plug-in",
+        ]);
+        for c in &s.candidates {
+            table.push(vec![
+                c.name.clone(),
+                format!("{:.5}", c.risk),
+                format!("{:.5}", c.standard_error),
+                c.difference
+                    .map_or_else(|| "-".into(), |(d, e)| format!("{d:+.5} ± {e:.5}")),
+            ]);
+        }
+        // The surface chosen is named in the summary above ("payoff surface").
+        section(&mut body, "Held-out choice of surface", &html_table(&table));
+    }
+    let notes = fit_notes(model);
+    if !notes.is_empty() {
+        section(&mut body, "Notes", &note_list(&notes));
+    }
+    page(&format!("verdict fit: {model_name}"), &body)
 }
