@@ -11,7 +11,8 @@ use verdict::io::{
 };
 use verdict::plackett_luce::rank_rankings;
 use verdict::rank::{
-    rank_counts, rank_with_groups, BattleGroups, EloOrder, Intervals, Method, RankSettings,
+    rank_counts, rank_each_group, rank_with_groups, BattleGroups, EloOrder, Intervals, Method,
+    RankSettings,
 };
 use verdict::ratings::{Bootstrap, BradleyTerry, CovariateBradleyTerry, Elo};
 use verdict::report::{plot_leaderboard, rank_html, render_csv, render_table, RankReport};
@@ -281,6 +282,7 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
     settings.matrices |= args.report.is_some();
     let bar = progress::bar(settings.bootstrap_rounds(), "bootstrap", quiet);
     let source = args.input.log.display().to_string();
+    let mut group_boards = Vec::new();
     let report = if args.method == Method::PlackettLuce {
         rank_feedback_table(&args.input, &source, &settings, &|| bar.inc(1))?
     } else if !covariate_request(&args.covariates).is_empty() {
@@ -296,9 +298,14 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
             Some(column) => Some(battle_groups(&loaded, column)?),
             None => None,
         };
-        rank_with_groups(&loaded.log, groups.as_ref(), &source, &settings, &|| {
+        let report = rank_with_groups(&loaded.log, groups.as_ref(), &source, &settings, &|| {
             bar.inc(1)
-        })?
+        })?;
+        // A page with --group-by shows each group's own board too.
+        if let (Some(groups), true) = (&groups, args.report.is_some()) {
+            group_boards = rank_each_group(&loaded.log, groups, &source, &settings)?;
+        }
+        report
     };
     bar.finish_and_clear();
     let printed = if args.matrix {
@@ -309,7 +316,13 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
     let text = crate::flags::in_flags(&render(&printed, args.format)?);
     if let Some(path) = &args.report {
         let title = format!("verdict rank {source}");
-        write_bytes_atomic(path, rank_html(&report, &title).as_bytes())?;
+        let groups = args
+            .input
+            .group_by
+            .as_deref()
+            .filter(|_| !group_boards.is_empty())
+            .map(|column| (column, group_boards.as_slice()));
+        write_bytes_atomic(path, rank_html(&report, &title, groups).as_bytes())?;
     }
     if let Some(path) = &args.plot {
         let first = report.outputs()[0];

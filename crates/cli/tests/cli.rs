@@ -160,6 +160,46 @@ fn rank_report_is_a_self_contained_page_with_the_figures() {
     assert!(!missing.exists());
 }
 
+/// `--group-by` with `--report`: each group's own board beside the whole log's, and a
+/// group whose board cannot be made says why instead of stopping the others.
+#[test]
+fn rank_report_shows_each_groups_board() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = write(
+        dir.path(),
+        "log.csv",
+        "model_a,model_b,winner,category\n\
+         a,b,model_a,full\nb,c,model_a,full\nc,a,model_a,full\na,b,model_a,full\n\
+         a,b,model_b,part\nb,c,model_a,part\n",
+    );
+    let page = dir.path().join("page.html");
+    let args = [
+        "rank",
+        &log,
+        "--method",
+        "lottery",
+        "--group-by",
+        "category",
+        "--report",
+        page.to_str().unwrap(),
+    ];
+    stdout(&verdict(&args));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("<h2>Per category</h2>"),
+        "no per-category section"
+    );
+    assert!(
+        html.contains("full (4 battles)"),
+        "no board for the full group"
+    );
+    // The part group never compares a and c, so its lottery has no board.
+    assert!(
+        html.contains("part: ") && html.contains("never met"),
+        "no reason for part"
+    );
+}
+
 /// The JSON schema scripts rely on: models sorted by score with every field.
 #[test]
 fn rank_json_has_the_documented_schema() {

@@ -14,9 +14,10 @@ use html_escape::{encode_double_quoted_attribute as attribute, encode_text as te
 use verdict_ratings::Leaderboard;
 
 use crate::table::{
-    coefficient_table, describe_output, leaderboard_table, side_by_side, COEFFICIENT_TITLE,
+    coefficient_table, describe_output, leaderboard_table, score_cell, side_by_side,
+    COEFFICIENT_TITLE,
 };
-use crate::{GameReport, Matrices, RankOutput, RankReport, TextTable};
+use crate::{GameReport, GroupBoard, Matrices, RankOutput, RankReport, TextTable};
 
 const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#222}\
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem}pre{background:#f6f6f6;padding:.6rem;white-space:pre-wrap}\
@@ -28,8 +29,13 @@ table{border-collapse:collapse;font-variant-numeric:tabular-nums}td,th{padding:.
 /// names are shortened with an ellipsis and keep the full name as a tooltip.
 const NAME_CHARS: usize = 32;
 
-/// The report as a complete HTML document titled `title`.
-pub fn rank_html(report: &RankReport, title: &str) -> String {
+/// The report as a complete HTML document titled `title`; with `groups` (the column
+/// and one board per value), a per-category section after the boards.
+pub fn rank_html(
+    report: &RankReport,
+    title: &str,
+    groups: Option<(&str, &[GroupBoard])>,
+) -> String {
     let mut body = String::new();
     let outputs = report.outputs();
     if let RankReport::All { notes, .. } = report {
@@ -51,8 +57,13 @@ pub fn rank_html(report: &RankReport, title: &str) -> String {
     // The observed win matrix is the same for every board of an `all` report: it is
     // drawn once, with the first board that has matrices.
     let mut wins_drawn = false;
-    for output in outputs {
+    for output in &outputs {
         board_sections(&mut body, output, &mut wins_drawn);
+    }
+    if let Some((column, boards)) = groups {
+        let overall = &outputs[0].leaderboard;
+        let content = per_group(overall, boards);
+        section(&mut body, &format!("Per {column}"), &content);
     }
     page(title, &body)
 }
@@ -121,6 +132,60 @@ pub(crate) fn html_table(table: &TextTable) -> String {
         out.push_str("</tr>");
     }
     out.push_str("</tbody></table>");
+    out
+}
+
+/// Each group's rank and score of every model, rows in the overall board's order,
+/// then the groups without a board and why.
+fn per_group(overall: &Leaderboard, boards: &[GroupBoard]) -> String {
+    let drawn: Vec<(&GroupBoard, &Leaderboard)> = boards
+        .iter()
+        .filter_map(|g| {
+            g.board
+                .as_ref()
+                .ok()
+                .map(|r| (g, &r.outputs()[0].leaderboard))
+        })
+        .collect();
+    let mut header = vec![overall.method.clone()];
+    header.extend(
+        drawn
+            .iter()
+            .map(|(g, _)| format!("{} ({} battles)", g.group, g.battles)),
+    );
+    let mut table = TextTable::new(std::iter::once("model".to_owned()).chain(header));
+    for standing in &overall.models {
+        let mut row = vec![
+            standing.name.clone(),
+            format!(
+                "{} ({})",
+                standing.rank,
+                score_cell(&overall.method, standing.score)
+            ),
+        ];
+        for (_, board) in &drawn {
+            row.push(
+                board
+                    .models
+                    .iter()
+                    .find(|s| s.name == standing.name)
+                    .map_or_else(
+                        || "-".into(),
+                        |s| format!("{} ({})", s.rank, score_cell(&board.method, s.score)),
+                    ),
+            );
+        }
+        table.push(row);
+    }
+    let mut out = String::from("<p>Rank (score) on the whole log and on each group's battles alone; - where a model never played in the group.</p>");
+    out.push_str(&html_table(&table));
+    let missing: Vec<String> = boards
+        .iter()
+        .filter_map(|g| g.board.as_ref().err().map(|e| format!("{}: {e}", g.group)))
+        .collect();
+    if !missing.is_empty() {
+        out.push_str(&note_list(&missing));
+    }
     out
 }
 

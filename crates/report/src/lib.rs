@@ -57,6 +57,7 @@ pub use nasheval::{
 #[cfg(feature = "plots")]
 pub use plot::plot_leaderboard;
 pub use rank::{
-    Coefficient, FitSummary, LotterySummary, Matrices, RankOutput, RankReport, RobustSummary,
+    Coefficient, FitSummary, GroupBoard, LotterySummary, Matrices, RankOutput, RankReport,
+    RobustSummary,
 };
 pub use table::{render_csv, render_table, TextTable};

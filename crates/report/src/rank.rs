@@ -181,3 +181,15 @@ impl RankReport {
         }
     }
 }
+
+/// One group's leaderboard in a per-category set (`--group-by` with `--report`): the
+/// board of the group's battles alone, or the reason it has none.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupBoard {
+    /// The group's name.
+    pub group: String,
+    /// Battles in the group.
+    pub battles: usize,
+    /// The group's board, or why there is none (one model only, say).
+    pub board: Result<RankReport, String>,
+}

@@ -82,7 +82,7 @@ fn method_title(method: &str) -> &str {
 }
 
 /// A score as shown: probabilities with four decimals, ratings with one.
-fn score_cell(method: &str, score: f64) -> String {
+pub(crate) fn score_cell(method: &str, score: f64) -> String {
     if method == "maximal-lottery" {
         format!("{score:.4}")
     } else {

@@ -12,7 +12,9 @@ use verdict_ratings::{
     BootstrapDraws, BradleyTerry, BtFit, Center, Elo, EloScale, FitStatus, Interval,
     IntervalMethod, Leaderboard, PairCounts, PointEstimate, RatingsError, Regularization,
 };
-use verdict_report::{FitSummary, LotterySummary, Matrices, RankOutput, RankReport, RobustSummary};
+use verdict_report::{
+    FitSummary, GroupBoard, LotterySummary, Matrices, RankOutput, RankReport, RobustSummary,
+};
 
 use crate::equilibrium::{solve, EquilibriumSettings};
 use crate::lottery_bootstrap::bootstrap_lottery;
@@ -323,6 +325,51 @@ pub fn rank_with_groups(
         groups,
     };
     context.rank(on_round)
+}
+
+/// The leaderboards of each group's battles on their own (a per-category board: one
+/// per language, say), fitted with `settings` like the whole log. Models that never
+/// play in a group are not on its board; a group whose board cannot be made (fewer
+/// than two models, pairs that never met for the lottery) carries the reason instead
+/// of stopping the others.
+///
+/// # Errors
+/// Groups that do not match the log.
+pub fn rank_each_group(
+    log: &BattleLog,
+    groups: &BattleGroups,
+    source: &str,
+    settings: &RankSettings,
+) -> Result<Vec<GroupBoard>, VerdictError> {
+    if groups.of_battle.len() != log.len()
+        || groups.of_battle.iter().any(|&g| g >= groups.names.len())
+    {
+        return Err(VerdictError::Settings(
+            "battle groups do not match the log".into(),
+        ));
+    }
+    let mut logs: Vec<BattleLog> = groups.names.iter().map(|_| BattleLog::new()).collect();
+    for (r, (a, b, outcome)) in log.iter().enumerate() {
+        let group = &mut logs[groups.of_battle[r]];
+        let a = group.models_mut().intern(log.models().name(a));
+        let b = group.models_mut().intern(log.models().name(b));
+        group.push_ids(a, b, outcome);
+    }
+    let settings = RankSettings {
+        robust: None,
+        ..settings.clone()
+    };
+    Ok(groups
+        .names
+        .iter()
+        .zip(&logs)
+        .map(|(name, group_log)| GroupBoard {
+            group: name.clone(),
+            battles: group_log.len(),
+            board: rank(group_log, &format!("{source} [{name}]"), &settings, &|| {})
+                .map_err(|e| e.to_string()),
+        })
+        .collect())
 }
 
 /// Fits the leaderboards `settings` asks for from pair counts alone (a counts table, or
