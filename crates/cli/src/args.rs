@@ -473,6 +473,9 @@ pub struct BenchJudgesArgs {
     /// Draw the error curves (log–log, one panel per norm) to this .svg or .png.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+    /// Write the curves and the table as one self-contained HTML page.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -6,7 +6,7 @@ use verdict::judges::{
     ConfiguredPool, CostStructure, EstimateSettings, ExperimentSettings, JudgesConfig, JudgingRun,
     Method, Norm, PaidCalls, Scenario, METHODS,
 };
-use verdict::report::{judges_curves, judges_table, plot_curves};
+use verdict::report::{judges_curves, judges_html, judges_table, plot_curves};
 
 use crate::args::{BenchJudgesArgs, JudgeArgs, JudgeCosts, JudgeMethod, OutputFormat};
 
@@ -82,6 +82,14 @@ pub fn bench(args: &BenchJudgesArgs) -> anyhow::Result<()> {
         OutputFormat::Table => judges_table(&rows, &settings),
         OutputFormat::Csv => anyhow::bail!("--format csv is not offered here; use table or json"),
     };
+    if let Some(path) = &args.report {
+        let page = judges_html(
+            &judges_table(&rows, &settings),
+            &judges_curves(&rows, &settings),
+            "verdict bench judges",
+        )?;
+        verdict::io::write_bytes_atomic(path, page.as_bytes())?;
+    }
     print!("{text}");
     Ok(())
 }

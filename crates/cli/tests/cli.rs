@@ -814,8 +814,16 @@ fn bench_judges_reports_every_cell() {
         assert!(cell("est-ivwe", 100.0, p)["error_mean"].is_null());
         assert_eq!(cell("est-ivwe", 100.0, p)["infeasible"], 3);
     }
-    // Same seed, same numbers.
-    assert_eq!(json(&args), value);
+    // Same seed, same numbers; the page carries the log–log curves, inline.
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("judges.html");
+    let mut with_page: Vec<&str> = args.to_vec();
+    with_page.extend(["--report", page.to_str().unwrap()]);
+    assert_eq!(json(&with_page), value);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<h2>Error against budget</h2>") && html.contains("<svg"));
+    assert!(html.contains("est-ivwe") && html.contains("oracle"));
+    assert!(!html.contains("http") && !html.contains("<script"));
     assert!(failure(&["bench", "judges", "--p", "0.5"]).contains("p >= 1"));
     assert!(failure(&["bench", "judges", "--methods", "magic"]).contains("unknown method"));
     assert!(failure(&["bench", "judges", "--budgets=-5"]).contains("--budgets"));

@@ -43,6 +43,14 @@ pub fn plot_curves(path: &Path, panels: &[Curves]) -> Result<(), ReportError> {
     save(path, &Panels(panels))
 }
 
+/// `panels` as inline SVG text for a page.
+///
+/// # Errors
+/// [`ReportError::Plot`] when drawing fails (a panel with no positive points).
+pub fn curves_svg(panels: &[Curves]) -> Result<String, ReportError> {
+    crate::plot::svg_text(&Panels(panels))
+}
+
 struct Panels<'a>(&'a [Curves]);
 
 impl Figure for Panels<'_> {

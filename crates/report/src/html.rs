@@ -20,7 +20,7 @@ use crate::table::{
 use crate::{GameReport, GroupBoard, Matrices, RankOutput, RankReport, TextTable};
 
 const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#222}\
-h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem}pre{background:#f6f6f6;padding:.6rem;white-space:pre-wrap}\
+h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem}pre{background:#f6f6f6;padding:.6rem;white-space:pre-wrap}pre.wide{white-space:pre;overflow-x:auto}\
 table{border-collapse:collapse;font-variant-numeric:tabular-nums}td,th{padding:.15rem .6rem;border-bottom:1px solid #ddd;text-align:right}\
 .t{text-align:left}svg text{font-size:12px;fill:#222}.interval{stroke:#0072B2;stroke-width:3}\
 .point{fill:#D55E00}.axis{stroke:#999}.notes li{margin:.2rem 0}";
@@ -642,6 +642,29 @@ pub fn game_html(
         &figure,
     );
     page(title, &body)
+}
+
+/// A judging-on-a-budget experiment as one page: the log–log error curves (one panel
+/// per norm) and the table `verdict bench judges` prints.
+///
+/// # Errors
+/// [`crate::ReportError::Plot`] when a panel cannot be drawn.
+#[cfg(feature = "plots")]
+pub fn judges_html(
+    table: &str,
+    panels: &[crate::Curves],
+    title: &str,
+) -> Result<String, crate::ReportError> {
+    let mut body = String::new();
+    section(
+        &mut body,
+        "Error against budget",
+        &crate::curves::curves_svg(panels)?,
+    );
+    // A wide table scrolls rather than wrapping its columns.
+    let table = format!("<pre class=\"wide\">{}</pre>", text(table));
+    section(&mut body, "Results", &table);
+    Ok(page(title, &body))
 }
 
 pub(crate) fn page(title: &str, body: &str) -> String {

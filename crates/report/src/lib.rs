@@ -42,9 +42,11 @@ mod rank;
 mod table;
 
 #[cfg(feature = "plots")]
-pub use curves::{plot_curves, Curves, Series};
+pub use curves::{curves_svg, plot_curves, Curves, Series};
 pub use error::ReportError;
 pub use game::{game_table, AgentProbability, GameReport};
+#[cfg(feature = "plots")]
+pub use html::judges_html;
 pub use html::{game_html, rank_html};
 #[cfg(feature = "plots")]
 pub use judges::judges_curves;

@@ -83,6 +83,20 @@ pub(crate) fn save(path: &Path, figure: &impl Figure) -> Result<(), ReportError>
     Ok(())
 }
 
+/// `figure` as SVG text to inline in a page: without the XML namespace declaration,
+/// which HTML does not need (and which names a URL).
+pub(crate) fn svg_text(figure: &impl Figure) -> Result<String, ReportError> {
+    register_font();
+    let mut text = String::new();
+    figure
+        .draw(SVGBackend::with_string(&mut text, figure.size()).into_drawing_area())
+        .map_err(|message| ReportError::Plot {
+            path: "(inline figure)".into(),
+            message,
+        })?;
+    Ok(text.replacen(" xmlns=\"http://www.w3.org/2000/svg\"", "", 1))
+}
+
 struct LeaderboardFigure<'a> {
     board: &'a Leaderboard,
     title: &'a str,
