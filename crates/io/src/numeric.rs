@@ -13,21 +13,16 @@ use crate::{IoError, Table};
 /// [`IoError::MissingColumn`] for a column that is not there; [`IoError::Invalid`]
 /// naming the row and column of a missing value or one that is not a finite number.
 pub fn numeric_columns(table: &Table, paths: &[String]) -> Result<Vec<Vec<f64>>, IoError> {
-    paths
+    let split: Vec<(&str, Option<&str>)> = paths.iter().map(|p| split_path(table, p)).collect();
+    for (name, _) in &split {
+        crate::battles::require_column(table, name)?;
+    }
+    let parsed = parse_dictionaries(table, &split);
+    split
         .iter()
-        .map(|path| {
-            let (name, field) = split_path(table, path);
-            crate::battles::require_column(table, name)?;
+        .zip(&parsed)
+        .map(|(&(name, field), parsed)| {
             let column = table.column(name).expect("checked above");
-            // Each distinct text is parsed once.
-            let parsed: Vec<Option<f64>> = column
-                .dictionary()
-                .iter()
-                .map(|text| match field {
-                    None => number(text),
-                    Some(field) => object_field(text, field).and_then(|v| value_number(&v)),
-                })
-                .collect();
             (0..table.rows())
                 .map(|row| {
                     column.code(row).and_then(|code| parsed[code]).ok_or_else(|| {
@@ -46,6 +41,47 @@ pub fn numeric_columns(table: &Table, paths: &[String]) -> Result<Vec<Vec<f64>>,
         .collect()
 }
 
+/// For each `(column, field)` path, the number of each distinct value of its column
+/// (indexed by dictionary code). Each distinct text is parsed once however many paths
+/// read it: the eight style counts of LMArena's `conv_metadata` come from one parse of
+/// each row's object, not eight.
+fn parse_dictionaries(table: &Table, split: &[(&str, Option<&str>)]) -> Vec<Vec<Option<f64>>> {
+    let mut parsed: Vec<Option<Vec<Option<f64>>>> = vec![None; split.len()];
+    for (first, &(name, _)) in split.iter().enumerate() {
+        if parsed[first].is_some() {
+            continue;
+        }
+        let same: Vec<usize> = (first..split.len())
+            .filter(|&q| split[q].0 == name)
+            .collect();
+        let nested = same.iter().any(|&q| split[q].1.is_some());
+        let dictionary = table
+            .column(name)
+            .expect("checked by the caller")
+            .dictionary();
+        let mut values = vec![Vec::with_capacity(dictionary.len()); same.len()];
+        for text in dictionary {
+            let object = if nested { json_object(text) } else { None };
+            for (slot, &q) in same.iter().enumerate() {
+                values[slot].push(match split[q].1 {
+                    None => number(text),
+                    Some(field) => object
+                        .as_ref()
+                        .and_then(|o| o.get(field))
+                        .and_then(value_number),
+                });
+            }
+        }
+        for (slot, q) in same.into_iter().enumerate() {
+            parsed[q] = Some(std::mem::take(&mut values[slot]));
+        }
+    }
+    parsed
+        .into_iter()
+        .map(|p| p.expect("every path is parsed"))
+        .collect()
+}
+
 /// The column a numeric path reads: the column of that name if there is one, else the
 /// part before the first dot.
 pub fn path_column<'p>(table: &Table, path: &'p str) -> &'p str {
@@ -60,8 +96,8 @@ pub fn has_path(table: &Table, path: &str) -> bool {
         (name, Some(field)) => table.column(name).is_some_and(|column| {
             (0..table.rows())
                 .find_map(|row| column.value(row))
-                .and_then(|text| object_field(text, field))
-                .is_some()
+                .and_then(json_object)
+                .is_some_and(|object| object.contains_key(field))
         }),
     }
 }
@@ -73,10 +109,10 @@ fn split_path<'p>(table: &Table, path: &'p str) -> (&'p str, Option<&'p str>) {
     }
 }
 
-/// Field `field` of the JSON object `text`.
-fn object_field(text: &str, field: &str) -> Option<serde_json::Value> {
+/// The JSON object `text`, if it is one.
+fn json_object(text: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
     match serde_json::from_str(text).ok()? {
-        serde_json::Value::Object(mut fields) => fields.remove(field),
+        serde_json::Value::Object(fields) => Some(fields),
         _ => None,
     }
 }
