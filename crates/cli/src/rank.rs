@@ -308,12 +308,15 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
         report
     };
     bar.finish_and_clear();
-    let printed = if args.matrix {
-        report.clone()
+    // Matrices computed only for the page are not printed.
+    let stripped;
+    let printed = if args.matrix || args.report.is_none() {
+        &report
     } else {
-        report.without_matrices()
+        stripped = report.without_matrices();
+        &stripped
     };
-    let text = crate::flags::in_flags(&render(&printed, args.format)?);
+    let text = crate::flags::in_flags(&render(printed, args.format)?);
     if let Some(path) = &args.report {
         let title = format!("verdict rank {source}");
         let groups = args

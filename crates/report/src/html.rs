@@ -38,17 +38,21 @@ pub fn rank_html(
 ) -> String {
     let mut body = String::new();
     let outputs = report.outputs();
-    if let RankReport::All { notes, .. } = report {
-        let boards: Vec<RankOutput> = outputs.iter().map(|o| (*o).clone()).collect();
+    if let RankReport::All {
+        leaderboards,
+        notes,
+        ..
+    } = report
+    {
         section(
             &mut body,
             "Side by side",
-            &html_table(&side_by_side(&boards)),
+            &html_table(&side_by_side(leaderboards)),
         );
         section(
             &mut body,
             "Where the methods disagree",
-            &disagreements(&boards),
+            &disagreements(leaderboards),
         );
         if !notes.is_empty() {
             section(&mut body, "Notes", &note_list(notes));
