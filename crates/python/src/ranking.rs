@@ -15,7 +15,9 @@ use verdict::rank::{rank, rank_counts, Intervals, Method, RankSettings};
 use verdict::ratings::{
     Bootstrap, BradleyTerry, CovariateBradleyTerry, Elo, PairCounts, Solver, TieModel,
 };
-use verdict::style::{rank_with_covariates, read_covariate_log, CovariateRequest};
+use verdict::style::{
+    covariate_columns, rank_with_covariates, read_covariate_log, CovariateRequest,
+};
 
 use crate::tables::TableArg;
 use crate::{bad_input, choice};
@@ -109,10 +111,14 @@ pub fn rank_json(
     let rankings = settings.method == Method::PlackettLuce;
     let counts =
         matches!(settings.method, Method::BradleyTerry | Method::Lottery) && !with_covariates;
-    let wanted = match (rankings || with_covariates, counts) {
-        (true, _) => None,
-        (false, true) => Some(pair_count_columns(&options)),
-        (false, false) => Some(battle_columns(&options)),
+    let wanted = if rankings {
+        None
+    } else if with_covariates {
+        Some(covariate_columns(&options, &request))
+    } else if counts {
+        Some(pair_count_columns(&options))
+    } else {
+        Some(battle_columns(&options))
     };
     let source = battles.source(py, "<battles table>", wanted.as_deref())?;
     let label = source.label();

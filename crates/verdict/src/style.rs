@@ -131,6 +131,30 @@ pub struct CovariateLog {
     pub columns: Vec<Vec<f64>>,
 }
 
+/// Every column [`read_covariate_log`] may read with `options` and `request`: the
+/// battle log's, each covariate (and, for a dotted path `outer.field`, its column
+/// `outer`), and for style control the per-side columns and [`STYLE_METADATA`].
+/// Reading only these keeps a wide table (an LMArena dump with its conversations)
+/// cheap.
+pub fn covariate_columns(options: &ReadOptions, request: &CovariateRequest) -> Vec<String> {
+    let mut wanted = battle_columns(options);
+    for column in &request.columns {
+        wanted.push(column.clone());
+        if let Some((outer, _)) = column.split_once('.') {
+            wanted.push(outer.to_owned());
+        }
+    }
+    if request.style_control {
+        wanted.push(STYLE_METADATA.to_owned());
+        wanted.extend(
+            STYLE_FEATURES
+                .iter()
+                .flat_map(|f| [f.column_a.to_owned(), f.column_b.to_owned()]),
+        );
+    }
+    wanted
+}
+
 /// Reads a battle log with the covariates `request` names, built as described in the
 /// module documentation.
 ///
@@ -142,16 +166,7 @@ pub fn read_covariate_log(
     options: &ReadOptions,
     request: &CovariateRequest,
 ) -> Result<CovariateLog, VerdictError> {
-    let mut wanted = battle_columns(options);
-    wanted.extend(request.columns.iter().cloned());
-    if request.style_control {
-        wanted.push(STYLE_METADATA.to_owned());
-        wanted.extend(
-            STYLE_FEATURES
-                .iter()
-                .flat_map(|f| [f.column_a.to_owned(), f.column_b.to_owned()]),
-        );
-    }
+    let wanted = covariate_columns(options, request);
     let table = read_table(source, options.format, Some(&wanted))?;
     let style = if request.style_control {
         style_paths(&table)?

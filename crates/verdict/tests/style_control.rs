@@ -321,3 +321,22 @@ fn style_counts_nested_in_conv_metadata_read_as_the_flat_columns() {
     let battles = |log: &CovariateLog| log.loaded.log.iter().collect::<Vec<_>>();
     assert_eq!(battles(&nested), battles(&flat));
 }
+
+#[test]
+fn a_covariate_can_be_a_field_of_a_nested_column() {
+    // `--covariates meta.turns` reads field `turns` of the `meta` objects.
+    let jsonl = "{\"model_a\": \"a\", \"model_b\": \"b\", \"winner\": \"model_a\", \"meta\": {\"turns\": 2}}\n\
+                 {\"model_a\": \"b\", \"model_b\": \"a\", \"winner\": \"model_a\", \"meta\": {\"turns\": 1}}\n\
+                 {\"model_a\": \"a\", \"model_b\": \"b\", \"winner\": \"tie\", \"meta\": {\"turns\": 3}}\n";
+    let source = Source::Bytes {
+        label: "nested.jsonl".into(),
+        data: jsonl.as_bytes().to_vec(),
+    };
+    let request = CovariateRequest {
+        columns: vec!["meta.turns".into()],
+        style_control: false,
+    };
+    let log = read_covariate_log(&source, &ReadOptions::default(), &request).unwrap();
+    assert_eq!(log.names, ["meta.turns"]);
+    assert_eq!(log.columns, [vec![2.0, 1.0, 3.0]]);
+}
