@@ -168,9 +168,13 @@ pub struct FitArgs {
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutputFormat,
     /// Write the fit as one self-contained HTML page (the summary, time per stage, the
-    /// held-out choice of surface, the notes).
+    /// held-out choice of surface, propensities per menu, the training curve, notes).
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// With --report: who wins where, by this categorical column of the contexts
+    /// table (the share of each value's contexts whose winner is each agent).
+    #[arg(long, value_name = "COLUMN", requires = "report")]
+    pub winners_by: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -202,6 +206,14 @@ pub struct EvaluateArgs {
     /// Output format: table or json.
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutputFormat,
+    /// Write the model's page with its scores against the truth (a model file only),
+    /// beside the uniform policy's and the per-context Bradley–Terry argmax's.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// With --report: who wins where on the test contexts, by this categorical column,
+    /// under the model and under the truth (NashEval Figure 4).
+    #[arg(long, value_name = "COLUMN", requires = "report")]
+    pub winners_by: Option<String>,
 }
 
 /// `--world` of `verdict simulate`.

@@ -1,12 +1,18 @@
 //! `verdict evaluate`: a fitted model (or a lottery leaderboard) on a simulation's
-//! test contexts against the ground truth ([`verdict::simulation::evaluate_file`]).
+//! test contexts against the ground truth ([`verdict::simulation::evaluate_file`]);
+//! with `--report`, the model's page with its scores beside reference policies.
 
-use verdict::simulation::evaluate_file;
+use verdict::model_file::load_model;
+use verdict::report::{fit_html, FitPage, PolicyScoreRow};
+use verdict::simulation::{evaluate_file, evaluate_with_references, test_winners_by};
 
 use crate::args::{EvaluateArgs, OutputFormat};
 
 pub fn run(args: &EvaluateArgs) -> anyhow::Result<()> {
     let evaluation = evaluate_file(&args.model, &args.truth)?;
+    if let Some(path) = &args.report {
+        report(args, path)?;
+    }
     for note in &evaluation.notes {
         eprintln!("{note}");
     }
@@ -27,5 +33,36 @@ pub fn run(args: &EvaluateArgs) -> anyhow::Result<()> {
             );
         }
     }
+    Ok(())
+}
+
+/// The model's page: its fit, its scores beside the references, and who wins where.
+fn report(args: &EvaluateArgs, path: &std::path::Path) -> anyhow::Result<()> {
+    let model = load_model(&args.model).map_err(|e| {
+        anyhow::anyhow!("--report draws a NashEval model's page, and the model file could not be read as one: {e}")
+    })?;
+    let rows = evaluate_with_references(&model, &args.truth)?;
+    let winners = match &args.winners_by {
+        Some(column) => Some((
+            column.as_str(),
+            test_winners_by(&model, &args.truth, column)?,
+        )),
+        None => None,
+    };
+    let extras = FitPage {
+        winners: winners.as_ref().map(|(c, (fitted, _))| (*c, fitted)),
+        true_winners: winners.as_ref().map(|(_, (_, truth))| truth),
+        scores: rows
+            .into_iter()
+            .map(|(policy, s)| PolicyScoreRow {
+                policy,
+                exploitability: s.exploitability,
+                support_f1: s.support_f1,
+                game_value: s.game_value,
+            })
+            .collect(),
+    };
+    let name = args.model.display().to_string();
+    verdict::io::write_bytes_atomic(path, fit_html(&model, &name, None, &extras).as_bytes())?;
     Ok(())
 }

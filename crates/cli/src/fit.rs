@@ -10,8 +10,9 @@ use verdict::contextual::complete_pairs;
 use verdict::equilibrium::costs_by_agent;
 use verdict::feedback::ContextualLog;
 use verdict::io::{read_costs, Source};
+use verdict::model_file::winners_by;
 use verdict::nasheval::{FitOptions, NetworkOptions, Stage, Variant};
-use verdict::report::{fit_html, fit_notes, fit_summary};
+use verdict::report::{fit_html, fit_notes, fit_summary, FitPage};
 use verdict::simulation::{Split, Truth};
 
 use crate::args::{FitArgs, OutputFormat};
@@ -54,7 +55,26 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
     verdict::model_file::save_model(&model, &args.out)?;
     let seconds = started.elapsed().as_secs_f64();
     if let Some(path) = &args.report {
-        let page = fit_html(&model, &args.out.display().to_string(), seconds);
+        let winners = match (&args.winners_by, &args.source.contexts) {
+            (None, _) => None,
+            (Some(column), Some(contexts)) => Some((
+                column.as_str(),
+                winners_by(&model, &Source::File(contexts.clone()), column)?,
+            )),
+            (Some(_), None) => bail!(
+                "--winners-by reads a column of the contexts table: give the log as --contexts and --feedback"
+            ),
+        };
+        let extras = FitPage {
+            winners: winners.as_ref().map(|(c, w)| (*c, w)),
+            ..FitPage::default()
+        };
+        let page = fit_html(
+            &model,
+            &args.out.display().to_string(),
+            Some(seconds),
+            &extras,
+        );
         verdict::io::write_bytes_atomic(path, page.as_bytes())?;
     }
     match args.format {
@@ -69,7 +89,7 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
         ),
         OutputFormat::Table | OutputFormat::Csv => print!(
             "{}",
-            fit_summary(&model, &args.out.display().to_string(), seconds)
+            fit_summary(&model, &args.out.display().to_string(), Some(seconds))
         ),
     }
     Ok(())

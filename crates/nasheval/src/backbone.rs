@@ -7,13 +7,13 @@
 //! [`Regressor`]/[`Classifier`] traits, serializable (a LightGBM booster as its model
 //! text).
 
-use lightgbm3::{Booster, Dataset};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use crate::booster::{Booster, Rows};
 use crate::learner::{check, Classifier, LearnerError, Logistic, Regressor, Ridge};
 
 /// LightGBM settings (the hyperparameters of NashEval Tables 12–13). The number of
@@ -242,34 +242,13 @@ impl Model {
     }
 }
 
-/// A LightGBM booster that may move between threads and be shared by them (a fitted
-/// model held by a Python object, say). The `lightgbm3` crate leaves its handle
-/// `!Send` and `!Sync` because it is a raw pointer, but LightGBM guards every booster
-/// itself: its C API takes the booster's shared lock to predict and its exclusive
-/// lock to train or load (`c_api.cpp`, `Booster::mutex_`), and a handle has no
-/// affinity to the thread that made it.
-struct SharedBooster(Booster);
-
-// SAFETY: see the type's comment: LightGBM locks each booster internally and its
-// handle may be used and freed from any thread.
-unsafe impl Send for SharedBooster {}
-// SAFETY: as above; `&Booster` exposes only calls that take LightGBM's shared lock.
-unsafe impl Sync for SharedBooster {}
-
-impl std::ops::Deref for SharedBooster {
-    type Target = Booster;
-    fn deref(&self) -> &Booster {
-        &self.0
-    }
-}
-
 /// A LightGBM booster with its settings; saved as LightGBM's model text.
 #[derive(Serialize, Deserialize)]
 #[serde(into = "GbdtText", try_from = "GbdtText")]
 pub struct Gbdt {
     params: GbdtParams,
     columns: usize,
-    booster: Option<SharedBooster>,
+    booster: Option<Booster>,
 }
 
 impl std::fmt::Debug for Gbdt {
@@ -277,7 +256,7 @@ impl std::fmt::Debug for Gbdt {
         f.debug_struct("Gbdt")
             .field("params", &self.params)
             .field("columns", &self.columns)
-            .field("trees", &self.booster.as_ref().map(|b| b.num_iterations()))
+            .field("trees", &self.trees())
             .finish()
     }
 }
@@ -293,7 +272,7 @@ struct GbdtText {
 impl From<Gbdt> for GbdtText {
     fn from(g: Gbdt) -> Self {
         Self {
-            model: g.booster.as_ref().and_then(|b| b.save_string().ok()),
+            model: g.booster.as_ref().and_then(Booster::to_text),
             params: g.params,
             columns: g.columns,
         }
@@ -303,11 +282,7 @@ impl From<Gbdt> for GbdtText {
 impl TryFrom<GbdtText> for Gbdt {
     type Error = String;
     fn try_from(text: GbdtText) -> Result<Self, String> {
-        let booster = text
-            .model
-            .map(|m| Booster::from_string(&m).map_err(|e| format!("LightGBM model: {e}")))
-            .transpose()?
-            .map(SharedBooster);
+        let booster = text.model.map(|m| Booster::from_text(&m)).transpose()?;
         Ok(Self {
             params: text.params,
             columns: text.columns,
@@ -321,9 +296,8 @@ impl Clone for Gbdt {
         let booster = self
             .booster
             .as_ref()
-            .and_then(|b| b.save_string().ok())
-            .and_then(|m| Booster::from_string(&m).ok())
-            .map(SharedBooster);
+            .and_then(Booster::to_text)
+            .and_then(|m| Booster::from_text(&m).ok());
         Self {
             params: self.params.clone(),
             columns: self.columns,
@@ -344,9 +318,7 @@ impl Gbdt {
 
     /// Trees in the fitted booster (after early stopping).
     pub fn trees(&self) -> usize {
-        self.booster
-            .as_ref()
-            .map_or(0, |b| b.num_iterations().max(0) as usize)
+        self.booster.as_ref().map_or(0, Booster::trees)
     }
 
     fn train(
@@ -360,8 +332,8 @@ impl Gbdt {
     ) -> Result<(), LearnerError> {
         let rows = check(features, columns, targets)?;
         crate::learner::check_weights(weights, rows)?;
-        let lightgbm = |e: lightgbm3::Error| LearnerError(format!("LightGBM: {e}"));
         let labels: Vec<f32> = targets.iter().map(|&t| t as f32).collect();
+        let weights: Option<Vec<f32>> = weights.map(|w| w.iter().map(|&v| v as f32).collect());
         let held_out = if self.params.early_stopping_rounds > 0 {
             ((rows as f64 * self.params.validation_fraction) as usize).min(rows / 2)
         } else {
@@ -377,52 +349,44 @@ impl Gbdt {
             ));
             let mut held = vec![false; rows];
             order[..held_out].iter().for_each(|&r| held[r] = true);
-            let is_held = |r: usize| held[r];
             let (mut train_x, mut train_y, mut valid_x, mut valid_y) =
                 (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             let (mut train_w, mut valid_w) = (Vec::new(), Vec::new());
             for r in 0..rows {
                 let row = &features[r * columns..(r + 1) * columns];
-                let w = weights.map_or(1.0, |w| w[r] as f32);
-                if is_held(r) {
-                    valid_x.extend_from_slice(row);
-                    valid_y.push(labels[r]);
-                    valid_w.push(w);
+                let w = weights.as_ref().map_or(1.0, |w| w[r]);
+                let (x, y, ws) = if held[r] {
+                    (&mut valid_x, &mut valid_y, &mut valid_w)
                 } else {
-                    train_x.extend_from_slice(row);
-                    train_y.push(labels[r]);
-                    train_w.push(w);
-                }
+                    (&mut train_x, &mut train_y, &mut train_w)
+                };
+                x.extend_from_slice(row);
+                y.push(labels[r]);
+                ws.push(w);
             }
-            let mut train =
-                Dataset::from_slice(&train_x, &train_y, columns as i32, true).map_err(lightgbm)?;
-            drop(train_x);
-            let mut valid = Dataset::from_slice_with_reference(
-                &valid_x,
-                &valid_y,
-                columns as i32,
-                true,
-                Some(&train),
-            )
-            .map_err(lightgbm)?;
-            drop(valid_x);
-            if weights.is_some() {
-                train.set_weights(&train_w).map_err(lightgbm)?;
-                valid.set_weights(&valid_w).map_err(lightgbm)?;
-            }
-            Booster::train_with_valid(train, Some(valid), &parameters).map_err(lightgbm)?
+            let weighted = weights.is_some();
+            let train = Rows {
+                features: &train_x,
+                labels: &train_y,
+                weights: weighted.then_some(&train_w[..]),
+            };
+            let valid = Rows {
+                features: &valid_x,
+                labels: &valid_y,
+                weights: weighted.then_some(&valid_w[..]),
+            };
+            Booster::train(&train, Some(&valid), columns, &parameters)?
         } else {
             parameters["early_stopping_rounds"] = json!(0);
-            let mut train =
-                Dataset::from_slice(features, &labels, columns as i32, true).map_err(lightgbm)?;
-            if let Some(w) = weights {
-                let w: Vec<f32> = w.iter().map(|&v| v as f32).collect();
-                train.set_weights(&w).map_err(lightgbm)?;
-            }
-            Booster::train(train, &parameters).map_err(lightgbm)?
+            let train = Rows {
+                features,
+                labels: &labels,
+                weights: weights.as_deref(),
+            };
+            Booster::train(&train, None, columns, &parameters)?
         };
         self.columns = columns;
-        self.booster = Some(SharedBooster(booster));
+        self.booster = Some(booster);
         Ok(())
     }
 
@@ -430,9 +394,7 @@ impl Gbdt {
         let Some(booster) = &self.booster else {
             return vec![0.0; features.len() / self.columns.max(1)];
         };
-        booster
-            .predict(features, self.columns as i32, true)
-            .expect("LightGBM prediction on a matrix of the fitted width")
+        booster.predict(features, self.columns)
     }
 }
 

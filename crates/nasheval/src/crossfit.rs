@@ -15,6 +15,7 @@ use crate::pairs::PairMap;
 use crate::pooled::{
     sampled_cells, PairVerdict, PooledOutcome, PooledPropensity, SAMPLED_MENUS_PER_CONTEXT,
 };
+use crate::summary::PropensityHistogram;
 
 /// How the nuisances `e^m` and `μ^m_jk` are modelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -102,6 +103,8 @@ pub struct CrossFit {
     /// Out-of-fold propensities of selected menus (one per feedback record) that were
     /// raised to the floor.
     pub clipped: usize,
+    /// The selected menus' out-of-fold propensities before the floor, per menu.
+    pub histogram: PropensityHistogram,
     /// Out-of-fold mean squared error of the outcome models on observed verdicts.
     pub outcome_loss: f64,
     /// Out-of-fold binary log loss of the propensity models per (context, menu),
@@ -214,6 +217,7 @@ pub fn cross_fit(
         options.propensity_floor_share,
     );
     let (mut clipped, mut log_loss) = (0, 0.0);
+    let mut histogram = PropensityHistogram::new(menus);
     let mut outcome = vec![0.0; n * pairs.columns];
     let mut outcome_models = Vec::new();
     let sparse_menus = sparse_menus(&observed, &folds, options.folds, menus, n);
@@ -306,6 +310,7 @@ pub fn cross_fit(
             if let Some(record) = record {
                 let floor = floors[menu];
                 clipped += usize::from(e < floor);
+                histogram.add(menu, e);
                 propensity[record] = e.max(floor);
             }
         }
@@ -384,6 +389,7 @@ pub fn cross_fit(
             outcome,
         },
         clipped,
+        histogram,
         outcome_loss: squared / count.max(1) as f64,
         propensity_loss: log_loss / (n * menus).max(1) as f64,
         outcome_models,

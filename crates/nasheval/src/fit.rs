@@ -278,6 +278,7 @@ pub fn fit_prepared(
         (Some(crossfit), variant) => {
             summary.fold_sizes = crossfit.fold_sizes.clone();
             summary.clipped_propensities = crossfit.clipped;
+            summary.propensities = Some(crossfit.histogram.clone());
             summary.feedback_records = log.feedback.len();
             summary.outcome_loss = Some(crossfit.outcome_loss);
             summary.propensity_loss = Some(crossfit.propensity_loss);

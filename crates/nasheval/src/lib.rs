@@ -18,6 +18,7 @@
 
 mod aggregator;
 pub mod backbone;
+mod booster;
 pub mod crossfit;
 pub mod fit;
 pub mod fitted;
@@ -33,6 +34,7 @@ mod schema;
 pub mod selection;
 pub mod summary;
 pub mod tune;
+pub mod winners;
 
 pub use aggregator::{Aggregator, AggregatorError};
 pub use backbone::{Backbone, BackboneKind, GbdtParams, Model};
@@ -53,4 +55,5 @@ pub use payoff::{PayoffRegression, PayoffSurface};
 pub use pooled::{PairVerdict, PooledOutcome};
 pub use pseudo::{plugin_payoff, pseudo_outcome, MenuObservation};
 pub use schema::AlignedFeatures;
-pub use summary::{FitSummary, Stage};
+pub use summary::{FitSummary, PropensityHistogram, Stage};
+pub use winners::WinnerFrequency;

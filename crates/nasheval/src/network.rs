@@ -95,6 +95,10 @@ pub struct TrainingReport {
     /// see [`Network::train_from`]); `epochs` and `best_epoch` count them.
     #[serde(default)]
     pub distilled_epochs: usize,
+    /// Mean held-out gap at the initial weights and after each epoch (the training
+    /// curve; empty in files written before it was recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held_out_curve: Vec<f64>,
 }
 
 impl TrainingReport {
@@ -307,6 +311,8 @@ struct Trainer<'a> {
     valid: Vec<usize>,
     rng: ChaCha8Rng,
     scratch: GapScratch,
+    /// Held-out mean gap after each epoch, from the initial weights on.
+    curve: Vec<f64>,
 }
 
 /// The kept weights: the best held-out gap so far and the epoch that reached it.
@@ -410,6 +416,7 @@ impl Trainer<'_> {
                 adam.update(&mut params, &grad);
             }
             let gap = self.mean_gap(&params, Split::HeldOut);
+            self.curve.push(gap);
             if gap < best.gap {
                 *best = Best {
                     gap,
@@ -503,12 +510,14 @@ impl Network {
             valid,
             rng,
             scratch: GapScratch::default(),
+            curve: Vec::new(),
         };
         let mut best = Best {
             gap: trainer.mean_gap(&params, Split::HeldOut),
             epoch: 0,
             params,
         };
+        trainer.curve.push(best.gap);
         // One budget of epochs for both phases: distillation may take half of it, the
         // gap loss has the rest.
         let max_epochs = options.max_epochs;
@@ -553,6 +562,7 @@ impl Network {
             training_gap,
             constant_gap: Some(constant_gap),
             distilled_epochs,
+            held_out_curve: trainer.curve,
         };
         (network, report)
     }

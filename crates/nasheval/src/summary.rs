@@ -64,6 +64,50 @@ pub struct FitSummary {
     /// options only, so equal fits give byte-identical files.
     #[serde(skip)]
     pub stage_seconds: Vec<(String, f64)>,
+    /// The out-of-fold propensities of the selected menus, before the floor, counted
+    /// per menu (`None` for the oracle and in files written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub propensities: Option<PropensityHistogram>,
+}
+
+/// Out-of-fold propensities `ê^m(X_i)` of the menus the contexts selected, counted per
+/// menu in bins a quarter of a decade wide from `1e-4` to 1 (the first bin also holds
+/// anything smaller). Propensities near zero are the ones that inflate the debiased
+/// correction `(Z − μ̂)/ê` (NashEval Eq. 42) and that the floor raises.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PropensityHistogram {
+    /// Bin edges, ascending: `BINS + 1` values from `1e-4` to 1.
+    pub edges: Vec<f64>,
+    /// Counts, menus (catalogue order) × bins.
+    pub counts: Vec<Vec<u64>>,
+}
+
+impl PropensityHistogram {
+    /// Bins: four per decade over four decades.
+    pub const BINS: usize = 16;
+
+    /// Empty counts for `menus` menus.
+    pub fn new(menus: usize) -> Self {
+        let edges = (0..=Self::BINS)
+            .map(|b| 10f64.powf(-4.0 + b as f64 / 4.0))
+            .collect();
+        Self {
+            edges,
+            counts: vec![vec![0; Self::BINS]; menus],
+        }
+    }
+
+    /// Counts propensity `e` of `menu`.
+    pub fn add(&mut self, menu: usize, e: f64) {
+        let bin = if e > 0.0 {
+            ((e.log10() + 4.0) * 4.0)
+                .floor()
+                .clamp(0.0, (Self::BINS - 1) as f64) as usize
+        } else {
+            0
+        };
+        self.counts[menu][bin] += 1;
+    }
 }
 
 /// A stage of [`fit`], for progress reports.
@@ -94,5 +138,26 @@ impl Stage {
             Self::Payoff => "payoff",
             Self::Policy => "policy",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn propensities_fall_in_quarter_decade_bins() {
+        let mut h = PropensityHistogram::new(2);
+        assert_eq!(h.edges.len(), PropensityHistogram::BINS + 1);
+        assert!((h.edges[0] - 1e-4).abs() < 1e-18 && (h.edges[16] - 1.0).abs() < 1e-12);
+        h.add(0, 0.01); // log10 = -2: bin (−2 + 4) · 4 = 8, which starts at 1e-2
+        h.add(0, 0.0099); // just below: bin 7
+        h.add(1, 1e-7); // below the range: the first bin
+        h.add(1, 1.0); // the top edge: the last bin
+        assert_eq!(h.counts[0][8], 1);
+        assert_eq!(h.counts[0][7], 1);
+        assert_eq!(h.counts[1][0], 1);
+        assert_eq!(h.counts[1][15], 1);
+        assert!((h.edges[8] - 0.01).abs() < 1e-15);
     }
 }

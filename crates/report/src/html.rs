@@ -23,7 +23,8 @@ const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-se
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem}pre{background:#f6f6f6;padding:.6rem;white-space:pre-wrap}pre.wide{white-space:pre;overflow-x:auto}\
 table{border-collapse:collapse;font-variant-numeric:tabular-nums}td,th{padding:.15rem .6rem;border-bottom:1px solid #ddd;text-align:right}\
 .t{text-align:left}svg text{font-size:12px;fill:#222}.interval{stroke:#0072B2;stroke-width:3}\
-.point{fill:#D55E00}.axis{stroke:#999}.notes li{margin:.2rem 0}";
+.point{fill:#D55E00}.axis{stroke:#999}.notes li{margin:.2rem 0}\
+.panels{display:flex;flex-wrap:wrap;gap:1.5rem}figure{margin:0}figcaption{font-weight:600;margin-bottom:.3rem}";
 
 /// Width of a model's name column in the leaderboard figure, in characters; longer
 /// names are shortened with an ellipsis and keep the full name as a tooltip.
@@ -246,13 +247,21 @@ fn label_width<'n>(names: impl Iterator<Item = &'n String>) -> f64 {
     7.0 * longest as f64 + 14.0
 }
 
-/// Horizontal bars of `values` (label, value), labelled with the value and `unit`.
+/// Horizontal bars of `values` (label, value), labelled with the value (decimals by
+/// the largest: none from 50, one from 1, else four) and `unit`.
 #[cfg(feature = "nasheval")]
 pub(crate) fn bar_chart(kind: &str, values: &[(String, f64)], unit: &str) -> String {
     let left = label_width(values.iter().map(|(l, _)| l));
     let (row, plot) = (22.0, 480.0);
     let most = values.iter().map(|(_, v)| *v).fold(0.0f64, f64::max);
     let scale = if most > 0.0 { plot / most } else { 0.0 };
+    let decimals = if most >= 50.0 {
+        0
+    } else if most >= 1.0 {
+        1
+    } else {
+        4
+    };
     let height = row * values.len() as f64 + 8.0;
     let width = left + plot + 90.0;
     let mut svg = format!(
@@ -262,9 +271,10 @@ pub(crate) fn bar_chart(kind: &str, values: &[(String, f64)], unit: &str) -> Str
         let y = row * i as f64 + 4.0;
         let _ = write!(
             svg,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text><rect x=\"{left:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#0072B2\" data-label=\"{}\" data-value=\"{value}\"/><text x=\"{:.1}\" y=\"{:.1}\">{value:.1} {}</text>",
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}<title>{}</title></text><rect x=\"{left:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#0072B2\" data-label=\"{}\" data-value=\"{value}\"/><text x=\"{:.1}\" y=\"{:.1}\">{value:.decimals$} {}</text>",
             left - 6.0,
             y + 13.0,
+            text(&short_name(label)),
             text(label),
             value * scale,
             row - 6.0,
@@ -405,52 +415,82 @@ fn matrix_figures(matrices: &Matrices, with_wins: bool) -> String {
     out
 }
 
-/// A K × K heatmap; `shade` maps a value to [0, 1] on the diverging scale (0.5 white).
-/// Every cell carries its row, column and value as data attributes and a tooltip.
+/// A K × K heatmap of `values` among `names` (see [`grid_heatmap`]).
 fn heatmap(
     names: &[String],
     values: &[Vec<f64>],
     shade: impl Fn(f64) -> f64,
     kind: &str,
 ) -> String {
-    let k = names.len();
+    grid_heatmap(names, names, values, shade, kind)
+}
+
+/// A heatmap, `rows` × `columns` (`values[r][c]`); `shade` maps a value to [0, 1] on
+/// the diverging scale (0.5 white). Every cell carries its row, column and value as
+/// data attributes and a tooltip. Values show with 0 decimals for `wins`, 2 for
+/// `winner-shares`, else 3.
+pub(crate) fn grid_heatmap(
+    rows: &[String],
+    columns: &[String],
+    values: &[Vec<f64>],
+    shade: impl Fn(f64) -> f64,
+    kind: &str,
+) -> String {
+    let k = rows.len().max(columns.len());
     let cell = if k <= 20 {
         36.0
     } else {
         (720.0 / k as f64).max(4.0)
     };
-    let label = label_width(names.iter());
-    let size = label + cell * k as f64;
+    let (left, top) = (label_width(rows.iter()), label_width(columns.iter()));
+    // Column names turned by 60° reach right of their column by half their length.
+    let (width, height) = (
+        left + cell * columns.len() as f64 + top / 2.0,
+        top + cell * rows.len() as f64,
+    );
     let mut svg = format!(
-        "<svg class=\"heatmap {kind}\" width=\"{size}\" height=\"{size}\" viewBox=\"0 0 {size} {size}\" role=\"img\" aria-label=\"{kind}\">"
+        "<svg class=\"heatmap {kind}\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"{kind}\">"
     );
     let labelled = cell >= 12.0;
-    for (r, row_name) in names.iter().enumerate() {
-        if labelled {
-            // The model's name left of its row and, turned, above its column.
-            let middle = label + cell * (r as f64 + 0.5);
-            let edge = label - 4.0;
-            let placements = [
-                format!(
-                    "x=\"{edge:.1}\" y=\"{:.1}\" text-anchor=\"end\"",
-                    middle + 4.0
-                ),
-                format!("transform=\"translate({middle:.1},{edge:.1}) rotate(-60)\""),
-            ];
-            for placement in placements {
-                let _ = write!(
-                    svg,
-                    "<text {placement}>{}<title>{}</title></text>",
-                    text(&short_name(row_name)),
-                    text(row_name)
-                );
-            }
+    let digits = match kind {
+        "wins" => 0,
+        "winner-shares" => 2,
+        _ => 3,
+    };
+    let name_label = |svg: &mut String, placement: String, name: &str| {
+        let _ = write!(
+            svg,
+            "<text {placement}>{}<title>{}</title></text>",
+            text(&short_name(name)),
+            text(name)
+        );
+    };
+    if labelled {
+        // Each column's name turned, above it.
+        for (c, name) in columns.iter().enumerate() {
+            let middle = left + cell * (c as f64 + 0.5);
+            let placement = format!(
+                "transform=\"translate({middle:.1},{:.1}) rotate(-60)\"",
+                top - 4.0
+            );
+            name_label(&mut svg, placement, name);
         }
-        for (c, col_name) in names.iter().enumerate() {
+    }
+    for (r, row_name) in rows.iter().enumerate() {
+        if labelled {
+            // The row's name left of it.
+            let middle = top + cell * (r as f64 + 0.5);
+            let placement = format!(
+                "x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\"",
+                left - 4.0,
+                middle + 4.0
+            );
+            name_label(&mut svg, placement, row_name);
+        }
+        for (c, col_name) in columns.iter().enumerate() {
             let value = values[r][c];
-            let digits = if kind == "wins" { 0 } else { 3 };
             let shown = format!("{:.digits$}", value + 0.0);
-            let (x, y) = (label + cell * c as f64, label + cell * r as f64);
+            let (x, y) = (left + cell * c as f64, top + cell * r as f64);
             let _ = write!(
                 svg,
                 "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{cell:.1}\" height=\"{cell:.1}\" fill=\"{}\" data-row=\"{}\" data-col=\"{}\" data-value=\"{shown}\">",
@@ -485,6 +525,11 @@ fn heatmap(
     }
     svg.push_str("</svg>");
     svg
+}
+
+/// The blue half of [`diverging`]: 0 white, 1 saturated blue (shares, counts).
+pub(crate) fn sequential(t: f64) -> String {
+    diverging(0.5 - 0.5 * t)
 }
 
 /// ColorBrewer RdBu (5 classes, interpolated): 0 blue, 0.5 white, 1 red.

@@ -36,6 +36,8 @@ mod judges;
 mod log;
 #[cfg(feature = "nasheval")]
 mod nasheval;
+#[cfg(feature = "nasheval")]
+mod nasheval_figures;
 #[cfg(feature = "plots")]
 mod plot;
 mod rank;
@@ -54,7 +56,8 @@ pub use judges::judges_table;
 pub use log::log_summary;
 #[cfg(feature = "nasheval")]
 pub use nasheval::{
-    fit_html, fit_notes, fit_summary, floor_text, predictions_csv, predictions_json,
+    fit_html, fit_notes, fit_sections, fit_summary, floor_text, predictions_csv, predictions_json,
+    FitPage, PolicyScoreRow,
 };
 #[cfg(feature = "plots")]
 pub use plot::plot_leaderboard;

@@ -6,9 +6,11 @@ use std::fmt::Write as _;
 use verdict_nasheval::tune::Tuned;
 use verdict_nasheval::{
     FitOptions, NashEvalModel, NuisanceDesign, Predictions, TrainingReport, Variant,
+    WinnerFrequency,
 };
 
 use crate::html::{bar_chart, html_table, note_list, page, section};
+use crate::nasheval_figures::{propensity_svg, training_curve_svg, winners_figure};
 use crate::{ReportError, TextTable};
 
 /// The propensity floor in words: a number, or relative to each menu's rate
@@ -100,21 +102,22 @@ fn training_line(t: &TrainingReport, detail: &str) -> String {
     )
 }
 
-/// The summary table of a fit written to `model_name` in `seconds`: data, folds,
+/// The summary table of a fit written to `model_name` in `seconds` (when known: a
+/// loaded model does not record its time): data, folds,
 /// backbones, nuisance losses, stage times, the candidates' held-out risks, the
 /// chosen surface, the network's training and the final gap.
-pub fn fit_summary(model: &NashEvalModel, model_name: &str, seconds: f64) -> String {
+pub fn fit_summary(model: &NashEvalModel, model_name: &str, seconds: Option<f64>) -> String {
     let s = &model.summary;
     let o = &model.options;
     let mut text = String::new();
     let _ = writeln!(
         text,
-        "NashEval fit: {} contexts, {} agents, {} features, {} menus ({:.1} s)",
+        "NashEval fit: {} contexts, {} agents, {} features, {} menus{}",
         s.contexts,
         model.agents.len(),
         model.feature_names.len(),
         model.menus.len(),
-        seconds
+        seconds.map_or(String::new(), |s| format!(" ({s:.1} s)"))
     );
     if !s.fold_sizes.is_empty() {
         let sizes: Vec<String> = s.fold_sizes.iter().map(ToString::to_string).collect();
@@ -264,9 +267,78 @@ pub fn predictions_csv(p: &Predictions) -> Result<String, ReportError> {
     Ok(String::from_utf8(bytes).expect("CSV of UTF-8 text is UTF-8"))
 }
 
-/// The fit as one self-contained HTML page: the summary `verdict fit` prints, the time
-/// of each stage, the held-out risks behind `auto`'s choice of surface, and the notes.
-pub fn fit_html(model: &NashEvalModel, model_name: &str, seconds: f64) -> String {
+/// What a NashEval page shows besides the fit itself.
+#[derive(Debug, Clone, Default)]
+pub struct FitPage<'a> {
+    /// Winner frequency of the model's policy by a context attribute, with the
+    /// attribute's name (NashEval Figure 4).
+    pub winners: Option<(&'a str, &'a WinnerFrequency)>,
+    /// The truth's winner frequency over the same contexts (a simulation).
+    pub true_winners: Option<&'a WinnerFrequency>,
+    /// Scores on a simulation's test contexts, the model's first.
+    pub scores: Vec<PolicyScoreRow>,
+}
+
+/// One policy scored against a simulation's truth (NashEval Appendix I.1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyScoreRow {
+    /// The policy, in words.
+    pub policy: String,
+    /// Mean unregularized exploitability (Eq. 69).
+    pub exploitability: f64,
+    /// Mean support F1 at `tau = 1e-3` (Eq. 70).
+    pub support_f1: f64,
+    /// Mean game value against the true equilibrium (Eq. 71).
+    pub game_value: f64,
+}
+
+/// The scores as a table and exploitability as bars.
+fn scores_section(scores: &[PolicyScoreRow]) -> String {
+    let mut table = TextTable::new([
+        "policy",
+        "exploitability",
+        "support F1",
+        "game value vs the truth",
+    ]);
+    for s in scores {
+        table.push(vec![
+            s.policy.clone(),
+            format!("{:.4}", s.exploitability),
+            format!("{:.3}", s.support_f1),
+            format!("{:+.4}", s.game_value),
+        ]);
+    }
+    let bars: Vec<(String, f64)> = scores
+        .iter()
+        .map(|s| (s.policy.clone(), s.exploitability))
+        .collect();
+    format!(
+        "<p>On the simulation's test contexts; lower exploitability is better, 0 is the true equilibrium.</p>{}{}",
+        html_table(&table),
+        bar_chart("exploitability", &bars, "")
+    )
+}
+
+/// A menu's agents joined: `A vs B` for a pair, `A, B, C` otherwise.
+fn menu_name(model: &NashEvalModel, menu: &[usize]) -> String {
+    let names: Vec<&str> = menu.iter().map(|&a| model.agents[a].as_str()).collect();
+    if names.len() == 2 {
+        names.join(" vs ")
+    } else {
+        names.join(", ")
+    }
+}
+
+/// The fit's sections (for [`fit_html`] or a page of several parts): the summary
+/// `verdict fit` prints, the time of each stage, the held-out risks behind `auto`'s
+/// choice of surface, the propensities per menu, the network's training curve, the
+/// notes, and what `extras` carries.
+pub fn fit_sections(
+    model: &NashEvalModel,
+    model_name: &str,
+    seconds: Option<f64>,
+    extras: &FitPage<'_>,
+) -> String {
     let s = &model.summary;
     let mut body = String::new();
     let summary = fit_summary(model, model_name, seconds);
@@ -275,6 +347,20 @@ pub fn fit_html(model: &NashEvalModel, model_name: &str, seconds: f64) -> String
         "Fit",
         &format!("<pre>{}</pre>", html_escape::encode_text(&summary)),
     );
+    if !extras.scores.is_empty() {
+        section(
+            &mut body,
+            "Against the truth",
+            &scores_section(&extras.scores),
+        );
+    }
+    if let Some((column, winners)) = extras.winners {
+        section(
+            &mut body,
+            &format!("Who wins where, by {column}"),
+            &winners_figure(column, winners, extras.true_winners),
+        );
+    }
     if !s.stage_seconds.is_empty() {
         section(
             &mut body,
@@ -301,9 +387,31 @@ pub fn fit_html(model: &NashEvalModel, model_name: &str, seconds: f64) -> String
         // The surface chosen is named in the summary above ("payoff surface").
         section(&mut body, "Held-out choice of surface", &html_table(&table));
     }
+    if let Some(histogram) = &s.propensities {
+        let names: Vec<String> = model.menus.iter().map(|m| menu_name(model, m)).collect();
+        section(
+            &mut body,
+            "Propensities per menu",
+            &propensity_svg(histogram, &names, model.options.propensity_floor),
+        );
+    }
+    if let Some(training) = &s.training {
+        section(&mut body, "Network training", &training_curve_svg(training));
+    }
     let notes = fit_notes(model);
     if !notes.is_empty() {
         section(&mut body, "Notes", &note_list(&notes));
     }
+    body
+}
+
+/// The fit as one self-contained HTML page ([`fit_sections`]).
+pub fn fit_html(
+    model: &NashEvalModel,
+    model_name: &str,
+    seconds: Option<f64>,
+    extras: &FitPage<'_>,
+) -> String {
+    let body = fit_sections(model, model_name, seconds, extras);
     page(&format!("verdict fit: {model_name}"), &body)
 }

@@ -7,10 +7,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use verdict_io::{
-    read_contexts, write_bytes_atomic, write_parquet_table, CategoricalEncoding, ColumnData,
-    ContextTable, ContextualOptions, Source,
+    read_contexts, read_table, write_bytes_atomic, write_parquet_table, CategoricalEncoding,
+    ColumnData, ContextTable, ContextualOptions, Source,
 };
-use verdict_nasheval::{NashEvalModel, Predictions};
+use verdict_nasheval::{NashEvalModel, Predictions, WinnerFrequency};
 
 use crate::VerdictError;
 
@@ -142,6 +142,62 @@ pub fn read_model_contexts(
         features: aligned.features,
         unseen_categories: aligned.unseen_categories,
     })
+}
+
+/// Most categories [`winners_by`] draws: more are a number, not a category.
+pub const MAX_WINNER_CATEGORIES: usize = 50;
+
+/// The values of column `column` of the contexts table at `source`, one per row, as
+/// text (a missing value as `(missing)`).
+///
+/// # Errors
+/// [`VerdictError::Data`] when the column is absent or has more than
+/// [`MAX_WINNER_CATEGORIES`] distinct values.
+pub fn category_column(source: &Source, column: &str) -> Result<Vec<String>, VerdictError> {
+    let table = read_table(source, None, Some(&[column.to_string()]))?;
+    let values = table.column(column).ok_or_else(|| {
+        VerdictError::Data(format!(
+            "{}: no column {column:?}; name a categorical column of the contexts table (e.g. language)",
+            source.label()
+        ))
+    })?;
+    let labels: Vec<String> = (0..table.rows())
+        .map(|r| values.value(r).unwrap_or("(missing)").to_string())
+        .collect();
+    let distinct: std::collections::HashSet<&String> = labels.iter().collect();
+    if distinct.len() > MAX_WINNER_CATEGORIES {
+        return Err(VerdictError::Data(format!(
+            "{}: column {column:?} has {} distinct values; who wins where needs a categorical column (at most {MAX_WINNER_CATEGORIES} values)",
+            source.label(),
+            distinct.len()
+        )));
+    }
+    Ok(labels)
+}
+
+/// Who wins where: the share of the contexts at `source` of each value of its
+/// categorical column `column` whose equilibrium under `model` puts most probability
+/// on each agent (NashEval Figure 4).
+///
+/// # Errors
+/// As [`read_model_contexts`] and [`category_column`].
+pub fn winners_by(
+    model: &NashEvalModel,
+    source: &Source,
+    column: &str,
+) -> Result<WinnerFrequency, VerdictError> {
+    let read = read_model_contexts(model, source)?;
+    let labels = category_column(source, column)?;
+    if labels.len() != read.table.ids.len() {
+        return Err(VerdictError::Data(format!(
+            "{}: {} rows but {} contexts",
+            source.label(),
+            labels.len(),
+            read.table.ids.len()
+        )));
+    }
+    let policies = model.policy(&read.features)?;
+    Ok(WinnerFrequency::new(&model.agents, &labels, &policies))
 }
 
 /// Writes predictions as a Parquet table, atomically: `context_id`, one float column

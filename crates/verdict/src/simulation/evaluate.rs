@@ -6,10 +6,10 @@
 use std::path::Path;
 
 use verdict_io::Source;
-use verdict_nasheval::NashEvalModel;
+use verdict_nasheval::{NashEvalModel, WinnerFrequency};
 
-use super::{payoff_rmse, score, PolicyScore, Split, Truth};
-use crate::model_file::{load_model, read_model_contexts, ModelContexts};
+use super::{equilibria_in, payoff_rmse, score, PolicyScore, Split, Truth};
+use crate::model_file::{category_column, load_model, read_model_contexts, ModelContexts};
 use crate::VerdictError;
 
 /// A score with what a reader must know about it.
@@ -45,6 +45,54 @@ pub fn evaluate_model(model: &NashEvalModel, dir: &Path) -> Result<Evaluation, V
         &truth,
     )?);
     Ok(Evaluation { score, notes })
+}
+
+/// `model` scored on the test contexts of simulation `dir` beside two reference
+/// policies on the same contexts: the uniform lottery, and the argmax of per-context
+/// Bradley–Terry scores of the model's own surface (NashEval Eq. 75). Named rows, the
+/// model's first (its notes come with [`evaluate_model`]).
+///
+/// # Errors
+/// As [`evaluate_model`].
+pub fn evaluate_with_references(
+    model: &NashEvalModel,
+    dir: &Path,
+) -> Result<Vec<(String, PolicyScore)>, VerdictError> {
+    let evaluation = evaluate_model(model, dir)?;
+    let truth = Truth::open(dir, Split::Test)?;
+    let k = model.agents.len();
+    let uniform = vec![1.0 / k as f64; truth.ids.len() * k];
+    let rows = vec![
+        ("NashEval (this model)".to_string(), evaluation.score),
+        (
+            "Bradley–Terry argmax of the same surface".to_string(),
+            super::evaluate_bt_argmax(model, dir)?.score,
+        ),
+        (
+            "uniform lottery".to_string(),
+            score(&model.agents, &uniform, &truth)?,
+        ),
+    ];
+    Ok(rows)
+}
+
+/// Who wins where on the test contexts of simulation `dir`, by their categorical
+/// column `column`: under `model`'s policy, and under the true equilibria (NashEval
+/// Figure 4, fitted beside the truth).
+///
+/// # Errors
+/// As [`evaluate_model`] and [`crate::model_file::category_column`].
+pub fn test_winners_by(
+    model: &NashEvalModel,
+    dir: &Path,
+    column: &str,
+) -> Result<(WinnerFrequency, WinnerFrequency), VerdictError> {
+    let (truth, read) = test_split(model, dir)?;
+    let labels = category_column(&Source::File(dir.join(Split::Test.contexts_file())), column)?;
+    let fitted = WinnerFrequency::new(&model.agents, &labels, &model.policy(&read.features)?);
+    let stars = equilibria_in(&model.agents, &truth)?;
+    let truth = WinnerFrequency::new(&model.agents, &labels, &stars);
+    Ok((fitted, truth))
 }
 
 /// The test truth of simulation `dir` and its test contexts read with `model`'s

@@ -23,8 +23,10 @@ pub use arena::{write_arena, ArenaSimulation};
 pub use baselines::{
     bradley_terry_of_payoff, bt_argmax_policies, evaluate_bt_argmax, evaluate_lottery_by, BT_RIDGE,
 };
-pub use evaluate::{evaluate_file, evaluate_model, Evaluation};
-pub use truth::{payoff_rmse, score, PolicyScore, Split, Truth};
+pub use evaluate::{
+    evaluate_file, evaluate_model, evaluate_with_references, test_winners_by, Evaluation,
+};
+pub use truth::{equilibria_in, payoff_rmse, score, PolicyScore, Split, Truth};
 
 use crate::VerdictError;
 use verdict_sim::SimulationError;

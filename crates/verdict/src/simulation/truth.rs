@@ -301,6 +301,20 @@ fn truth_order(agents: &[String], truth: &Truth) -> Result<Vec<usize>, VerdictEr
     Ok(order)
 }
 
+/// The true equilibria `π*(x)` (contexts × K) with agents in `agents` order.
+///
+/// # Errors
+/// As [`score`].
+pub fn equilibria_in(agents: &[String], truth: &Truth) -> Result<Vec<f64>, VerdictError> {
+    let order = truth_order(agents, truth)?;
+    let k = order.len();
+    Ok(truth
+        .equilibrium
+        .chunks(k)
+        .flat_map(|star| order.iter().map(move |&t| star[t]))
+        .collect())
+}
+
 /// `sqrt(mean over contexts and pairs j < k of (Â_jk − A_jk)²)` of `payoffs`
 /// (`contexts × K × K`, agents in `agents` order) against the truth.
 ///

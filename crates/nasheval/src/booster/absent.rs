@@ -1,0 +1,41 @@
+//! A build without LightGBM (the `lightgbm` feature off, as in the quick `cargo demo`
+//! build): the linear backbone works, and asking for the `gbdt` backbone, or loading a
+//! model fitted with it, is refused with the way out.
+
+use super::Rows;
+use crate::learner::LearnerError;
+
+/// What a user reads when a LightGBM model is asked of this build.
+const ABSENT: &str = "this verdict was built without LightGBM (the `lightgbm` feature): use the linear backbone (--backbone linear), or build with default features";
+
+/// No booster can exist in this build: the type has no values.
+pub(crate) enum Booster {}
+
+impl Booster {
+    /// Refused: this build has no LightGBM.
+    pub fn train(
+        _train: &Rows<'_>,
+        _valid: Option<&Rows<'_>>,
+        _columns: usize,
+        _parameters: &serde_json::Value,
+    ) -> Result<Self, LearnerError> {
+        Err(LearnerError(ABSENT.to_string()))
+    }
+
+    /// Refused: this build has no LightGBM.
+    pub fn from_text(_model: &str) -> Result<Self, String> {
+        Err(ABSENT.to_string())
+    }
+
+    pub fn to_text(&self) -> Option<String> {
+        match *self {}
+    }
+
+    pub fn trees(&self) -> usize {
+        match *self {}
+    }
+
+    pub fn predict(&self, _features: &[f64], _columns: usize) -> Vec<f64> {
+        match *self {}
+    }
+}
