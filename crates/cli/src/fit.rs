@@ -10,7 +10,7 @@ use verdict::contextual::complete_pairs;
 use verdict::equilibrium::costs_by_agent;
 use verdict::feedback::ContextualLog;
 use verdict::io::{read_costs, Source};
-use verdict::model_file::winners_by;
+use verdict::model_file::{category_column, winners_by};
 use verdict::nasheval::{FitOptions, NetworkOptions, Stage, Variant};
 use verdict::report::{fit_html, fit_notes, fit_summary, FitPage};
 use verdict::simulation::{Split, Truth};
@@ -26,6 +26,10 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
         eprintln!("{}", in_flags(&warning));
     }
     let options = options(args, &log)?;
+    if let (Some(column), Some(contexts)) = (&args.winners_by, &args.source.contexts) {
+        // Checked before the fit, so a bad column costs nothing.
+        category_column(&Source::File(contexts.clone()), column)?;
+    }
     let truth = match (options.variant, &args.truth) {
         (Variant::Oracle, Some(dir)) => {
             Some(Truth::open(dir, Split::Training)?.nuisances_for(&log)?)
