@@ -94,6 +94,10 @@ pub struct JudgeArgs {
     /// Estimated scores (CSV: id, score).
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    /// Write the run as one self-contained HTML page, read from its ledger: spend
+    /// against the budget, per judge and per item, and the allocation.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     /// Strategy.
     #[arg(long, value_enum, default_value_t = JudgeMethod::EstIvwe)]
     pub method: JudgeMethod,

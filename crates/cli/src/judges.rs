@@ -4,9 +4,9 @@
 use verdict::judges::{
     explain_failure, judge_with_ledger, lost_call_warning, read_items, run_experiment,
     ConfiguredPool, CostStructure, EstimateSettings, ExperimentSettings, JudgesConfig, JudgingRun,
-    Method, Norm, PaidCalls, Scenario, METHODS,
+    Ledger, LedgerSpend, Method, Norm, PaidCalls, Scenario, METHODS,
 };
-use verdict::report::{judges_curves, judges_html, judges_table, plot_curves};
+use verdict::report::{judge_run_html, judges_curves, judges_html, judges_table, plot_curves};
 
 use crate::args::{BenchJudgesArgs, JudgeArgs, JudgeCosts, JudgeMethod, OutputFormat};
 
@@ -54,7 +54,7 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
     }
     let csv = String::from_utf8(csv.into_inner()?)?;
     crate::output::emit(&csv, Some(&args.out))?;
-    eprintln!(
+    let summary = format!(
         "{} items scored: spent {:.4} of {} on {} calls ({} replayed from the ledger, {} made){}",
         ids.len(),
         estimate.spent,
@@ -66,6 +66,13 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
             .exploration
             .map_or(String::new(), |n| format!("; Phase I: {n} calls per pair"))
     );
+    eprintln!("{summary}");
+    if let Some(path) = &args.report {
+        let spend = LedgerSpend::of(&Ledger::read(&args.ledger)?, &ids);
+        let title = format!("verdict judge: {}", args.items.display());
+        let page = judge_run_html(&spend, args.budget, &summary, &title);
+        verdict::io::write_bytes_atomic(path, page.as_bytes())?;
+    }
     Ok(())
 }
 

@@ -950,6 +950,58 @@ fn judge_run_killed_and_resumed_matches_an_uninterrupted_run() {
     assert!(spent <= 30.0 + 1e-9);
 }
 
+/// `verdict judge --report`: the page's spend per judge and per item and its
+/// allocation agree with the ledger, counted here line by line.
+#[test]
+fn judge_report_reads_spend_and_allocation_from_the_ledger() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = judge_setup(dir.path());
+    let page = dir.path().join("run.html");
+    args.extend(["--report".into(), page.display().to_string()]);
+    succeed(&args);
+    let html = std::fs::read_to_string(&page).unwrap();
+    for section in [
+        "<h2>Run</h2>",
+        "<h2>Spend per judge</h2>",
+        "<h2>Spend per item</h2>",
+        "<h2>Allocation: scored calls per item and judge</h2>",
+    ] {
+        assert!(html.contains(section), "the page lacks {section}");
+    }
+    assert!(!html.contains("http") && !html.contains("<script"));
+    let ledger = std::fs::read_to_string(dir.path().join("spend.jsonl")).unwrap();
+    let ends: Vec<Value> = ledger
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["event"] == "end")
+        .collect();
+    for judge in ["echo-truth", "recorded"] {
+        let spent: f64 = ends
+            .iter()
+            .filter(|v| v["judge"] == judge)
+            .map(|v| v["cost"].as_f64().unwrap())
+            .sum();
+        let needle = format!("data-label=\"{judge}\" data-value=\"");
+        let at = html.find(&needle).unwrap() + needle.len();
+        let shown: f64 = html[at..at + html[at..].find('"').unwrap()]
+            .parse()
+            .unwrap();
+        assert!(
+            (shown - spent).abs() < 1e-9,
+            "{judge}: page {shown}, ledger {spent}"
+        );
+        for item in ["q1", "q6"] {
+            let calls = ends
+                .iter()
+                .filter(|v| v["judge"] == judge && v["item"] == item && v["score"].is_number())
+                .count();
+            let cell = format!("data-row=\"{item}\" data-col=\"{judge}\" data-value=\"{calls}\"");
+            assert!(html.contains(&cell), "no cell {cell}");
+        }
+    }
+}
+
 #[test]
 fn judge_reports_bad_configurations_clearly() {
     let dir = tempfile::tempdir().unwrap();

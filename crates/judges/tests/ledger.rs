@@ -7,7 +7,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use verdict_judges::{
     estimate, Estimate, EstimateSettings, Instance, JudgeError, JudgePool, Ledger, LedgerEntry,
-    LedgeredPool, Method, Norm, Scenario, SimulatedJudges,
+    LedgerSpend, LedgeredPool, Method, Norm, Scenario, SimulatedJudges,
 };
 
 fn instance() -> Instance {
@@ -555,4 +555,59 @@ fn a_stop_request_leaves_no_call_in_flight() {
     assert!(entries(&cut).iter().all(|e| !e.is_lost()));
     assert_eq!(resumed.scores, uninterrupted.scores);
     assert!(resumed.spent <= BUDGET);
+}
+
+/// The spend read back from a ledger adds up to what the run reported spending, and
+/// every scored call lands in its (item, judge) cell: checked against the ledger's
+/// own entries counted here; a flaky run's failed calls are counted and not charged.
+#[test]
+fn ledger_spend_adds_up_per_judge_and_per_item() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spend.jsonl");
+    let mut judges = Scripted::new(3, u64::MAX, false);
+    let result = run(&mut judges, &path).unwrap();
+    let ledger = Ledger::read(&path).unwrap();
+    let items = names("item", 20);
+    let spend = LedgerSpend::of(&ledger, &items);
+    assert_eq!(spend.judges, names("judge", 3));
+    assert!((spend.total() - result.spent).abs() < 1e-9);
+    let per_judge = spend.per_judge();
+    let per_item = spend.per_item();
+    for (j, judge) in spend.judges.iter().enumerate() {
+        let counted: f64 = entries(&path)
+            .iter()
+            .filter(|e| &e.judge == judge)
+            .map(|e| e.cost)
+            .sum();
+        assert!((per_judge[j] - counted).abs() < 1e-9, "{judge}");
+    }
+    for (i, item) in items.iter().enumerate() {
+        let scored = entries(&path)
+            .iter()
+            .filter(|e| &e.item == item && e.score.is_some())
+            .count();
+        assert_eq!(
+            spend.scored[i].iter().sum::<u32>() as usize,
+            scored,
+            "{item}"
+        );
+        let cost: f64 = entries(&path)
+            .iter()
+            .filter(|e| &e.item == item)
+            .map(|e| e.cost)
+            .sum();
+        assert!((per_item[i] - cost).abs() < 1e-9);
+    }
+    assert_eq!((spend.failed, spend.lost, spend.in_doubt), (0, 0, 0));
+
+    // Flaky judges: three failures in a row on one pair stop the run.
+    let flaky_path = dir.path().join("flaky.jsonl");
+    let _ = run(&mut Scripted::new(4, u64::MAX, true), &flaky_path);
+    let spend = LedgerSpend::of(&Ledger::read(&flaky_path).unwrap(), &items);
+    let recorded = entries(&flaky_path);
+    let failed = recorded.iter().filter(|e| e.score.is_none()).count();
+    assert!(failed > 0, "the flaky judges failed some calls");
+    assert_eq!(spend.failed, failed);
+    let charged: f64 = recorded.iter().map(|e| e.cost).sum();
+    assert!((spend.total() - charged).abs() < 1e-9);
 }

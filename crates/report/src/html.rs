@@ -24,7 +24,7 @@ h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem}pre{background:#f6f6f6;p
 table{border-collapse:collapse;font-variant-numeric:tabular-nums}td,th{padding:.15rem .6rem;border-bottom:1px solid #ddd;text-align:right}\
 .t{text-align:left}svg text{font-size:12px;fill:#222}.interval{stroke:#0072B2;stroke-width:3}\
 .point{fill:#D55E00}.axis{stroke:#999}.notes li{margin:.2rem 0}\
-.panels{display:flex;flex-wrap:wrap;gap:1.5rem}figure{margin:0}figcaption{font-weight:600;margin-bottom:.3rem}";
+.scroll{overflow-x:auto}.panels{display:flex;flex-wrap:wrap;gap:1.5rem}figure{margin:0}figcaption{font-weight:600;margin-bottom:.3rem}";
 
 /// Width of a model's name column in the leaderboard figure, in characters; longer
 /// names are shortened with an ellipsis and keep the full name as a tooltip.
@@ -249,7 +249,6 @@ fn label_width<'n>(names: impl Iterator<Item = &'n String>) -> f64 {
 
 /// Horizontal bars of `values` (label, value), labelled with the value (decimals by
 /// the largest: none from 50, one from 1, else four) and `unit`.
-#[cfg(feature = "nasheval")]
 pub(crate) fn bar_chart(kind: &str, values: &[(String, f64)], unit: &str) -> String {
     let left = label_width(values.iter().map(|(l, _)| l));
     let (row, plot) = (22.0, 480.0);
@@ -427,8 +426,8 @@ fn heatmap(
 
 /// A heatmap, `rows` × `columns` (`values[r][c]`); `shade` maps a value to [0, 1] on
 /// the diverging scale (0.5 white). Every cell carries its row, column and value as
-/// data attributes and a tooltip. Values show with 0 decimals for `wins`, 2 for
-/// `winner-shares`, else 3.
+/// data attributes and a tooltip. Values show with 0 decimals for `wins` and
+/// `calls`, 2 for `winner-shares`, else 3.
 pub(crate) fn grid_heatmap(
     rows: &[String],
     columns: &[String],
@@ -453,7 +452,7 @@ pub(crate) fn grid_heatmap(
     );
     let labelled = cell >= 12.0;
     let digits = match kind {
-        "wins" => 0,
+        "wins" | "calls" => 0,
         "winner-shares" => 2,
         _ => 3,
     };

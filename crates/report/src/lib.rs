@@ -32,6 +32,7 @@ mod curves;
 mod error;
 mod game;
 mod html;
+mod judge_run;
 mod judges;
 mod log;
 #[cfg(feature = "nasheval")]
@@ -50,6 +51,7 @@ pub use game::{game_table, AgentProbability, GameReport};
 #[cfg(feature = "plots")]
 pub use html::judges_html;
 pub use html::{game_html, rank_html};
+pub use judge_run::{judge_run_html, judge_run_sections};
 #[cfg(feature = "plots")]
 pub use judges::judges_curves;
 pub use judges::judges_table;
