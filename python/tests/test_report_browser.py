@@ -76,3 +76,31 @@ def test_game_report_in_the_browser(browser, tmp_path) -> None:
                                 "Payoffs (row against column), agents by probability"]
     assert [kind for kind, _, _ in seen["sizes"]] == ["beaten-by", "heatmap margins"]
     assert all(w > 0 and h > 0 for _, w, h in seen["sizes"])
+
+
+def test_demo_report_in_the_browser(browser, tmp_path) -> None:
+    page = tmp_path / "demo-report.html"
+    cli("demo", "--out", str(page))
+    seen = _open(browser, page, "demo.png")
+    assert seen["errors"] == []
+    parts = browser.execute_script(
+        "return [...document.querySelectorAll('article.part > h2')].map(h => h.textContent)")
+    assert parts == ["The arena tutorial", "A maximal lottery where preferences cycle",
+                     "Each context's winners, learned from selective feedback (NashEval)",
+                     "Judges under a budget", "One judging run, from its ledger"]
+    for section in ("Side by side", "Who beats whom in the winner set", "Against the truth",
+                    "Who wins where, by language", "Propensities per menu", "Network training",
+                    "Error against budget", "Spend per judge", "Spend per item",
+                    "Allocation: scored calls per item and judge"):
+        assert section in seen["sections"], (section, seen["sections"])
+    kinds = [kind for kind, _, _ in seen["sizes"]]
+    for kind in ("leaderboard", "beaten-by", "heatmap winner-shares", "propensities",
+                 "training-curve", "bars judge-spend", "heatmap calls"):
+        assert kind in kinds, (kind, kinds)
+    for kind, width, height in seen["sizes"]:
+        assert width > 0 and height > 0, (kind, width, height)
+    # Each part's own screenshot, for a person to look at.
+    from selenium.webdriver.common.by import By
+
+    for part in browser.find_elements(By.CSS_SELECTOR, "article.part"):
+        part.screenshot(str(SHOTS / f"demo-{part.get_attribute('id')}.png"))

@@ -1,6 +1,7 @@
 """`verdict rank --report`: the page parses as well-formed HTML (every element closed in
 order), refers to nothing outside itself, and for `--method all` carries every board,
-the side-by-side table and the list of models whose rank differs between methods."""
+the side-by-side table and the list of models whose rank differs between methods; the
+same for the page of `verdict demo`, whose contents link only within the page."""
 
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ class Checker(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         for name, value in attrs:
-            if name in ("src", "href") or (value and "url(" in value and "url(#" not in value):
+            in_page = name == "href" and (value or "").startswith("#")
+            if (name in ("src", "href") and not in_page) or (
+                    value and "url(" in value and "url(#" not in value):
                 self.errors.append(f"external reference {name}={value!r}")
         if tag == "svg":
             self.svgs += 1
@@ -69,4 +72,18 @@ def test_the_all_report_is_well_formed_and_complete(tmp_path) -> None:
         assert section in checker.sections, (section, checker.sections)
     # Three scores figures and, for 59 models, the heatmaps of the three boards.
     assert checker.svgs >= 6
+    assert page.stat().st_size < 5_000_000
+
+
+def test_the_demo_page_is_well_formed_and_links_only_within_itself(tmp_path) -> None:
+    page = tmp_path / "demo-report.html"
+    cli("demo", "--out", str(page))
+    checker = Checker()
+    text = page.read_text()
+    checker.feed(text)
+    checker.close()
+    assert checker.errors == []
+    assert checker.stack == []
+    for anchor in ("tutorial", "lottery", "nasheval", "judges", "judge-run"):
+        assert f'href="#{anchor}"' in text and f'id="{anchor}"' in text
     assert page.stat().st_size < 5_000_000

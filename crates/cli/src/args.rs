@@ -30,8 +30,10 @@ pub struct Cli {
 pub enum Command {
     /// Leaderboard from a battle log: Bradley–Terry (default), Elo or the maximal lottery.
     Rank(Box<RankArgs>),
-    /// The arena tutorial's four bots end to end, on bundled data.
-    Demo,
+    /// A tour of all three parts on bundled and generated data (arena leaderboards, a
+    /// maximal lottery, NashEval, judges under a budget), printed and written as one
+    /// HTML page.
+    Demo(DemoArgs),
     /// Maximal lottery of a payoff matrix given as CSV (agent names in the header row
     /// and the first column).
     Game(GameArgs),
@@ -480,6 +482,13 @@ pub struct BenchJudgesArgs {
     /// Write the curves and the table as one self-contained HTML page.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DemoArgs {
+    /// Where the page goes; a file there that verdict did not write is left alone.
+    #[arg(long, value_name = "FILE", default_value = "demo-report.html")]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -1,6 +1,21 @@
-//! `verdict demo`: the arena tutorial's four bots, end to end, on bundled data.
+//! `verdict demo`: the tour of all three parts ([`verdict::tour`]), printed, and its
+//! page written to `--out` (by default `demo-report.html`).
 
-pub fn run() -> anyhow::Result<()> {
-    print!("{}", verdict::tutorial::tutorial_walkthrough()?);
+use crate::args::DemoArgs;
+
+pub fn run(args: &DemoArgs, quiet: bool) -> anyhow::Result<()> {
+    let progress = |part: &str| {
+        if !quiet {
+            eprintln!("verdict demo: {part}");
+        }
+    };
+    verdict::tour::check_tour_page(&args.out)?;
+    let tour = verdict::tour::tour(&progress)?;
+    verdict::tour::write_tour_page(&args.out, &tour.page)?;
+    print!("{}", tour.text);
+    println!(
+        "\nThe report of all of it: {} (one self-contained page; open it in a browser)",
+        args.out.display()
+    );
     Ok(())
 }

@@ -45,7 +45,7 @@ fn run() -> anyhow::Result<ExitCode> {
     }
     match cli.command {
         Command::Rank(args) => rank::run(args, cli.quiet)?,
-        Command::Demo => demo::run()?,
+        Command::Demo(args) => demo::run(&args, cli.quiet)?,
         Command::Game(args) => game::run(&args)?,
         Command::Judge(args) => judges::run(&args, cli.quiet)?,
         #[cfg(feature = "nasheval")]

@@ -13,10 +13,15 @@ fn examples() -> PathBuf {
 }
 
 /// The demo prints every figure the tutorial prints for Bradley–Terry and the first
-/// Elo update, plus the true fixed point, with the tutorial's rounding.
+/// Elo update, plus the true fixed point, with the tutorial's rounding; the cyclic
+/// arena's lottery as EXPERIMENTS.md records it; and writes one page with every part,
+/// replacing its own page but never a file it did not write.
 #[test]
-fn demo_prints_the_tutorial_figures() {
-    let text = stdout(&verdict(&["demo"]));
+fn demo_tours_all_three_parts_and_writes_its_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("demo-report.html");
+    let out = page.to_str().unwrap();
+    let text = stdout(&verdict(&["demo", "--out", out]));
     for expected in [
         "A 1000 -> 1016.0, B 1000 -> 984.0",
         "it 1  0.4444  0.3333  0.1667  0.0556",
@@ -28,9 +33,39 @@ fn demo_prints_the_tutorial_figures() {
         "at the MLE: P(A beats D) = 0.978",
         "total rating: 4000.0 as listed, 4000.0 shuffled",
         "Bradley–Terry strengths bit-identical",
+        // GenAI-Arena's anonymous image-editing battles (EXPERIMENTS.md).
+        "imagenhub_InstructPix2Pix_edition       0.4884",
+        "imagenhub_MagicBrush_edition            0.3488",
+        "imagenhub_Prompt2prompt_edition         0.1628",
+        "Condorcet winner: none",
+        "NashEval (this model)",
+        "adaptive run: 40 items",
     ] {
         assert!(text.contains(expected), "demo lacks {expected:?}:\n{text}");
     }
+    assert!(text.contains(out), "the demo says where its page is");
+    let html = std::fs::read_to_string(&page).unwrap();
+    for anchor in ["tutorial", "lottery", "nasheval", "judges", "judge-run"] {
+        assert!(
+            html.contains(&format!("<article class=\"part\" id=\"{anchor}\">")),
+            "the page lacks the part {anchor}"
+        );
+    }
+    // The tutorial's (A, D) cell of the predicted win probabilities.
+    assert!(html.contains("data-row=\"A\" data-col=\"D\" data-value=\"0.978\""));
+    assert!(html.contains("<h2>Who wins where, by language</h2>"));
+    assert!(html.contains("<h2>Allocation: scored calls per item and judge</h2>"));
+    assert!(!html.contains("http") && !html.contains("<script"));
+    // Its own page is replaced; a file it did not write is left untouched.
+    stdout(&verdict(&["demo", "--out", out]));
+    let mine = dir.path().join("mine.html");
+    std::fs::write(&mine, "<p>my notes</p>").unwrap();
+    let message = failure(&["demo", "--out", mine.to_str().unwrap()]);
+    assert!(
+        message.contains("not written by verdict") && message.contains("--out"),
+        "{message}"
+    );
+    assert_eq!(std::fs::read_to_string(&mine).unwrap(), "<p>my notes</p>");
 }
 
 /// `--style-control` on a log with the per-side columns: the board with each model's

@@ -31,6 +31,17 @@ pub struct Curves {
     pub series: Vec<Series>,
 }
 
+/// Okabe and Ito's colour-blind-safe palette (without its black and yellow, which
+/// read poorly as lines on white).
+const OKABE_ITO: [RGBColor; 6] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(230, 159, 0),
+];
+
 const PANEL_WIDTH: u32 = 720;
 const PANEL_HEIGHT: u32 = 480;
 
@@ -49,6 +60,24 @@ pub fn plot_curves(path: &Path, panels: &[Curves]) -> Result<(), ReportError> {
 /// [`ReportError::Plot`] when drawing fails (a panel with no positive points).
 pub fn curves_svg(panels: &[Curves]) -> Result<String, ReportError> {
     crate::plot::svg_text(&Panels(panels))
+}
+
+/// Ticks of a log axis from `low` to `high`: 1, 2 and 5 times each power of ten in
+/// range, thinned to 1 and 3 (then to powers of ten alone) when there would be more
+/// than ten.
+fn log_ticks(low: f64, high: f64) -> Vec<f64> {
+    let (first, last) = (low.log10().floor() as i32, high.log10().ceil() as i32);
+    let within = |steps: &[f64]| -> Vec<f64> {
+        (first..=last)
+            .flat_map(|e| steps.iter().map(move |s| s * 10f64.powi(e)))
+            .filter(|v| *v >= low && *v <= high)
+            .collect()
+    };
+    [&[1.0, 2.0, 5.0][..], &[1.0, 3.0], &[1.0]]
+        .iter()
+        .map(|steps| within(steps))
+        .find(|ticks| ticks.len() <= 10)
+        .unwrap_or_else(|| within(&[1.0]))
 }
 
 struct Panels<'a>(&'a [Curves]);
@@ -104,21 +133,28 @@ where
         .x_label_area_size(40)
         .y_label_area_size(64)
         .build_cartesian_2d(
-            (x_low / 1.2..x_high * 1.2).log_scale(),
-            (y_low / 1.3..y_high * 1.3).log_scale(),
+            (x_low / 1.2..x_high * 1.2)
+                .log_scale()
+                .with_key_points(log_ticks(x_low / 1.2, x_high * 1.2)),
+            (y_low / 1.3..y_high * 1.3)
+                .log_scale()
+                .with_key_points(log_ticks(y_low / 1.3, y_high * 1.3)),
         )
         .map_err(text)?;
     chart
         .configure_mesh()
+        // Plotters puts a light line at every integer multiple within each decade of
+        // a log axis, crowded where decades are short: only the labelled lines stay.
+        .light_line_style(TRANSPARENT)
         .x_desc(panel.x_label.as_str())
         .y_desc(panel.y_label.as_str())
         .x_label_formatter(&|x| format!("{x:.0e}"))
-        .y_label_formatter(&|y| format!("{y:.1e}"))
+        .y_label_formatter(&|y| format!("{y:.0e}"))
         .label_style(("sans-serif", 12))
         .draw()
         .map_err(text)?;
     for (i, series) in panel.series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
+        let color = OKABE_ITO[i % OKABE_ITO.len()];
         let line: Vec<(f64, f64)> = series.points.iter().copied().filter(usable).collect();
         chart
             .draw_series(LineSeries::new(line.clone(), color.stroke_width(2)))
@@ -139,4 +175,17 @@ where
         .draw()
         .map_err(text)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::log_ticks;
+
+    #[test]
+    fn log_ticks_are_one_two_five_per_decade_thinned_when_many() {
+        assert_eq!(log_ticks(800.0, 2e4), [1e3, 2e3, 5e3, 1e4, 2e4]);
+        // Six decades at 1-2-5 would be 18 ticks: 1-3 gives 12, powers alone 7.
+        assert_eq!(log_ticks(1.0, 1e6), [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6]);
+        assert_eq!(log_ticks(0.04, 0.5), [0.05, 0.1, 0.2, 0.5]);
+    }
 }

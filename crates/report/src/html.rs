@@ -24,19 +24,25 @@ h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem}pre{background:#f6f6f6;p
 table{border-collapse:collapse;font-variant-numeric:tabular-nums}td,th{padding:.15rem .6rem;border-bottom:1px solid #ddd;text-align:right}\
 .t{text-align:left}svg text{font-size:12px;fill:#222}.interval{stroke:#0072B2;stroke-width:3}\
 .point{fill:#D55E00}.axis{stroke:#999}.notes li{margin:.2rem 0}\
-.scroll{overflow-x:auto}.panels{display:flex;flex-wrap:wrap;gap:1.5rem}figure{margin:0}figcaption{font-weight:600;margin-bottom:.3rem}";
+.scroll{overflow-x:auto}.part{border-top:3px solid #0072B2;margin-top:2.5rem}.part>h2{font-size:1.4rem}.part section h2{font-size:1.1rem}.part h3{font-size:1rem}nav li{margin:.15rem 0}.panels{display:flex;flex-wrap:wrap;gap:1.5rem}figure{margin:0}figcaption{font-weight:600;margin-bottom:.3rem}";
 
 /// Width of a model's name column in the leaderboard figure, in characters; longer
 /// names are shortened with an ellipsis and keep the full name as a tooltip.
 const NAME_CHARS: usize = 32;
 
-/// The report as a complete HTML document titled `title`; with `groups` (the column
-/// and one board per value), a per-category section after the boards.
+/// The report as a complete HTML document titled `title` ([`rank_sections`]).
 pub fn rank_html(
     report: &RankReport,
     title: &str,
     groups: Option<(&str, &[GroupBoard])>,
 ) -> String {
+    page(title, &rank_sections(report, groups))
+}
+
+/// The report's sections: each board with its figures; for `--method all` the boards
+/// side by side and where they disagree; with `groups` (the column and one board per
+/// value), a per-category section after the boards.
+pub fn rank_sections(report: &RankReport, groups: Option<(&str, &[GroupBoard])>) -> String {
     let mut body = String::new();
     let outputs = report.outputs();
     if let RankReport::All {
@@ -70,7 +76,7 @@ pub fn rank_html(
         let content = per_group(overall, boards);
         section(&mut body, &format!("Per {column}"), &content);
     }
-    page(title, &body)
+    body
 }
 
 pub(crate) fn section(body: &mut String, title: &str, content: &str) {
@@ -527,6 +533,7 @@ pub(crate) fn grid_heatmap(
 }
 
 /// The blue half of [`diverging`]: 0 white, 1 saturated blue (shares, counts).
+#[cfg(feature = "nasheval")]
 pub(crate) fn sequential(t: f64) -> String {
     diverging(0.5 - 0.5 * t)
 }
@@ -703,6 +710,18 @@ pub fn judges_html(
     panels: &[crate::Curves],
     title: &str,
 ) -> Result<String, crate::ReportError> {
+    Ok(page(title, &judges_sections(table, panels)?))
+}
+
+/// The sections of [`judges_html`].
+///
+/// # Errors
+/// [`crate::ReportError::Plot`] when a panel cannot be drawn.
+#[cfg(feature = "plots")]
+pub fn judges_sections(
+    table: &str,
+    panels: &[crate::Curves],
+) -> Result<String, crate::ReportError> {
     let mut body = String::new();
     section(
         &mut body,
@@ -712,12 +731,15 @@ pub fn judges_html(
     // A wide table scrolls rather than wrapping its columns.
     let table = format!("<pre class=\"wide\">{}</pre>", text(table));
     section(&mut body, "Results", &table);
-    Ok(page(title, &body))
+    Ok(body)
 }
+
+/// The `generator` of every page verdict writes: a page that lacks it is not verdict's.
+pub const GENERATOR_META: &str = "<meta name=\"generator\" content=\"verdict\">";
 
 pub(crate) fn page(title: &str, body: &str) -> String {
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body><h1>{}</h1>{body}</body></html>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">{GENERATOR_META}<title>{}</title><style>{STYLE}</style></head><body><h1>{}</h1>{body}</body></html>\n",
         text(title),
         text(title)
     )

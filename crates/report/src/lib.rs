@@ -27,6 +27,7 @@
 //! the maximal lottery is left out (with a note) when pairs never met and
 //! `--allow-unobserved` is not given.
 
+mod combined;
 #[cfg(feature = "plots")]
 mod curves;
 mod error;
@@ -44,13 +45,14 @@ mod plot;
 mod rank;
 mod table;
 
+pub use combined::{combined_html, PagePart};
 #[cfg(feature = "plots")]
 pub use curves::{curves_svg, plot_curves, Curves, Series};
 pub use error::ReportError;
 pub use game::{game_table, AgentProbability, GameReport};
+pub use html::{game_html, rank_html, rank_sections, GENERATOR_META};
 #[cfg(feature = "plots")]
-pub use html::judges_html;
-pub use html::{game_html, rank_html};
+pub use html::{judges_html, judges_sections};
 pub use judge_run::{judge_run_html, judge_run_sections};
 #[cfg(feature = "plots")]
 pub use judges::judges_curves;

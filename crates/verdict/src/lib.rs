@@ -58,6 +58,10 @@ pub mod rank;
 #[cfg(feature = "nasheval")]
 pub mod simulation;
 pub mod style;
+#[cfg(feature = "plots")]
+pub mod tour;
+#[cfg(all(feature = "plots", feature = "nasheval"))]
+mod tour_nasheval;
 pub mod tutorial;
 
 pub use error::VerdictError;

@@ -12,8 +12,9 @@ use verdict_ratings::{
     mm_iterates, shuffled_order, BradleyTerry, Elo, PairCounts, Solver, TieModel,
 };
 use verdict_report::render_table;
+use verdict_report::RankReport;
 
-const TUTORIAL_LOG: &[u8] = include_bytes!("../../../examples/data/tutorial-arena.csv");
+pub(crate) const TUTORIAL_LOG: &[u8] = include_bytes!("../../../examples/data/tutorial-arena.csv");
 const SHUFFLE_SEED: u64 = 42;
 
 fn ratings_line(names: &[String], values: &[f64], signed: bool) -> String {
@@ -54,6 +55,15 @@ fn ranking(names: &[String], values: &[f64]) -> String {
 /// # Errors
 /// [`VerdictError`] should the bundled log fail to read or a fit fail (neither does).
 pub fn tutorial_walkthrough() -> Result<String, VerdictError> {
+    Ok(walkthrough_and_board()?.0)
+}
+
+/// The walk-through as text, and the converged board it ends with (Bradley–Terry with
+/// 95% bootstrap intervals and the matrices).
+///
+/// # Errors
+/// As [`tutorial_walkthrough`].
+pub fn walkthrough_and_board() -> Result<(String, RankReport), VerdictError> {
     let source = Source::Bytes {
         label: "tutorial-arena.csv".into(),
         data: TUTORIAL_LOG.to_vec(),
@@ -195,5 +205,5 @@ pub fn tutorial_walkthrough() -> Result<String, VerdictError> {
         "verdict rank tutorial-arena.csv --matrix  (the converged fit, 95% bootstrap intervals)\n"
     )?;
     out.push_str(&render_table(&report));
-    Ok(out)
+    Ok((out, report))
 }
