@@ -142,3 +142,18 @@ def test_ctrl_c_during_a_fit_returns_at_once(simulation):
     assert time.perf_counter() - started < 1.5
     # The module still works afterwards.
     assert verdict.NashEval(**SETTINGS).fit(simulation.contexts, simulation.feedback).agents
+
+
+def test_a_baseline_fits_as_on_the_command_line(simulation, tmp_path):
+    cli(
+        "fit", "--contexts", simulation.path("contexts.parquet"),
+        "--feedback", simulation.path("feedback.parquet"), "--folds", "3",
+        "--method", "borda", "--out", str(tmp_path / "cli.json"),
+    )
+    model = verdict.NashEval(method="borda", folds=3).fit(
+        simulation.path("contexts.parquet"), simulation.path("feedback.parquet"))
+    model.save(tmp_path / "py.json")
+    assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
+    with pytest.raises(ValueError, match="borda baseline sets the surface"):
+        verdict.NashEval(method="borda", variant="plugin").fit(
+            simulation.path("contexts.parquet"), simulation.path("feedback.parquet"))

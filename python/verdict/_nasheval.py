@@ -127,6 +127,10 @@ class NashEval:
     with ``budget``; ``tune`` runs the learner searches; ``nuisance_design``:
     ``"auto"``, ``"pooled"`` or ``"per-menu"``; ``allow_unobserved`` extrapolates pairs that never
     met. ``text_col``/``text_dim``/``categorical`` set how contexts become features.
+    ``method``: ``"nasheval"``, or one of the paper's per-context baselines on the
+    surface it uses (Appendix I.3): ``"bt-plugin"``, ``"bt-debiased"``, ``"borda"``,
+    ``"bt-reg"``, ``"bt-cost"`` (needs ``costs`` and ``budget``); a baseline sets the
+    variant and the policy itself.
     """
 
     def __init__(
@@ -146,7 +150,9 @@ class NashEval:
         text_col: Optional[str] = None,
         text_dim: int = 64,
         categorical: str = "onehot",
+        method: str = "nasheval",
     ):
+        self.method = method
         self.variant = variant
         self.policy = policy
         self.backbone = backbone
@@ -185,6 +191,7 @@ class NashEval:
             text_col=text_col if text_col is not None else self.text_col,
             text_dim=self.text_dim,
             categorical=self.categorical,
+            method=self.method,
             variant=self.variant,
             policy=self.policy,
             backbone=self.backbone,

@@ -78,6 +78,7 @@ def fit(
     text_col: Optional[str] = None,
     text_dim: int = 64,
     categorical: str = "onehot",
+    method: str = "nasheval",
     variant: str = "auto",
     policy: str = "network",
     backbone: str = "gbdt",

@@ -415,6 +415,10 @@ pub enum BenchCommand {
     /// policies (NashEval Section 5), seed by seed; resumable.
     Nasheval(BenchNashEvalArgs),
     #[cfg(feature = "nasheval")]
+    /// Summarize a `bench nasheval` results file as NashEval's Figure 3: mean ± sd over
+    /// seeds of exploitability and support F1 per feedback form, voters and method.
+    Summary(BenchSummaryArgs),
+    #[cfg(feature = "nasheval")]
     /// Baselines on an arena simulation's test contexts: the global maximal lottery of
     /// the training battles, one lottery per value of a context column (--by), and
     /// the per-context Bradley–Terry argmax of fitted surfaces (--model, Eq. 75).

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use verdict::io::CategoricalEncoding;
 use verdict::nasheval::{
-    AggregatorKind, BackboneKind, NetworkInit, NuisanceDesign, PayoffRegression, PolicyKind,
-    Variant, LINEAR_PENALTY,
+    AggregatorKind, BackboneKind, FitMethod, NetworkInit, NuisanceDesign, PayoffRegression,
+    PolicyKind, Variant, LINEAR_PENALTY,
 };
 use verdict::sim::nasheval::FeedbackKind;
 
@@ -76,6 +76,11 @@ pub struct FitArgs {
     /// Where to write the model (JSON, self-describing).
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    /// What to fit: NashEval, or one of the paper's per-context baselines on the
+    /// surface it uses (bt-plugin, bt-debiased, borda, bt-reg; bt-cost needs --costs
+    /// and --budget). A baseline sets the surface and the policy itself.
+    #[arg(long, value_enum, default_value = "nasheval")]
+    pub method: FitMethod,
     /// Payoff surface: auto chooses between debiased and plug-in with held-out data.
     #[arg(long, value_enum, default_value = "auto")]
     pub variant: Variant,
@@ -357,7 +362,25 @@ pub struct BenchNashEvalArgs {
     /// Slope of the selection logit (Eq. 63).
     #[arg(long, default_value_t = 2.0)]
     pub selection_slope: f64,
+    /// Feedback forms, comma-separated: pairwise, ranking (the menus of Eq. 62),
+    /// winner (winner-of-three, Eq. 65).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "pairwise")]
+    pub feedbacks: Vec<FeedbackKind>,
+    /// Score the paper's baselines too (Appendix I.3): BT-plug-in, BT-debiased, Borda,
+    /// BT-Reg, and the global maximal lottery of the pooled training margins.
+    #[arg(long)]
+    pub baselines: bool,
     /// Results as JSON lines, appended cell by cell; cells already there are skipped.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BenchSummaryArgs {
+    /// A results file of `verdict bench nasheval`.
+    pub results: PathBuf,
+    /// Draw exploitability and support F1 against voters, one panel per feedback form
+    /// and measure (SVG or PNG by extension).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
 }

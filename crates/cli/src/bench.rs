@@ -20,6 +20,8 @@ pub fn run(command: BenchCommand, quiet: bool) -> anyhow::Result<()> {
         #[cfg(feature = "nasheval")]
         BenchCommand::Nasheval(args) => crate::bench_nasheval::run(&args),
         #[cfg(feature = "nasheval")]
+        BenchCommand::Summary(args) => crate::bench_nasheval::summary(&args),
+        #[cfg(feature = "nasheval")]
         BenchCommand::Baselines(args) => crate::bench_nasheval::baselines(&args),
         #[cfg(feature = "nasheval")]
         BenchCommand::Predict(args) => crate::bench_nasheval::predict(&args),

@@ -5,10 +5,14 @@
 use verdict::experiment::{
     network_step_seconds, run_accuracy, AccuracyCell, AccuracySettings, ResultsFile,
 };
+use verdict::experiment_summary::{figure, summarize};
 use verdict::model_file::load_model;
+use verdict::report::plot_curves;
 use verdict::VerdictError;
 
-use crate::args::{BenchBaselinesArgs, BenchNashEvalArgs, BenchNetworkArgs, BenchPredictArgs};
+use crate::args::{
+    BenchBaselinesArgs, BenchNashEvalArgs, BenchNetworkArgs, BenchPredictArgs, BenchSummaryArgs,
+};
 use crate::timing::median_seconds;
 
 pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
@@ -27,17 +31,24 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
         network_init: args.network_init,
         propensity_range: crate::simulate::propensity_range(&args.propensity_range)?,
         selection_slope: args.selection_slope,
+        feedbacks: args.feedbacks.clone(),
+        baselines: args.baselines,
     };
     let mut record = |cell: &AccuracyCell| -> Result<(), VerdictError> {
         out.append(&cell.key, cell)?;
         let name = |text: String| text.to_lowercase();
         eprintln!(
-            "seed {} voters {} {:<8} {:<8} {:<7} exploitability {:.4} F1 {:.3}{}",
+            "{} seed {} voters {} {:<11} {:<8} {:<8} {:<7} exploitability {:.4} F1 {:.3}{}",
+            cell.feedback,
             cell.seed,
             cell.voters,
-            name(format!("{:?}", cell.variant)),
-            cell.regression
-                .map_or("selected".into(), |r| name(format!("{r:?}"))),
+            cell.method,
+            cell.variant.map_or("-".into(), |v| name(format!("{v:?}"))),
+            match (cell.variant, cell.regression) {
+                (None, _) => "-".into(),
+                (Some(_), None) => "selected".into(),
+                (Some(_), Some(r)) => name(format!("{r:?}")),
+            },
             name(format!("{:?}", cell.policy)),
             cell.exploitability,
             cell.support_f1,
@@ -49,6 +60,31 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
         Ok(())
     };
     run_accuracy(&settings, &|key| done.contains(key), &mut record)?;
+    Ok(())
+}
+
+/// `verdict bench summary`: the Markdown table (and with `--plot` the figure) of a
+/// results file.
+pub fn summary(args: &BenchSummaryArgs) -> anyhow::Result<()> {
+    let rows = summarize(&args.results)?;
+    println!("| feedback | N_v | method | seeds | exploitability | support F1 |");
+    println!("|---|---|---|---|---|---|");
+    for r in &rows {
+        println!(
+            "| {} | {} | {} | {} | {:.4} ± {:.4} | {:.3} ± {:.3} |",
+            r.feedback,
+            r.voters,
+            r.method,
+            r.seeds,
+            r.exploitability.0,
+            r.exploitability.1,
+            r.support_f1.0,
+            r.support_f1.1
+        );
+    }
+    if let Some(path) = &args.plot {
+        plot_curves(path, &figure(&rows))?;
+    }
     Ok(())
 }
 

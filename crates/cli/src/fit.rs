@@ -141,10 +141,10 @@ fn options(args: &FitArgs, log: &ContextualLog) -> anyhow::Result<FitOptions> {
         nuisance_design: args.nuisance_design,
         ..FitOptions::default()
     };
-    Ok(options.with_backbones(
+    Ok(args.method.apply(options.with_backbones(
         args.outcome_backbone.unwrap_or(args.backbone),
         args.propensity_backbone.unwrap_or(args.backbone),
         args.payoff_backbone.unwrap_or(args.backbone),
         args.linear_penalty,
-    ))
+    ))?)
 }

@@ -4,6 +4,7 @@
 
 use verdict_feedback::ContextualLog;
 
+use crate::baselines::PolicyRule;
 use crate::crossfit::{cross_fit, menu_floors, CrossFit, CrossFitOptions, Nuisances, Observed};
 use crate::fitted::{NashEvalModel, FORMAT, VERSION};
 use crate::gap::payoff_matrices;
@@ -360,7 +361,12 @@ pub fn fit_prepared(
     if options.policy == PolicyKind::Network {
         model.train_network(features, &games, progress)?;
     }
-    let (policies, certificates) = model.policies_for_games(features, &games)?;
+    let (policies, certificates) = if options.rule == PolicyRule::Equilibrium {
+        model.policies_for_games(features, &games)?
+    } else {
+        // A baseline's gap on the surface: how far from the equilibrium it plays.
+        (model.rule_policies(options.rule, &surfaces)?, None)
+    };
     model.summary.final_gap = match certificates {
         // The solver's own certificate (the budgeted gap when a budget applies).
         Some(gaps) => gaps.iter().sum::<f64>() / gaps.len().max(1) as f64,

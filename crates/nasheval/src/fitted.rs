@@ -7,6 +7,7 @@ use verdict_game::{
     support, Equilibrium, PayoffMatrix, Regularizer, SoftBudget, SoftRegularizer, SUPPORT_THRESHOLD,
 };
 
+use crate::baselines::{rule_policy, PolicyRule, RulePolicy};
 use crate::gap::{payoff_matrices, GapLoss};
 use crate::network::{Network, NetworkOptions};
 use crate::options::{FitError, FitOptions, NetworkInit, PolicyKind};
@@ -204,6 +205,9 @@ impl NashEvalModel {
     /// probability that is not a finite number (a damaged model): no NaN is returned.
     pub fn policy(&self, features: &[f64]) -> Result<Vec<f64>, FitError> {
         let policies = match &self.network {
+            _ if self.options.rule != PolicyRule::Equilibrium => {
+                self.rule_policies(self.options.rule, &self.payoffs(features))?
+            }
             // The network needs no payoff surface at inference.
             Some(network) => network.predict(features),
             None => {
@@ -251,6 +255,62 @@ impl NashEvalModel {
             winners,
             payoffs: with_payoffs.then(|| self.payoffs(features)),
         })
+    }
+
+    /// The policies of the baseline `rule` on this model's surface at `features`
+    /// (`contexts × K`), whatever the model's own policy: the paper's baselines
+    /// scored on one fitted surface without refitting it.
+    ///
+    /// # Errors
+    /// As [`NashEvalModel::rule_policies`]; `rule` must not be the equilibrium.
+    pub fn baseline_policies(
+        &self,
+        rule: PolicyRule,
+        features: &[f64],
+    ) -> Result<Vec<f64>, FitError> {
+        if rule == PolicyRule::Equilibrium {
+            return Err(FitError::setting(
+                "rule",
+                "the equilibrium is the model's own policy: use policy()",
+            ));
+        }
+        self.rule_policies(rule, &self.payoffs(features))
+    }
+
+    /// The policies of baseline `rule` ([`PolicyRule`]) at the surfaces `surfaces`
+    /// (`contexts × K × K`): computed per context, BT-Reg's transitive games solved
+    /// with the fit's regularizer.
+    ///
+    /// # Errors
+    /// [`FitError`] from a rule or the solver, naming the context.
+    pub(crate) fn rule_policies(
+        &self,
+        rule: PolicyRule,
+        surfaces: &[f64],
+    ) -> Result<Vec<f64>, FitError> {
+        let k = self.agents.len();
+        let o = &self.options;
+        let mut out = Vec::with_capacity(surfaces.len() / k.max(1));
+        let mut games = Vec::new();
+        let mut slots = Vec::new();
+        for (i, a) in surfaces.chunks(k * k).enumerate() {
+            match rule_policy(rule, a, k, &o.costs, o.budget)? {
+                RulePolicy::Ready(pi) => out.extend(pi),
+                RulePolicy::Solve(game) => {
+                    slots.push(i);
+                    games.push(game);
+                    out.extend(std::iter::repeat_n(0.0, k));
+                }
+            }
+        }
+        for (&i, lottery) in slots.iter().zip(self.equilibrium().solve_all(&games)) {
+            let lottery = lottery.map_err(|e| FitError::Solver {
+                context: i,
+                message: e.to_string(),
+            })?;
+            out[i * k..(i + 1) * k].copy_from_slice(&lottery.probabilities);
+        }
+        Ok(out)
     }
 
     /// Policies at `features` given their payoff games; for the solver also each

@@ -18,6 +18,7 @@
 
 mod aggregator;
 pub mod backbone;
+pub mod baselines;
 mod booster;
 pub mod crossfit;
 pub mod fit;
@@ -38,6 +39,7 @@ pub mod winners;
 
 pub use aggregator::{Aggregator, AggregatorError};
 pub use backbone::{Backbone, BackboneKind, GbdtParams, Model};
+pub use baselines::PolicyRule;
 pub use crossfit::{
     cross_fit, menu_floors, CrossFit, CrossFitOptions, NuisanceDesign, Nuisances, Observed,
     PER_MENU_LIMIT,
@@ -48,7 +50,8 @@ pub use gap::{payoff_matrices, GapLoss, GapScratch};
 pub use learner::{context_folds, Classifier, LearnerError, Logistic, Regressor, Ridge};
 pub use network::{Network, NetworkOptions, TrainingReport};
 pub use options::{
-    CheckedOptions, FitError, FitOptions, NetworkInit, PolicyKind, Variant, LINEAR_PENALTY,
+    CheckedOptions, FitError, FitMethod, FitOptions, NetworkInit, PolicyKind, Variant,
+    LINEAR_PENALTY,
 };
 pub use pairs::{AggregatorKind, PairHolder, PairMap};
 pub use payoff::{PayoffRegression, PayoffSurface};

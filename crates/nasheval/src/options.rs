@@ -7,6 +7,7 @@ use verdict_feedback::ContextualLog;
 use verdict_game::SoftBudgetPrices;
 
 use crate::backbone::{Backbone, BackboneKind, GbdtParams};
+use crate::baselines::PolicyRule;
 use crate::crossfit::NuisanceDesign;
 use crate::learner::LearnerError;
 use crate::network::NetworkOptions;
@@ -50,6 +51,75 @@ pub enum PolicyKind {
     Solver,
 }
 
+/// What `verdict fit --method` fits: NashEval, or one of the paper's per-context
+/// baselines on the surface it uses (NashEval Appendix I.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum FitMethod {
+    /// NashEval: the regularized equilibrium of the chosen surface.
+    Nasheval,
+    /// BT argmax of the plug-in surface (Eq. 75).
+    BtPlugin,
+    /// BT argmax of the debiased surface (Eq. 75).
+    BtDebiased,
+    /// The largest average row margin of the debiased surface.
+    Borda,
+    /// The regularized equilibrium of the plug-in BT scores' `tanh` game (Eq. 76).
+    BtReg,
+    /// The budgeted best reply to the uniform opponent under the plug-in BT scores
+    /// (Eq. 77; needs costs and a budget).
+    BtCost,
+}
+
+impl FitMethod {
+    /// `options` set for this method: the surface variant and the policy rule (and
+    /// the per-context solver for the baselines, which train no network).
+    ///
+    /// # Errors
+    /// [`FitError::Setting`] when a baseline is asked for with a variant or policy
+    /// other than the defaults (`auto`, `network`): the baseline sets both itself.
+    pub fn apply(self, options: FitOptions) -> Result<FitOptions, FitError> {
+        if self != Self::Nasheval
+            && (options.variant != Variant::Auto || options.policy != PolicyKind::Network)
+        {
+            return Err(FitError::setting(
+                "method",
+                format!(
+                    "the {} baseline sets the surface and the policy itself; leave the variant and the policy at their defaults",
+                    self.name()
+                ),
+            ));
+        }
+        let (variant, rule) = match self {
+            Self::Nasheval => return Ok(options),
+            Self::BtPlugin => (Variant::Plugin, PolicyRule::BtArgmax),
+            Self::BtDebiased => (Variant::Debiased, PolicyRule::BtArgmax),
+            Self::Borda => (Variant::Debiased, PolicyRule::Borda),
+            Self::BtReg => (Variant::Plugin, PolicyRule::BtReg),
+            Self::BtCost => (Variant::Plugin, PolicyRule::BtCost),
+        };
+        Ok(FitOptions {
+            variant,
+            rule,
+            policy: PolicyKind::Solver,
+            ..options
+        })
+    }
+
+    /// The method's name as the command line and Python spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Nasheval => "nasheval",
+            Self::BtPlugin => "bt-plugin",
+            Self::BtDebiased => "bt-debiased",
+            Self::Borda => "borda",
+            Self::BtReg => "bt-reg",
+            Self::BtCost => "bt-cost",
+        }
+    }
+}
+
 /// Where the policy network's training starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -88,6 +158,10 @@ impl NetworkInit {
 /// Everything a fit is told.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FitOptions {
+    /// How the surface's games become policies: NashEval's equilibrium, or one of the
+    /// paper's baselines ([`FitMethod`] sets it with the surface it uses).
+    #[serde(default)]
+    pub rule: PolicyRule,
     /// Payoff surface variant.
     pub variant: Variant,
     /// Policy.
@@ -189,6 +263,7 @@ impl FitOptions {
 impl Default for FitOptions {
     fn default() -> Self {
         Self {
+            rule: PolicyRule::Equilibrium,
             variant: Variant::Auto,
             policy: PolicyKind::Network,
             rho: 1e-3,
@@ -303,6 +378,20 @@ impl FitOptions {
         }
         if options.costs.iter().any(|c| !c.is_finite()) {
             return Err(FitError::setting("costs", "costs must be finite numbers"));
+        }
+        if options.rule != PolicyRule::Equilibrium && options.policy == PolicyKind::Network {
+            return Err(FitError::setting(
+                "rule",
+                "a baseline rule is its own policy, computed per context from the surface: use `policy` solver (FitMethod sets both)",
+            ));
+        }
+        if options.rule == PolicyRule::BtCost
+            && (options.costs.is_empty() || options.budget.is_none())
+        {
+            return Err(FitError::setting(
+                "budget",
+                "BT-cost needs agent costs and a budget (the best lottery within it against the uniform opponent)",
+            ));
         }
         if options.budget.is_some() && options.policy == PolicyKind::Network {
             return Err(FitError::setting(

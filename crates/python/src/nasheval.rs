@@ -10,7 +10,8 @@ use verdict::equilibrium::costs_by_agent;
 use verdict::io::{CategoricalEncoding, ContextualOptions};
 use verdict::model_file::{load_model, read_model_contexts, save_model, Featurizer};
 use verdict::nasheval::{
-    BackboneKind, FitOptions, NashEvalModel, NuisanceDesign, PolicyKind, Variant, LINEAR_PENALTY,
+    BackboneKind, FitMethod, FitOptions, NashEvalModel, NuisanceDesign, PolicyKind, Variant,
+    LINEAR_PENALTY,
 };
 use verdict::sim::arena_world::ArenaWorldSettings;
 use verdict::sim::nasheval::FeedbackKind;
@@ -87,7 +88,7 @@ pub struct Model {
 /// response`), or on a battle log (`battles`) whose `context_columns` make the
 /// context. Tables are paths or frames.
 #[pyfunction]
-#[pyo3(signature = (*, contexts=None, feedback=None, battles=None, context_columns=Vec::new(), text_col=None, text_dim=64, categorical="onehot", variant="auto", policy="network", backbone="gbdt", rho=0.001, folds=5, seed=0, costs=None, budget=None, tune=false, nuisance_design="auto", allow_unobserved=false))]
+#[pyo3(signature = (*, contexts=None, feedback=None, battles=None, context_columns=Vec::new(), text_col=None, text_dim=64, categorical="onehot", method="nasheval", variant="auto", policy="network", backbone="gbdt", rho=0.001, folds=5, seed=0, costs=None, budget=None, tune=false, nuisance_design="auto", allow_unobserved=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit(
     py: Python<'_>,
@@ -98,6 +99,7 @@ pub fn fit(
     text_col: Option<String>,
     text_dim: usize,
     categorical: &str,
+    method: &str,
     variant: &str,
     policy: &str,
     backbone: &str,
@@ -159,6 +161,9 @@ pub fn fit(
         ..FitOptions::default()
     }
     .with_backbones(backbone, backbone, backbone, LINEAR_PENALTY);
+    let options = choice::<FitMethod>("method", method)?
+        .apply(options)
+        .map_err(bad_input)?;
     let featurizer = Featurizer::from_options(&reading).to_value();
     let inner = crate::interruptible(py, move || {
         verdict::nasheval::fit(&log, &options, None, featurizer, &|_, _, _| {})

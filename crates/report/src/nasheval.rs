@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use verdict_nasheval::tune::Tuned;
 use verdict_nasheval::{
-    FitOptions, NashEvalModel, NuisanceDesign, Predictions, TrainingReport, Variant,
+    FitOptions, NashEvalModel, NuisanceDesign, PolicyRule, Predictions, TrainingReport, Variant,
     WinnerFrequency,
 };
 
@@ -181,6 +181,16 @@ pub fn fit_summary(model: &NashEvalModel, model_name: &str, seconds: Option<f64>
             (_, Some(r)) => format!(" ({r:?} payoff regression)"),
         };
         let _ = writeln!(text, "payoff surface        {chosen:?}{regression}");
+    }
+    if o.rule != PolicyRule::Equilibrium {
+        let rule = serde_json::to_value(o.rule)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let _ = writeln!(
+            text,
+            "policy                {rule}, a baseline computed per context from the surface (NashEval Appendix I.3)"
+        );
     }
     if let Some(t) = &s.collapsed_training {
         let _ = writeln!(text, "network (collapsed)   {}", training_line(t, ""));

@@ -4,6 +4,11 @@
 //! per-pair payoff regression, each scored under the solver and the network policy
 //! against the exact truth (Eq. 69–71).
 //!
+//! With `baselines`, the paper's baselines too (Appendix I.3): BT argmax and BT-Reg
+//! of the plug-in surface, BT argmax and Borda of the debiased one, and the global
+//! maximal lottery of the pooled training margins (Eq. 78); and each feedback form
+//! of `feedbacks` (pairwise, ranking, winner-of-three) gets its own simulations.
+//!
 //! The nuisances are cross-fitted once per simulation and shared by every
 //! configuration (as separate fits with the same seed would compute them). Each
 //! finished cell is one [`AccuracyCell`] with a stable key ([`CellKey`]), so a run
@@ -12,14 +17,17 @@
 use std::time::Instant;
 
 use serde::Serialize;
+use verdict_game::{maximal_lottery, regularized_equilibrium, PayoffMatrix, Regularizer};
 use verdict_io::{read_contexts, read_contextual_log, ContextualOptions, Source};
+use verdict_nasheval::baselines::pooled_margins;
 use verdict_nasheval::selection::CandidateRisk;
 use verdict_nasheval::{
-    fit_prepared, prepare, BackboneKind, FitOptions, NetworkInit, PayoffRegression, PolicyKind,
-    TrainingReport, Variant, LINEAR_PENALTY,
+    fit_prepared, prepare, BackboneKind, FitOptions, NashEvalModel, NetworkInit, PayoffRegression,
+    PolicyKind, PolicyRule, TrainingReport, Variant, LINEAR_PENALTY,
 };
+use verdict_sim::nasheval::FeedbackKind;
 
-use crate::simulation::{score, write_appendix_g, AppendixGSimulation, Split, Truth};
+use crate::simulation::{score, write_appendix_g, AppendixGSimulation, PolicyScore, Split, Truth};
 use crate::VerdictError;
 
 /// The configurations of one simulation: variant and payoff regression. `auto`
@@ -61,6 +69,10 @@ pub struct AccuracySettings {
     pub propensity_range: (f64, f64),
     /// `eta` of Eq. 63.
     pub selection_slope: f64,
+    /// Feedback forms simulated (Appendix G: pairwise, ranking, winner-of-three).
+    pub feedbacks: Vec<FeedbackKind>,
+    /// Whether the paper's baselines are scored beside NashEval.
+    pub baselines: bool,
 }
 
 impl Default for AccuracySettings {
@@ -79,9 +91,31 @@ impl Default for AccuracySettings {
             network_init: NetworkInit::Solver,
             propensity_range: simulation.propensity_range,
             selection_slope: simulation.selection_slope,
+            feedbacks: vec![FeedbackKind::Pairwise],
+            baselines: false,
         }
     }
 }
+
+/// The baselines of a surface (NashEval Appendix I.3): BT argmax (BT-plug-in) and
+/// BT-Reg on the plug-in surface, BT argmax (BT-debiased) and Borda on the debiased
+/// one, with their names.
+fn surface_baselines(variant: Variant) -> &'static [(PolicyRule, &'static str)] {
+    match variant {
+        Variant::Plugin => &[
+            (PolicyRule::BtArgmax, "bt-plugin"),
+            (PolicyRule::BtReg, "bt-reg"),
+        ],
+        Variant::Debiased => &[
+            (PolicyRule::BtArgmax, "bt-debiased"),
+            (PolicyRule::Borda, "borda"),
+        ],
+        Variant::Oracle | Variant::Auto => &[],
+    }
+}
+
+/// The global lottery's name in keys and cells.
+const GLOBAL_LOTTERY: &str = "lottery";
 
 /// The stable name of a variant, regression, policy, start or learner family in
 /// keys: its serialized name in kebab case (`PerPair` → `per-pair`).
@@ -153,14 +187,20 @@ pub struct CellSeconds {
 /// One scored cell.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AccuracyCell {
-    /// The cell's key ([`CellKey`]'s string).
+    /// The cell's key ([`CellKey`]'s string, or [`AccuracySettings::baseline_key`]).
     pub key: String,
+    /// What was scored: `nasheval`, or a baseline (`bt-plugin`, `bt-debiased`,
+    /// `borda`, `bt-reg`, `lottery`).
+    pub method: String,
+    /// Feedback form: `pairwise`, `ranking` or `winner`.
+    pub feedback: String,
     /// Replication seed.
     pub seed: u64,
     /// Voters.
     pub voters: usize,
-    /// Surface variant.
-    pub variant: Variant,
+    /// Surface variant (the surface a baseline reads; `None` for the lottery, which
+    /// reads the pooled training verdicts).
+    pub variant: Option<Variant>,
     /// Payoff regression asked for (`None` for `auto`, which selects its own).
     pub regression: Option<PayoffRegression>,
     /// Policy.
@@ -192,8 +232,13 @@ pub struct AccuracyCell {
 }
 
 impl AccuracySettings {
-    /// The `name=value` fields of the settings a cell depends on.
-    fn setting_key(&self) -> String {
+    /// The `name=value` fields of the settings a cell depends on (the feedback form
+    /// named when not pairwise, so that pairwise keys stay as they were).
+    fn setting_key(&self, feedback: FeedbackKind) -> String {
+        let form = match feedback {
+            FeedbackKind::Pairwise => String::new(),
+            other => format!("/feedback={}", other.name()),
+        };
         format!(
             "contexts={}/test={}/rho={}/outcome={}/propensity={}/payoff={}/range={},{}/slope={}",
             self.contexts,
@@ -205,10 +250,10 @@ impl AccuracySettings {
             self.propensity_range.0,
             self.propensity_range.1,
             self.selection_slope
-        )
+        ) + &form
     }
 
-    /// The key of one cell.
+    /// The key of one cell of pairwise feedback.
     pub fn key(
         &self,
         seed: u64,
@@ -217,8 +262,42 @@ impl AccuracySettings {
         regression: PayoffRegression,
         policy: PolicyKind,
     ) -> CellKey {
+        self.key_for(
+            FeedbackKind::Pairwise,
+            seed,
+            voters,
+            variant,
+            regression,
+            policy,
+        )
+    }
+
+    /// The key of a baseline's cell: `method=NAME` after the seed and voters.
+    pub fn baseline_key(
+        &self,
+        feedback: FeedbackKind,
+        seed: u64,
+        voters: usize,
+        method: &str,
+    ) -> String {
+        format!(
+            "{}/seed={seed}/voters={voters}/method={method}",
+            self.setting_key(feedback)
+        )
+    }
+
+    /// The key of one cell.
+    pub fn key_for(
+        &self,
+        feedback: FeedbackKind,
+        seed: u64,
+        voters: usize,
+        variant: Variant,
+        regression: PayoffRegression,
+        policy: PolicyKind,
+    ) -> CellKey {
         CellKey {
-            setting: self.setting_key(),
+            setting: self.setting_key(feedback),
             seed,
             voters,
             variant: name(variant),
@@ -253,127 +332,277 @@ pub fn run_accuracy(
     done: &dyn Fn(&str) -> bool,
     record: &mut dyn FnMut(&AccuracyCell) -> Result<(), VerdictError>,
 ) -> Result<(), VerdictError> {
-    for &seed in &settings.seeds {
-        for &voters in &settings.voters {
-            let todo = |variant, regression| -> Vec<PolicyKind> {
-                settings
-                    .policies
-                    .iter()
-                    .copied()
-                    .filter(|&p| scored(p, regression))
-                    .filter(|&p| {
-                        !done(
-                            &settings
-                                .key(seed, voters, variant, regression, p)
-                                .to_string(),
-                        )
-                    })
-                    .collect()
-            };
-            if CONFIGURATIONS.iter().all(|&(v, r)| todo(v, r).is_empty()) {
-                continue;
-            }
-            let dir = tempfile::tempdir().map_err(|e| {
-                VerdictError::Data(format!("cannot make a temporary directory: {e}"))
-            })?;
-            let sim = dir.path().join("sim");
-            write_appendix_g(
-                &AppendixGSimulation {
-                    voters,
-                    contexts: settings.contexts,
-                    test_contexts: settings.test_contexts,
+    for &feedback in &settings.feedbacks {
+        for &seed in &settings.seeds {
+            for &voters in &settings.voters {
+                let run = Replication {
+                    settings,
+                    feedback,
                     seed,
-                    rho: settings.rho,
-                    propensity_range: settings.propensity_range,
-                    selection_slope: settings.selection_slope,
-                    ..AppendixGSimulation::default()
-                },
-                &sim,
-            )?;
-            let table = ContextualOptions::default();
-            let log = read_contextual_log(
-                &Source::File(sim.join("contexts.parquet")),
-                &Source::File(sim.join("feedback.parquet")),
-                &table,
-            )?;
-            let truth = Truth::open(&sim, Split::Training)?.nuisances_for(&log)?;
-            let test_truth = Truth::open(&sim, Split::Test)?;
-            let test = read_contexts(&Source::File(sim.join("test_contexts.parquet")), &table)?;
-            let base = FitOptions {
-                variant: Variant::Auto,
-                policy: PolicyKind::Solver,
-                network_init: settings.network_init,
-                rho: settings.rho,
-                seed,
-                ..FitOptions::default()
-            }
-            .with_backbones(
-                settings.outcome_backbone,
-                settings.propensity_backbone,
-                settings.payoff_backbone,
-                LINEAR_PENALTY,
-            );
-            let started = Instant::now();
-            let prepared = prepare(&log, &base.check(&log)?, &|_, _, _| {})?;
-            let nuisances = started.elapsed().as_secs_f64();
-            for &(variant, regression) in &CONFIGURATIONS {
-                let policies = todo(variant, regression);
-                if policies.is_empty() {
-                    continue;
-                }
-                let options = FitOptions {
-                    variant,
-                    regression,
-                    ..base.clone()
-                }
-                .check(&log)?;
-                let started = Instant::now();
-                let mut model = fit_prepared(
-                    &log,
-                    &options,
-                    &prepared,
-                    Some(&truth),
-                    serde_json::Value::Null,
-                    &|_, _, _| {},
-                )?;
-                let surface = started.elapsed().as_secs_f64();
-                for policy in policies {
-                    let started = Instant::now();
-                    model = model.with_policy(policy, &log.features, &|_, _, _| {})?;
-                    let policies = model.policy(&test.features)?;
-                    let scores = score(&model.agents, &policies, &test_truth)?;
-                    let summary = &model.summary;
-                    record(&AccuracyCell {
-                        key: settings
-                            .key(seed, voters, variant, regression, policy)
-                            .to_string(),
-                        seed,
-                        voters,
-                        variant,
-                        regression: (variant != Variant::Auto).then_some(regression),
-                        policy,
-                        chosen: summary.chosen,
-                        chosen_regression: summary.chosen_regression,
-                        candidates: summary.candidates.clone(),
-                        exploitability: scores.exploitability,
-                        support_f1: scores.support_f1,
-                        game_value: scores.game_value,
-                        training: summary.training.clone(),
-                        network_init: settings.network_init,
-                        collapsed_training: summary.collapsed_training.clone(),
-                        solver_fallback: summary.solver_fallback,
-                        seconds: CellSeconds {
-                            nuisances,
-                            surface,
-                            policy: started.elapsed().as_secs_f64(),
-                        },
-                        outcome_backbone: settings.outcome_backbone,
-                    })?;
-                }
+                    voters,
+                    done,
+                };
+                run.run(record)?;
             }
         }
     }
     Ok(())
+}
+
+/// One simulation of the experiment: a feedback form, seed and voter count.
+struct Replication<'a> {
+    settings: &'a AccuracySettings,
+    feedback: FeedbackKind,
+    seed: u64,
+    voters: usize,
+    done: &'a dyn Fn(&str) -> bool,
+}
+
+impl Replication<'_> {
+    /// The policies of a configuration still to score.
+    fn todo(&self, variant: Variant, regression: PayoffRegression) -> Vec<PolicyKind> {
+        let s = self.settings;
+        s.policies
+            .iter()
+            .copied()
+            .filter(|&p| scored(p, regression))
+            .filter(|&p| {
+                let key = s.key_for(
+                    self.feedback,
+                    self.seed,
+                    self.voters,
+                    variant,
+                    regression,
+                    p,
+                );
+                !(self.done)(&key.to_string())
+            })
+            .collect()
+    }
+
+    /// The baselines (name, rule) of a configuration still to score.
+    fn baselines_todo(
+        &self,
+        variant: Variant,
+        regression: PayoffRegression,
+    ) -> Vec<(PolicyRule, &'static str)> {
+        if !self.settings.baselines || regression != PayoffRegression::Shared {
+            return Vec::new();
+        }
+        surface_baselines(variant)
+            .iter()
+            .copied()
+            .filter(|(_, name)| !(self.done)(&self.baseline_key(name)))
+            .collect()
+    }
+
+    fn baseline_key(&self, method: &str) -> String {
+        self.settings
+            .baseline_key(self.feedback, self.seed, self.voters, method)
+    }
+
+    /// A scored cell with the fields every cell shares.
+    fn cell(&self, key: String, method: &str, scores: PolicyScore) -> AccuracyCell {
+        AccuracyCell {
+            key,
+            method: method.into(),
+            feedback: self.feedback.name().into(),
+            seed: self.seed,
+            voters: self.voters,
+            variant: None,
+            regression: None,
+            policy: PolicyKind::Solver,
+            chosen: None,
+            chosen_regression: None,
+            candidates: Vec::new(),
+            exploitability: scores.exploitability,
+            support_f1: scores.support_f1,
+            game_value: scores.game_value,
+            training: None,
+            network_init: self.settings.network_init,
+            collapsed_training: None,
+            solver_fallback: false,
+            seconds: CellSeconds {
+                nuisances: 0.0,
+                surface: 0.0,
+                policy: 0.0,
+            },
+            outcome_backbone: self.settings.outcome_backbone,
+        }
+    }
+
+    fn run(
+        &self,
+        record: &mut dyn FnMut(&AccuracyCell) -> Result<(), VerdictError>,
+    ) -> Result<(), VerdictError> {
+        let settings = self.settings;
+        let lottery_todo = settings.baselines && !(self.done)(&self.baseline_key(GLOBAL_LOTTERY));
+        let pending = |&(v, r): &(Variant, PayoffRegression)| {
+            !self.todo(v, r).is_empty() || !self.baselines_todo(v, r).is_empty()
+        };
+        if !lottery_todo && !CONFIGURATIONS.iter().any(pending) {
+            return Ok(());
+        }
+        let (seed, voters) = (self.seed, self.voters);
+        let dir = tempfile::tempdir()
+            .map_err(|e| VerdictError::Data(format!("cannot make a temporary directory: {e}")))?;
+        let sim = dir.path().join("sim");
+        write_appendix_g(
+            &AppendixGSimulation {
+                feedback: self.feedback,
+                voters,
+                contexts: settings.contexts,
+                test_contexts: settings.test_contexts,
+                seed,
+                rho: settings.rho,
+                propensity_range: settings.propensity_range,
+                selection_slope: settings.selection_slope,
+            },
+            &sim,
+        )?;
+        let table = ContextualOptions::default();
+        let log = read_contextual_log(
+            &Source::File(sim.join("contexts.parquet")),
+            &Source::File(sim.join("feedback.parquet")),
+            &table,
+        )?;
+        let test_truth = Truth::open(&sim, Split::Test)?;
+        if lottery_todo {
+            let started = Instant::now();
+            let pi = global_lottery(&log, settings.rho)?;
+            let policies: Vec<f64> = (0..test_truth.ids.len())
+                .flat_map(|_| pi.iter().copied())
+                .collect();
+            let mut cell = self.cell(
+                self.baseline_key(GLOBAL_LOTTERY),
+                GLOBAL_LOTTERY,
+                score(&log.agents, &policies, &test_truth)?,
+            );
+            cell.seconds.policy = started.elapsed().as_secs_f64();
+            record(&cell)?;
+        }
+        if !CONFIGURATIONS.iter().any(pending) {
+            return Ok(());
+        }
+        let truth = Truth::open(&sim, Split::Training)?.nuisances_for(&log)?;
+        let test = read_contexts(&Source::File(sim.join("test_contexts.parquet")), &table)?;
+        let base = FitOptions {
+            variant: Variant::Auto,
+            policy: PolicyKind::Solver,
+            network_init: settings.network_init,
+            rho: settings.rho,
+            seed,
+            ..FitOptions::default()
+        }
+        .with_backbones(
+            settings.outcome_backbone,
+            settings.propensity_backbone,
+            settings.payoff_backbone,
+            LINEAR_PENALTY,
+        );
+        let started = Instant::now();
+        let prepared = prepare(&log, &base.check(&log)?, &|_, _, _| {})?;
+        let nuisances = started.elapsed().as_secs_f64();
+        for &(variant, regression) in &CONFIGURATIONS {
+            let policies = self.todo(variant, regression);
+            let baselines = self.baselines_todo(variant, regression);
+            if policies.is_empty() && baselines.is_empty() {
+                continue;
+            }
+            let options = FitOptions {
+                variant,
+                regression,
+                ..base.clone()
+            }
+            .check(&log)?;
+            let started = Instant::now();
+            let mut model = fit_prepared(
+                &log,
+                &options,
+                &prepared,
+                Some(&truth),
+                serde_json::Value::Null,
+                &|_, _, _| {},
+            )?;
+            let surface = started.elapsed().as_secs_f64();
+            for (rule, name) in baselines {
+                let started = Instant::now();
+                let scores = score_rule(&model, rule, &test.features, &test_truth)?;
+                let mut cell = self.cell(self.baseline_key(name), name, scores);
+                cell.variant = Some(variant);
+                cell.regression = Some(regression);
+                cell.seconds = CellSeconds {
+                    nuisances,
+                    surface,
+                    policy: started.elapsed().as_secs_f64(),
+                };
+                record(&cell)?;
+            }
+            for policy in policies {
+                let started = Instant::now();
+                model = model.with_policy(policy, &log.features, &|_, _, _| {})?;
+                let policies = model.policy(&test.features)?;
+                let scores = score(&model.agents, &policies, &test_truth)?;
+                let summary = &model.summary;
+                let key =
+                    settings.key_for(self.feedback, seed, voters, variant, regression, policy);
+                record(&AccuracyCell {
+                    variant: Some(variant),
+                    regression: (variant != Variant::Auto).then_some(regression),
+                    policy,
+                    chosen: summary.chosen,
+                    chosen_regression: summary.chosen_regression,
+                    candidates: summary.candidates.clone(),
+                    training: summary.training.clone(),
+                    collapsed_training: summary.collapsed_training.clone(),
+                    solver_fallback: summary.solver_fallback,
+                    seconds: CellSeconds {
+                        nuisances,
+                        surface,
+                        policy: started.elapsed().as_secs_f64(),
+                    },
+                    ..self.cell(key.to_string(), "nasheval", scores)
+                })?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `model`'s surface played by the baseline `rule` at `features`, scored.
+fn score_rule(
+    model: &NashEvalModel,
+    rule: PolicyRule,
+    features: &[f64],
+    truth: &Truth,
+) -> Result<PolicyScore, VerdictError> {
+    let policies = model.baseline_policies(rule, features)?;
+    score(&model.agents, &policies, truth)
+}
+
+/// The maximal lottery (regularized by `rho`) of the pooled training margins of `log`
+/// (NashEval Eq. 78): one lottery for every context.
+///
+/// # Errors
+/// [`VerdictError::Game`] should the solver fail.
+pub fn global_lottery(
+    log: &verdict_feedback::ContextualLog,
+    rho: f64,
+) -> Result<Vec<f64>, VerdictError> {
+    let k = log.agents.len();
+    let game = PayoffMatrix::from_row_major(&pooled_margins(log), k)?;
+    let lottery = if rho > 0.0 {
+        regularized_equilibrium(
+            &game,
+            &Regularizer {
+                rho,
+                costs: Vec::new(),
+            },
+        )?
+    } else {
+        maximal_lottery(&game)?
+    };
+    Ok(lottery.probabilities)
 }
 
 /// Seconds per full-batch training step of the policy network (one forward and

@@ -50,6 +50,8 @@ pub mod equilibrium;
 mod error;
 #[cfg(feature = "nasheval")]
 pub mod experiment;
+#[cfg(feature = "nasheval")]
+pub mod experiment_summary;
 pub mod lottery_bootstrap;
 #[cfg(feature = "nasheval")]
 pub mod model_file;

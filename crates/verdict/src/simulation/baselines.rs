@@ -7,57 +7,14 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use verdict_io::{read_battles, read_table, ReadOptions, Source};
+pub use verdict_nasheval::baselines::{bradley_terry_of_payoff, BT_RIDGE};
 use verdict_nasheval::NashEvalModel;
-use verdict_ratings::{BradleyTerry, PairCounts, PairTally, Regularization};
 
 use super::evaluate::{same_contexts, test_split};
 use super::{score, Evaluation, Split, Truth};
 use crate::equilibrium::EquilibriumSettings;
 use crate::rank::{rank, Intervals, Method, RankSettings};
 use crate::VerdictError;
-
-/// `κ_BT` of Eq. 75: the ridge on the per-context scores.
-pub const BT_RIDGE: f64 = 1e-4;
-
-/// Bradley–Terry scores of one skew-symmetric payoff matrix `B` (`k × k`, row-major,
-/// entries in `[-1, 1]`), NashEval Eq. 75:
-///
-/// ```text
-/// s = argmin (1/C(K,2)) Σ_{j<k} [log(1 + e^{s_j − s_k}) − (1 + B_jk)/2 · (s_j − s_k)] + κ/2 ‖s‖²
-/// ```
-///
-/// with `κ = 1e-4`, by Newton's method to a largest gradient of 1e-9. Each
-/// pair counts as one battle won `(1 + B_jk)/2` by `j`, so this is the ratings crate's
-/// penalised fit with the ridge rescaled to its units (sum over pairs, log10 scale).
-///
-/// # Errors
-/// [`VerdictError::Ratings`] should the fit fail (it does not on finite input).
-pub fn bradley_terry_of_payoff(b: &[f64], k: usize) -> Result<Vec<f64>, VerdictError> {
-    let mut pairs = Vec::with_capacity(k * (k - 1) / 2);
-    for j in 0..k {
-        for l in j + 1..k {
-            let p = ((1.0 + b[j * k + l]) / 2.0).clamp(0.0, 1.0);
-            pairs.push(PairTally {
-                i: j as u32,
-                j: l as u32,
-                wins_i: p,
-                wins_j: 1.0 - p,
-                ties: 0.0,
-            });
-        }
-    }
-    let count = pairs.len() as f64;
-    let counts = PairCounts::from_pairs(k, pairs);
-    let ln10 = std::f64::consts::LN_10;
-    let model = BradleyTerry {
-        tol: 1e-9,
-        l2: Some(count * BT_RIDGE * ln10 * ln10),
-        ..BradleyTerry::default()
-    };
-    let fit = model.fit(&counts)?;
-    debug_assert!(matches!(fit.regularization, Regularization::L2 { .. }));
-    Ok(fit.beta)
-}
 
 /// The BT-argmax policy (all mass on the agent with the largest Eq. 75 score, the
 /// first on ties) at each context of `features` from `model`'s surface `Â(x)`.
