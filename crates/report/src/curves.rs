@@ -31,16 +31,32 @@ pub struct Curves {
     pub series: Vec<Series>,
 }
 
-/// Okabe and Ito's colour-blind-safe palette (without its black and yellow, which
-/// read poorly as lines on white).
-const OKABE_ITO: [RGBColor; 6] = [
+/// Okabe and Ito's colour-blind-safe palette, its black last and a grey added for an
+/// eighth line.
+const OKABE_ITO: [RGBColor; 8] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
     RGBColor(204, 121, 167),
     RGBColor(86, 180, 233),
     RGBColor(230, 159, 0),
+    RGBColor(0, 0, 0),
+    RGBColor(153, 153, 153),
 ];
+
+/// Panels per row; more panels wrap onto further rows.
+const PANELS_PER_ROW: usize = 3;
+
+/// A tick's text: plain decimals from 0.001 to 99,999 (`0.05`, `2`, `20000`),
+/// scientific notation beyond (`1e5`, `5e-4`).
+fn tick_text(value: f64) -> String {
+    if (1e-3..1e5).contains(&value) {
+        let rounded = (value * 1e6).round() / 1e6;
+        format!("{rounded}")
+    } else {
+        format!("{value:.0e}")
+    }
+}
 
 const PANEL_WIDTH: u32 = 720;
 const PANEL_HEIGHT: u32 = 480;
@@ -82,9 +98,19 @@ fn log_ticks(low: f64, high: f64) -> Vec<f64> {
 
 struct Panels<'a>(&'a [Curves]);
 
+impl Panels<'_> {
+    /// Rows and columns of panels: up to [`PANELS_PER_ROW`] side by side.
+    fn grid(&self) -> (usize, usize) {
+        let n = self.0.len().max(1);
+        let columns = n.min(PANELS_PER_ROW);
+        (n.div_ceil(columns), columns)
+    }
+}
+
 impl Figure for Panels<'_> {
     fn size(&self) -> (u32, u32) {
-        (PANEL_WIDTH * self.0.len().max(1) as u32, PANEL_HEIGHT)
+        let (rows, columns) = self.grid();
+        (PANEL_WIDTH * columns as u32, PANEL_HEIGHT * rows as u32)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), String>
@@ -92,11 +118,7 @@ impl Figure for Panels<'_> {
         DB::ErrorType: 'static,
     {
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        for (area, panel) in root
-            .split_evenly((1, self.0.len().max(1)))
-            .iter()
-            .zip(self.0)
-        {
+        for (area, panel) in root.split_evenly(self.grid()).iter().zip(self.0) {
             draw_panel(area, panel)?;
         }
         root.present().map_err(|e| e.to_string())
@@ -148,8 +170,8 @@ where
         .light_line_style(TRANSPARENT)
         .x_desc(panel.x_label.as_str())
         .y_desc(panel.y_label.as_str())
-        .x_label_formatter(&|x| format!("{x:.0e}"))
-        .y_label_formatter(&|y| format!("{y:.0e}"))
+        .x_label_formatter(&|x| tick_text(*x))
+        .y_label_formatter(&|y| tick_text(*y))
         .label_style(("sans-serif", 12))
         .draw()
         .map_err(text)?;
@@ -187,5 +209,15 @@ mod tests {
         // Six decades at 1-2-5 would be 18 ticks: 1-3 gives 12, powers alone 7.
         assert_eq!(log_ticks(1.0, 1e6), [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6]);
         assert_eq!(log_ticks(0.04, 0.5), [0.05, 0.1, 0.2, 0.5]);
+    }
+
+    #[test]
+    fn ticks_read_as_plain_numbers_in_the_usual_range() {
+        use super::tick_text;
+        assert_eq!(tick_text(2.0), "2");
+        assert_eq!(tick_text(0.05), "0.05");
+        assert_eq!(tick_text(20000.0), "20000");
+        assert_eq!(tick_text(1e5), "1e5");
+        assert_eq!(tick_text(5e-4), "5e-4");
     }
 }

@@ -46,7 +46,7 @@ impl Cell {
         }
         let variant = self.variant.as_deref().unwrap_or("?");
         let mut label = format!("NashEval-{variant}");
-        if self.regression.as_deref() == Some("per-pair") {
+        if self.regression.as_deref() == Some("PerPair") {
             label.push_str(" per-pair");
         }
         if self.policy == "network" {
@@ -139,7 +139,8 @@ pub fn summarize(path: &Path) -> Result<Vec<SummaryRow>, VerdictError> {
         .collect())
 }
 
-/// One panel per feedback form and measure, a line per method over the voters.
+/// One panel per feedback form and measure (exploitability on the first row, support
+/// F1 on the second), a line per method over the voters (see the table for the rest).
 #[cfg(feature = "plots")]
 pub fn figure(rows: &[SummaryRow]) -> Vec<Curves> {
     let mut forms: Vec<&str> = Vec::new();
@@ -148,7 +149,10 @@ pub fn figure(rows: &[SummaryRow]) -> Vec<Curves> {
         if !forms.contains(&r.feedback.as_str()) {
             forms.push(&r.feedback);
         }
-        if !methods.contains(&r.method.as_str()) {
+        // Drawn: one line per method at the shared regression and the solver; Borda
+        // plays as BT-debiased on complete pairs (Appendix I.3) and is left to the table.
+        let drawn = !r.method.contains("per-pair") && !r.method.contains("network");
+        if drawn && r.method != "borda" && !methods.contains(&r.method.as_str()) {
             methods.push(&r.method);
         }
     }
@@ -201,7 +205,7 @@ mod tests {
             line(71, "bt-plugin", 0.3, 0.7),
             line(70, "nasheval", 0.2, 0.9),
             // An older pairwise NashEval cell, without method or feedback.
-            r#"{"key":"old","seed":70,"voters":1,"variant":"debiased","regression":"per-pair","policy":"network","exploitability":0.4,"support_f1":0.6}"#.into(),
+            r#"{"key":"old","seed":70,"voters":1,"variant":"debiased","regression":"PerPair","policy":"network","exploitability":0.4,"support_f1":0.6}"#.into(),
         ]
         .join("\n");
         std::fs::write(&path, text).unwrap();
