@@ -419,6 +419,11 @@ pub enum BenchCommand {
     /// seeds of exploitability and support F1 per feedback form, voters and method.
     Summary(BenchSummaryArgs),
     #[cfg(feature = "nasheval")]
+    /// The cost analysis on the Appendix G simulator with agent costs: mean expected
+    /// cost against exploitability and strict win rate (Eq. 72) for NashEval under
+    /// price weights (Eq. 20–21), the priced global lottery and BT-cost (Eq. 77).
+    Cost(BenchCostArgs),
+    #[cfg(feature = "nasheval")]
     /// Baselines on an arena simulation's test contexts: the global maximal lottery of
     /// the training battles, one lottery per value of a context column (--by), and
     /// the per-context Bradley–Terry argmax of fitted surfaces (--model, Eq. 75).

@@ -376,6 +376,28 @@ pub struct BenchNashEvalArgs {
 }
 
 #[derive(Debug, Clone, Args)]
+pub struct BenchCostArgs {
+    /// Replication seeds.
+    #[arg(long, value_delimiter = ',', default_values_t = [70, 71, 72])]
+    pub seeds: Vec<u64>,
+    /// Voters N_v of the Appendix G simulator.
+    #[arg(long, default_value_t = 3)]
+    pub voters: usize,
+    /// Per-agent costs, comma-separated, in the simulator's agent order (five agents).
+    #[arg(long, value_delimiter = ',', default_values_t = [0.5, 1.0, 2.0, 4.0, 8.0])]
+    pub costs: Vec<f64>,
+    /// Training contexts.
+    #[arg(long, default_value_t = 20_000)]
+    pub contexts: usize,
+    /// Test contexts.
+    #[arg(long, default_value_t = 2_048)]
+    pub test_contexts: usize,
+    /// Draw cost against exploitability and against strict win rate (SVG or PNG).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct BenchSummaryArgs {
     /// A results file of `verdict bench nasheval`.
     pub results: PathBuf,

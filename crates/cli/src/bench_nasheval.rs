@@ -2,6 +2,7 @@
 //! [`verdict::experiment`], its cells appended to `--out` as JSON lines so that an
 //! interrupted run resumes), `bench baselines`, `bench predict` and `bench network`.
 
+use verdict::cost_curve::{cost_curves, figure as cost_figure, mean_points, CostSettings};
 use verdict::experiment::{
     network_step_seconds, run_accuracy, AccuracyCell, AccuracySettings, ResultsFile,
 };
@@ -11,7 +12,8 @@ use verdict::report::plot_curves;
 use verdict::VerdictError;
 
 use crate::args::{
-    BenchBaselinesArgs, BenchNashEvalArgs, BenchNetworkArgs, BenchPredictArgs, BenchSummaryArgs,
+    BenchBaselinesArgs, BenchCostArgs, BenchNashEvalArgs, BenchNetworkArgs, BenchPredictArgs,
+    BenchSummaryArgs,
 };
 use crate::timing::median_seconds;
 
@@ -84,6 +86,36 @@ pub fn summary(args: &BenchSummaryArgs) -> anyhow::Result<()> {
     }
     if let Some(path) = &args.plot {
         plot_curves(path, &figure(&rows))?;
+    }
+    Ok(())
+}
+
+/// `verdict bench cost`: every method's points, averaged over seeds, as a Markdown
+/// table, and with `--plot` the figure.
+pub fn cost(args: &BenchCostArgs) -> anyhow::Result<()> {
+    let mut all = Vec::new();
+    for &seed in &args.seeds {
+        let points = cost_curves(&CostSettings {
+            costs: args.costs.clone(),
+            seed,
+            voters: args.voters,
+            contexts: args.contexts,
+            test_contexts: args.test_contexts,
+        })?;
+        eprintln!("seed {seed}: {} points", points.len());
+        all.extend(points);
+    }
+    let means = mean_points(&all);
+    println!("| method | β or budget | mean cost | exploitability | strict win rate |");
+    println!("|---|---|---|---|---|");
+    for p in &means {
+        println!(
+            "| {} | {} | {:.3} | {:.4} | {:.4} |",
+            p.method, p.parameter, p.cost, p.exploitability, p.win_rate
+        );
+    }
+    if let Some(path) = &args.plot {
+        plot_curves(path, &cost_figure(&means))?;
     }
     Ok(())
 }

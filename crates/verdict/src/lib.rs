@@ -46,6 +46,8 @@ pub use verdict_sim as sim;
 pub mod arrays;
 #[cfg(feature = "nasheval")]
 pub mod contextual;
+#[cfg(feature = "nasheval")]
+pub mod cost_curve;
 pub mod equilibrium;
 mod error;
 #[cfg(feature = "nasheval")]
