@@ -424,6 +424,11 @@ pub enum BenchCommand {
     /// price weights (Eq. 20–21), the priced global lottery and BT-cost (Eq. 77).
     Cost(BenchCostArgs),
     #[cfg(feature = "nasheval")]
+    /// NashEval and the baselines on real prompts: AlpacaEval's per-prompt judgments
+    /// turned into selectively observed pairwise feedback, scored on held-out prompts
+    /// against the judges' complete payoff matrices (mean ± sd over splits).
+    Real(BenchRealArgs),
+    #[cfg(feature = "nasheval")]
     /// Baselines on an arena simulation's test contexts: the global maximal lottery of
     /// the training battles, one lottery per value of a context column (--by), and
     /// the per-context Bradley–Terry argmax of fitted surfaces (--model, Eq. 75).

@@ -398,6 +398,20 @@ pub struct BenchCostArgs {
 }
 
 #[derive(Debug, Clone, Args)]
+pub struct BenchRealArgs {
+    /// The folder of AlpacaEval's judgments (instructions.csv and
+    /// alpacaeval_judgments.csv.gz).
+    #[arg(long, value_name = "DIR")]
+    pub data: PathBuf,
+    /// One split per seed: its held-out prompts and its training feedback.
+    #[arg(long, value_delimiter = ',', default_values_t = [0, 1, 2])]
+    pub splits: Vec<u64>,
+    /// Pairs judged per training prompt.
+    #[arg(long, default_value_t = 3)]
+    pub pairs_per_prompt: usize,
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct BenchSummaryArgs {
     /// A results file of `verdict bench nasheval`.
     pub results: PathBuf,

@@ -24,6 +24,8 @@ pub fn run(command: BenchCommand, quiet: bool) -> anyhow::Result<()> {
         #[cfg(feature = "nasheval")]
         BenchCommand::Cost(args) => crate::bench_nasheval::cost(&args),
         #[cfg(feature = "nasheval")]
+        BenchCommand::Real(args) => crate::bench_nasheval::real(&args),
+        #[cfg(feature = "nasheval")]
         BenchCommand::Baselines(args) => crate::bench_nasheval::baselines(&args),
         #[cfg(feature = "nasheval")]
         BenchCommand::Predict(args) => crate::bench_nasheval::predict(&args),

@@ -8,12 +8,13 @@ use verdict::experiment::{
 };
 use verdict::experiment_summary::{figure, summarize};
 use verdict::model_file::load_model;
+use verdict::real_benchmark::{run_split, summarize_real, AlpacaEval, RealSettings};
 use verdict::report::plot_curves;
 use verdict::VerdictError;
 
 use crate::args::{
     BenchBaselinesArgs, BenchCostArgs, BenchNashEvalArgs, BenchNetworkArgs, BenchPredictArgs,
-    BenchSummaryArgs,
+    BenchRealArgs, BenchSummaryArgs,
 };
 use crate::timing::median_seconds;
 
@@ -116,6 +117,48 @@ pub fn cost(args: &BenchCostArgs) -> anyhow::Result<()> {
     }
     if let Some(path) = &args.plot {
         plot_curves(path, &cost_figure(&means))?;
+    }
+    Ok(())
+}
+
+/// `verdict bench real`: each split's scores as JSON lines, then the means ± sd over
+/// splits as a Markdown table.
+pub fn real(args: &BenchRealArgs) -> anyhow::Result<()> {
+    let data = AlpacaEval::read(&args.data)?;
+    eprintln!(
+        "{} prompts, {} models scored by every judge on every prompt: {}",
+        data.prompts.len(),
+        data.models.len(),
+        data.models.join(", ")
+    );
+    let settings = RealSettings {
+        pairs_per_prompt: args.pairs_per_prompt,
+        ..RealSettings::default()
+    };
+    let mut all = Vec::new();
+    for &split in &args.splits {
+        let scores = run_split(&data, &settings, split)?;
+        for s in &scores {
+            println!("{}", serde_json::to_string(s)?);
+        }
+        all.extend(scores);
+    }
+    println!(
+        "\n| method | splits | exploitability | support F1 | default's game value against it |"
+    );
+    println!("|---|---|---|---|---|");
+    for r in summarize_real(&all) {
+        println!(
+            "| {} | {} | {:.4} ± {:.4} | {:.3} ± {:.3} | {:+.4} ± {:.4} |",
+            r.method,
+            r.splits,
+            r.exploitability.0,
+            r.exploitability.1,
+            r.support_f1.0,
+            r.support_f1.1,
+            r.default_vs_this.0,
+            r.default_vs_this.1
+        );
     }
     Ok(())
 }

@@ -74,7 +74,7 @@ pub struct SummaryRow {
 }
 
 /// Mean and sample standard deviation (0 for one value).
-fn mean_sd(values: &[f64]) -> (f64, f64) {
+pub(crate) fn mean_sd(values: &[f64]) -> (f64, f64) {
     let n = values.len() as f64;
     let mean = values.iter().sum::<f64>() / n;
     let sd = if values.len() > 1 {

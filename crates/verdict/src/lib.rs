@@ -60,6 +60,8 @@ pub mod model_file;
 pub mod plackett_luce;
 pub mod rank;
 #[cfg(feature = "nasheval")]
+pub mod real_benchmark;
+#[cfg(feature = "nasheval")]
 pub mod simulation;
 pub mod style;
 #[cfg(feature = "plots")]

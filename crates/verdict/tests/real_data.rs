@@ -278,3 +278,50 @@ fn elo_with_bootstrap_reports_the_median_inside_its_interval() {
         "the log-order replay was expected outside some interval"
     );
 }
+
+/// AlpacaEval's judgments as the real-prompt benchmark reads them: every prompt, the
+/// models both GPT-4-turbo judges scored on every prompt, and for the weighted judge a
+/// mean preference that reproduces AlpacaEval's own published win rate (its
+/// leaderboard CSV, in percent) to within 0.1 points.
+#[cfg(feature = "nasheval")]
+#[test]
+fn alpacaeval_scores_reproduce_the_published_win_rates() {
+    use verdict::real_benchmark::AlpacaEval;
+    let Some(dir) = shared_data("alpacaeval-judges") else {
+        return;
+    };
+    let data = AlpacaEval::read(&dir).unwrap();
+    assert_eq!(data.prompts.len(), 805);
+    assert_eq!(
+        data.models,
+        ["alpaca-7b", "chatgpt", "claude-2.1", "gpt-3.5-turbo-0301", "gpt4_turbo"]
+    );
+    let board = read_table(
+        &Source::File(dir.join("leaderboard_AlpacaEval2_weighted_gpt4_turbo.csv")),
+        None,
+        None,
+    )
+    .unwrap();
+    let (names, rates) = (board.columns()[0].clone(), board.column("win_rate").unwrap());
+    let mut checked = 0;
+    for (m, model) in data.models.iter().enumerate() {
+        let Some(row) = (0..board.rows()).find(|&r| names.value(r) == Some(model.as_str())) else {
+            continue;
+        };
+        let published: f64 = rates.value(row).unwrap().parse().unwrap();
+        let mean = data.scores[0][m].iter().sum::<f64>() / 805.0 * 100.0;
+        assert!(
+            (mean - published).abs() < 0.1,
+            "{model}: {mean:.3} against the published {published:.3}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 3, "only {checked} models are on the leaderboard");
+    // The reference game is skew-symmetric with the judges' mean differences.
+    let a = data.reference_game(0).unwrap();
+    let expected = (data.scores[0][4][0] - data.scores[0][0][0]
+        + data.scores[1][4][0]
+        - data.scores[1][0][0])
+        / 2.0;
+    assert!((a.get(4, 0) - expected).abs() < 1e-12);
+}
