@@ -474,6 +474,8 @@ pub fn run_split(
         ),
         ("global lottery".into(), lottery),
         ("uniform".into(), vec![1.0 / k as f64; test.len() * k]),
+        // The ceiling: each held-out prompt's own reference equilibrium.
+        ("reference equilibrium (ceiling)".into(), stars.concat()),
     ];
     Ok(methods
         .into_iter()
