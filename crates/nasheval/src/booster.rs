@@ -13,6 +13,10 @@ pub(crate) use absent::Booster;
 #[cfg(feature = "lightgbm")]
 pub(crate) use lightgbm::Booster;
 
+/// What a user reads when a LightGBM model is asked of a build without it.
+#[cfg(not(feature = "lightgbm"))]
+pub(crate) const ABSENT: &str = "this verdict was built without LightGBM (the `lightgbm` feature): use the linear backbone (--backbone linear), or build with default features";
+
 /// Rows for LightGBM: features row-major, `f32` labels and optional row weights.
 #[cfg_attr(not(feature = "lightgbm"), allow(dead_code))]
 pub(crate) struct Rows<'a> {

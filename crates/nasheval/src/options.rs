@@ -379,6 +379,17 @@ impl FitOptions {
         if options.costs.iter().any(|c| !c.is_finite()) {
             return Err(FitError::setting("costs", "costs must be finite numbers"));
         }
+        #[cfg(not(feature = "lightgbm"))]
+        if [
+            &options.outcome_backbone,
+            &options.propensity_backbone,
+            &options.payoff_backbone,
+        ]
+        .iter()
+        .any(|b| matches!(b, Backbone::Gbdt(_)))
+        {
+            return Err(FitError::setting("backbone", crate::booster::ABSENT));
+        }
         if options.rule != PolicyRule::Equilibrium && options.policy == PolicyKind::Network {
             return Err(FitError::setting(
                 "rule",

@@ -294,7 +294,13 @@ fn alpacaeval_scores_reproduce_the_published_win_rates() {
     assert_eq!(data.prompts.len(), 805);
     assert_eq!(
         data.models,
-        ["alpaca-7b", "chatgpt", "claude-2.1", "gpt-3.5-turbo-0301", "gpt4_turbo"]
+        [
+            "alpaca-7b",
+            "chatgpt",
+            "claude-2.1",
+            "gpt-3.5-turbo-0301",
+            "gpt4_turbo"
+        ]
     );
     let board = read_table(
         &Source::File(dir.join("leaderboard_AlpacaEval2_weighted_gpt4_turbo.csv")),
@@ -302,7 +308,10 @@ fn alpacaeval_scores_reproduce_the_published_win_rates() {
         None,
     )
     .unwrap();
-    let (names, rates) = (board.columns()[0].clone(), board.column("win_rate").unwrap());
+    let (names, rates) = (
+        board.columns()[0].clone(),
+        board.column("win_rate").unwrap(),
+    );
     let mut checked = 0;
     for (m, model) in data.models.iter().enumerate() {
         let Some(row) = (0..board.rows()).find(|&r| names.value(r) == Some(model.as_str())) else {
@@ -319,8 +328,7 @@ fn alpacaeval_scores_reproduce_the_published_win_rates() {
     assert!(checked >= 3, "only {checked} models are on the leaderboard");
     // The reference game is skew-symmetric with the judges' mean differences.
     let a = data.reference_game(0).unwrap();
-    let expected = (data.scores[0][4][0] - data.scores[0][0][0]
-        + data.scores[1][4][0]
+    let expected = (data.scores[0][4][0] - data.scores[0][0][0] + data.scores[1][4][0]
         - data.scores[1][0][0])
         / 2.0;
     assert!((a.get(4, 0) - expected).abs() < 1e-12);

@@ -2,11 +2,8 @@
 //! build): the linear backbone works, and asking for the `gbdt` backbone, or loading a
 //! model fitted with it, is refused with the way out.
 
-use super::Rows;
+use super::{Rows, ABSENT};
 use crate::learner::LearnerError;
-
-/// What a user reads when a LightGBM model is asked of this build.
-const ABSENT: &str = "this verdict was built without LightGBM (the `lightgbm` feature): use the linear backbone (--backbone linear), or build with default features";
 
 /// No booster can exist in this build: the type has no values.
 pub(crate) enum Booster {}
