@@ -70,11 +70,11 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
 /// results file.
 pub fn summary(args: &BenchSummaryArgs) -> anyhow::Result<()> {
     let rows = summarize(&args.results)?;
-    println!("| feedback | N_v | method | seeds | exploitability | support F1 |");
-    println!("|---|---|---|---|---|---|");
+    println!("| feedback | N_v | method | seeds | exploitability | support F1 | default's game value against it |");
+    println!("|---|---|---|---|---|---|---|");
     for r in &rows {
         println!(
-            "| {} | {} | {} | {} | {:.4} ± {:.4} | {:.3} ± {:.3} |",
+            "| {} | {} | {} | {} | {:.4} ± {:.4} | {:.3} ± {:.3} | {} |",
             r.feedback,
             r.voters,
             r.method,
@@ -82,7 +82,9 @@ pub fn summary(args: &BenchSummaryArgs) -> anyhow::Result<()> {
             r.exploitability.0,
             r.exploitability.1,
             r.support_f1.0,
-            r.support_f1.1
+            r.support_f1.1,
+            r.default_vs_this
+                .map_or("—".into(), |(m, s)| format!("{m:+.4} ± {s:.4}"))
         );
     }
     if let Some(path) = &args.plot {

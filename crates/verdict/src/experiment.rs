@@ -22,21 +22,25 @@ use verdict_io::{read_contexts, read_contextual_log, ContextualOptions, Source};
 use verdict_nasheval::baselines::pooled_margins;
 use verdict_nasheval::selection::CandidateRisk;
 use verdict_nasheval::{
-    fit_prepared, prepare, BackboneKind, FitOptions, NashEvalModel, NetworkInit, PayoffRegression,
-    PolicyKind, PolicyRule, TrainingReport, Variant, LINEAR_PENALTY,
+    fit_prepared, prepare, BackboneKind, FitOptions, NetworkInit, PayoffRegression, PolicyKind,
+    PolicyRule, TrainingReport, Variant, LINEAR_PENALTY,
 };
 use verdict_sim::nasheval::FeedbackKind;
 
-use crate::simulation::{score, write_appendix_g, AppendixGSimulation, PolicyScore, Split, Truth};
+use crate::simulation::{
+    head_to_head, score, write_appendix_g, AppendixGSimulation, PolicyScore, Split, Truth,
+};
 use crate::VerdictError;
 
 /// The configurations of one simulation: variant and payoff regression. `auto`
 /// chooses its own regression and is listed once.
+/// `auto` comes first: its solver policy is the default every later cell is played
+/// against head to head.
 const CONFIGURATIONS: [(Variant, PayoffRegression); 6] = [
+    (Variant::Auto, PayoffRegression::Shared),
     (Variant::Oracle, PayoffRegression::Shared),
     (Variant::Debiased, PayoffRegression::Shared),
     (Variant::Plugin, PayoffRegression::Shared),
-    (Variant::Auto, PayoffRegression::Shared),
     (Variant::Oracle, PayoffRegression::PerPair),
     (Variant::Debiased, PayoffRegression::PerPair),
 ];
@@ -217,6 +221,11 @@ pub struct AccuracyCell {
     pub support_f1: f64,
     /// Mean game value against the true equilibria (Eq. 71).
     pub game_value: f64,
+    /// The head-to-head game value (Eq. 71) of the default — the `auto` surface with
+    /// the solver — against this cell's policy in the true games, when the default was
+    /// computed in the same run (positive: the default wins).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_vs_this: Option<f64>,
     /// The network's training (network policy).
     pub training: Option<TrainingReport>,
     /// Where the network's training started.
@@ -418,6 +427,7 @@ impl Replication<'_> {
             exploitability: scores.exploitability,
             support_f1: scores.support_f1,
             game_value: scores.game_value,
+            default_vs_this: None,
             training: None,
             network_init: self.settings.network_init,
             collapsed_training: None,
@@ -467,7 +477,9 @@ impl Replication<'_> {
             &table,
         )?;
         let test_truth = Truth::open(&sim, Split::Test)?;
-        if lottery_todo {
+        // The lottery's cell is recorded last, played against the default when the
+        // run computed it.
+        let lottery = if lottery_todo {
             let started = Instant::now();
             let pi = global_lottery(&log, settings.rho)?;
             let policies: Vec<f64> = (0..test_truth.ids.len())
@@ -479,12 +491,36 @@ impl Replication<'_> {
                 score(&log.agents, &policies, &test_truth)?,
             );
             cell.seconds.policy = started.elapsed().as_secs_f64();
+            Some((cell, policies))
+        } else {
+            None
+        };
+        let mut default: Option<Vec<f64>> = None;
+        if CONFIGURATIONS.iter().any(pending) {
+            self.fit_and_score(&log, &sim, &test_truth, &mut default, record)?;
+        }
+        if let Some((mut cell, policies)) = lottery {
+            cell.default_vs_this = versus(&default, &log.agents, &policies, &test_truth)?;
             record(&cell)?;
         }
-        if !CONFIGURATIONS.iter().any(pending) {
-            return Ok(());
-        }
-        let truth = Truth::open(&sim, Split::Training)?.nuisances_for(&log)?;
+        Ok(())
+    }
+
+    /// Cross-fits the nuisances once, fits each pending configuration's surface and
+    /// scores its policies and baselines; `default` receives the `auto` surface's
+    /// solver policy at the test contexts as soon as it is computed.
+    fn fit_and_score(
+        &self,
+        log: &verdict_feedback::ContextualLog,
+        sim: &std::path::Path,
+        test_truth: &Truth,
+        default: &mut Option<Vec<f64>>,
+        record: &mut dyn FnMut(&AccuracyCell) -> Result<(), VerdictError>,
+    ) -> Result<(), VerdictError> {
+        let settings = self.settings;
+        let (seed, voters) = (self.seed, self.voters);
+        let table = ContextualOptions::default();
+        let truth = Truth::open(sim, Split::Training)?.nuisances_for(log)?;
         let test = read_contexts(&Source::File(sim.join("test_contexts.parquet")), &table)?;
         let base = FitOptions {
             variant: Variant::Auto,
@@ -501,7 +537,7 @@ impl Replication<'_> {
             LINEAR_PENALTY,
         );
         let started = Instant::now();
-        let prepared = prepare(&log, &base.check(&log)?, &|_, _, _| {})?;
+        let prepared = prepare(log, &base.check(log)?, &|_, _, _| {})?;
         let nuisances = started.elapsed().as_secs_f64();
         for &(variant, regression) in &CONFIGURATIONS {
             let policies = self.todo(variant, regression);
@@ -514,10 +550,10 @@ impl Replication<'_> {
                 regression,
                 ..base.clone()
             }
-            .check(&log)?;
+            .check(log)?;
             let started = Instant::now();
             let mut model = fit_prepared(
-                &log,
+                log,
                 &options,
                 &prepared,
                 Some(&truth),
@@ -525,10 +561,16 @@ impl Replication<'_> {
                 &|_, _, _| {},
             )?;
             let surface = started.elapsed().as_secs_f64();
+            if variant == Variant::Auto && default.is_none() {
+                // Fitted with the solver policy: this is the default's solver policy.
+                *default = Some(model.policy(&test.features)?);
+            }
             for (rule, name) in baselines {
                 let started = Instant::now();
-                let scores = score_rule(&model, rule, &test.features, &test_truth)?;
+                let played = model.baseline_policies(rule, &test.features)?;
+                let scores = score(&model.agents, &played, test_truth)?;
                 let mut cell = self.cell(self.baseline_key(name), name, scores);
+                cell.default_vs_this = versus(default, &log.agents, &played, test_truth)?;
                 cell.variant = Some(variant);
                 cell.regression = Some(regression);
                 cell.seconds = CellSeconds {
@@ -542,7 +584,8 @@ impl Replication<'_> {
                 let started = Instant::now();
                 model = model.with_policy(policy, &log.features, &|_, _, _| {})?;
                 let policies = model.policy(&test.features)?;
-                let scores = score(&model.agents, &policies, &test_truth)?;
+                let scores = score(&model.agents, &policies, test_truth)?;
+                let default_vs_this = versus(default, &log.agents, &policies, test_truth)?;
                 let summary = &model.summary;
                 let key =
                     settings.key_for(self.feedback, seed, voters, variant, regression, policy);
@@ -556,6 +599,7 @@ impl Replication<'_> {
                     training: summary.training.clone(),
                     collapsed_training: summary.collapsed_training.clone(),
                     solver_fallback: summary.solver_fallback,
+                    default_vs_this,
                     seconds: CellSeconds {
                         nuisances,
                         surface,
@@ -569,15 +613,18 @@ impl Replication<'_> {
     }
 }
 
-/// `model`'s surface played by the baseline `rule` at `features`, scored.
-fn score_rule(
-    model: &NashEvalModel,
-    rule: PolicyRule,
-    features: &[f64],
+/// The head-to-head game value of the `default` policies against `policies` in the
+/// true games, when the default is known.
+fn versus(
+    default: &Option<Vec<f64>>,
+    agents: &[String],
+    policies: &[f64],
     truth: &Truth,
-) -> Result<PolicyScore, VerdictError> {
-    let policies = model.baseline_policies(rule, features)?;
-    score(&model.agents, &policies, truth)
+) -> Result<Option<f64>, VerdictError> {
+    default
+        .as_ref()
+        .map(|d| head_to_head(agents, d, policies, truth))
+        .transpose()
 }
 
 /// The maximal lottery (regularized by `rho`) of the pooled training margins of `log`

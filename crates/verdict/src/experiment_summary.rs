@@ -26,6 +26,8 @@ struct Cell {
     policy: String,
     exploitability: f64,
     support_f1: f64,
+    #[serde(default)]
+    default_vs_this: Option<f64>,
 }
 
 fn nasheval() -> String {
@@ -71,6 +73,9 @@ pub struct SummaryRow {
     pub exploitability: (f64, f64),
     /// Mean and sample standard deviation of support F1.
     pub support_f1: (f64, f64),
+    /// Mean and sample standard deviation of the default's head-to-head game value
+    /// against the method (Eq. 71), over the seeds that recorded it.
+    pub default_vs_this: Option<(f64, f64)>,
 }
 
 /// Mean and sample standard deviation (0 for one value).
@@ -94,8 +99,8 @@ pub fn summarize(path: &Path) -> Result<Vec<SummaryRow>, VerdictError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| VerdictError::Data(format!("{}: cannot read: {e}", path.display())))?;
     let mut order: Vec<String> = Vec::new();
-    // (form, voters, method) → the seeds' exploitabilities and F1s.
-    type Scores = (Vec<f64>, Vec<f64>);
+    // (form, voters, method) → the seeds' exploitabilities, F1s and head-to-head values.
+    type Scores = (Vec<f64>, Vec<f64>, Vec<f64>);
     let mut groups: BTreeMap<(usize, usize, usize), Scores> = BTreeMap::new();
     let form = |f: &str| match f {
         "pairwise" => 0,
@@ -125,16 +130,18 @@ pub fn summarize(path: &Path) -> Result<Vec<SummaryRow>, VerdictError> {
         let entry = groups.entry((f, cell.voters, m)).or_default();
         entry.0.push(cell.exploitability);
         entry.1.push(cell.support_f1);
+        entry.2.extend(cell.default_vs_this);
     }
     Ok(groups
         .into_iter()
-        .map(|((f, voters, m), (expl, f1))| SummaryRow {
+        .map(|((f, voters, m), (expl, f1, versus))| SummaryRow {
             feedback: forms[f].clone(),
             voters,
             method: order[m].clone(),
             seeds: expl.len(),
             exploitability: mean_sd(&expl),
             support_f1: mean_sd(&f1),
+            default_vs_this: (!versus.is_empty()).then(|| mean_sd(&versus)),
         })
         .collect())
 }
@@ -201,7 +208,7 @@ mod tests {
             )
         };
         let text = [
-            line(70, "bt-plugin", 0.1, 0.5),
+            line(70, "bt-plugin", 0.1, 0.5).replace("\"support_f1\"", "\"default_vs_this\":0.04,\"support_f1\""),
             line(71, "bt-plugin", 0.3, 0.7),
             line(70, "nasheval", 0.2, 0.9),
             // An older pairwise NashEval cell, without method or feedback.
@@ -218,6 +225,9 @@ mod tests {
         assert!((bt.exploitability.0 - 0.2).abs() < 1e-15);
         // Sample sd of {0.1, 0.3}: sqrt(0.02) (closed form).
         assert!((bt.exploitability.1 - 0.02f64.sqrt()).abs() < 1e-15);
+        // One of its two seeds recorded the head-to-head value.
+        assert_eq!(bt.default_vs_this, Some((0.04, 0.0)));
+        assert_eq!(rows[0].default_vs_this, None);
         assert_eq!(rows[2].method, "NashEval-plugin");
     }
 }

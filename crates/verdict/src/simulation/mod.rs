@@ -26,7 +26,7 @@ pub use baselines::{
 pub use evaluate::{
     evaluate_file, evaluate_model, evaluate_with_references, test_winners_by, Evaluation,
 };
-pub use truth::{equilibria_in, payoff_rmse, score, PolicyScore, Split, Truth};
+pub use truth::{equilibria_in, head_to_head, payoff_rmse, score, PolicyScore, Split, Truth};
 
 use crate::VerdictError;
 use verdict_sim::SimulationError;

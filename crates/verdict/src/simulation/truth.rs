@@ -344,6 +344,40 @@ pub fn payoff_rmse(agents: &[String], payoffs: &[f64], truth: &Truth) -> Result<
     Ok((squared / cells).sqrt())
 }
 
+/// The head-to-head game value of NashEval Eq. 71, `mean_x π(x)ᵀ A(x) q(x)`, of
+/// policies `pi` against `q` (contexts × K, agents in `agents` order) in the true games:
+/// positive when `pi` wins.
+///
+/// # Errors
+/// As [`score`].
+pub fn head_to_head(
+    agents: &[String],
+    pi: &[f64],
+    q: &[f64],
+    truth: &Truth,
+) -> Result<f64, VerdictError> {
+    let order = truth_order(agents, truth)?;
+    let k = order.len();
+    if pi.len() != truth.ids.len() * k || q.len() != pi.len() {
+        return Err(data(format!(
+            "{} and {} policy values for {} contexts of {k} agents",
+            pi.len(),
+            q.len(),
+            truth.ids.len()
+        )));
+    }
+    let mut total = 0.0;
+    for (i, (p, r)) in pi.chunks(k).zip(q.chunks(k)).enumerate() {
+        let a = &truth.payoff[i * k * k..(i + 1) * k * k];
+        for j in 0..k {
+            for l in 0..k {
+                total += p[j] * a[order[j] * k + order[l]] * r[l];
+            }
+        }
+    }
+    Ok(total / truth.ids.len().max(1) as f64)
+}
+
 /// Scores `policies` (contexts × K, agents in `agents` order, contexts in the truth's
 /// order) against `truth`.
 ///
