@@ -3,7 +3,7 @@
 //! with `--report`, the model's page with its scores beside reference policies.
 
 use verdict::model_file::load_model;
-use verdict::report::{fit_html, FitPage, PolicyScoreRow};
+use verdict::report::{fit_html, FitPage};
 use verdict::simulation::{evaluate_file, evaluate_with_references, test_winners_by};
 
 use crate::args::{EvaluateArgs, OutputFormat};
@@ -54,12 +54,7 @@ fn report(args: &EvaluateArgs, path: &std::path::Path) -> anyhow::Result<()> {
         true_winners: winners.as_ref().map(|(_, (_, truth))| truth),
         scores: rows
             .into_iter()
-            .map(|(policy, s)| PolicyScoreRow {
-                policy,
-                exploitability: s.exploitability,
-                support_f1: s.support_f1,
-                game_value: s.game_value,
-            })
+            .map(|(policy, s)| s.page_row(policy))
             .collect(),
     };
     let name = args.model.display().to_string();

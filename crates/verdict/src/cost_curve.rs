@@ -18,10 +18,9 @@ use verdict_game::{exploitability, regularized_equilibrium, PayoffMatrix, Regula
 use verdict_io::{read_contexts, read_contextual_log, ContextualOptions, Source};
 use verdict_nasheval::baselines::pooled_margins;
 use verdict_nasheval::gap::payoff_matrices;
-use verdict_nasheval::{
-    fit_prepared, prepare, FitOptions, NashEvalModel, PolicyKind, PolicyRule, Variant,
-};
+use verdict_nasheval::{prepare, FitOptions, PolicyKind, PolicyRule, Variant};
 
+use crate::experiment::fit_on;
 use crate::simulation::{write_appendix_g, AppendixGSimulation, Split, Truth};
 use crate::VerdictError;
 
@@ -193,20 +192,12 @@ pub fn cost_curves(settings: &CostSettings) -> Result<Vec<CostPoint>, VerdictErr
         ..FitOptions::default()
     };
     let prepared = prepare(&log, &base.check(&log)?, &|_, _, _| {})?;
-    let surface = |variant: Variant| -> Result<NashEvalModel, VerdictError> {
+    let surface = |variant: Variant| {
         let options = FitOptions {
             variant,
             ..base.clone()
-        }
-        .check(&log)?;
-        Ok(fit_prepared(
-            &log,
-            &options,
-            &prepared,
-            None,
-            serde_json::Value::Null,
-            &|_, _, _| {},
-        )?)
+        };
+        fit_on(&log, options, &prepared, None, serde_json::Value::Null)
     };
     let mut points = Vec::new();
     let mut add = |method: &str, parameter: f64, policies: &[f64]| {
@@ -280,12 +271,7 @@ pub fn mean_points(points: &[CostPoint]) -> Vec<CostPoint> {
 #[cfg(feature = "plots")]
 pub fn figure(points: &[CostPoint]) -> Vec<verdict_report::Curves> {
     use verdict_report::{Curves, Series};
-    let mut methods: Vec<&str> = Vec::new();
-    for p in points {
-        if !methods.contains(&p.method.as_str()) {
-            methods.push(&p.method);
-        }
-    }
+    let methods = crate::experiment_summary::first_met(points.iter().map(|p| p.method.as_str()));
     type Measure = fn(&CostPoint) -> f64;
     let measures: [(&str, Measure); 2] = [
         ("exploitability", |p| p.exploitability),

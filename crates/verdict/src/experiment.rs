@@ -17,13 +17,14 @@
 use std::time::Instant;
 
 use serde::Serialize;
+use serde_json::Value;
 use verdict_game::{maximal_lottery, regularized_equilibrium, PayoffMatrix, Regularizer};
 use verdict_io::{read_contexts, read_contextual_log, ContextualOptions, Source};
 use verdict_nasheval::baselines::pooled_margins;
 use verdict_nasheval::selection::CandidateRisk;
 use verdict_nasheval::{
-    fit_prepared, prepare, BackboneKind, FitOptions, NetworkInit, PayoffRegression, PolicyKind,
-    PolicyRule, TrainingReport, Variant, LINEAR_PENALTY,
+    fit_prepared, prepare, BackboneKind, CrossFitted, FitOptions, NashEvalModel, NetworkInit,
+    Nuisances, PayoffRegression, PolicyKind, PolicyRule, TrainingReport, Variant, LINEAR_PENALTY,
 };
 use verdict_sim::nasheval::FeedbackKind;
 
@@ -545,21 +546,13 @@ impl Replication<'_> {
             if policies.is_empty() && baselines.is_empty() {
                 continue;
             }
+            let started = Instant::now();
             let options = FitOptions {
                 variant,
                 regression,
                 ..base.clone()
-            }
-            .check(log)?;
-            let started = Instant::now();
-            let mut model = fit_prepared(
-                log,
-                &options,
-                &prepared,
-                Some(&truth),
-                serde_json::Value::Null,
-                &|_, _, _| {},
-            )?;
+            };
+            let mut model = fit_on(log, options, &prepared, Some(&truth), Value::Null)?;
             let surface = started.elapsed().as_secs_f64();
             if variant == Variant::Auto && default.is_none() {
                 // Fitted with the solver policy: this is the default's solver policy.
@@ -611,6 +604,29 @@ impl Replication<'_> {
         }
         Ok(())
     }
+}
+
+/// A fit of `log` with `options` on nuisances cross-fitted once (`prepared`): the
+/// options checked against the log, then [`fit_prepared`] without progress reports.
+///
+/// # Errors
+/// [`VerdictError`] from the check or the fit.
+pub(crate) fn fit_on(
+    log: &verdict_feedback::ContextualLog,
+    options: FitOptions,
+    prepared: &CrossFitted,
+    truth: Option<&Nuisances>,
+    featurizer: Value,
+) -> Result<NashEvalModel, VerdictError> {
+    let options = options.check(log)?;
+    Ok(fit_prepared(
+        log,
+        &options,
+        prepared,
+        truth,
+        featurizer,
+        &|_, _, _| {},
+    )?)
 }
 
 /// The head-to-head game value of the `default` policies against `policies` in the

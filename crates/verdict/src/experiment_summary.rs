@@ -78,6 +78,17 @@ pub struct SummaryRow {
     pub default_vs_this: Option<(f64, f64)>,
 }
 
+/// The distinct `names`, in the order first met.
+pub(crate) fn first_met<'a>(names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut distinct: Vec<&str> = Vec::new();
+    for name in names {
+        if !distinct.contains(&name) {
+            distinct.push(name);
+        }
+    }
+    distinct
+}
+
 /// Mean and sample standard deviation (0 for one value).
 pub(crate) fn mean_sd(values: &[f64]) -> (f64, f64) {
     let n = values.len() as f64;
@@ -150,19 +161,11 @@ pub fn summarize(path: &Path) -> Result<Vec<SummaryRow>, VerdictError> {
 /// F1 on the second), a line per method over the voters (see the table for the rest).
 #[cfg(feature = "plots")]
 pub fn figure(rows: &[SummaryRow]) -> Vec<Curves> {
-    let mut forms: Vec<&str> = Vec::new();
-    let mut methods: Vec<&str> = Vec::new();
-    for r in rows {
-        if !forms.contains(&r.feedback.as_str()) {
-            forms.push(&r.feedback);
-        }
-        // Drawn: one line per method at the shared regression and the solver; Borda
-        // plays as BT-debiased on complete pairs (Appendix I.3) and is left to the table.
-        let drawn = !r.method.contains("per-pair") && !r.method.contains("network");
-        if drawn && r.method != "borda" && !methods.contains(&r.method.as_str()) {
-            methods.push(&r.method);
-        }
-    }
+    let forms = first_met(rows.iter().map(|r| r.feedback.as_str()));
+    // Drawn: one line per method at the shared regression and the solver; Borda plays
+    // as BT-debiased on complete pairs (Appendix I.3) and is left to the table.
+    let drawn = |m: &str| !m.contains("per-pair") && !m.contains("network") && m != "borda";
+    let methods = first_met(rows.iter().map(|r| r.method.as_str()).filter(|m| drawn(m)));
     type Measure = fn(&SummaryRow) -> f64;
     let measures: [(&str, Measure); 2] = [
         ("exploitability", |r| r.exploitability.0),

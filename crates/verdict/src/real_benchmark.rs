@@ -37,10 +37,9 @@ use verdict_io::{
     ContextualOptions, Source,
 };
 use verdict_nasheval::baselines::pooled_margins;
-use verdict_nasheval::{
-    fit_prepared, prepare, FitOptions, NashEvalModel, PolicyKind, PolicyRule, Variant,
-};
+use verdict_nasheval::{prepare, FitOptions, NashEvalModel, PolicyKind, PolicyRule, Variant};
 
+use crate::experiment::fit_on;
 use crate::model_file::Featurizer;
 use crate::VerdictError;
 
@@ -414,21 +413,13 @@ pub fn run_split(
     };
     let prepared = prepare(&log, &base.check(&log)?, &|_, _, _| {})?;
     let featurizer = Featurizer::from_options(&reading).to_value();
-    let fit = |variant: Variant, policy: PolicyKind| -> Result<NashEvalModel, VerdictError> {
+    let fit = |variant: Variant, policy: PolicyKind| {
         let options = FitOptions {
             variant,
             policy,
             ..base.clone()
-        }
-        .check(&log)?;
-        Ok(fit_prepared(
-            &log,
-            &options,
-            &prepared,
-            None,
-            featurizer.clone(),
-            &|_, _, _| {},
-        )?)
+        };
+        fit_on(&log, options, &prepared, None, featurizer.clone())
     };
     let default = fit(Variant::Auto, PolicyKind::Network)?;
     let plugin = fit(Variant::Plugin, PolicyKind::Solver)?;
@@ -501,13 +492,7 @@ pub fn run_split(
 /// Each method's mean and sample standard deviation over splits of exploitability,
 /// support F1 and the default's game value against it, methods in first-met order.
 pub fn summarize_real(scores: &[RealScore]) -> Vec<RealSummary> {
-    let mut methods: Vec<&str> = Vec::new();
-    for s in scores {
-        if !methods.contains(&s.method.as_str()) {
-            methods.push(&s.method);
-        }
-    }
-    methods
+    crate::experiment_summary::first_met(scores.iter().map(|s| s.method.as_str()))
         .into_iter()
         .map(|m| {
             let of = |f: fn(&RealScore) -> f64| -> (f64, f64) {

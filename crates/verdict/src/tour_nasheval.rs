@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use verdict_io::{read_contextual_log, ContextualOptions, Source};
 use verdict_nasheval::{fit, BackboneKind, FitOptions, NetworkOptions, LINEAR_PENALTY};
-use verdict_report::{fit_sections, FitPage, PagePart, PolicyScoreRow};
+use verdict_report::{fit_sections, FitPage, PagePart};
 use verdict_sim::arena_world::ArenaWorldSettings;
 
 use crate::model_file::Featurizer;
@@ -81,12 +81,7 @@ pub(crate) fn nasheval_part(text: &mut String) -> Result<PagePart, VerdictError>
         true_winners: Some(&truth),
         scores: scores
             .into_iter()
-            .map(|(policy, s)| PolicyScoreRow {
-                policy,
-                exploitability: s.exploitability,
-                support_f1: s.support_f1,
-                game_value: s.game_value,
-            })
+            .map(|(policy, s)| s.page_row(policy))
             .collect(),
     };
     Ok(PagePart {

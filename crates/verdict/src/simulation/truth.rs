@@ -278,6 +278,18 @@ pub struct PolicyScore {
     pub payoff_rmse: Option<f64>,
 }
 
+impl PolicyScore {
+    /// This score as a row of a NashEval page, under the name `policy`.
+    pub fn page_row(&self, policy: String) -> verdict_report::PolicyScoreRow {
+        verdict_report::PolicyScoreRow {
+            policy,
+            exploitability: self.exploitability,
+            support_f1: self.support_f1,
+            game_value: self.game_value,
+        }
+    }
+}
+
 /// The agents of a model or board in the truth's order: `order[j]` is the truth's
 /// index of `agents[j]`.
 fn truth_order(agents: &[String], truth: &Truth) -> Result<Vec<usize>, VerdictError> {
