@@ -157,3 +157,29 @@ def test_a_baseline_fits_as_on_the_command_line(simulation, tmp_path):
     with pytest.raises(ValueError, match="borda baseline sets the surface"):
         verdict.NashEval(method="borda", variant="plugin").fit(
             simulation.path("contexts.parquet"), simulation.path("feedback.parquet"))
+
+
+def test_a_global_baseline_fits_from_frames_and_reports_its_ranking(tmp_path):
+    # Six prompts rank A > B > C > D, four C > B > A > D, every pair compared at every
+    # prompt: the pluralistic leaderboard ranks A, C, B, D (derived by hand beside the
+    # library's test of the same profile) and plays A, B, C a third each.
+    camps = [(["A", "B", "C", "D"], 6), (["C", "B", "A", "D"], 4)]
+    contexts, feedback = [], []
+    for order, prompts in camps:
+        for _ in range(prompts):
+            c = f"p{len(contexts)}"
+            contexts.append({"context_id": c, "length": len(contexts) % 5})
+            for i in range(4):
+                for j in range(i + 1, 4):
+                    feedback.append({"context_id": c, "menu": [order[i], order[j]],
+                                     "modality": "pairwise", "response": order[i]})
+    contexts, feedback = pd.DataFrame(contexts), pd.DataFrame(feedback)
+    model = verdict.NashEval(method="pluralistic", backbone="linear", folds=3).fit(contexts, feedback)
+    board = model.global_policy["detail"]
+    assert [model.agents[j] for j in board["ranking"]] == ["A", "C", "B", "D"]
+    policy = model.predict(contexts)
+    assert policy["A"].tolist() == [1 / 3] * 10 and policy["D"].tolist() == [0.0] * 10
+    assert verdict.NashEval(folds=3, policy="solver", backbone="linear").fit(
+        contexts, feedback).global_policy is None
+    with pytest.raises(ValueError, match="robust lottery needs groups"):
+        verdict.NashEval(method="robust-lottery", backbone="linear", folds=3).fit(contexts, feedback)

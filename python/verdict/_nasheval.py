@@ -129,8 +129,12 @@ class NashEval:
     met. ``text_col``/``text_dim``/``categorical`` set how contexts become features.
     ``method``: ``"nasheval"``, or one of the paper's per-context baselines on the
     surface it uses (Appendix I.3): ``"bt-plugin"``, ``"bt-debiased"``, ``"borda"``,
-    ``"bt-reg"``, ``"bt-cost"`` (needs ``costs`` and ``budget``); a baseline sets the
-    variant and the policy itself.
+    ``"bt-reg"``, ``"bt-cost"`` (needs ``costs`` and ``budget``); or a global one,
+    one lottery for every context from the training verdicts: ``"lottery"`` (Eq. 78),
+    ``"robust-lottery"`` (Eq. 79–81, over the values of the categorical context column
+    ``groups_by``, radius ``robust_radius`` or Eq. 80's), ``"pluralistic"`` (Eq. 82–84,
+    the top three of the pluralistic leaderboard); a baseline sets the variant and the
+    policy itself.
     """
 
     def __init__(
@@ -151,8 +155,12 @@ class NashEval:
         text_dim: int = 64,
         categorical: str = "onehot",
         method: str = "nasheval",
+        groups_by: Optional[str] = None,
+        robust_radius: Optional[float] = None,
     ):
         self.method = method
+        self.groups_by = groups_by
+        self.robust_radius = robust_radius
         self.variant = variant
         self.policy = policy
         self.backbone = backbone
@@ -203,6 +211,8 @@ class NashEval:
             tune=self.tune,
             nuisance_design=self.nuisance_design,
             allow_unobserved=self.allow_unobserved,
+            groups_by=self.groups_by,
+            robust_radius=self.robust_radius,
         )
         return self
 
@@ -220,6 +230,15 @@ class NashEval:
     def summary(self) -> dict:
         """The fit's summary: chosen surface, held-out risks, gaps, stage times."""
         return json.loads(self._model().summary_json())
+
+    @property
+    def global_policy(self) -> Optional[dict]:
+        """For a global baseline (``method="lottery"``, ``"robust-lottery"``,
+        ``"pluralistic"``): its one lottery (``probabilities``, in :attr:`agents` order)
+        and ``detail`` (the robust lottery's groups, weights and radius; the
+        pluralistic leaderboard's ``ranking`` as agent indices, checkpoints and prefix
+        stability). ``None`` otherwise."""
+        return json.loads(self._model().global_json())
 
     def predict(self, contexts: Any):
         """Each context's equilibrium over agents and its winner set (agents with

@@ -76,11 +76,22 @@ pub struct FitArgs {
     /// Where to write the model (JSON, self-describing).
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
-    /// What to fit: NashEval, or one of the paper's per-context baselines on the
+    /// What to fit: NashEval, one of the paper's per-context baselines on the
     /// surface it uses (bt-plugin, bt-debiased, borda, bt-reg; bt-cost needs --costs
-    /// and --budget). A baseline sets the surface and the policy itself.
+    /// and --budget), or a global one from the training verdicts (lottery,
+    /// robust-lottery with --groups-by, pluralistic). A baseline sets the surface and
+    /// the policy itself.
     #[arg(long, value_enum, default_value = "nasheval")]
     pub method: FitMethod,
+    /// For --method robust-lottery: the categorical column of the contexts table whose
+    /// values are the groups the lottery must hold up across.
+    #[arg(long, value_name = "COLUMN")]
+    pub groups_by: Option<String>,
+    /// For --method robust-lottery: the radius tau in [0, 1] of the ambiguity set
+    /// (total variation from the groups' shares; default: Eq. 80's from the number of
+    /// groups and training prompts).
+    #[arg(long, value_name = "TAU", requires = "groups_by")]
+    pub robust_radius: Option<f64>,
     /// Payoff surface: auto chooses between debiased and plug-in with held-out data.
     #[arg(long, value_enum, default_value = "auto")]
     pub variant: Variant,

@@ -139,6 +139,8 @@ fn options(args: &FitArgs, log: &ContextualLog) -> anyhow::Result<FitOptions> {
         tune_network: args.tune,
         network_init: args.network_init,
         nuisance_design: args.nuisance_design,
+        groups_by: args.groups_by.clone(),
+        robust_radius: args.robust_radius,
         ..FitOptions::default()
     };
     Ok(args.method.apply(options.with_backbones(

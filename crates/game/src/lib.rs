@@ -18,6 +18,7 @@ mod certificate;
 mod error;
 mod interior;
 mod lottery;
+mod matrix_game;
 mod metrics;
 mod payoff;
 mod problem;
@@ -34,6 +35,7 @@ pub use lottery::{
     budgeted_lottery, max_entropy_lottery, maximal_lottery, priced_lottery, HardBudget, Lottery,
     LotteryStatus, GAP_TOLERANCE,
 };
+pub use matrix_game::{minimax_mixture, worst_column, MinimaxMixture};
 pub use metrics::{
     exploitability, game_value, strict_win_rate, support, support_f1, SUPPORT_THRESHOLD,
 };

@@ -38,6 +38,25 @@ pub enum PolicyRule {
     BtReg,
     /// The budgeted best reply to the uniform opponent under `σ(s_j − s_k)` (Eq. 77).
     BtCost,
+    /// One maximal lottery of the pooled training margins for every context (Eq. 78;
+    /// [`crate::global`]).
+    Lottery,
+    /// One robust maximal lottery over groups of contexts for every context (Eq. 79–81).
+    RobustLottery,
+    /// The uniform lottery over the pluralistic leaderboard's top three (Eq. 82–84;
+    /// [`crate::pluralistic`]).
+    Pluralistic,
+}
+
+impl PolicyRule {
+    /// Whether the rule plays one lottery everywhere, computed from the training log
+    /// rather than from the surface ([`crate::global`]).
+    pub fn is_global(self) -> bool {
+        matches!(
+            self,
+            Self::Lottery | Self::RobustLottery | Self::Pluralistic
+        )
+    }
 }
 
 /// Bradley–Terry scores (natural-log scale, centred) of one skew-symmetric payoff
@@ -135,6 +154,9 @@ pub(crate) fn rule_policy(
 ) -> Result<RulePolicy, FitError> {
     Ok(match rule {
         PolicyRule::Equilibrium => unreachable!("the equilibrium is NashEval's own policy"),
+        PolicyRule::Lottery | PolicyRule::RobustLottery | PolicyRule::Pluralistic => {
+            unreachable!("a global rule's lottery is the model's, not a context's")
+        }
         PolicyRule::Borda => {
             let margins: Vec<f64> = (0..k)
                 .map(|j| {
@@ -177,31 +199,10 @@ pub(crate) fn rule_policy(
     })
 }
 
-/// The pooled training margins of NashEval Eq. 78, the global maximal lottery's game:
-/// `M̂_jk` the mean over every recorded comparison of `j` and `k` (in any menu, at any
-/// context) of its verdict oriented for `j`; `M̂_kj = −M̂_jk`, zero on the diagonal and
-/// for pairs never compared. `K × K`, row-major, agents in log order.
+/// The pooled training margins of NashEval Eq. 78, the global maximal lottery's game,
+/// over every record ([`crate::global::pooled_margins_where`]).
 pub fn pooled_margins(log: &ContextualLog) -> Vec<f64> {
-    let k = log.agents.len();
-    let (mut sum, mut count) = (vec![0.0; k * k], vec![0usize; k * k]);
-    for record in &log.feedback {
-        let menu = &log.menus[record.menu];
-        let size = menu.len();
-        for a in 0..size {
-            for b in a + 1..size {
-                let (j, l) = (menu[a], menu[b]);
-                let z = record.verdicts[a * size + b];
-                sum[j * k + l] += z;
-                sum[l * k + j] -= z;
-                count[j * k + l] += 1;
-                count[l * k + j] += 1;
-            }
-        }
-    }
-    sum.iter()
-        .zip(&count)
-        .map(|(s, &n)| if n > 0 { s / n as f64 } else { 0.0 })
-        .collect()
+    crate::global::pooled_margins_where(log, |_| true)
 }
 
 /// A rule's policy, or the game its policy is the equilibrium of.

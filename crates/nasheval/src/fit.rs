@@ -345,7 +345,11 @@ pub fn fit_prepared(
         payoff,
         network: None,
         summary,
+        global: None,
     };
+    if options.rule.is_global() {
+        model.global = Some(crate::global::fit_global(log, options)?);
+    }
     if let Some(seconds) = payoff_seconds.get() {
         model
             .summary

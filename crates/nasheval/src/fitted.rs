@@ -9,6 +9,7 @@ use verdict_game::{
 
 use crate::baselines::{rule_policy, PolicyRule, RulePolicy};
 use crate::gap::{payoff_matrices, GapLoss};
+use crate::global::GlobalPolicy;
 use crate::network::{Network, NetworkOptions};
 use crate::options::{FitError, FitOptions, NetworkInit, PolicyKind};
 use crate::pairs::PairMap;
@@ -84,6 +85,9 @@ pub struct NashEvalModel {
     pub network: Option<Network>,
     /// What the fit measured.
     pub summary: FitSummary,
+    /// The one lottery of a global baseline ([`PolicyRule::is_global`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub global: Option<GlobalPolicy>,
 }
 
 impl NashEvalModel {
@@ -289,6 +293,16 @@ impl NashEvalModel {
         surfaces: &[f64],
     ) -> Result<Vec<f64>, FitError> {
         let k = self.agents.len();
+        if rule.is_global() {
+            return match &self.global {
+                Some(global) if rule == self.options.rule => {
+                    Ok(global.probabilities.repeat(surfaces.len() / (k * k).max(1)))
+                }
+                _ => Err(FitError::Model(format!(
+                    "the model holds no {rule:?} lottery: fit one with that method"
+                ))),
+            };
+        }
         let o = &self.options;
         let mut out = Vec::with_capacity(surfaces.len() / k.max(1));
         let mut games = Vec::new();

@@ -24,11 +24,13 @@ pub mod crossfit;
 pub mod fit;
 pub mod fitted;
 pub mod gap;
+pub mod global;
 mod learner;
 pub mod network;
 pub mod options;
 pub mod pairs;
 pub mod payoff;
+pub mod pluralistic;
 pub mod pooled;
 mod pseudo;
 mod schema;
@@ -47,6 +49,7 @@ pub use crossfit::{
 pub use fit::{fit, fit_prepared, prepare, CrossFitted};
 pub use fitted::{NashEvalModel, Predictions, FORMAT, VERSION};
 pub use gap::{payoff_matrices, GapLoss, GapScratch};
+pub use global::{GlobalDetail, GlobalPolicy};
 pub use learner::{context_folds, Classifier, LearnerError, Logistic, Regressor, Ridge};
 pub use network::{Network, NetworkOptions, TrainingReport};
 pub use options::{
@@ -55,6 +58,7 @@ pub use options::{
 };
 pub use pairs::{AggregatorKind, PairHolder, PairMap};
 pub use payoff::{PayoffRegression, PayoffSurface};
+pub use pluralistic::PluralisticBoard;
 pub use pooled::{PairVerdict, PooledOutcome};
 pub use pseudo::{plugin_payoff, pseudo_outcome, MenuObservation};
 pub use schema::AlignedFeatures;

@@ -70,6 +70,13 @@ pub enum FitMethod {
     /// The budgeted best reply to the uniform opponent under the plug-in BT scores
     /// (Eq. 77; needs costs and a budget).
     BtCost,
+    /// One maximal lottery of the pooled training margins everywhere (Eq. 78).
+    Lottery,
+    /// One robust maximal lottery over groups of contexts everywhere (Eq. 79–81;
+    /// needs `groups_by`).
+    RobustLottery,
+    /// The uniform lottery over the pluralistic leaderboard's top three (Eq. 82–84).
+    Pluralistic,
 }
 
 impl FitMethod {
@@ -98,6 +105,11 @@ impl FitMethod {
             Self::Borda => (Variant::Debiased, PolicyRule::Borda),
             Self::BtReg => (Variant::Plugin, PolicyRule::BtReg),
             Self::BtCost => (Variant::Plugin, PolicyRule::BtCost),
+            // The global methods read the log's verdicts; the model keeps the plug-in
+            // surface for `predict --payoffs` and the report.
+            Self::Lottery => (Variant::Plugin, PolicyRule::Lottery),
+            Self::RobustLottery => (Variant::Plugin, PolicyRule::RobustLottery),
+            Self::Pluralistic => (Variant::Plugin, PolicyRule::Pluralistic),
         };
         Ok(FitOptions {
             variant,
@@ -116,6 +128,9 @@ impl FitMethod {
             Self::Borda => "borda",
             Self::BtReg => "bt-reg",
             Self::BtCost => "bt-cost",
+            Self::Lottery => "lottery",
+            Self::RobustLottery => "robust-lottery",
+            Self::Pluralistic => "pluralistic",
         }
     }
 }
@@ -216,6 +231,13 @@ pub struct FitOptions {
     /// Per-menu or pooled outcome models ([`NuisanceDesign`]; default `Auto`).
     #[serde(default = "NuisanceDesign::default_for_old_files")]
     pub nuisance_design: NuisanceDesign,
+    /// The categorical context column whose values are the robust lottery's groups
+    /// ([`PolicyRule::RobustLottery`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups_by: Option<String>,
+    /// The robust lottery's radius `τ` in `[0, 1]` (default: Eq. 80's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub robust_radius: Option<f64>,
 }
 
 /// The linear learners' default penalty (ridge and L2 logistic `lambda`).
@@ -284,6 +306,8 @@ impl Default for FitOptions {
             tune_network: false,
             network_init: NetworkInit::Solver,
             nuisance_design: NuisanceDesign::Auto,
+            groups_by: None,
+            robust_radius: None,
         }
     }
 }
@@ -395,6 +419,23 @@ impl FitOptions {
                 "rule",
                 "a baseline rule is its own policy, computed per context from the surface: use `policy` solver (FitMethod sets both)",
             ));
+        }
+        if options.rule == PolicyRule::RobustLottery {
+            let column = options.groups_by.as_deref().ok_or_else(|| {
+                FitError::setting(
+                    "groups_by",
+                    "the robust lottery needs groups: name a categorical context column (`groups_by`)",
+                )
+            })?;
+            crate::global::context_groups(log, column)?;
+        }
+        if let Some(tau) = options.robust_radius {
+            if !(0.0..=1.0).contains(&tau) {
+                return Err(FitError::setting(
+                    "robust_radius",
+                    format!("the radius is a total-variation distance in [0, 1], found {tau}"),
+                ));
+            }
         }
         if options.rule == PolicyRule::BtCost
             && (options.costs.is_empty() || options.budget.is_none())

@@ -88,7 +88,7 @@ pub struct Model {
 /// response`), or on a battle log (`battles`) whose `context_columns` make the
 /// context. Tables are paths or frames.
 #[pyfunction]
-#[pyo3(signature = (*, contexts=None, feedback=None, battles=None, context_columns=Vec::new(), text_col=None, text_dim=64, categorical="onehot", method="nasheval", variant="auto", policy="network", backbone="gbdt", rho=0.001, folds=5, seed=0, costs=None, budget=None, tune=false, nuisance_design="auto", allow_unobserved=false))]
+#[pyo3(signature = (*, contexts=None, feedback=None, battles=None, context_columns=Vec::new(), text_col=None, text_dim=64, categorical="onehot", method="nasheval", variant="auto", policy="network", backbone="gbdt", rho=0.001, folds=5, seed=0, costs=None, budget=None, tune=false, nuisance_design="auto", allow_unobserved=false, groups_by=None, robust_radius=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit(
     py: Python<'_>,
@@ -111,6 +111,8 @@ pub fn fit(
     tune: bool,
     nuisance_design: &str,
     allow_unobserved: bool,
+    groups_by: Option<String>,
+    robust_radius: Option<f64>,
 ) -> PyResult<Model> {
     let reading = ContextualOptions {
         text_column: text_col,
@@ -158,6 +160,8 @@ pub fn fit(
         tune_learners: tune,
         tune_network: tune,
         nuisance_design: nuisance,
+        groups_by,
+        robust_radius,
         ..FitOptions::default()
     }
     .with_backbones(backbone, backbone, backbone, LINEAR_PENALTY);
@@ -207,6 +211,12 @@ impl Model {
     /// The fit's summary as JSON (chosen surface, risks, gaps, stage times).
     fn summary_json(&self) -> PyResult<String> {
         serde_json::to_string(&self.inner.summary).map_err(bad_input)
+    }
+
+    /// A global baseline's lottery and what it computed (groups and radius, or the
+    /// pluralistic ranking), as JSON; `null` for a per-context method.
+    fn global_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.inner.global).map_err(bad_input)
     }
 
     /// The equilibrium and winner set at each context of `contexts` (a path or a

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use crate::plot::{save, Figure};
@@ -178,15 +179,31 @@ where
     for (i, series) in panel.series.iter().enumerate() {
         let color = OKABE_ITO[i % OKABE_ITO.len()];
         let line: Vec<(f64, f64)> = series.points.iter().copied().filter(usable).collect();
+        // Past the palette's eight colours, lines are dashed with hollow markers, so
+        // two series never look alike.
+        let style = color.stroke_width(2);
+        if i < OKABE_ITO.len() {
+            chart
+                .draw_series(LineSeries::new(line.clone(), style))
+                .map_err(text)?
+                .label(series.name.as_str())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
+        } else {
+            chart
+                .draw_series(DashedLineSeries::new(line.clone(), 6, 4, style))
+                .map_err(text)?
+                .label(series.name.as_str())
+                .legend(move |(x, y)| {
+                    DashedPathElement::new(vec![(x, y), (x + 18, y)], 6, 4, style)
+                });
+        }
+        let marker = if i < OKABE_ITO.len() {
+            color.filled()
+        } else {
+            color.stroke_width(1)
+        };
         chart
-            .draw_series(LineSeries::new(line.clone(), color.stroke_width(2)))
-            .map_err(text)?
-            .label(series.name.as_str())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-            });
-        chart
-            .draw_series(line.into_iter().map(|p| Circle::new(p, 3, color.filled())))
+            .draw_series(line.into_iter().map(|p| Circle::new(p, 3, marker)))
             .map_err(text)?;
     }
     chart

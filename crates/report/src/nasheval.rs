@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use verdict_nasheval::tune::Tuned;
 use verdict_nasheval::{
-    FitOptions, NashEvalModel, NuisanceDesign, PolicyRule, Predictions, TrainingReport, Variant,
-    WinnerFrequency,
+    FitOptions, GlobalDetail, GlobalPolicy, NashEvalModel, NuisanceDesign, PolicyRule, Predictions,
+    TrainingReport, Variant, WinnerFrequency,
 };
 
 use crate::html::{bar_chart, html_table, note_list, page, section};
@@ -187,10 +187,21 @@ pub fn fit_summary(model: &NashEvalModel, model_name: &str, seconds: Option<f64>
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default();
-        let _ = writeln!(
-            text,
-            "policy                {rule}, a baseline computed per context from the surface (NashEval Appendix I.3)"
-        );
+        match &model.global {
+            Some(global) => {
+                let _ = writeln!(
+                    text,
+                    "policy                {rule}, one lottery for every context from the training verdicts (NashEval Appendix I.3)"
+                );
+                global_lines(&mut text, &model.agents, global);
+            }
+            None => {
+                let _ = writeln!(
+                    text,
+                    "policy                {rule}, a baseline computed per context from the surface (NashEval Appendix I.3)"
+                );
+            }
+        }
     }
     if let Some(t) = &s.collapsed_training {
         let _ = writeln!(text, "network (collapsed)   {}", training_line(t, ""));
@@ -357,6 +368,19 @@ pub fn fit_sections(
         "Fit",
         &format!("<pre>{}</pre>", html_escape::encode_text(&summary)),
     );
+    if let Some(global) = &model.global {
+        let bars: Vec<(String, f64)> = model
+            .agents
+            .iter()
+            .cloned()
+            .zip(global.probabilities.iter().copied())
+            .collect();
+        section(
+            &mut body,
+            "One lottery for every context",
+            &bar_chart("global-lottery", &bars, ""),
+        );
+    }
     if !extras.scores.is_empty() {
         section(
             &mut body,
@@ -424,4 +448,62 @@ pub fn fit_html(
 ) -> String {
     let body = fit_sections(model, model_name, seconds, extras);
     page(&format!("verdict fit: {model_name}"), &body)
+}
+
+/// The lines of a global baseline: its lottery, and the robust lottery's groups and
+/// radius or the pluralistic leaderboard's ranking and stability.
+fn global_lines(text: &mut String, agents: &[String], global: &GlobalPolicy) {
+    let lottery: Vec<String> = global
+        .probabilities
+        .iter()
+        .zip(agents)
+        .filter(|(p, _)| **p > 1e-9)
+        .map(|(p, a)| format!("{a} {p:.4}"))
+        .collect();
+    let _ = writeln!(text, "lottery               {}", lottery.join(", "));
+    match &global.detail {
+        GlobalDetail::Lottery => {}
+        GlobalDetail::RobustLottery {
+            column,
+            groups,
+            weights,
+            radius,
+            worst_case,
+        } => {
+            let shares: Vec<String> = groups
+                .iter()
+                .zip(weights)
+                .map(|(g, w)| format!("{g} {w:.3}"))
+                .collect();
+            let label = format!("groups ({column})");
+            let _ = writeln!(text, "{label:<22}{}", shares.join(", "));
+            let _ = writeln!(
+                text,
+                "radius                {radius:.4}; worst-case payoff {worst_case:.4}"
+            );
+        }
+        GlobalDetail::Pluralistic(board) => {
+            let ranking: Vec<&str> = board.ranking.iter().map(|&j| agents[j].as_str()).collect();
+            let _ = writeln!(text, "ranking               {}", ranking.join(" > "));
+            let stability: Vec<String> = board
+                .prefix_stability
+                .iter()
+                .enumerate()
+                .map(|(k, s)| format!("top {}: {s:.3}", k + 1))
+                .collect();
+            let _ = writeln!(
+                text,
+                "local stability       {} (largest share preferring one model to the whole prefix; {} prompts)",
+                stability.join(", "),
+                board.prompts
+            );
+            if board.truncated {
+                let _ = writeln!(
+                    text,
+                    "note                  committees past size {} were too many to enumerate; the rest of the ranking is by mean score",
+                    board.checkpoints.last().map_or(0, |c| c.size)
+                );
+            }
+        }
+    }
 }

@@ -6,7 +6,8 @@
 //!
 //! With `baselines`, the paper's baselines too (Appendix I.3): BT argmax and BT-Reg
 //! of the plug-in surface, BT argmax and Borda of the debiased one, and the global
-//! maximal lottery of the pooled training margins (Eq. 78); and each feedback form
+//! baselines: the maximal lottery of the pooled training margins (Eq. 78) and the
+//! pluralistic leaderboard's top three (Eq. 82–84); and each feedback form
 //! of `feedbacks` (pairwise, ranking, winner-of-three) gets its own simulations.
 //!
 //! The nuisances are cross-fitted once per simulation and shared by every
@@ -18,9 +19,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 use serde_json::Value;
-use verdict_game::{maximal_lottery, regularized_equilibrium, PayoffMatrix, Regularizer};
 use verdict_io::{read_contexts, read_contextual_log, ContextualOptions, Source};
-use verdict_nasheval::baselines::pooled_margins;
+use verdict_nasheval::global::fit_global;
 use verdict_nasheval::selection::CandidateRisk;
 use verdict_nasheval::{
     fit_prepared, prepare, BackboneKind, CrossFitted, FitOptions, NashEvalModel, NetworkInit,
@@ -119,8 +119,15 @@ fn surface_baselines(variant: Variant) -> &'static [(PolicyRule, &'static str)] 
     }
 }
 
-/// The global lottery's name in keys and cells.
-const GLOBAL_LOTTERY: &str = "lottery";
+/// The global baselines (one lottery for every context, from the training verdicts)
+/// with their names in keys and cells: the maximal lottery of the pooled margins
+/// (Eq. 78) and the pluralistic leaderboard's top three (Eq. 82–84). The robust
+/// lottery is not among them: the simulator's contexts have no categorical column to
+/// group by.
+const GLOBAL_BASELINES: [(PolicyRule, &str); 2] = [
+    (PolicyRule::Lottery, "lottery"),
+    (PolicyRule::Pluralistic, "pluralistic"),
+];
 
 /// The stable name of a variant, regression, policy, start or learner family in
 /// keys: its serialized name in kebab case (`PerPair` → `per-pair`).
@@ -195,7 +202,7 @@ pub struct AccuracyCell {
     /// The cell's key ([`CellKey`]'s string, or [`AccuracySettings::baseline_key`]).
     pub key: String,
     /// What was scored: `nasheval`, or a baseline (`bt-plugin`, `bt-debiased`,
-    /// `borda`, `bt-reg`, `lottery`).
+    /// `borda`, `bt-reg`, `lottery`, `pluralistic`).
     pub method: String,
     /// Feedback form: `pairwise`, `ranking` or `winner`.
     pub feedback: String,
@@ -203,8 +210,8 @@ pub struct AccuracyCell {
     pub seed: u64,
     /// Voters.
     pub voters: usize,
-    /// Surface variant (the surface a baseline reads; `None` for the lottery, which
-    /// reads the pooled training verdicts).
+    /// Surface variant (the surface a baseline reads; `None` for the global
+    /// baselines, which read the training verdicts).
     pub variant: Option<Variant>,
     /// Payoff regression asked for (`None` for `auto`, which selects its own).
     pub regression: Option<PayoffRegression>,
@@ -447,11 +454,14 @@ impl Replication<'_> {
         record: &mut dyn FnMut(&AccuracyCell) -> Result<(), VerdictError>,
     ) -> Result<(), VerdictError> {
         let settings = self.settings;
-        let lottery_todo = settings.baselines && !(self.done)(&self.baseline_key(GLOBAL_LOTTERY));
+        let globals_todo: Vec<(PolicyRule, &str)> = GLOBAL_BASELINES
+            .into_iter()
+            .filter(|(_, name)| settings.baselines && !(self.done)(&self.baseline_key(name)))
+            .collect();
         let pending = |&(v, r): &(Variant, PayoffRegression)| {
             !self.todo(v, r).is_empty() || !self.baselines_todo(v, r).is_empty()
         };
-        if !lottery_todo && !CONFIGURATIONS.iter().any(pending) {
+        if globals_todo.is_empty() && !CONFIGURATIONS.iter().any(pending) {
             return Ok(());
         }
         let (seed, voters) = (self.seed, self.voters);
@@ -478,29 +488,32 @@ impl Replication<'_> {
             &table,
         )?;
         let test_truth = Truth::open(&sim, Split::Test)?;
-        // The lottery's cell is recorded last, played against the default when the
-        // run computed it.
-        let lottery = if lottery_todo {
+        // The global cells are recorded last, played against the default when the run
+        // computed it.
+        let mut globals = Vec::with_capacity(globals_todo.len());
+        for (rule, method) in globals_todo {
             let started = Instant::now();
-            let pi = global_lottery(&log, settings.rho)?;
-            let policies: Vec<f64> = (0..test_truth.ids.len())
-                .flat_map(|_| pi.iter().copied())
-                .collect();
+            let options = FitOptions {
+                rule,
+                rho: settings.rho,
+                seed,
+                ..FitOptions::default()
+            };
+            let pi = fit_global(&log, &options)?.probabilities;
+            let policies = pi.repeat(test_truth.ids.len());
             let mut cell = self.cell(
-                self.baseline_key(GLOBAL_LOTTERY),
-                GLOBAL_LOTTERY,
+                self.baseline_key(method),
+                method,
                 score(&log.agents, &policies, &test_truth)?,
             );
             cell.seconds.policy = started.elapsed().as_secs_f64();
-            Some((cell, policies))
-        } else {
-            None
-        };
+            globals.push((cell, policies));
+        }
         let mut default: Option<Vec<f64>> = None;
         if CONFIGURATIONS.iter().any(pending) {
             self.fit_and_score(&log, &sim, &test_truth, &mut default, record)?;
         }
-        if let Some((mut cell, policies)) = lottery {
+        for (mut cell, policies) in globals {
             cell.default_vs_this = versus(&default, &log.agents, &policies, &test_truth)?;
             record(&cell)?;
         }
@@ -641,31 +654,6 @@ fn versus(
         .as_ref()
         .map(|d| head_to_head(agents, d, policies, truth))
         .transpose()
-}
-
-/// The maximal lottery (regularized by `rho`) of the pooled training margins of `log`
-/// (NashEval Eq. 78): one lottery for every context.
-///
-/// # Errors
-/// [`VerdictError::Game`] should the solver fail.
-pub fn global_lottery(
-    log: &verdict_feedback::ContextualLog,
-    rho: f64,
-) -> Result<Vec<f64>, VerdictError> {
-    let k = log.agents.len();
-    let game = PayoffMatrix::from_row_major(&pooled_margins(log), k)?;
-    let lottery = if rho > 0.0 {
-        regularized_equilibrium(
-            &game,
-            &Regularizer {
-                rho,
-                costs: Vec::new(),
-            },
-        )?
-    } else {
-        maximal_lottery(&game)?
-    };
-    Ok(lottery.probabilities)
 }
 
 /// Seconds per full-batch training step of the policy network (one forward and

@@ -16,6 +16,12 @@
 //! - **Contexts.** The prompt text as hashed features, the source data set
 //!   (categorical) and the prompt's length in characters.
 //!
+//! The methods: NashEval (default, plug-in, debiased), the per-context baselines on
+//! the same surfaces, and the global ones from the training verdicts — the maximal
+//! lottery (Eq. 78), the robust lottery over the source data sets (Eq. 79–81, the
+//! prompt mix the lottery must hold up across) and the pluralistic leaderboard's top
+//! three (Eq. 82–84).
+//!
 //! Each split (a seed) draws its held-out prompts and its feedback; every method is
 //! scored on the held-out prompts against `A(x)`: exploitability (Eq. 69), support F1
 //! against `π*(x)` (Eq. 70), and the head-to-head game value of NashEval's default
@@ -36,7 +42,8 @@ use verdict_io::{
     read_contexts, read_contextual_log, read_table, write_parquet_table, ColumnData,
     ContextualOptions, Source,
 };
-use verdict_nasheval::baselines::pooled_margins;
+use verdict_nasheval::global::{global_lottery, robust_global_lottery};
+use verdict_nasheval::pluralistic::pluralistic_leaderboard;
 use verdict_nasheval::{prepare, FitOptions, NashEvalModel, PolicyKind, PolicyRule, Variant};
 
 use crate::experiment::fit_on;
@@ -429,13 +436,11 @@ pub fn run_split(
     let features = aligned(&default)
         .map_err(|e| data_error(e.to_string()))?
         .features;
-    let lottery = {
-        let game = PayoffMatrix::from_row_major(&pooled_margins(&log), k)?;
-        let pi = regularized_equilibrium(&game, &regularizer)?.probabilities;
-        (0..test.len())
-            .flat_map(|_| pi.clone())
-            .collect::<Vec<f64>>()
-    };
+    // The global baselines: one lottery for every held-out prompt.
+    let everywhere = |pi: Vec<f64>| pi.repeat(test.len());
+    let lottery = everywhere(global_lottery(&log, settings.rho)?);
+    let robust = everywhere(robust_global_lottery(&log, "dataset", None)?.probabilities);
+    let pluralistic = everywhere(pluralistic_leaderboard(&log, seed)?.top_three_lottery(k));
     let reference_policy = default.policy(&features)?;
     let methods: Vec<(String, Vec<f64>)> = vec![
         (
@@ -464,6 +469,8 @@ pub fn run_split(
             debiased.baseline_policies(PolicyRule::Borda, &features)?,
         ),
         ("global lottery".into(), lottery),
+        ("robust lottery (groups: source data set)".into(), robust),
+        ("pluralistic leaderboard (top three)".into(), pluralistic),
         ("uniform".into(), vec![1.0 / k as f64; test.len() * k]),
         // The ceiling: each held-out prompt's own reference equilibrium.
         ("reference equilibrium (ceiling)".into(), stars.concat()),
