@@ -347,9 +347,6 @@ pub fn fit_prepared(
         summary,
         global: None,
     };
-    if options.rule.is_global() {
-        model.global = Some(crate::global::fit_global(log, options)?);
-    }
     if let Some(seconds) = payoff_seconds.get() {
         model
             .summary
@@ -357,6 +354,9 @@ pub fn fit_prepared(
             .push((Stage::Payoff.label().into(), seconds));
     }
     let started = std::time::Instant::now();
+    if options.rule.is_global() {
+        model.global = Some(crate::global::fit_global(log, options)?);
+    }
     let surfaces = match out_of_fold {
         Some(values) => matrices_from_pairs(&values, pairs),
         None => model.payoffs(features),
