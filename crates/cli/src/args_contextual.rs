@@ -420,6 +420,11 @@ pub struct BenchRealArgs {
     /// Pairs judged per training prompt.
     #[arg(long, default_value_t = 3)]
     pub pairs_per_prompt: usize,
+    /// The judges: turbo (AlpacaEval 2's two GPT-4-turbo judges against
+    /// gpt4_1106_preview, five models) or v1 (AlpacaEval 1's GPT-4 and Claude judges
+    /// against text_davinci_003, six models).
+    #[arg(long, default_value = "turbo", value_parser = ["turbo", "v1"])]
+    pub panel: String,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -8,7 +8,7 @@ use verdict::experiment::{
 };
 use verdict::experiment_summary::{figure, summarize};
 use verdict::model_file::load_model;
-use verdict::real_benchmark::{run_split, summarize_real, AlpacaEval, RealSettings};
+use verdict::real_benchmark::{run_split, summarize_real, AlpacaEval, JudgePanel, RealSettings};
 use verdict::report::plot_curves;
 use verdict::VerdictError;
 
@@ -126,10 +126,13 @@ pub fn cost(args: &BenchCostArgs) -> anyhow::Result<()> {
 /// `verdict bench real`: each split's scores as JSON lines, then the means ± sd over
 /// splits as a Markdown table.
 pub fn real(args: &BenchRealArgs) -> anyhow::Result<()> {
-    let data = AlpacaEval::read(&args.data)?;
+    let panel = JudgePanel::named(&args.panel)?;
+    let data = AlpacaEval::read(&args.data, &panel)?;
     eprintln!(
-        "{} prompts, {} models scored by every judge on every prompt: {}",
+        "{} prompts, judges {} against {}, {} models scored by every judge on every prompt: {}",
         data.prompts.len(),
+        panel.judges.join(" and "),
+        panel.reference,
         data.models.len(),
         data.models.join(", ")
     );

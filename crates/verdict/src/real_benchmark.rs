@@ -1,7 +1,8 @@
 //! NashEval on real prompts (the spirit of the paper's RQ2, Appendix H.2), built from
 //! AlpacaEval's per-prompt judgments: 805 prompts with their text and source data
-//! set, every model judged on every prompt against one reference (GPT-4-turbo
-//! `gpt4_1106_preview`) by several GPT-4-turbo judges.
+//! set, models judged against one reference by a panel of judges ([`JudgePanel`]:
+//! AlpacaEval 2's GPT-4-turbo judges against `gpt4_1106_preview`, or AlpacaEval 1's
+//! GPT-4 and Claude judges against `text_davinci_003`).
 //!
 //! - **Scores.** `s^J_m(x) ∈ [0, 1]`: judge `J`'s preference for model `m` over the
 //!   reference at prompt `x` (`preference − 1`; the weighted judge gives a
@@ -50,15 +51,64 @@ use crate::experiment::fit_on;
 use crate::model_file::Featurizer;
 use crate::VerdictError;
 
-/// The reference model every AlpacaEval 2 judgment compares against.
-pub const REFERENCE: &str = "gpt4_1106_preview";
+/// Judges of AlpacaEval that compared models against one reference model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JudgePanel {
+    /// The panel's name on the command line.
+    pub name: &'static str,
+    /// The reference model every judgment of the panel compares against.
+    pub reference: &'static str,
+    /// The judges (AlpacaEval's annotator names).
+    pub judges: &'static [&'static str],
+    /// The share of the prompts every judge must have scored a model on for the
+    /// model to be kept; the benchmark then uses the prompts where every judge
+    /// scored every kept model.
+    pub min_coverage: f64,
+}
 
-/// The GPT-4-turbo judges used: the weighted judge of AlpacaEval 2 and its
-/// chain-of-thought sibling (the two that judged most models on all 805 prompts).
-pub const JUDGES: [&str; 2] = [
-    "weighted_alpaca_eval_gpt4_turbo",
-    "alpaca_eval_cot_gpt4_turbo_fn",
-];
+/// AlpacaEval 2's GPT-4-turbo judges against `gpt4_1106_preview`: the weighted judge
+/// and its chain-of-thought sibling (the two that judged most models on all 805
+/// prompts against that reference; five models in common, one of them, gpt4_turbo,
+/// preferred on most prompts).
+pub const TURBO_PANEL: JudgePanel = JudgePanel {
+    name: "turbo",
+    reference: "gpt4_1106_preview",
+    judges: &[
+        "weighted_alpaca_eval_gpt4_turbo",
+        "alpaca_eval_cot_gpt4_turbo_fn",
+    ],
+    min_coverage: 1.0,
+};
+
+/// AlpacaEval 1's GPT-4 judge and its Claude judge against `text_davinci_003`: two
+/// model families as raters. The Claude judge's output was not parsed on a few
+/// prompts for every model, so models need 97% coverage: six models, on the 776
+/// prompts where both judges scored all six.
+pub const V1_PANEL: JudgePanel = JudgePanel {
+    name: "v1",
+    reference: "text_davinci_003",
+    judges: &["alpaca_eval_gpt4", "claude"],
+    min_coverage: 0.97,
+};
+
+/// Every panel, the default first.
+pub const PANELS: [JudgePanel; 2] = [TURBO_PANEL, V1_PANEL];
+
+impl JudgePanel {
+    /// The panel called `name`.
+    ///
+    /// # Errors
+    /// [`VerdictError::Data`] naming the panels there are.
+    pub fn named(name: &str) -> Result<Self, VerdictError> {
+        PANELS.into_iter().find(|p| p.name == name).ok_or_else(|| {
+            let names: Vec<&str> = PANELS.iter().map(|p| p.name).collect();
+            data(format!(
+                "no judge panel {name:?}; the panels are {}",
+                names.join(", ")
+            ))
+        })
+    }
+}
 
 /// The data sets whose prompts favour the first half of the models' pairs.
 const SKEWED: [&str; 2] = ["koala", "oasst"];
@@ -91,12 +141,13 @@ fn column(table: &verdict_io::Table, name: &str, file: &str) -> Result<Vec<Strin
 
 impl AlpacaEval {
     /// Reads `instructions.csv` and `alpacaeval_judgments.csv.gz` from `dir` (the
-    /// shared data folder's `alpacaeval-judges`).
+    /// shared data folder's `alpacaeval-judges`): the scores of `panel`'s judges.
     ///
     /// # Errors
     /// [`VerdictError::Data`] naming the file that is missing or malformed, or when
     /// fewer than three models were scored by every judge on every prompt.
-    pub fn read(dir: &Path) -> Result<Self, VerdictError> {
+    pub fn read(dir: &Path, panel: &JudgePanel) -> Result<Self, VerdictError> {
+        let judges = panel.judges;
         let instructions = dir.join("instructions.csv");
         let table = read_table(&Source::File(instructions.clone()), None, None)?;
         let label = instructions.display().to_string();
@@ -139,7 +190,7 @@ impl AlpacaEval {
         // (judge, model) → per prompt (sum, copies).
         let mut sums: HashMap<(usize, &str), Vec<(f64, u32)>> = HashMap::new();
         for r in 0..table.rows() {
-            let Some(judge) = JUDGES.iter().position(|j| *j == annotator[r]) else {
+            let Some(judge) = judges.iter().position(|j| *j == annotator[r]) else {
                 continue;
             };
             let (Some(&p), Ok(value)) =
@@ -149,9 +200,9 @@ impl AlpacaEval {
             };
             // Unparsed judgments are 0, -1 or empty; the reference itself and names
             // inferred from folders (a trailing `*`) are left out.
-            if reference[r] != REFERENCE
+            if reference[r] != panel.reference
                 || !(1.0..=2.0).contains(&value)
-                || model[r] == REFERENCE
+                || model[r] == panel.reference
                 || model[r].ends_with('*')
             {
                 continue;
@@ -162,40 +213,51 @@ impl AlpacaEval {
             cells[p].0 += value - 1.0;
             cells[p].1 += 1;
         }
+        // Models every judge scored on at least `min_coverage` of the prompts, then
+        // the prompts where every judge scored every one of them.
+        let needed = (panel.min_coverage * prompts.len() as f64).ceil() as usize;
         let mut models: Vec<String> = sums
             .keys()
             .map(|(_, m)| (*m).to_string())
             .filter(|m| {
-                (0..JUDGES.len()).all(|j| {
+                (0..judges.len()).all(|j| {
                     sums.get(&(j, m.as_str()))
-                        .is_some_and(|cells| cells.iter().all(|c| c.1 > 0))
+                        .is_some_and(|cells| cells.iter().filter(|c| c.1 > 0).count() >= needed)
                 })
             })
             .collect();
         models.sort();
         models.dedup();
-        if models.len() < 3 {
+        let kept: Vec<usize> = (0..prompts.len())
+            .filter(|&p| {
+                models
+                    .iter()
+                    .all(|m| (0..judges.len()).all(|j| sums[&(j, m.as_str())][p].1 > 0))
+            })
+            .collect();
+        if models.len() < 3 || kept.is_empty() {
             return Err(data(format!(
-                "{}: {} models were scored by every judge on every prompt; at least 3 are needed",
+                "{}: {} models were scored by every judge on {} of the prompts; at least 3 are needed",
                 path.display(),
-                models.len()
+                models.len(),
+                needed
             )));
         }
-        let scores = (0..JUDGES.len())
+        let scores = (0..judges.len())
             .map(|j| {
                 models
                     .iter()
                     .map(|m| {
-                        sums[&(j, m.as_str())]
-                            .iter()
-                            .map(|(s, n)| s / f64::from(*n))
+                        let cells = &sums[&(j, m.as_str())];
+                        kept.iter()
+                            .map(|&p| cells[p].0 / f64::from(cells[p].1))
                             .collect()
                     })
                     .collect()
             })
             .collect();
         Ok(Self {
-            prompts,
+            prompts: kept.iter().map(|&p| prompts[p].clone()).collect(),
             models,
             scores,
         })
