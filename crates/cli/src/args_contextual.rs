@@ -378,9 +378,15 @@ pub struct BenchNashEvalArgs {
     #[arg(long, value_enum, value_delimiter = ',', default_value = "pairwise")]
     pub feedbacks: Vec<FeedbackKind>,
     /// Score the paper's baselines too (Appendix I.3): BT-plug-in, BT-debiased, Borda,
-    /// BT-Reg, and the global maximal lottery of the pooled training margins.
+    /// BT-Reg on the fitted surfaces, and the global maximal lottery and pluralistic
+    /// leaderboard from the training verdicts.
     #[arg(long)]
     pub baselines: bool,
+    /// Surfaces to fit, comma-separated (the surface baselines read the plug-in and
+    /// debiased ones); e.g. `--variants auto --policies network` adds the default's
+    /// network cells to an earlier run.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Variant::Auto, Variant::Oracle, Variant::Debiased, Variant::Plugin])]
+    pub variants: Vec<Variant>,
     /// Results as JSON lines, appended cell by cell; cells already there are skipped.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,

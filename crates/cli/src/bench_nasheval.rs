@@ -31,6 +31,7 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
         propensity_backbone: args.propensity_backbone,
         payoff_backbone: args.payoff_backbone,
         policies: args.policies.clone(),
+        variants: args.variants.clone(),
         network_init: args.network_init,
         propensity_range: crate::simulate::propensity_range(&args.propensity_range)?,
         selection_slope: args.selection_slope,

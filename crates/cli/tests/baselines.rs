@@ -171,3 +171,74 @@ fn bt_cost_spends_within_the_budget_and_needs_costs() {
         assert!((pi.iter().sum::<f64>() - 1.0).abs() < 1e-9);
     }
 }
+
+/// `verdict bench nasheval --variants` fits only the surfaces named, with the
+/// baselines that read them, and a later run with more variants adds only the cells
+/// still missing (the global baselines are not scored twice).
+#[test]
+fn bench_cells_follow_the_variants_and_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cells.jsonl").display().to_string();
+    let run = |variants: &str| {
+        succeed(&[
+            "--quiet",
+            "bench",
+            "nasheval",
+            "--seeds",
+            "3",
+            "--voters",
+            "3",
+            "--contexts",
+            "600",
+            "--test-contexts",
+            "60",
+            "--outcome-backbone",
+            "linear",
+            "--propensity-backbone",
+            "linear",
+            "--payoff-backbone",
+            "linear",
+            "--policies",
+            "solver",
+            "--baselines",
+            "--variants",
+            variants,
+            "--out",
+            &out,
+        ]);
+        let text = std::fs::read_to_string(&out).unwrap();
+        let mut cells: Vec<(String, Option<String>)> = text
+            .lines()
+            .map(|l| {
+                let cell: Value = serde_json::from_str(l).unwrap();
+                (
+                    cell["method"].as_str().unwrap().to_string(),
+                    cell["variant"].as_str().map(str::to_string),
+                )
+            })
+            .collect();
+        cells.sort();
+        cells
+    };
+    let named =
+        |method: &str, variant: Option<&str>| (method.to_string(), variant.map(str::to_string));
+    assert_eq!(
+        run("auto"),
+        [
+            named("lottery", None),
+            named("nasheval", Some("auto")),
+            named("pluralistic", None)
+        ]
+    );
+    assert_eq!(
+        run("auto,plugin"),
+        [
+            named("bt-plugin", Some("plugin")),
+            named("bt-reg", Some("plugin")),
+            named("lottery", None),
+            named("nasheval", Some("auto")),
+            named("nasheval", Some("plugin")),
+            named("pluralistic", None)
+        ]
+    );
+}

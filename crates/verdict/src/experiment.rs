@@ -68,6 +68,9 @@ pub struct AccuracySettings {
     pub payoff_backbone: BackboneKind,
     /// Policies scored.
     pub policies: Vec<PolicyKind>,
+    /// Surfaces fitted (default: all four; the baselines read the plug-in and
+    /// debiased ones).
+    pub variants: Vec<Variant>,
     /// Where the network's training starts.
     pub network_init: NetworkInit,
     /// `(e_min, e_max)` of Eq. 63.
@@ -93,6 +96,12 @@ impl Default for AccuracySettings {
             propensity_backbone: BackboneKind::Gbdt,
             payoff_backbone: BackboneKind::Gbdt,
             policies: vec![PolicyKind::Solver, PolicyKind::Network],
+            variants: vec![
+                Variant::Auto,
+                Variant::Oracle,
+                Variant::Debiased,
+                Variant::Plugin,
+            ],
             network_init: NetworkInit::Solver,
             propensity_range: simulation.propensity_range,
             selection_slope: simulation.selection_slope,
@@ -379,6 +388,9 @@ impl Replication<'_> {
     /// The policies of a configuration still to score.
     fn todo(&self, variant: Variant, regression: PayoffRegression) -> Vec<PolicyKind> {
         let s = self.settings;
+        if !s.variants.contains(&variant) {
+            return Vec::new();
+        }
         s.policies
             .iter()
             .copied()
@@ -403,7 +415,10 @@ impl Replication<'_> {
         variant: Variant,
         regression: PayoffRegression,
     ) -> Vec<(PolicyRule, &'static str)> {
-        if !self.settings.baselines || regression != PayoffRegression::Shared {
+        if !self.settings.baselines
+            || regression != PayoffRegression::Shared
+            || !self.settings.variants.contains(&variant)
+        {
             return Vec::new();
         }
         surface_baselines(variant)
