@@ -162,9 +162,14 @@ pub fn summarize(path: &Path) -> Result<Vec<SummaryRow>, VerdictError> {
 #[cfg(feature = "plots")]
 pub fn figure(rows: &[SummaryRow]) -> Vec<Curves> {
     let forms = first_met(rows.iter().map(|r| r.feedback.as_str()));
-    // Drawn: one line per method at the shared regression and the solver; Borda plays
-    // as BT-debiased on complete pairs (Appendix I.3) and is left to the table.
-    let drawn = |m: &str| !m.contains("per-pair") && !m.contains("network") && m != "borda";
+    // Drawn: one line per method at the shared regression and the solver, and the
+    // default as `verdict fit` runs it (`auto` with the network); Borda plays as
+    // BT-debiased on complete pairs (Appendix I.3) and is left to the table.
+    let drawn = |m: &str| {
+        !m.contains("per-pair")
+            && (!m.contains("network") || m.starts_with("NashEval-auto"))
+            && m != "borda"
+    };
     let methods = first_met(rows.iter().map(|r| r.method.as_str()).filter(|m| drawn(m)));
     type Measure = fn(&SummaryRow) -> f64;
     let measures: [(&str, Measure); 2] = [
