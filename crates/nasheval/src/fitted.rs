@@ -210,7 +210,7 @@ impl NashEvalModel {
     pub fn policy(&self, features: &[f64]) -> Result<Vec<f64>, FitError> {
         let policies = match &self.network {
             _ if self.options.rule != PolicyRule::Equilibrium => {
-                self.rule_policies(self.options.rule, &self.payoffs(features))?
+                self.baseline_policies(self.options.rule, features)?
             }
             // The network needs no payoff surface at inference.
             Some(network) => network.predict(features),
@@ -278,7 +278,26 @@ impl NashEvalModel {
                 "the equilibrium is the model's own policy: use policy()",
             ));
         }
+        if rule.is_global() {
+            // One lottery everywhere: no payoff surface to predict.
+            let contexts = features.len() / self.feature_names.len().max(1);
+            return self.global_policies(rule, contexts);
+        }
         self.rule_policies(rule, &self.payoffs(features))
+    }
+
+    /// The global rule's lottery (a global baseline's model) at each of `contexts`
+    /// contexts.
+    ///
+    /// # Errors
+    /// [`FitError::Model`] when the model was not fitted with `rule`.
+    fn global_policies(&self, rule: PolicyRule, contexts: usize) -> Result<Vec<f64>, FitError> {
+        match &self.global {
+            Some(global) if rule == self.options.rule => Ok(global.probabilities.repeat(contexts)),
+            _ => Err(FitError::Model(format!(
+                "the model holds no {rule:?} lottery: fit one with that method"
+            ))),
+        }
     }
 
     /// The policies of baseline `rule` ([`PolicyRule`]) at the surfaces `surfaces`
@@ -294,14 +313,7 @@ impl NashEvalModel {
     ) -> Result<Vec<f64>, FitError> {
         let k = self.agents.len();
         if rule.is_global() {
-            return match &self.global {
-                Some(global) if rule == self.options.rule => {
-                    Ok(global.probabilities.repeat(surfaces.len() / (k * k).max(1)))
-                }
-                _ => Err(FitError::Model(format!(
-                    "the model holds no {rule:?} lottery: fit one with that method"
-                ))),
-            };
+            return self.global_policies(rule, surfaces.len() / (k * k).max(1));
         }
         let o = &self.options;
         let mut out = Vec::with_capacity(surfaces.len() / k.max(1));
