@@ -14,10 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 use verdict_feedback::{ContextualLog, MenuFeedback};
-use verdict_game::{
-    default_radius, maximal_lottery, regularized_equilibrium, robust_lottery, PayoffMatrix,
-    Regularizer,
-};
+use verdict_game::{default_radius, robust_lottery, Equilibrium, PayoffMatrix};
 
 use crate::baselines::PolicyRule;
 use crate::options::{FitError, FitOptions};
@@ -95,22 +92,40 @@ fn game_of(margins: &[f64], k: usize) -> Result<PayoffMatrix, FitError> {
 pub fn global_lottery(log: &ContextualLog, rho: f64) -> Result<Vec<f64>, FitError> {
     let k = log.agents.len();
     let game = game_of(&pooled_margins_where(log, |_| true), k)?;
-    let lottery = if rho > 0.0 {
-        regularized_equilibrium(
-            &game,
-            &Regularizer {
-                rho,
-                costs: Vec::new(),
-            },
-        )
-    } else {
-        maximal_lottery(&game)
-    }
-    .map_err(|e| FitError::Solver {
-        context: 0,
-        message: format!("the global lottery: {e}"),
-    })?;
+    let lottery = Equilibrium::new(rho, Vec::new(), None, None)
+        .solve(&game)
+        .map_err(|e| FitError::Solver {
+            context: 0,
+            message: format!("the global lottery: {e}"),
+        })?;
     Ok(lottery.probabilities)
+}
+
+/// The categorical column the robust lottery groups by ([`FitOptions::groups_by`]).
+///
+/// # Errors
+/// [`FitError::Setting`] (`groups_by`) when none is named.
+pub(crate) fn groups_column(options: &FitOptions) -> Result<&str, FitError> {
+    options.groups_by.as_deref().ok_or_else(|| {
+        FitError::setting(
+            "groups_by",
+            "the robust lottery needs groups: name a categorical context column (`groups_by`)",
+        )
+    })
+}
+
+/// A robust lottery's radius, which must lie in `[0, 1]` when given.
+///
+/// # Errors
+/// [`FitError::Setting`] (`robust_radius`) for a radius outside `[0, 1]`.
+pub(crate) fn checked_radius(radius: Option<f64>) -> Result<Option<f64>, FitError> {
+    match radius {
+        Some(tau) if !(0.0..=1.0).contains(&tau) => Err(FitError::setting(
+            "robust_radius",
+            format!("the radius is a total-variation distance in [0, 1], found {tau}"),
+        )),
+        _ => Ok(radius),
+    }
 }
 
 /// The group of every context of `log`: the value of the categorical column `column`,
@@ -195,16 +210,7 @@ pub fn robust_global_lottery(
             )
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let radius = match radius {
-        Some(tau) if !(0.0..=1.0).contains(&tau) => {
-            return Err(FitError::setting(
-                "robust_radius",
-                format!("the radius is a total-variation distance in [0, 1], found {tau}"),
-            ))
-        }
-        Some(tau) => tau,
-        None => default_radius(kept.len(), n),
-    };
+    let radius = checked_radius(radius)?.unwrap_or_else(|| default_radius(kept.len(), n));
     let robust = robust_lottery(&matrices, &weights, radius).map_err(|e| FitError::Solver {
         context: 0,
         message: format!("the robust lottery: {e}"),
@@ -234,13 +240,7 @@ pub fn fit_global(log: &ContextualLog, options: &FitOptions) -> Result<GlobalPol
             detail: GlobalDetail::Lottery,
         }),
         PolicyRule::RobustLottery => {
-            let column = options.groups_by.as_deref().ok_or_else(|| {
-                FitError::setting(
-                    "groups_by",
-                    "the robust lottery needs groups: name a categorical context column (`groups_by`)",
-                )
-            })?;
-            robust_global_lottery(log, column, options.robust_radius)
+            robust_global_lottery(log, groups_column(options)?, options.robust_radius)
         }
         PolicyRule::Pluralistic => {
             let board = pluralistic_leaderboard(log, options.seed)?;

@@ -421,22 +421,9 @@ impl FitOptions {
             ));
         }
         if options.rule == PolicyRule::RobustLottery {
-            let column = options.groups_by.as_deref().ok_or_else(|| {
-                FitError::setting(
-                    "groups_by",
-                    "the robust lottery needs groups: name a categorical context column (`groups_by`)",
-                )
-            })?;
-            crate::global::context_groups(log, column)?;
+            crate::global::context_groups(log, crate::global::groups_column(options)?)?;
         }
-        if let Some(tau) = options.robust_radius {
-            if !(0.0..=1.0).contains(&tau) {
-                return Err(FitError::setting(
-                    "robust_radius",
-                    format!("the radius is a total-variation distance in [0, 1], found {tau}"),
-                ));
-            }
-        }
+        crate::global::checked_radius(options.robust_radius)?;
         if options.rule == PolicyRule::BtCost
             && (options.costs.is_empty() || options.budget.is_none())
         {
