@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{failure, json, succeed, write};
+use common::{failure, json, linear_fit_args, succeed, write};
 use serde_json::Value;
 
 struct Fixture {
@@ -45,24 +45,9 @@ fn fit(f: &Fixture, method: &str, extra: &[&str]) -> String {
     let model = f.root.join(format!("{method}.json")).display().to_string();
     let contexts = format!("{}/contexts.parquet", f.sim);
     let feedback = format!("{}/feedback.parquet", f.sim);
-    let mut args = vec![
-        "--quiet",
-        "fit",
-        "--contexts",
-        &contexts,
-        "--feedback",
-        &feedback,
-        "--backbone",
-        "linear",
-        "--folds",
-        "3",
-        "--method",
-        method,
-        "--out",
-        &model,
-    ];
-    args.extend_from_slice(extra);
-    succeed(&args);
+    succeed(&linear_fit_args(
+        &contexts, &feedback, method, &model, extra,
+    ));
     model
 }
 

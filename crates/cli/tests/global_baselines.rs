@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{failure, json, succeed, write};
+use common::{failure, json, linear_fit_args, succeed, write};
 use serde_json::Value;
 
 /// Thirty contexts, one pairwise record each, pooling into the cycle x ≻ y (8 of 10),
@@ -33,24 +33,7 @@ fn cyclic_log(dir: &std::path::Path) -> (String, String) {
 /// Fits `method` with `extra` flags on the log; returns the model file's JSON.
 fn fit(dir: &std::path::Path, log: &(String, String), method: &str, extra: &[&str]) -> Value {
     let model = dir.join(format!("{method}.json")).display().to_string();
-    let mut args = vec![
-        "--quiet",
-        "fit",
-        "--contexts",
-        &log.0,
-        "--feedback",
-        &log.1,
-        "--backbone",
-        "linear",
-        "--folds",
-        "3",
-        "--method",
-        method,
-        "--out",
-        &model,
-    ];
-    args.extend_from_slice(extra);
-    succeed(&args);
+    succeed(&linear_fit_args(&log.0, &log.1, method, &model, extra));
     serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap()
 }
 
@@ -132,19 +115,16 @@ fn robust_lottery_holds_up_across_the_groups_of_a_column() {
 
     let (contexts, feedback) = &log;
     let out = dir.path().join("refused.json").display().to_string();
-    let message = failure(&[
-        "fit",
-        "--contexts",
-        contexts,
-        "--feedback",
-        feedback,
-        "--backbone",
-        "linear",
-        "--method",
-        "robust-lottery",
-        "--out",
-        &out,
-    ]);
+    let refused = |extra: &[&str]| {
+        failure(&linear_fit_args(
+            contexts,
+            feedback,
+            "robust-lottery",
+            &out,
+            extra,
+        ))
+    };
+    let message = refused(&[]);
     assert!(
         message.contains("groups_by") || message.contains("groups-by"),
         "{message}"
@@ -153,21 +133,7 @@ fn robust_lottery_holds_up_across_the_groups_of_a_column() {
         !std::path::Path::new(&out).exists(),
         "no model written on refusal"
     );
-    let message = failure(&[
-        "fit",
-        "--contexts",
-        contexts,
-        "--feedback",
-        feedback,
-        "--backbone",
-        "linear",
-        "--method",
-        "robust-lottery",
-        "--groups-by",
-        "length",
-        "--out",
-        &out,
-    ]);
+    let message = refused(&["--groups-by", "length"]);
     assert!(
         message.contains("one-hot categorical column \"length\""),
         "{message}"

@@ -220,6 +220,7 @@ fn sigmoid(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::simplex_grid3;
     use verdict_feedback::MenuFeedback;
 
     /// Eq. 75 on two agents is a logistic fit of one proportion: with a negligible
@@ -314,20 +315,11 @@ mod tests {
             let value: f64 = pi.iter().zip(&values).map(|(p, v)| p * v).sum();
             let spent: f64 = pi.iter().zip(&costs).map(|(p, c)| p * c).sum();
             assert!(spent <= budget + 1e-12 && (pi.iter().sum::<f64>() - 1.0).abs() < 1e-12);
-            let mut best = f64::NEG_INFINITY;
             let n = 400;
-            for i in 0..=n {
-                for j in 0..=n - i {
-                    let p = [
-                        i as f64 / n as f64,
-                        j as f64 / n as f64,
-                        (n - i - j) as f64 / n as f64,
-                    ];
-                    if p.iter().zip(&costs).map(|(p, c)| p * c).sum::<f64>() <= budget + 1e-12 {
-                        best = best.max(p.iter().zip(&values).map(|(p, v)| p * v).sum());
-                    }
-                }
-            }
+            let best = simplex_grid3(n)
+                .filter(|p| p.iter().zip(&costs).map(|(p, c)| p * c).sum::<f64>() <= budget + 1e-12)
+                .map(|p| p.iter().zip(&values).map(|(p, v)| p * v).sum::<f64>())
+                .fold(f64::NEG_INFINITY, f64::max);
             assert!(
                 value >= best - 1e-12,
                 "budget {budget}: {value} < grid {best}"

@@ -259,6 +259,7 @@ pub fn fit_global(log: &ContextualLog, options: &FitOptions) -> Result<GlobalPol
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::simplex_grid3;
     use verdict_game::{exploitability, worst_case_payoff};
 
     /// A log of four contexts in two groups (`src=a`, `src=b`), three agents, one
@@ -344,17 +345,9 @@ mod tests {
                 .fold(f64::INFINITY, f64::min)
         };
         let n = 300;
-        let mut best = f64::NEG_INFINITY;
-        for i in 0..=n {
-            for j in 0..=n - i {
-                let pi = [
-                    i as f64 / n as f64,
-                    j as f64 / n as f64,
-                    (n - i - j) as f64 / n as f64,
-                ];
-                best = best.max(worst(&pi));
-            }
-        }
+        let best = simplex_grid3(n)
+            .map(|pi| worst(&pi))
+            .fold(f64::NEG_INFINITY, f64::max);
         let got = worst(&policy.probabilities);
         assert!(got >= best - 1e-7, "robust {got} below grid {best}");
         assert!(got <= best + 2.0 / n as f64, "robust {got}, grid {best}");

@@ -36,6 +36,8 @@ mod pseudo;
 mod schema;
 pub mod selection;
 pub mod summary;
+#[cfg(test)]
+mod test_support;
 pub mod tune;
 pub mod winners;
 

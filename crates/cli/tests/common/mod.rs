@@ -78,3 +78,33 @@ pub fn small_simulation(dir: &Path) -> String {
     ]);
     sim
 }
+
+/// The arguments of a quick `verdict --quiet fit`: the contexts and feedback tables,
+/// the linear backbone, three folds, `--method method`, the model written to `out`,
+/// then `extra`.
+pub fn linear_fit_args<'a>(
+    contexts: &'a str,
+    feedback: &'a str,
+    method: &'a str,
+    out: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec![
+        "--quiet",
+        "fit",
+        "--contexts",
+        contexts,
+        "--feedback",
+        feedback,
+        "--backbone",
+        "linear",
+        "--folds",
+        "3",
+        "--method",
+        method,
+        "--out",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    args
+}
