@@ -9,6 +9,7 @@ use verdict::nasheval::{
     AggregatorKind, BackboneKind, FitMethod, NetworkInit, NuisanceDesign, PayoffRegression,
     PolicyKind, Variant, LINEAR_PENALTY,
 };
+use verdict::real_benchmark::PANELS;
 use verdict::sim::nasheval::FeedbackKind;
 
 use crate::args::{CostArgs, OutputFormat};
@@ -429,7 +430,7 @@ pub struct BenchRealArgs {
     /// The judges: turbo (AlpacaEval 2's two GPT-4-turbo judges against
     /// gpt4_1106_preview, five models) or v1 (AlpacaEval 1's GPT-4 and Claude judges
     /// against text_davinci_003, six models).
-    #[arg(long, default_value = "turbo", value_parser = ["turbo", "v1"])]
+    #[arg(long, default_value = "turbo", value_parser = clap::builder::PossibleValuesParser::new(PANELS.map(|p| p.name)))]
     pub panel: String,
 }
 
