@@ -49,3 +49,32 @@ def ctrl_c_delivered():
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def saved_results(directory: pathlib.Path) -> list[pathlib.Path]:
+    """One saved result of each kind `verdict report` draws without NashEval: a board
+    with its matrices, a game with its payoffs, a judges experiment and a judge run's
+    ledger (simulated judges)."""
+    def save(name: str, *args: str) -> pathlib.Path:
+        path = directory / name
+        path.write_text(cli(*args))
+        return path
+
+    matrix = directory / "rps.csv"
+    matrix.write_text(",r,p,s\nr,0,-1,1\np,1,0,-1\ns,-1,1,0\n")
+    items = directory / "items.jsonl"
+    items.write_text("".join(f'{{"id": "q{i}", "truth": 0.{i + 2}}}\n' for i in range(1, 6)))
+    judges = directory / "judges.toml"
+    judges.write_text('range = 1.0\n[[judge]]\nname = "cheap"\ncost = 0.2\nsimulate = 0.05\n'
+                      '[[judge]]\nname = "sharp"\ncost = 1.0\nsimulate = 0.005\n')
+    ledger = directory / "spend.jsonl"
+    cli("judge", "--items", str(items), "--judges", str(judges), "--budget", "20",
+        "--ledger", str(ledger), "--out", str(directory / "scores.csv"))
+    return [
+        save("board.json", "rank", str(TUTORIAL), "--method", "all", "--matrix",
+             "--format", "json"),
+        save("game.json", "game", str(matrix), "--payoffs", "--format", "json"),
+        save("bench.json", "bench", "judges", "--items", "6", "--judges", "3",
+             "--budgets", "200,400", "--reps", "3", "--format", "json"),
+        ledger,
+    ]

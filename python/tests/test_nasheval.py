@@ -183,3 +183,23 @@ def test_a_global_baseline_fits_from_frames_and_reports_its_ranking(tmp_path):
         contexts, feedback).global_policy is None
     with pytest.raises(ValueError, match="robust lottery needs groups"):
         verdict.NashEval(method="robust-lottery", backbone="linear", folds=3).fit(contexts, feedback)
+
+
+def test_a_fitted_model_and_its_evaluation_make_one_page(simulation, fitted, tmp_path):
+    model_file = tmp_path / "model.json"
+    fitted.save(model_file)
+    # From a path, the page `verdict report` draws, byte for byte.
+    cli_page = tmp_path / "cli.html"
+    cli("report", str(model_file), "--out", str(cli_page))
+    assert verdict.report(model_file) == cli_page.read_text()
+    # From the fitted object and evaluate's dict: one page with a part each.
+    scores = verdict.evaluate(fitted, simulation)
+    out = tmp_path / "page.html"
+    page = verdict.report([fitted, scores], out, title="NashEval")
+    assert out.read_text() == page
+    assert "<title>NashEval</title>" in page
+    for section in ("<h2>Propensities per menu</h2>", "<h2>Against the truth</h2>"):
+        assert section in page
+    assert f"<td>{scores['exploitability']:.4f}</td>" in page
+    with pytest.raises(ValueError, match="not fitted"):
+        verdict.report(verdict.NashEval())

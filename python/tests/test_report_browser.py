@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from _support import LOG, ROOT, cli
+from _support import LOG, ROOT, cli, saved_results
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -104,3 +104,21 @@ def test_demo_report_in_the_browser(browser, tmp_path) -> None:
 
     for part in browser.find_elements(By.CSS_SELECTOR, "article.part"):
         part.screenshot(str(SHOTS / f"demo-{part.get_attribute('id')}.png"))
+
+
+def test_saved_results_report_in_the_browser(browser, tmp_path) -> None:
+    page = tmp_path / "saved.html"
+    cli("report", *map(str, saved_results(tmp_path)), "--out", str(page))
+    seen = _open(browser, page, "saved-results.png")
+    assert seen["errors"] == []
+    parts = browser.execute_script(
+        "return [...document.querySelectorAll('article.part > h2')].map(h => h.textContent)")
+    assert [p.split(":")[0] for p in parts] == [
+        "Leaderboard", "Equilibrium of a payoff matrix", "Judges under a budget",
+        "A judging run"]
+    kinds = [kind for kind, _, _ in seen["sizes"]]
+    for kind in ("leaderboard", "heatmap win-probability", "beaten-by", "heatmap margins",
+                 "bars judge-spend", "heatmap calls"):
+        assert kind in kinds, (kind, kinds)
+    for kind, width, height in seen["sizes"]:
+        assert width > 0 and height > 0, (kind, width, height)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
-from _support import LOG, cli
+from _support import LOG, cli, saved_results
 
 VOID = {"meta", "br", "img", "hr", "input", "link", "line", "circle", "rect", "path"}
 
@@ -87,3 +87,19 @@ def test_the_demo_page_is_well_formed_and_links_only_within_itself(tmp_path) -> 
     for anchor in ("tutorial", "lottery", "nasheval", "judges", "judge-run"):
         assert f'href="#{anchor}"' in text and f'id="{anchor}"' in text
     assert page.stat().st_size < 5_000_000
+
+
+def test_saved_results_make_one_well_formed_page(tmp_path) -> None:
+    page = tmp_path / "saved.html"
+    cli("report", *map(str, saved_results(tmp_path)), "--out", str(page))
+    checker = Checker()
+    text = page.read_text()
+    checker.feed(text)
+    checker.close()
+    assert checker.errors == []
+    assert checker.stack == []
+    for anchor in ("result-1", "result-2", "result-3", "result-4"):
+        assert f'href="#{anchor}"' in text and f'id="{anchor}"' in text
+    for section in ("Side by side", "Who beats whom in the winner set", "Error against budget",
+                    "Allocation: scored calls per item and judge"):
+        assert section in checker.sections, (section, checker.sections)

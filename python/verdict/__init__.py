@@ -16,6 +16,7 @@ calls release the interpreter.
   contextual feedback, as ``verdict fit``, ``predict`` and ``evaluate``.
 - :func:`judge`, :class:`Judge`, :func:`oracle_allocation`, :func:`ivwe` — scores from several LLM
   judges under a budget (Est-IVWE), through a spend ledger, as ``verdict judge``.
+- :func:`report` — results drawn as one self-contained HTML page, as ``verdict report``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ._game import maximal_lottery
 from ._judges import Judge, JudgeResult, ivwe, judge, oracle_allocation
 from ._nasheval import NashEval, Simulation, evaluate, simulate
 from ._rank import BradleyTerryResult, EloResult, bradley_terry, elo, rank
+from ._report import report
 
 __all__ = [
     "rank",
@@ -41,4 +43,5 @@ __all__ = [
     "JudgeResult",
     "oracle_allocation",
     "ivwe",
+    "report",
 ]

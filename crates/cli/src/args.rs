@@ -34,6 +34,10 @@ pub enum Command {
     /// maximal lottery, NashEval, judges under a budget), printed and written as one
     /// HTML page.
     Demo(DemoArgs),
+    /// Draw saved results as one self-contained HTML page: the JSON of rank, game or
+    /// bench judges (--format json), a judge run's spend ledger, a NashEval model file
+    /// or the JSON of evaluate. One result gets its command's page; several, a part each.
+    Report(ReportArgs),
     /// Maximal lottery of a payoff matrix given as CSV (agent names in the header row
     /// and the first column).
     Game(GameArgs),
@@ -396,6 +400,10 @@ pub struct GameArgs {
     /// Output format (table or json).
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutputFormat,
+    /// Keep the payoff matrix in the JSON output (`payoffs`), so that `verdict report`
+    /// can draw it from the saved result.
+    #[arg(long)]
+    pub payoffs: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -503,6 +511,21 @@ pub struct DemoArgs {
     /// Where the page goes; a file there that verdict did not write is left alone.
     #[arg(long, value_name = "FILE", default_value = "demo-report.html")]
     pub out: PathBuf,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// Saved results, told apart by their content: `verdict rank`, `game` (with
+    /// --payoffs to draw the matrix) or `bench judges` output with --format json, a
+    /// `verdict judge` ledger, a `verdict fit` model file, `verdict evaluate` JSON.
+    #[arg(required = true, value_name = "RESULT")]
+    pub results: Vec<PathBuf>,
+    /// Where the page goes; a file there that verdict did not write is left alone.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// The page's title (by default the command's, or "verdict report" for several).
+    #[arg(long)]
+    pub title: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -9,9 +9,9 @@ pub fn run(args: &DemoArgs, quiet: bool) -> anyhow::Result<()> {
             eprintln!("verdict demo: {part}");
         }
     };
-    verdict::tour::check_tour_page(&args.out)?;
+    verdict::page::check_page_target(&args.out, "--out")?;
     let tour = verdict::tour::tour(&progress)?;
-    verdict::tour::write_tour_page(&args.out, &tour.page)?;
+    verdict::page::write_page(&args.out, "--out", &tour.page)?;
     print!("{}", tour.text);
     println!(
         "\nThe report of all of it: {} (one self-contained page; open it in a browser)",

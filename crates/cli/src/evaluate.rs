@@ -9,6 +9,7 @@ use verdict::simulation::{evaluate_file, evaluate_with_references, test_winners_
 use crate::args::{EvaluateArgs, OutputFormat};
 
 pub fn run(args: &EvaluateArgs) -> anyhow::Result<()> {
+    crate::output::check_report(args.report.as_deref())?;
     let evaluation = evaluate_file(&args.model, &args.truth)?;
     if let Some(path) = &args.report {
         report(args, path)?;
@@ -58,6 +59,6 @@ fn report(args: &EvaluateArgs, path: &std::path::Path) -> anyhow::Result<()> {
             .collect(),
     };
     let name = args.model.display().to_string();
-    verdict::io::write_bytes_atomic(path, fit_html(&model, &name, None, &extras).as_bytes())?;
+    crate::output::write_report(path, &fit_html(&model, &name, None, &extras))?;
     Ok(())
 }

@@ -21,6 +21,7 @@ use crate::log::read_log;
 use crate::progress::bar;
 
 pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
+    crate::output::check_report(args.report.as_deref())?;
     let (mut log, featurizer) = read_log(&args.source)?;
     if let Some(warning) = complete_pairs(&mut log, args.allow_unobserved, args.nuisance_design)? {
         eprintln!("{}", in_flags(&warning));
@@ -79,7 +80,7 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
             Some(seconds),
             &extras,
         );
-        verdict::io::write_bytes_atomic(path, page.as_bytes())?;
+        crate::output::write_report(path, &page)?;
     }
     match args.format {
         OutputFormat::Json => println!(

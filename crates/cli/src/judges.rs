@@ -11,6 +11,7 @@ use verdict::report::{judge_run_html, judges_curves, judges_html, judges_table, 
 use crate::args::{BenchJudgesArgs, JudgeArgs, JudgeCosts, JudgeMethod, OutputFormat};
 
 pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
+    crate::output::check_report(args.report.as_deref())?;
     let p: Norm = args.p.parse()?;
     let config = JudgesConfig::read(&args.judges)?;
     let items = read_items(&args.items)?;
@@ -70,13 +71,13 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
     if let Some(path) = &args.report {
         let spend = LedgerSpend::of(&Ledger::read(&args.ledger)?, &ids);
         let title = format!("verdict judge: {}", args.items.display());
-        let page = judge_run_html(&spend, args.budget, &summary, &title);
-        verdict::io::write_bytes_atomic(path, page.as_bytes())?;
+        crate::output::write_report(path, &judge_run_html(&spend, args.budget, &summary, &title))?;
     }
     Ok(())
 }
 
 pub fn bench(args: &BenchJudgesArgs) -> anyhow::Result<()> {
+    crate::output::check_report(args.report.as_deref())?;
     let settings = settings(args)?;
     let rows = run_experiment(&settings);
     if let Some(path) = &args.plot {
@@ -84,7 +85,9 @@ pub fn bench(args: &BenchJudgesArgs) -> anyhow::Result<()> {
     }
     let text = match args.format {
         OutputFormat::Json => {
-            serde_json::to_string_pretty(&serde_json::json!({ "rows": rows }))? + "\n"
+            serde_json::to_string_pretty(
+                &serde_json::json!({ "settings": settings, "rows": rows }),
+            )? + "\n"
         }
         OutputFormat::Table => judges_table(&rows, &settings),
         OutputFormat::Csv => anyhow::bail!("--format csv is not offered here; use table or json"),
@@ -95,7 +98,7 @@ pub fn bench(args: &BenchJudgesArgs) -> anyhow::Result<()> {
             &judges_curves(&rows, &settings),
             "verdict bench judges",
         )?;
-        verdict::io::write_bytes_atomic(path, page.as_bytes())?;
+        crate::output::write_report(path, &page)?;
     }
     print!("{text}");
     Ok(())

@@ -25,6 +25,7 @@ mod output;
 mod predict;
 mod progress;
 mod rank;
+mod report;
 #[cfg(feature = "nasheval")]
 mod simulate;
 mod timing;
@@ -47,6 +48,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Rank(args) => rank::run(args, cli.quiet)?,
         Command::Demo(args) => demo::run(&args, cli.quiet)?,
         Command::Game(args) => game::run(&args)?,
+        Command::Report(args) => report::run(&args)?,
         Command::Judge(args) => judges::run(&args, cli.quiet)?,
         #[cfg(feature = "nasheval")]
         Command::Simulate(args) => simulate::run(&args)?,

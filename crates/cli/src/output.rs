@@ -15,3 +15,18 @@ pub fn emit(text: &str, out: Option<&Path>) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// Refuses `--report FILE` before any work when FILE exists and is not a page
+/// verdict wrote ([`verdict::page`]).
+pub fn check_report(report: Option<&Path>) -> anyhow::Result<()> {
+    if let Some(path) = report {
+        verdict::page::check_page_target(path, "--report")?;
+    }
+    Ok(())
+}
+
+/// Writes the `--report` page (atomically, never over a file verdict did not write).
+pub fn write_report(path: &Path, page: &str) -> anyhow::Result<()> {
+    verdict::page::write_page(path, "--report", page)?;
+    Ok(())
+}

@@ -6,8 +6,8 @@ use std::path::Path;
 use anyhow::Context;
 use verdict::equilibrium::EquilibriumSettings;
 use verdict::io::{
-    dataset_files, read_battles, read_costs, read_pair_counts, read_rankings, write_bytes_atomic,
-    BattleSchema, IoError, LoadedBattles, LoadedCounts, ReadOptions, Source,
+    dataset_files, read_battles, read_costs, read_pair_counts, read_rankings, BattleSchema,
+    IoError, LoadedBattles, LoadedCounts, ReadOptions, Source,
 };
 use verdict::plackett_luce::rank_rankings;
 use verdict::rank::{
@@ -277,6 +277,7 @@ pub fn render(report: &RankReport, format: OutputFormat) -> anyhow::Result<Strin
 }
 
 pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
+    crate::output::check_report(args.report.as_deref())?;
     let mut settings = settings(&args)?;
     // A page draws the matrices whether or not the printed output shows them.
     settings.matrices |= args.report.is_some();
@@ -325,7 +326,7 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
             .as_deref()
             .filter(|_| !group_boards.is_empty())
             .map(|column| (column, group_boards.as_slice()));
-        write_bytes_atomic(path, rank_html(&report, &title, groups).as_bytes())?;
+        crate::output::write_report(path, &rank_html(&report, &title, groups))?;
     }
     if let Some(path) = &args.plot {
         let first = report.outputs()[0];

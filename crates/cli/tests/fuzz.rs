@@ -379,6 +379,10 @@ fn ledgers_never_panic() {
     fuzz("ledger", &seed, |data| {
         std::fs::write(&path, data).unwrap();
         let _ = Ledger::read(&path);
+        // `verdict report` draws a ledger's run.
+        if let Ok(result) = verdict::results::read_result(&path) {
+            let _ = result.sections("fuzz");
+        }
         let mut pool = SimulatedJudges::new(instance.clone(), 1);
         if let Ok(mut ledgered) = LedgeredPool::open(
             &mut pool,
@@ -400,7 +404,6 @@ fn ledgers_never_panic() {
 }
 
 /// Every numeric array of a JSON value, by path, for structural mutations.
-#[cfg(feature = "nasheval")]
 fn arrays(value: &serde_json::Value, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
     match value {
         serde_json::Value::Array(items) => {
@@ -424,12 +427,124 @@ fn arrays(value: &serde_json::Value, path: &mut Vec<String>, out: &mut Vec<Vec<S
     }
 }
 
-#[cfg(feature = "nasheval")]
 fn at<'v>(value: &'v mut serde_json::Value, path: &[String]) -> &'v mut serde_json::Value {
     path.iter().fold(value, |v, key| match v {
         serde_json::Value::Array(items) => &mut items[key.parse::<usize>().unwrap()],
         other => &mut other[key.as_str()],
     })
+}
+
+/// Runs `check` on structural mutations of `seed` (1–3 each): a numeric array somewhere
+/// in it loses its last number, gains one, has its middle one replaced (by an extreme,
+/// a negative, zero or any number) or is emptied.
+fn fuzz_arrays(
+    name: &str,
+    seed: &serde_json::Value,
+    check: impl Fn(serde_json::Value) -> Result<(), TestCaseError>,
+) {
+    let mut paths = Vec::new();
+    arrays(seed, &mut Vec::new(), &mut paths);
+    let mutation = prop::collection::vec(
+        (
+            0..paths.len(),
+            0..4u8,
+            prop_oneof![
+                Just(f64::MAX),
+                Just(-1.0),
+                Just(0.0),
+                Just(1e-300),
+                any::<f64>()
+            ],
+        ),
+        1..4,
+    );
+    drive(name, &mutation, |changes| {
+        let mut value = seed.clone();
+        for (which, kind, number) in changes {
+            let target = at(&mut value, &paths[which]);
+            let items = target.as_array_mut().unwrap();
+            let number = serde_json::json!(number);
+            match kind {
+                0 => {
+                    items.pop();
+                }
+                1 => items.push(number),
+                2 if !items.is_empty() => {
+                    let i = items.len() / 2;
+                    items[i] = number;
+                }
+                _ => items.clear(),
+            }
+        }
+        check(value)
+    });
+}
+
+/// Saved results read back by `verdict report` — a board with its matrices, a game
+/// with its payoffs, a judges experiment — mutated byte-wise and structurally: each is
+/// refused or drawn, never a panic.
+#[test]
+fn saved_results_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/tutorial-arena.csv");
+    let matrix = dir.path().join("rps.csv");
+    std::fs::write(&matrix, ",r,p,s\nr,0,-1,1\np,1,0,-1\ns,-1,1,0\n").unwrap();
+    let seeds = [
+        (
+            "saved board",
+            common::succeed(&[
+                "rank",
+                log.to_str().unwrap(),
+                "--method",
+                "all",
+                "--matrix",
+                "--format",
+                "json",
+            ]),
+        ),
+        (
+            "saved game",
+            common::succeed(&[
+                "game",
+                matrix.to_str().unwrap(),
+                "--format",
+                "json",
+                "--payoffs",
+            ]),
+        ),
+        (
+            "saved judges experiment",
+            common::succeed(&[
+                "bench",
+                "judges",
+                "--items",
+                "4",
+                "--judges",
+                "2",
+                "--budgets",
+                "100",
+                "--reps",
+                "2",
+                "--format",
+                "json",
+            ]),
+        ),
+    ];
+    let path = dir.path().join("result.json");
+    let draw = |data: &[u8]| {
+        std::fs::write(&path, data).unwrap();
+        if let Ok(result) = verdict::results::read_result(&path) {
+            let _ = result.sections("fuzz");
+        }
+    };
+    for (name, seed) in &seeds {
+        fuzz(name, seed.as_bytes(), draw);
+        let value: serde_json::Value = serde_json::from_str(seed).unwrap();
+        fuzz_arrays(&format!("{name}, structurally"), &value, |mutated| {
+            draw(mutated.to_string().as_bytes());
+            Ok(())
+        });
+    }
 }
 
 #[test]
@@ -454,47 +569,16 @@ fn model_files_never_panic_and_never_predict_nan() {
     ]);
     let seed: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&model_path).unwrap()).unwrap();
-    let mut paths = Vec::new();
-    arrays(&seed, &mut Vec::new(), &mut paths);
     let features: Vec<f64> = (0..20).map(|i| (i as f64 * 0.37).sin()).collect();
-    let mutation = prop::collection::vec(
-        (
-            0..paths.len(),
-            0..4u8,
-            prop_oneof![
-                Just(f64::MAX),
-                Just(-1.0),
-                Just(0.0),
-                Just(1e-300),
-                any::<f64>()
-            ],
-        ),
-        1..4,
-    );
-    drive("model file", &mutation, |changes| {
-        let mut model = seed.clone();
-        for (which, kind, number) in changes {
-            let target = at(&mut model, &paths[which]);
-            let items = target.as_array_mut().unwrap();
-            let number = serde_json::json!(number);
-            match kind {
-                0 => {
-                    items.pop();
-                }
-                1 => items.push(number),
-                2 if !items.is_empty() => {
-                    let i = items.len() / 2;
-                    items[i] = number;
-                }
-                _ => items.clear(),
-            }
-        }
+    fuzz_arrays("model file", &seed, |model| {
         let Ok(model) = serde_json::from_value::<NashEvalModel>(model) else {
             return Ok(());
         };
         if model.check_format().is_err() {
             return Ok(());
         }
+        // The model's page draws whatever loads.
+        let _ = verdict::report::fit_sections(&model, "fuzz", None, &Default::default());
         let width = model.feature_names.len();
         if let Ok(policies) = model.policy(&features[..features.len() / width * width]) {
             prop_assert!(policies.iter().all(|p| p.is_finite()));

@@ -108,6 +108,35 @@ fn evaluate_page_shows_who_wins_where_beside_the_truth() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<h2>Against the truth</h2>") && !html.contains("http"));
 
+    // The model file and evaluate's JSON drawn again by `verdict report`: the fit's
+    // sections, and the model's score as evaluate printed it.
+    let scores = succeed(&["evaluate", &model, "--truth", &sim_s, "--format", "json"]);
+    let score: serde_json::Value = serde_json::from_str(&scores).unwrap();
+    let scores_file = dir.path().join("scores.json");
+    std::fs::write(&scores_file, &scores).unwrap();
+    let saved = dir.path().join("saved.html");
+    succeed(&[
+        "report",
+        &model,
+        scores_file.to_str().unwrap(),
+        "--out",
+        saved.to_str().unwrap(),
+    ]);
+    let again = std::fs::read_to_string(&saved).unwrap();
+    for section in [
+        "<h2>Propensities per menu</h2>",
+        "<h2>Network training</h2>",
+        "<h2>Against the truth</h2>",
+    ] {
+        assert!(
+            again.contains(section),
+            "the saved results' page lacks {section}"
+        );
+    }
+    let model_exploitability = score["exploitability"].as_f64().unwrap();
+    assert!(again.contains(&format!("<td>{model_exploitability:.4}</td>")));
+    assert!(again.contains("data-menus=\"10\""));
+
     // The truth's winner shares, counted here from the truth file: the agent of
     // largest true equilibrium probability at each test context, by language.
     let agents: Vec<String> = serde_json::from_str::<serde_json::Value>(

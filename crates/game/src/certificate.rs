@@ -4,7 +4,7 @@
 pub const GAP_TOLERANCE: f64 = 1e-9;
 
 /// Whether a lottery met [`GAP_TOLERANCE`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LotteryStatus {
     /// Gap ≤ [`GAP_TOLERANCE`].

@@ -16,8 +16,9 @@ pub const METHODS: [&str; 5] = [
     "adaptive",
 ];
 
-/// What to run.
-#[derive(Debug, Clone, PartialEq)]
+/// What to run (saved beside the rows by `verdict bench judges --format json`, so
+/// that `verdict report` can draw the result again).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ExperimentSettings {
     /// Items K.
     pub items: usize,
@@ -38,7 +39,7 @@ pub struct ExperimentSettings {
 }
 
 /// Mean and standard deviation of the `l_p` error of one strategy at one budget.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ExperimentRow {
     /// Strategy name.
     pub method: String,

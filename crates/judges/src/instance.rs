@@ -103,7 +103,8 @@ impl Instance {
 }
 
 /// How judge costs relate to judge quality in the sensitivity study (Appendix H.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum CostStructure {
     /// `c_j ∝ sum_k sigma^2_kj`: noisy judges cost more.
     BadIsExpensive,
@@ -114,7 +115,8 @@ pub enum CostStructure {
 }
 
 /// Which synthetic instance to draw.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Scenario {
     /// Appendix H.1: `s_k ~ U[0.1, 0.9]`, `sigma^2_kj ~ U[1e-4, 0.9 s_k (1 - s_k)]`,
     /// `c_j ~ U[0.5, 1.5]`, R = 1.

@@ -226,8 +226,27 @@ impl Ledger {
         Self::parse(path, &bytes)
     }
 
-    /// Parses a ledger's bytes (`path` names it in errors).
-    pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Self, JudgeError> {
+    /// The items its calls name, each once, in the order of its first call. The
+    /// ledger keeps only the number and a digest of the run's items, so items never
+    /// called are not among them.
+    pub fn called_items(&self) -> Vec<String> {
+        let mut seen = std::collections::HashSet::new();
+        self.calls
+            .iter()
+            .map(|call| match call {
+                LedgerCall::Ended(entry) => &entry.item,
+                LedgerCall::InDoubt(start) => &start.item,
+            })
+            .filter(|item| seen.insert(item.as_str()))
+            .cloned()
+            .collect()
+    }
+
+    /// Parses a ledger's bytes (`path` names it in errors), as [`Ledger::read`].
+    ///
+    /// # Errors
+    /// As [`Ledger::read`].
+    pub fn parse(path: &Path, bytes: &[u8]) -> Result<Self, JudgeError> {
         let fail = |m: String| ledger_error(path, m);
         let not_ours = || {
             fail(format!(

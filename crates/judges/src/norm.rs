@@ -1,5 +1,6 @@
-/// The error norm `l_p`, `p in [1, inf]`.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+/// The error norm `l_p`, `p in [1, inf]`; saved as its text (`"2"`, `"inf"`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(into = "String", try_from = "String")]
 pub enum Norm {
     /// Finite `p >= 1`.
     P(f64),
@@ -79,5 +80,19 @@ impl std::str::FromStr for Norm {
                 Self::new(p)
             }
         }
+    }
+}
+
+impl From<Norm> for String {
+    fn from(norm: Norm) -> String {
+        norm.to_string()
+    }
+}
+
+impl TryFrom<String> for Norm {
+    type Error = crate::JudgeError;
+
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        text.parse()
     }
 }

@@ -30,6 +30,7 @@ pub fn maximal_lottery_json(
             ..EquilibriumSettings::default()
         };
         let report = game_report(&game, &names, &settings).map_err(bad_input)?;
-        serde_json::to_string(&report).map_err(bad_input)
+        // The caller holds the matrix it passed.
+        serde_json::to_string(&report.without_payoffs()).map_err(bad_input)
     })
 }

@@ -14,6 +14,7 @@ mod games;
 mod judging;
 mod nasheval;
 mod ranking;
+mod reports;
 mod tables;
 
 /// A library error as the exception for bad input: its message names the place.
@@ -92,5 +93,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(judging::oracle_allocation, module)?)?;
     module.add_function(wrap_pyfunction!(judging::ivwe, module)?)?;
     module.add_class::<judging::CallableJudge>()?;
+    module.add_function(wrap_pyfunction!(reports::report_html, module)?)?;
+    module.add_function(wrap_pyfunction!(reports::write_page, module)?)?;
     Ok(())
 }

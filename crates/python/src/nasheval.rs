@@ -83,6 +83,13 @@ pub struct Model {
     inner: NashEvalModel,
 }
 
+impl Model {
+    /// The fitted model.
+    pub(crate) fn model(&self) -> &NashEvalModel {
+        &self.inner
+    }
+}
+
 /// Fits NashEval, as `verdict fit` with the same settings: on a contexts table
 /// (`context_id` and features) with a feedback table (`context_id, menu, modality,
 /// response`), or on a battle log (`battles`) whose `context_columns` make the

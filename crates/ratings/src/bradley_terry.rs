@@ -18,7 +18,7 @@
 //! strength finite, and says so in [`BtFit::regularization`].
 
 use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::likelihood::TieModel;
 use crate::newton::{Evaluation, Objective};
@@ -39,7 +39,7 @@ pub const DEFAULT_NEWTON_MAX_ITER: usize = 100;
 pub const DEFAULT_MM_MAX_ITER: usize = 100_000;
 
 /// The solver used for a fit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Solver {
@@ -106,7 +106,7 @@ impl Default for BradleyTerry {
 }
 
 /// Whether an iterative fit met its tolerance.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FitStatus {
     /// The gradient met the tolerance.
@@ -127,7 +127,7 @@ impl FitStatus {
 }
 
 /// The penalty a fit carried.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Regularization {
     /// The plain maximum-likelihood estimate.

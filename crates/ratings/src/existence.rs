@@ -3,12 +3,12 @@
 //! 2004, Assumption 1): otherwise some group of models beat every outsider it met and
 //! the likelihood keeps rising as the group's strengths go to infinity.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::{PairCounts, TieModel};
 
 /// One reason the maximum-likelihood estimate does not exist.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum MleObstacle {
     /// These models never won (nor tied, where a tie counts as half a win).

@@ -4,12 +4,12 @@
 //! "rank (UB)") is 1 + the number of models whose interval lies wholly above this
 //! model's: whose lower bound exceeds this model's upper bound.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::ModelTally;
 
 /// How intervals were made.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum IntervalMethod {
     /// Percentile bootstrap.
@@ -24,7 +24,7 @@ pub enum IntervalMethod {
 }
 
 /// The intervals of a leaderboard.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     /// How they were made.
     pub method: IntervalMethod,
@@ -33,7 +33,7 @@ pub struct Interval {
 }
 
 /// One model's line.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Standing {
     /// Model name.
     pub name: String,
@@ -73,7 +73,7 @@ pub struct Standing {
 }
 
 /// What a leaderboard's scores are.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PointEstimate {
     /// The method applied to the whole log once: the maximum-likelihood scores, the
@@ -89,11 +89,12 @@ pub enum PointEstimate {
 }
 
 /// Models sorted by descending score (ties in score by name).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Leaderboard {
     /// `bradley-terry`, `elo` or `maximal-lottery`.
     pub method: String,
-    /// What the scores are.
+    /// What the scores are (a result saved before this field read as a fit).
+    #[serde(default)]
     pub point: PointEstimate,
     /// The intervals, if any.
     pub interval: Option<Interval>,

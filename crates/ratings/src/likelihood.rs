@@ -7,10 +7,10 @@
 //! - `Davidson` (Davidson 1970): `P(i) = e^{d/2}/D`, `P(j) = e^{-d/2}/D`,
 //!   `P(tie) = nu/D`, `D = e^{d/2} + e^{-d/2} + nu`, with `theta = ln nu` fitted too.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How ties enter the Bradley–Terry likelihood.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum TieModel {

@@ -1,11 +1,11 @@
 //! A solved payoff matrix for people and scripts (`verdict game`).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::TextTable;
 
 /// One agent's probability.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentProbability {
     /// Agent name.
     pub name: String,
@@ -16,7 +16,7 @@ pub struct AgentProbability {
 /// The equilibrium of a payoff matrix: `gap` certifies the solved (possibly
 /// regularized or budgeted) game; `exploitability` is the unregularized Eq. 69 and
 /// `value` the game value of the equilibrium against itself (Eq. 71).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GameReport {
     /// Agents in the matrix's order.
     pub models: Vec<AgentProbability>,
@@ -28,6 +28,20 @@ pub struct GameReport {
     pub value: f64,
     /// Proved to be the only equilibrium.
     pub unique: bool,
+    /// The payoff matrix as read, rows and columns in `models` order: asked for with
+    /// `--matrix`, and always drawn on a page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payoffs: Option<Vec<Vec<f64>>>,
+}
+
+impl GameReport {
+    /// The report without its payoff matrix (drawn on a page, not asked for in print).
+    pub fn without_payoffs(&self) -> GameReport {
+        GameReport {
+            payoffs: None,
+            ..self.clone()
+        }
+    }
 }
 
 /// The report as text: a headline naming `file` and `rho`, then the agents by

@@ -630,15 +630,15 @@ fn beaten_by_graph(names: &[String], margins: &[Vec<f64>], support: &[String]) -
     svg
 }
 
-/// The equilibrium of a payoff matrix as one page: the certificate, the agents'
-/// probabilities, who beats whom in the support, and the payoff heatmap in
-/// probability order. `names` and `payoffs` are the matrix as read.
-pub fn game_html(
-    report: &GameReport,
-    names: &[String],
-    payoffs: &[Vec<f64>],
-    title: &str,
-) -> String {
+/// The equilibrium of a payoff matrix as one page titled `title` ([`game_sections`]).
+pub fn game_html(report: &GameReport, title: &str) -> String {
+    page(title, &game_sections(report))
+}
+
+/// The equilibrium's sections: the certificate, the agents' probabilities, and, when
+/// the report carries its payoff matrix, who beats whom in the support and the payoff
+/// heatmap in probability order.
+pub fn game_sections(report: &GameReport) -> String {
     let mut body = String::new();
     let certificate = format!(
         "{} agents: gap {:.2e}, exploitability {:.2e}, game value {:.2e}{}",
@@ -668,6 +668,15 @@ pub fn game_html(
         ]);
     }
     section(&mut body, "Equilibrium", &html_table(&table));
+    let names: Vec<String> = report.models.iter().map(|m| m.name.clone()).collect();
+    let Some(payoffs) = report.payoffs.as_deref() else {
+        section(
+            &mut body,
+            "Payoffs",
+            "<p>This result was saved without its payoff matrix: run <code>verdict game MATRIX --format json --payoffs</code> to keep it, and the page draws who beats whom and the payoff heatmap.</p>",
+        );
+        return body;
+    };
     let support: Vec<String> = order
         .iter()
         .filter(|&&m| report.models[m].probability > verdict_game::SUPPORT_THRESHOLD)
@@ -676,7 +685,7 @@ pub fn game_html(
     section(
         &mut body,
         "Who beats whom in the winner set",
-        &beaten_by_graph(names, payoffs, &support),
+        &beaten_by_graph(&names, payoffs, &support),
     );
     let ordered_names: Vec<String> = order.iter().map(|&m| names[m].clone()).collect();
     let ordered: Vec<Vec<f64>> = order
@@ -696,7 +705,7 @@ pub fn game_html(
         "Payoffs (row against column), agents by probability",
         &figure,
     );
-    page(title, &body)
+    body
 }
 
 /// A judging-on-a-budget experiment as one page: the log–log error curves (one panel
@@ -737,7 +746,9 @@ pub fn judges_sections(
 /// The `generator` of every page verdict writes: a page that lacks it is not verdict's.
 pub const GENERATOR_META: &str = "<meta name=\"generator\" content=\"verdict\">";
 
-pub(crate) fn page(title: &str, body: &str) -> String {
+/// A complete, self-contained HTML document titled `title` around `body` (sections
+/// as the `*_sections` functions return them), with verdict's style and generator tag.
+pub fn page(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">{GENERATOR_META}<title>{}</title><style>{STYLE}</style></head><body><h1>{}</h1>{body}</body></html>\n",
         text(title),

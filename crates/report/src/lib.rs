@@ -50,7 +50,7 @@ pub use combined::{combined_html, PagePart};
 pub use curves::{curves_svg, plot_curves, Curves, Series};
 pub use error::ReportError;
 pub use game::{game_table, AgentProbability, GameReport};
-pub use html::{game_html, rank_html, rank_sections, GENERATOR_META};
+pub use html::{game_html, game_sections, page, rank_html, rank_sections, GENERATOR_META};
 #[cfg(feature = "plots")]
 pub use html::{judges_html, judges_sections};
 pub use judge_run::{judge_run_html, judge_run_sections};
@@ -61,7 +61,7 @@ pub use log::log_summary;
 #[cfg(feature = "nasheval")]
 pub use nasheval::{
     fit_html, fit_notes, fit_sections, fit_summary, floor_text, predictions_csv, predictions_json,
-    FitPage, PolicyScoreRow,
+    score_sections, FitPage, PolicyScoreRow,
 };
 #[cfg(feature = "plots")]
 pub use plot::plot_leaderboard;

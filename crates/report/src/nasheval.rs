@@ -313,8 +313,18 @@ pub struct PolicyScoreRow {
     pub game_value: f64,
 }
 
+/// Policies scored against a simulation's truth as a section ("Against the truth":
+/// a table and exploitability as bars); nothing when there are none.
+pub fn score_sections(scores: &[PolicyScoreRow]) -> String {
+    let mut body = String::new();
+    if !scores.is_empty() {
+        section(&mut body, "Against the truth", &scores_table(scores));
+    }
+    body
+}
+
 /// The scores as a table and exploitability as bars.
-fn scores_section(scores: &[PolicyScoreRow]) -> String {
+fn scores_table(scores: &[PolicyScoreRow]) -> String {
     let mut table = TextTable::new([
         "policy",
         "exploitability",
@@ -381,13 +391,7 @@ pub fn fit_sections(
             &bar_chart("global-lottery", &bars, ""),
         );
     }
-    if !extras.scores.is_empty() {
-        section(
-            &mut body,
-            "Against the truth",
-            &scores_section(&extras.scores),
-        );
-    }
+    body.push_str(&score_sections(&extras.scores));
     if let Some((column, winners)) = extras.winners {
         section(
             &mut body,

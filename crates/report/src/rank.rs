@@ -1,8 +1,8 @@
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use verdict_ratings::{BtFit, FitStatus, Leaderboard, Regularization, Solver, TieModel};
 
 /// The iterative fit behind a Bradley–Terry leaderboard.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FitSummary {
     /// Newton or MM.
     pub solver: Solver,
@@ -38,7 +38,7 @@ impl From<&BtFit> for FitSummary {
 }
 
 /// Observed and predicted pairwise matrices, rows and columns in leaderboard order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Matrices {
     /// Row and column names.
     pub models: Vec<String>,
@@ -54,7 +54,7 @@ pub struct Matrices {
 }
 
 /// The equilibrium behind a maximal-lottery leaderboard.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LotterySummary {
     /// The winner set: models with probability above the support threshold.
     pub support: Vec<String>,
@@ -82,7 +82,7 @@ pub struct LotterySummary {
 }
 
 /// A robust lottery's ambiguity set and guarantee (NashEval Eq. 79–81).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RobustSummary {
     /// The groups, in the order of their weights.
     pub groups: Vec<String>,
@@ -93,7 +93,7 @@ pub struct RobustSummary {
 }
 
 /// One method's leaderboard with everything reported beside it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RankOutput {
     /// The leaderboard.
     #[serde(flatten)]
@@ -119,7 +119,7 @@ pub struct RankOutput {
 /// One covariate's coefficient in a Bradley–Terry model with covariates: the change
 /// in the log-odds that `model_a` wins per standard deviation of the covariate (per
 /// unit when not standardized).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Coefficient {
     /// The covariate.
     pub name: String,

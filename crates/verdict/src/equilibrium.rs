@@ -185,7 +185,7 @@ pub fn named_game(
 }
 
 /// Solves `game` (agents `names`) under `settings` and reports the equilibrium with
-/// its certificate, exploitability (Eq. 69) and value (Eq. 71).
+/// its certificate, exploitability (Eq. 69) and value (Eq. 71), and the payoffs.
 ///
 /// # Errors
 /// As [`solve`].
@@ -209,5 +209,10 @@ pub fn game_report(
         gap: lottery.gap,
         value: game_value(game, pi, pi),
         unique: lottery.unique,
+        payoffs: Some(
+            (0..names.len())
+                .map(|j| (0..names.len()).map(|k| game.get(j, k)).collect())
+                .collect(),
+        ),
     })
 }

@@ -19,6 +19,8 @@
 //! - [`contextual`]: a contextual log made ready for a NashEval fit.
 //! - [`experiment`]: NashEval's accuracy experiment on the Appendix G simulator.
 //! - [`model_file`]: NashEval models saved, loaded and applied to new contexts.
+//! - [`page`]: report pages written without overwriting a file verdict did not write.
+//! - [`results`]: saved results read back and drawn as one page (`verdict report`).
 //! - [`simulation`]: simulations with exact truth written to and opened from a
 //!   directory, and a policy scored against that truth.
 //!
@@ -57,10 +59,13 @@ pub mod experiment_summary;
 pub mod lottery_bootstrap;
 #[cfg(feature = "nasheval")]
 pub mod model_file;
+pub mod page;
 pub mod plackett_luce;
 pub mod rank;
 #[cfg(feature = "nasheval")]
 pub mod real_benchmark;
+#[cfg(feature = "plots")]
+pub mod results;
 #[cfg(feature = "nasheval")]
 pub mod simulation;
 pub mod style;

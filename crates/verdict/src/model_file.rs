@@ -89,9 +89,20 @@ pub fn save_model(model: &NashEvalModel, path: &Path) -> Result<(), VerdictError
 /// [`VerdictError::Data`] naming the file: unreadable, not a model, another version,
 /// or inconsistent dimensions.
 pub fn load_model(path: &Path) -> Result<NashEvalModel, VerdictError> {
-    let at = |message: String| VerdictError::Data(format!("{}: {message}", path.display()));
-    let bytes = std::fs::read(path).map_err(|e| at(format!("cannot read the model: {e}")))?;
-    let model: NashEvalModel = serde_json::from_slice(&bytes).map_err(|e| {
+    let bytes = std::fs::read(path).map_err(|e| {
+        VerdictError::Data(format!("{}: cannot read the model: {e}", path.display()))
+    })?;
+    parse_model(&path.display().to_string(), &bytes)
+}
+
+/// A model file's bytes read and checked as [`load_model`] does; `label` names the
+/// file in errors.
+///
+/// # Errors
+/// As [`load_model`].
+pub fn parse_model(label: &str, bytes: &[u8]) -> Result<NashEvalModel, VerdictError> {
+    let at = |message: String| VerdictError::Data(format!("{label}: {message}"));
+    let model: NashEvalModel = serde_json::from_slice(bytes).map_err(|e| {
         at(format!(
             "not a model written by verdict fit (or damaged): {e}"
         ))

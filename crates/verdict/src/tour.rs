@@ -7,7 +7,6 @@
 //! budgets and as one ledgered run.
 
 use std::fmt::Write;
-use std::path::Path;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -18,7 +17,7 @@ use verdict_judges::{
 };
 use verdict_report::{
     combined_html, judge_run_sections, judges_curves, judges_sections, judges_table, rank_sections,
-    render_table, PagePart, GENERATOR_META,
+    render_table, PagePart,
 };
 
 use crate::rank::{rank, Intervals, Method, RankSettings};
@@ -215,36 +214,4 @@ fn judges_parts(text: &mut String) -> Result<Vec<PagePart>, VerdictError> {
             body: judge_run_sections(&spend, JUDGE_BUDGET, &summary),
         },
     ])
-}
-
-/// Writes the tour's page to `path`, atomically, unless a file there was not written
-/// by verdict (a page without its generator tag): that file is left as it is.
-///
-/// # Errors
-/// [`VerdictError::Data`] naming the file when it is not verdict's; I/O errors.
-pub fn write_tour_page(path: &Path, page: &str) -> Result<(), VerdictError> {
-    check_tour_page(path)?;
-    verdict_io::write_bytes_atomic(path, page.as_bytes())?;
-    Ok(())
-}
-
-/// Refuses `path` when a file there was not written by verdict, before any work.
-///
-/// # Errors
-/// As [`write_tour_page`].
-pub fn check_tour_page(path: &Path) -> Result<(), VerdictError> {
-    if path.exists() {
-        let ours = std::fs::read(path)
-            .map(|bytes| {
-                String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).contains(GENERATOR_META)
-            })
-            .unwrap_or(false);
-        if !ours {
-            return Err(VerdictError::Data(format!(
-                "{} exists and was not written by verdict; it was left untouched: name another file with --out",
-                path.display()
-            )));
-        }
-    }
-    Ok(())
 }

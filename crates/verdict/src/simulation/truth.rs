@@ -256,7 +256,7 @@ impl Truth {
 }
 
 /// Mean accuracy of a policy over a split (NashEval Appendix I.1).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct PolicyScore {
     /// Mean unregularized exploitability (Eq. 69).
     pub exploitability: f64,

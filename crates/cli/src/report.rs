@@ -1,0 +1,20 @@
+//! `verdict report RESULT... --out FILE`: saved results drawn as one page
+//! ([`verdict::results`]).
+
+use std::path::Path;
+
+use crate::args::ReportArgs;
+
+pub fn run(args: &ReportArgs) -> anyhow::Result<()> {
+    verdict::page::check_page_target(&args.out, "--out")?;
+    let paths: Vec<&Path> = args.results.iter().map(|p| p.as_path()).collect();
+    let page = verdict::results::report_page(&paths, args.title.as_deref())?;
+    verdict::page::write_page(&args.out, "--out", &page)?;
+    println!(
+        "{} (one self-contained page of {} result{}; open it in a browser)",
+        args.out.display(),
+        paths.len(),
+        if paths.len() == 1 { "" } else { "s" }
+    );
+    Ok(())
+}

@@ -1,0 +1,46 @@
+//! Report pages: saved results drawn as one self-contained HTML page, as `verdict
+//! report` draws them.
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use verdict::results::{parse_result, results_page};
+
+use crate::bad_input;
+use crate::nasheval::Model;
+
+/// The page of `results`, each a name with the result's bytes (what a file of it
+/// holds) or a fitted model: one result's page as its command draws it, or one page
+/// with a part per result, titled `title`.
+#[pyfunction]
+#[pyo3(signature = (results, title=None))]
+pub fn report_html(
+    results: Vec<(String, Bound<'_, PyAny>)>,
+    title: Option<String>,
+) -> PyResult<String> {
+    let mut saved = Vec::with_capacity(results.len());
+    for (name, value) in results {
+        let bytes = if let Ok(model) = value.cast::<Model>() {
+            serde_json::to_vec(model.get().model()).map_err(bad_input)?
+        } else {
+            value.cast::<PyBytes>()?.as_bytes().to_vec()
+        };
+        saved.push((
+            name.clone(),
+            parse_result(&name, &bytes).map_err(bad_input)?,
+        ));
+    }
+    if saved.is_empty() {
+        return Err(bad_input("report: give at least one result"));
+    }
+    results_page(&saved, title.as_deref()).map_err(bad_input)
+}
+
+/// Writes `page` to `path` atomically, never over a file verdict did not write.
+#[pyfunction]
+pub fn write_page(py: Python<'_>, path: PathBuf, page: &str) -> PyResult<()> {
+    py.detach(|| verdict::page::write_page(&path, "out", page))
+        .map_err(bad_input)
+}

@@ -1,0 +1,403 @@
+//! Saved results read back and drawn as one page (`verdict report RESULT...`): the
+//! JSON that `verdict rank`, `verdict game` and `verdict bench judges` print with
+//! `--format json`, a spend ledger of `verdict judge`, and, with the `nasheval`
+//! feature, a model file of `verdict fit` and the JSON of `verdict evaluate`. A result
+//! alone gets the page its command's `--report` draws from the same numbers; several
+//! get one page with a part each and a list of the parts at the top.
+//!
+//! What a saved result does not hold is not drawn: a board saved without `--matrix`
+//! has no heatmaps, a game saved without `--payoffs` no cycle graph, a model file no
+//! stage times, and a ledger names only the items it called. The page says so where
+//! it matters.
+
+use std::path::Path;
+
+use serde_json::Value;
+use verdict_judges::{ExperimentRow, ExperimentSettings, Ledger, LedgerSpend, LEDGER_FORMAT};
+use verdict_report::{
+    combined_html, game_sections, judge_run_sections, judges_curves, judges_sections, judges_table,
+    page, rank_sections, GameReport, PagePart, RankOutput, RankReport,
+};
+
+use crate::VerdictError;
+
+/// What a result file can be, in words, for the message that refuses another file.
+const KINDS: &str = "the JSON of verdict rank, game or bench judges (--format json), a spend ledger of verdict judge, a NashEval model file of verdict fit, or the JSON of verdict evaluate";
+
+/// One saved result, read and checked.
+#[derive(Debug)]
+pub enum SavedResult {
+    /// A leaderboard, or several side by side (`verdict rank --format json`).
+    Rank(RankReport),
+    /// The equilibrium of a payoff matrix (`verdict game --format json`).
+    Game(GameReport),
+    /// A judging-on-a-budget experiment (`verdict bench judges --format json`).
+    JudgesExperiment {
+        /// What was run.
+        settings: ExperimentSettings,
+        /// Its rows.
+        rows: Vec<ExperimentRow>,
+    },
+    /// One judging run, from its spend ledger (`verdict judge --ledger`).
+    JudgeRun {
+        /// Spend per judge and item, and the allocation.
+        spend: LedgerSpend,
+        /// The run's budget, as its ledger records it.
+        budget: f64,
+        /// The run's settings in a line.
+        summary: String,
+    },
+    /// A NashEval model file (`verdict fit --out`).
+    #[cfg(feature = "nasheval")]
+    Model(Box<verdict_nasheval::NashEvalModel>),
+    /// A model's scores against a simulation's truth (`verdict evaluate --format json`).
+    #[cfg(feature = "nasheval")]
+    Evaluation(crate::simulation::PolicyScore),
+}
+
+/// Reads the result at `path`, telling its kind from its content ([`parse_result`]).
+///
+/// # Errors
+/// As [`parse_result`], and when the file cannot be read.
+pub fn read_result(path: &Path) -> Result<SavedResult, VerdictError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| VerdictError::Data(format!("{}: cannot read it: {e}", path.display())))?;
+    parse_result(&path.display().to_string(), &bytes)
+}
+
+/// A saved result's bytes, its kind told from its content; `label` names it in errors.
+///
+/// # Errors
+/// [`VerdictError::Data`] naming `label`: not a result verdict saves (with the kinds it
+/// reads), or of a known kind but damaged (with what is wrong).
+pub fn parse_result(label: &str, bytes: &[u8]) -> Result<SavedResult, VerdictError> {
+    let at = |message: String| VerdictError::Data(format!("{label}: {message}"));
+    if starts_a_ledger(bytes) {
+        return judge_run(label, bytes);
+    }
+    let value: Value = serde_json::from_slice(bytes)
+        .map_err(|e| at(format!("not a result verdict saved ({e}); give {KINDS}")))?;
+    let has = |key: &str| value.get(key).is_some();
+    let kind = if value.get("format").and_then(Value::as_str) == Some(NASHEVAL_FORMAT) {
+        Kind::Model
+    } else if has("leaderboards") || (has("method") && has("models")) {
+        Kind::Rank
+    } else if has("models") && has("gap") && has("value") {
+        Kind::Game
+    } else if has("rows") && has("settings") {
+        Kind::JudgesExperiment
+    } else if has("rows") {
+        return Err(at("the rows of verdict bench judges without their settings (saved by an earlier verdict): run verdict bench judges --format json again".into()));
+    } else if has("exploitability") && has("support_f1") && has("game_value") {
+        Kind::Evaluation
+    } else if let (Some(model), true) = (value.get("model").and_then(Value::as_str), has("summary"))
+    {
+        return Err(at(format!(
+            "this is what verdict fit printed; give the model file it names, {model}"
+        )));
+    } else {
+        return Err(at(format!("not a result verdict saved; give {KINDS}")));
+    };
+    let damaged = |what: &str, e: serde_json::Error| at(format!("{what} but damaged: {e}"));
+    Ok(match kind {
+        Kind::Rank => {
+            let report = rank_report(value).map_err(|e| damaged("verdict rank's JSON", e))?;
+            check_rank(&report).map_err(|m| at(format!("verdict rank's JSON but {m}")))?;
+            SavedResult::Rank(report)
+        }
+        Kind::Game => {
+            let report: GameReport =
+                serde_json::from_value(value).map_err(|e| damaged("verdict game's JSON", e))?;
+            check_game(&report).map_err(|m| at(format!("verdict game's JSON but {m}")))?;
+            SavedResult::Game(report)
+        }
+        Kind::JudgesExperiment => {
+            #[derive(serde::Deserialize)]
+            struct Saved {
+                settings: ExperimentSettings,
+                rows: Vec<ExperimentRow>,
+            }
+            let saved: Saved = serde_json::from_value(value)
+                .map_err(|e| damaged("verdict bench judges' JSON", e))?;
+            check_experiment(&saved.settings, &saved.rows).map_err(at)?;
+            SavedResult::JudgesExperiment {
+                settings: saved.settings,
+                rows: saved.rows,
+            }
+        }
+        Kind::Model => model(label, bytes)?,
+        Kind::Evaluation => evaluation(value).map_err(|e| damaged("verdict evaluate's JSON", e))?,
+    })
+}
+
+/// The kinds told apart by a JSON document's keys.
+enum Kind {
+    Rank,
+    Game,
+    JudgesExperiment,
+    Model,
+    Evaluation,
+}
+
+#[cfg(feature = "nasheval")]
+const NASHEVAL_FORMAT: &str = verdict_nasheval::FORMAT;
+/// A build without NashEval still recognises its model files, to refuse them by name.
+#[cfg(not(feature = "nasheval"))]
+const NASHEVAL_FORMAT: &str = "verdict-nasheval";
+
+#[cfg(feature = "nasheval")]
+fn model(label: &str, bytes: &[u8]) -> Result<SavedResult, VerdictError> {
+    let model = crate::model_file::parse_model(label, bytes)?;
+    Ok(SavedResult::Model(Box::new(model)))
+}
+
+#[cfg(not(feature = "nasheval"))]
+fn model(label: &str, _: &[u8]) -> Result<SavedResult, VerdictError> {
+    Err(VerdictError::Data(format!(
+        "{label}: a NashEval model file, and this verdict was built without NashEval (the nasheval feature)"
+    )))
+}
+
+#[cfg(feature = "nasheval")]
+fn evaluation(value: Value) -> Result<SavedResult, serde_json::Error> {
+    serde_json::from_value(value).map(SavedResult::Evaluation)
+}
+
+#[cfg(not(feature = "nasheval"))]
+fn evaluation(_: Value) -> Result<SavedResult, serde_json::Error> {
+    Err(serde::de::Error::custom(
+        "this verdict was built without NashEval (the nasheval feature)",
+    ))
+}
+
+/// `verdict rank`'s JSON: one board, or `--method all`'s boards under `leaderboards`.
+fn rank_report(mut value: Value) -> Result<RankReport, serde_json::Error> {
+    match value.get_mut("leaderboards").map(Value::take) {
+        Some(boards) => Ok(RankReport::All {
+            method: "all",
+            leaderboards: serde_json::from_value::<Vec<RankOutput>>(boards)?,
+            notes: match value.get_mut("notes").map(Value::take) {
+                Some(notes) => serde_json::from_value(notes)?,
+                None => Vec::new(),
+            },
+        }),
+        None => serde_json::from_value(value).map(|one| RankReport::Single(Box::new(one))),
+    }
+}
+
+/// What the drawings index: a board at least, and matrices of the board's size.
+fn check_rank(report: &RankReport) -> Result<(), String> {
+    let outputs = report.outputs();
+    if outputs.is_empty() {
+        return Err("with no leaderboard in it".into());
+    }
+    for output in outputs {
+        let Some(matrices) = &output.matrices else {
+            continue;
+        };
+        let k = matrices.models.len();
+        let all = [
+            Some(&matrices.wins),
+            Some(&matrices.ties),
+            matrices.win_probability.as_ref(),
+            matrices.margins.as_ref(),
+        ];
+        if !all.into_iter().flatten().all(|m| is_square(m, k)) {
+            return Err(format!(
+                "the {} board's matrices are not {k} × {k} like its list of models (edited or damaged)",
+                output.leaderboard.method
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The payoffs, when saved, are one row and column per agent.
+fn check_game(report: &GameReport) -> Result<(), String> {
+    let k = report.models.len();
+    match &report.payoffs {
+        Some(payoffs) if !is_square(payoffs, k) => Err(format!(
+            "its payoffs are not {k} × {k} like its list of agents (edited or damaged)"
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn is_square(matrix: &[Vec<f64>], k: usize) -> bool {
+    matrix.len() == k && matrix.iter().all(|row| row.len() == k)
+}
+
+/// Every (norm, budget, method) cell of the settings has its row, as the table needs.
+fn check_experiment(settings: &ExperimentSettings, rows: &[ExperimentRow]) -> Result<(), String> {
+    for norm in &settings.norms {
+        let p = norm.to_string();
+        for &budget in &settings.budgets {
+            for method in &settings.methods {
+                let found = rows
+                    .iter()
+                    .any(|r| r.p == p && r.budget == budget && &r.method == method);
+                if !found {
+                    return Err(format!(
+                        "verdict bench judges' JSON without a row for {method} at budget {budget} and p = {p} (edited or damaged): run it again"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `bytes` start with a spend ledger's header line.
+fn starts_a_ledger(bytes: &[u8]) -> bool {
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    serde_json::from_slice::<Value>(first)
+        .ok()
+        .and_then(|header| header.get("format")?.as_str().map(|f| f == LEDGER_FORMAT))
+        .unwrap_or(false)
+}
+
+/// A judging run from its ledger: the spend over the items it called.
+fn judge_run(label: &str, bytes: &[u8]) -> Result<SavedResult, VerdictError> {
+    let ledger = Ledger::parse(Path::new(label), bytes)?;
+    let settings = &ledger.run.settings;
+    let budget = settings
+        .get("budget")
+        .and_then(Value::as_f64)
+        .filter(|b| b.is_finite() && *b > 0.0)
+        .ok_or_else(|| {
+            VerdictError::Data(format!(
+                "{label}: a spend ledger without a positive budget in its header (edited or damaged)"
+            ))
+        })?;
+    let items = ledger.called_items();
+    let setting = |key: &str| {
+        settings.get(key).map_or_else(
+            || "?".into(),
+            |v| v.to_string().trim_matches('"').to_string(),
+        )
+    };
+    let summary = format!(
+        "{} with budget {budget}, p = {}, seed {}: {} items in the run, {} of them called; {} judges",
+        setting("method"),
+        setting("p"),
+        setting("seed"),
+        ledger.run.items,
+        items.len(),
+        ledger.run.judges.len()
+    );
+    Ok(SavedResult::JudgeRun {
+        spend: LedgerSpend::of(&ledger, &items),
+        budget,
+        summary,
+    })
+}
+
+impl SavedResult {
+    /// What the result is, in a few words (a part's heading starts with it).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SavedResult::Rank(_) => "Leaderboard",
+            SavedResult::Game(_) => "Equilibrium of a payoff matrix",
+            SavedResult::JudgesExperiment { .. } => "Judges under a budget",
+            SavedResult::JudgeRun { .. } => "A judging run",
+            #[cfg(feature = "nasheval")]
+            SavedResult::Model(_) => "NashEval model",
+            #[cfg(feature = "nasheval")]
+            SavedResult::Evaluation(_) => "NashEval model against the truth",
+        }
+    }
+
+    /// The page title its command's `--report` gives it; `name` is the file's name.
+    pub fn title(&self, name: &str) -> String {
+        match self {
+            SavedResult::Rank(report) => {
+                format!("verdict rank {}", report.outputs()[0].source)
+            }
+            SavedResult::Game(_) => format!("verdict game {name}"),
+            SavedResult::JudgesExperiment { .. } => "verdict bench judges".into(),
+            SavedResult::JudgeRun { .. } => format!("verdict judge: {name}"),
+            #[cfg(feature = "nasheval")]
+            SavedResult::Model(_) => format!("verdict fit: {name}"),
+            #[cfg(feature = "nasheval")]
+            SavedResult::Evaluation(_) => format!("verdict evaluate: {name}"),
+        }
+    }
+
+    /// The result's sections, as its command's `--report` draws them.
+    ///
+    /// # Errors
+    /// [`VerdictError::Report`] should a curve fail to draw.
+    // Only NashEval's parts name their file inside the sections.
+    #[cfg_attr(not(feature = "nasheval"), allow(unused_variables))]
+    pub fn sections(&self, name: &str) -> Result<String, VerdictError> {
+        Ok(match self {
+            SavedResult::Rank(report) => rank_sections(report, None),
+            SavedResult::Game(report) => game_sections(report),
+            SavedResult::JudgesExperiment { settings, rows } => judges_sections(
+                &judges_table(rows, settings),
+                &judges_curves(rows, settings),
+            )?,
+            SavedResult::JudgeRun {
+                spend,
+                budget,
+                summary,
+            } => judge_run_sections(spend, *budget, summary),
+            #[cfg(feature = "nasheval")]
+            SavedResult::Model(model) => {
+                verdict_report::fit_sections(model, name, None, &verdict_report::FitPage::default())
+            }
+            #[cfg(feature = "nasheval")]
+            SavedResult::Evaluation(score) => {
+                verdict_report::score_sections(&[score.page_row(name.to_string())])
+            }
+        })
+    }
+}
+
+/// The page of the results at `paths` ([`results_page`]).
+///
+/// # Errors
+/// As [`read_result`] for the first file that cannot be read; no page is made then.
+pub fn report_page(paths: &[&Path], title: Option<&str>) -> Result<String, VerdictError> {
+    let results = paths
+        .iter()
+        .map(|path| read_result(path).map(|result| (path.display().to_string(), result)))
+        .collect::<Result<Vec<_>, _>>()?;
+    results_page(&results, title)
+}
+
+/// The page of `results` (each with the name of its file): one result's page as its
+/// command draws it, or one page with a part per result (titled `title`, by default
+/// "verdict report").
+///
+/// # Errors
+/// [`VerdictError::Report`] should a curve fail to draw.
+pub fn results_page(
+    results: &[(String, SavedResult)],
+    title: Option<&str>,
+) -> Result<String, VerdictError> {
+    if let [(name, result)] = results {
+        let title = title.map_or_else(|| result.title(name), str::to_string);
+        return Ok(page(&title, &result.sections(name)?));
+    }
+    let parts = results
+        .iter()
+        .enumerate()
+        .map(|(i, (name, result))| {
+            let file = Path::new(name)
+                .file_name()
+                .map_or_else(|| name.clone(), |f| f.to_string_lossy().into_owned());
+            Ok(PagePart {
+                title: format!("{}: {file}", result.kind()),
+                anchor: format!("result-{}", i + 1),
+                intro: format!("From {name}."),
+                body: result.sections(name)?,
+            })
+        })
+        .collect::<Result<Vec<_>, VerdictError>>()?;
+    Ok(combined_html(
+        title.unwrap_or("verdict report"),
+        &format!("{} saved results, one part each.", parts.len()),
+        &parts,
+    ))
+}
