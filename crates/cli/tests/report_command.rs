@@ -246,6 +246,8 @@ fn what_is_not_a_result_is_refused_and_nothing_is_lost() {
             "{message}"
         );
     }
+    let empty_file = write(dir.path(), "empty-file.json", "");
+    assert!(failure(&["report", &empty_file, "--out", out]).contains("empty"));
     // Good files before a bad one write nothing either.
     failure(&["report", &board, &other, "--out", out]);
     assert!(!page.exists());

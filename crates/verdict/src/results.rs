@@ -72,6 +72,11 @@ pub fn read_result(path: &Path) -> Result<SavedResult, VerdictError> {
 /// reads), or of a known kind but damaged (with what is wrong).
 pub fn parse_result(label: &str, bytes: &[u8]) -> Result<SavedResult, VerdictError> {
     let at = |message: String| VerdictError::Data(format!("{label}: {message}"));
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(at(format!(
+            "empty (did the command that should have written it fail?); give {KINDS}"
+        )));
+    }
     if starts_a_ledger(bytes) {
         return judge_run(label, bytes);
     }
