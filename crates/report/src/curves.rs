@@ -59,8 +59,15 @@ fn tick_text(value: f64) -> String {
     }
 }
 
-const PANEL_WIDTH: u32 = 720;
+/// A panel's chart, and the legend column to its right: beside the lines, never over
+/// them.
+const CHART_WIDTH: u32 = 560;
+const LEGEND_WIDTH: u32 = 200;
+const PANEL_WIDTH: u32 = CHART_WIDTH + LEGEND_WIDTH;
 const PANEL_HEIGHT: u32 = 480;
+
+/// Longest series name the legend column shows whole; longer ones end in `…`.
+const LEGEND_CHARS: usize = 26;
 
 /// Draws `panels` side by side to `path` (`.svg` or `.png`), atomically.
 ///
@@ -77,6 +84,19 @@ pub fn plot_curves(path: &Path, panels: &[Curves]) -> Result<(), ReportError> {
 /// [`ReportError::Plot`] when drawing fails (a panel with no positive points).
 pub fn curves_svg(panels: &[Curves]) -> Result<String, ReportError> {
     crate::plot::svg_text(&Panels(panels))
+}
+
+/// Ticks of the x axis: the points' own x values when there are at most eight
+/// distinct ones (budgets, voter counts), else [`log_ticks`].
+fn x_ticks(xs: impl Iterator<Item = f64>, low: f64, high: f64) -> Vec<f64> {
+    let mut distinct: Vec<f64> = xs.collect();
+    distinct.sort_by(f64::total_cmp);
+    distinct.dedup();
+    if distinct.len() <= 8 {
+        distinct
+    } else {
+        log_ticks(low, high)
+    }
 }
 
 /// Ticks of a log axis from `low` to `high`: 1, 2 and 5 times each power of ten in
@@ -150,7 +170,8 @@ where
     if !(x_low <= x_high && y_low <= y_high) {
         return Err(format!("panel {:?} has no positive points", panel.title));
     }
-    let mut chart = ChartBuilder::on(area)
+    let (chart_area, legend_area) = area.split_horizontally(CHART_WIDTH);
+    let mut chart = ChartBuilder::on(&chart_area)
         .caption(&panel.title, ("sans-serif", 18))
         .margin(14)
         .x_label_area_size(40)
@@ -158,7 +179,11 @@ where
         .build_cartesian_2d(
             (x_low / 1.2..x_high * 1.2)
                 .log_scale()
-                .with_key_points(log_ticks(x_low / 1.2, x_high * 1.2)),
+                .with_key_points(x_ticks(
+                    points().map(|&(x, _)| x),
+                    x_low / 1.2,
+                    x_high * 1.2,
+                )),
             (y_low / 1.3..y_high * 1.3)
                 .log_scale()
                 .with_key_points(log_ticks(y_low / 1.3, y_high * 1.3)),
@@ -177,48 +202,97 @@ where
         .draw()
         .map_err(text)?;
     for (i, series) in panel.series.iter().enumerate() {
-        let color = OKABE_ITO[i % OKABE_ITO.len()];
+        let look = Look::of(i);
         let line: Vec<(f64, f64)> = series.points.iter().copied().filter(usable).collect();
-        // Past the palette's eight colours, lines are dashed with hollow markers, so
-        // two series never look alike.
-        let style = color.stroke_width(2);
-        if i < OKABE_ITO.len() {
+        if look.dashed {
             chart
-                .draw_series(LineSeries::new(line.clone(), style))
-                .map_err(text)?
-                .label(series.name.as_str())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
+                .draw_series(DashedLineSeries::new(line.clone(), 6, 4, look.line()))
+                .map_err(text)?;
         } else {
             chart
-                .draw_series(DashedLineSeries::new(line.clone(), 6, 4, style))
-                .map_err(text)?
-                .label(series.name.as_str())
-                .legend(move |(x, y)| {
-                    DashedPathElement::new(vec![(x, y), (x + 18, y)], 6, 4, style)
-                });
+                .draw_series(LineSeries::new(line.clone(), look.line()))
+                .map_err(text)?;
         }
-        let marker = if i < OKABE_ITO.len() {
-            color.filled()
-        } else {
-            color.stroke_width(1)
-        };
         chart
-            .draw_series(line.into_iter().map(|p| Circle::new(p, 3, marker)))
+            .draw_series(line.into_iter().map(|p| Circle::new(p, 3, look.marker())))
             .map_err(text)?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 12))
-        .draw()
-        .map_err(text)?;
+    draw_legend(&legend_area, &panel.series).map_err(text)
+}
+
+/// How series `i` is drawn: an Okabe–Ito colour, solid with filled markers; past the
+/// palette's eight colours, dashed with hollow markers, so two series never look alike.
+struct Look {
+    color: RGBColor,
+    dashed: bool,
+}
+
+impl Look {
+    fn of(i: usize) -> Self {
+        Look {
+            color: OKABE_ITO[i % OKABE_ITO.len()],
+            dashed: i >= OKABE_ITO.len(),
+        }
+    }
+
+    fn line(&self) -> ShapeStyle {
+        self.color.stroke_width(2)
+    }
+
+    fn marker(&self) -> ShapeStyle {
+        if self.dashed {
+            self.color.stroke_width(1)
+        } else {
+            self.color.filled()
+        }
+    }
+}
+
+/// The legend in its own column: one row per series, its line and marker, then its
+/// name (shortened past [`LEGEND_CHARS`]).
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    series: &[Series],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    const TOP: i32 = 48;
+    const ROW: i32 = 20;
+    for (i, one) in series.iter().enumerate() {
+        let look = Look::of(i);
+        let y = TOP + ROW * i as i32;
+        let ends = vec![(4, y), (28, y)];
+        if look.dashed {
+            area.draw(&DashedPathElement::new(ends, 6, 4, look.line()))?;
+        } else {
+            area.draw(&PathElement::new(ends, look.line()))?;
+        }
+        area.draw(&Circle::new((16, y), 3, look.marker()))?;
+        let name = if one.name.chars().count() > LEGEND_CHARS {
+            let kept: String = one.name.chars().take(LEGEND_CHARS - 1).collect();
+            format!("{kept}…")
+        } else {
+            one.name.clone()
+        };
+        area.draw(&Text::new(
+            name,
+            (34, y - 7),
+            ("sans-serif", 12).into_font().color(&BLACK),
+        ))?;
+    }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::log_ticks;
+
+    #[test]
+    fn few_x_values_are_their_own_ticks() {
+        use super::x_ticks;
+        let voters = [1.0, 3.0, 5.0, 3.0, 1.0];
+        assert_eq!(x_ticks(voters.into_iter(), 0.8, 6.0), [1.0, 3.0, 5.0]);
+        let many = (1..=20).map(f64::from);
+        assert_eq!(x_ticks(many, 0.8, 24.0), [1.0, 2.0, 5.0, 10.0, 20.0]);
+    }
 
     #[test]
     fn log_ticks_are_one_two_five_per_decade_thinned_when_many() {
