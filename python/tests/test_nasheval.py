@@ -203,3 +203,11 @@ def test_a_fitted_model_and_its_evaluation_make_one_page(simulation, fitted, tmp
     assert f"<td>{scores['exploitability']:.4f}</td>" in page
     with pytest.raises(ValueError, match="not fitted"):
         verdict.report(verdict.NashEval())
+    # In a notebook, the model shows as the same page in a frame of its own.
+    import html
+
+    shown = fitted._repr_html_()
+    assert shown.startswith('<iframe srcdoc="')
+    srcdoc = shown[len('<iframe srcdoc="'):shown.index('" title=')]
+    assert html.unescape(srcdoc) == verdict.report(fitted, title="NashEval model")
+    assert verdict.NashEval()._repr_html_() is None

@@ -266,6 +266,19 @@ class NashEval:
         ids, agents, _, _, payoffs = self._model().predict(contexts, True)
         return np.asarray(payoffs).reshape(len(ids), len(agents), len(agents))
 
+    def _repr_html_(self) -> Optional[str]:
+        """In a notebook a fitted model shows as its page (what :func:`report` draws),
+        in a frame of its own so that the page's style stays inside it."""
+        if self.model_ is None:
+            return None
+        import html
+
+        from ._report import report
+
+        page = report(self, title="NashEval model")
+        return (f'<iframe srcdoc="{html.escape(page, quote=True)}" title="NashEval model" '
+                'style="width:100%;height:640px;border:0"></iframe>')
+
     def save(self, path: "os.PathLike[str] | str") -> None:
         """Writes the model file: the same bytes ``verdict fit`` writes for the same
         log and settings; ``verdict predict`` reads it."""
