@@ -101,7 +101,8 @@ fn x_ticks(xs: impl Iterator<Item = f64>, low: f64, high: f64) -> Vec<f64> {
 
 /// Ticks of a log axis from `low` to `high`: 1, 2 and 5 times each power of ten in
 /// range, thinned to 1 and 3 (then to powers of ten alone) when there would be more
-/// than ten.
+/// than ten, and every digit's multiple when 1-2-5 leaves fewer than three (a range
+/// within one decade).
 fn log_ticks(low: f64, high: f64) -> Vec<f64> {
     let (first, last) = (low.log10().floor() as i32, high.log10().ceil() as i32);
     let within = |steps: &[f64]| -> Vec<f64> {
@@ -110,6 +111,13 @@ fn log_ticks(low: f64, high: f64) -> Vec<f64> {
             .filter(|v| *v >= low && *v <= high)
             .collect()
     };
+    let usual = within(&[1.0, 2.0, 5.0]);
+    if usual.len() < 3 {
+        let digits = within(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+        if digits.len() > usual.len() {
+            return digits;
+        }
+    }
     [&[1.0, 2.0, 5.0][..], &[1.0, 3.0], &[1.0]]
         .iter()
         .map(|steps| within(steps))
@@ -300,6 +308,12 @@ mod tests {
         // Six decades at 1-2-5 would be 18 ticks: 1-3 gives 12, powers alone 7.
         assert_eq!(log_ticks(1.0, 1e6), [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6]);
         assert_eq!(log_ticks(0.04, 0.5), [0.05, 0.1, 0.2, 0.5]);
+        // Within one decade 1-2-5 gives one tick: every digit's multiple instead.
+        let ticks = log_ticks(0.28, 0.66);
+        assert_eq!(ticks.len(), 4);
+        for (tick, want) in ticks.iter().zip([0.3, 0.4, 0.5, 0.6]) {
+            assert!((tick - want).abs() < 1e-12, "{ticks:?}");
+        }
     }
 
     #[test]
