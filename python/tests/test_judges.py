@@ -51,6 +51,12 @@ def test_a_configured_run_gives_the_command_lines_scores(tmp_path):
         assert got.scores.tolist() == expected.tolist(), method
         assert list(got.scores.index) == list(expected.index)
         assert got.spent <= 300
+    # The run's page, from its ledger: as `verdict report` draws it, and in a notebook.
+    page = tmp_path / "run.html"
+    cli("report", str(tmp_path / "py-uniform.jsonl"), "--out", str(page))
+    assert verdict.report(got) == page.read_text()
+    assert got.ledger == str(tmp_path / "py-uniform.jsonl")
+    assert got._repr_html_().startswith('<iframe srcdoc="')
 
 
 class Stop(Exception):

@@ -28,7 +28,9 @@ def Judge(name: str, score: Callable[[Any], Optional[float]], cost: float, *, id
 class JudgeResult:
     """A judging run: ``scores`` (a pandas Series by item id), ``spent`` (never above
     the budget), successful ``calls``, calls ``replayed`` from the ledger and ``made``
-    now, and ``exploration`` (Phase-I calls per pair, for Est-IVWE)."""
+    now, ``exploration`` (Phase-I calls per pair, for Est-IVWE) and the ``ledger``'s
+    path. :func:`report` draws the run's page from its ledger; in a notebook the
+    result shows that page."""
 
     scores: Any
     spent: float
@@ -36,6 +38,14 @@ class JudgeResult:
     replayed: int
     made: int
     exploration: Optional[int]
+    ledger: Optional[str] = None
+
+    def _repr_html_(self) -> Optional[str]:
+        if self.ledger is None:
+            return None
+        from ._report import framed, report
+
+        return framed(report(self.ledger, title="Judging run"), "Judging run")
 
 
 def _items(items: Any) -> list:
@@ -128,6 +138,7 @@ def judge(
         replayed=result["replayed"],
         made=result["made"],
         exploration=result["exploration"],
+        ledger=os.fspath(ledger),
     )
 
 

@@ -271,13 +271,9 @@ class NashEval:
         in a frame of its own so that the page's style stays inside it."""
         if self.model_ is None:
             return None
-        import html
+        from ._report import framed, report
 
-        from ._report import report
-
-        page = report(self, title="NashEval model")
-        return (f'<iframe srcdoc="{html.escape(page, quote=True)}" title="NashEval model" '
-                'style="width:100%;height:640px;border:0"></iframe>')
+        return framed(report(self, title="NashEval model"), "NashEval model")
 
     def save(self, path: "os.PathLike[str] | str") -> None:
         """Writes the model file: the same bytes ``verdict fit`` writes for the same

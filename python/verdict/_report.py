@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
 from typing import Any, Optional, Sequence
@@ -9,8 +10,18 @@ from typing import Any, Optional, Sequence
 from . import _native
 
 
+def framed(page: str, title: str) -> str:
+    """A page inside a frame of its own, for a notebook's output: the page's style
+    stays inside the frame."""
+    return (f'<iframe srcdoc="{html.escape(page, quote=True)}" title="{html.escape(title)}" '
+            'style="width:100%;height:640px;border:0"></iframe>')
+
+
 def _saved(index: int, result: Any) -> tuple:
     """A result as the native call takes it: a name, and its bytes or a fitted model."""
+    ledger = getattr(result, "ledger", None)
+    if isinstance(ledger, str):  # a JudgeResult: its run, from its ledger
+        result = ledger
     if isinstance(result, (str, os.PathLike)):
         path = os.fspath(result)
         with open(path, "rb") as file:
@@ -24,7 +35,7 @@ def _saved(index: int, result: Any) -> tuple:
         return f"result {index}", json.dumps(result).encode()
     raise TypeError(
         f"result {index}: a path, a dict from rank(as_frame=False), maximal_lottery() or "
-        f"evaluate(), or a fitted NashEval, not {type(result).__name__}"
+        f"evaluate(), a fitted NashEval or a judge() result, not {type(result).__name__}"
     )
 
 
@@ -39,10 +50,12 @@ def report(results: Any, out: "os.PathLike[str] | str | None" = None, *,
     rank``, ``game --payoffs`` or ``bench judges`` with ``--format json``, a spend
     ledger, a model file, the JSON of ``verdict evaluate``), a dict as
     :func:`rank` (``as_frame=False``), :func:`maximal_lottery` or :func:`evaluate`
-    return it, or a fitted :class:`NashEval`. One result gets the page its command
+    return it, a fitted :class:`NashEval`, or what :func:`judge` returns (its run,
+    from its ledger). One result gets the page its command
     draws; several get one page with a part each, titled ``title``.
     """
-    if isinstance(results, (str, os.PathLike, dict)) or hasattr(results, "model_"):
+    if isinstance(results, (str, os.PathLike, dict)) or hasattr(results, "model_") or hasattr(
+            results, "ledger"):
         results = [results]
     saved = [_saved(i + 1, r) for i, r in enumerate(results)]
     page = _native.report_html(saved, title)

@@ -673,7 +673,7 @@ pub fn game_sections(report: &GameReport) -> String {
         section(
             &mut body,
             "Payoffs",
-            "<p>This result was saved without its payoff matrix: run <code>verdict game MATRIX --format json --payoffs</code> to keep it, and the page draws who beats whom and the payoff heatmap.</p>",
+            "<p>This result holds no payoff matrix, so who beats whom and the payoff heatmap are not drawn (<code>verdict game MATRIX --format json --payoffs</code> keeps the matrix in the saved result).</p>",
         );
         return body;
     };
