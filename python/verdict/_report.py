@@ -48,7 +48,8 @@ def report(results: Any, out: "os.PathLike[str] | str | None" = None, *,
 
     ``results``: one result or a list of them, each a path (the JSON of ``verdict
     rank``, ``game --payoffs`` or ``bench judges`` with ``--format json``, a spend
-    ledger, a model file, the JSON of ``verdict evaluate``), a dict as
+    ledger, a model file, the JSON of ``verdict evaluate``, a ``verdict bench
+    nasheval`` results file), a dict as
     :func:`rank` (``as_frame=False``), :func:`maximal_lottery` or :func:`evaluate`
     return it, a fitted :class:`NashEval`, or what :func:`judge` returns (its run,
     from its ledger). One result gets the page its command

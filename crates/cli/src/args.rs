@@ -35,8 +35,9 @@ pub enum Command {
     /// HTML page.
     Demo(DemoArgs),
     /// Draw saved results as one self-contained HTML page: the JSON of rank, game or
-    /// bench judges (--format json), a judge run's spend ledger, a NashEval model file
-    /// or the JSON of evaluate. One result gets its command's page; several, a part each.
+    /// bench judges (--format json), a judge run's spend ledger, a NashEval model file,
+    /// the JSON of evaluate or a bench nasheval results file. One result gets its
+    /// command's page; several, a part each.
     Report(ReportArgs),
     /// Maximal lottery of a payoff matrix given as CSV (agent names in the header row
     /// and the first column).
@@ -517,7 +518,8 @@ pub struct DemoArgs {
 pub struct ReportArgs {
     /// Saved results, told apart by their content: `verdict rank`, `game` (with
     /// --payoffs to draw the matrix) or `bench judges` output with --format json, a
-    /// `verdict judge` ledger, a `verdict fit` model file, `verdict evaluate` JSON.
+    /// `verdict judge` ledger, a `verdict fit` model file, `verdict evaluate` JSON, a
+    /// `verdict bench nasheval` results file.
     #[arg(required = true, value_name = "RESULT")]
     pub results: Vec<PathBuf>,
     /// Where the page goes; a file there that verdict did not write is left alone.

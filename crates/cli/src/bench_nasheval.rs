@@ -6,7 +6,7 @@ use verdict::cost_curve::{cost_curves, figure as cost_figure, mean_points, CostS
 use verdict::experiment::{
     network_step_seconds, run_accuracy, AccuracyCell, AccuracySettings, ResultsFile,
 };
-use verdict::experiment_summary::{figure, summarize};
+use verdict::experiment_summary::{figure, summarize, SUMMARY_COLUMNS};
 use verdict::model_file::load_model;
 use verdict::real_benchmark::{run_split, summarize_real, AlpacaEval, JudgePanel, RealSettings};
 use verdict::report::plot_curves;
@@ -71,22 +71,10 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
 /// results file.
 pub fn summary(args: &BenchSummaryArgs) -> anyhow::Result<()> {
     let rows = summarize(&args.results)?;
-    println!("| feedback | N_v | method | seeds | exploitability | support F1 | default's game value against it |");
-    println!("|---|---|---|---|---|---|---|");
-    for r in &rows {
-        println!(
-            "| {} | {} | {} | {} | {:.4} ± {:.4} | {:.3} ± {:.3} | {} |",
-            r.feedback,
-            r.voters,
-            r.method,
-            r.seeds,
-            r.exploitability.0,
-            r.exploitability.1,
-            r.support_f1.0,
-            r.support_f1.1,
-            r.default_vs_this
-                .map_or("—".into(), |(m, s)| format!("{m:+.4} ± {s:.4}"))
-        );
+    println!("| {} |", SUMMARY_COLUMNS.join(" | "));
+    println!("|{}", "---|".repeat(SUMMARY_COLUMNS.len()));
+    for row in &rows {
+        println!("| {} |", row.cells().join(" | "));
     }
     if let Some(path) = &args.plot {
         plot_curves(path, &figure(&rows))?;

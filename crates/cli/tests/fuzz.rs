@@ -530,6 +530,17 @@ fn saved_results_never_panic() {
             ]),
         ),
     ];
+    #[cfg(feature = "nasheval")]
+    let seeds = {
+        // A `bench nasheval` results file: its first forty cells.
+        let results = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../bench/results/rq1-h2h-all-2026-12-02.jsonl");
+        let text = std::fs::read_to_string(results).unwrap();
+        let cells: String = text.lines().take(40).map(|l| format!("{l}\n")).collect();
+        let mut seeds = seeds.to_vec();
+        seeds.push(("saved bench nasheval results", cells));
+        seeds
+    };
     let path = dir.path().join("result.json");
     let draw = |data: &[u8]| {
         std::fs::write(&path, data).unwrap();
@@ -539,7 +550,10 @@ fn saved_results_never_panic() {
     };
     for (name, seed) in &seeds {
         fuzz(name, seed.as_bytes(), draw);
-        let value: serde_json::Value = serde_json::from_str(seed).unwrap();
+        // One JSON document each; the results file is lines of them.
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(seed) else {
+            continue;
+        };
         fuzz_arrays(&format!("{name}, structurally"), &value, |mutated| {
             draw(mutated.to_string().as_bytes());
             Ok(())

@@ -248,3 +248,43 @@ fn winners_by_needs_a_categorical_column() {
         "the column is checked before the fit"
     );
 }
+
+/// `verdict report` of a `bench nasheval` results file: NashEval's Figure 3 and the
+/// table `verdict bench summary` prints, row for row (the committed RQ1 head-to-head
+/// results).
+#[test]
+fn a_bench_results_file_gives_its_figure_and_summary() {
+    let results = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../bench/results/rq1-h2h-all-2026-12-02.jsonl")
+        .display()
+        .to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("experiment.html");
+    succeed(&["report", &results, "--out", page.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<h2>Exploitability and support F1 against voters</h2>"));
+    assert!(html.contains("<div class=\"scroll\"><svg"));
+    let summary = succeed(&["bench", "summary", &results]);
+    let rows: Vec<&str> = summary.lines().skip(2).collect();
+    assert_eq!(
+        rows.len(),
+        108,
+        "three forms × three voter counts × twelve methods"
+    );
+    for row in rows {
+        let cells: String = row
+            .trim_matches(|c| c == '|' || c == ' ')
+            .split(" | ")
+            .enumerate()
+            .map(|(column, cell)| {
+                // The feedback form and the method are text, left-aligned.
+                if column == 0 || column == 2 {
+                    format!("<td class=\"t\">{cell}</td>")
+                } else {
+                    format!("<td>{cell}</td>")
+                }
+            })
+            .collect();
+        assert!(html.contains(&format!("<tr>{cells}</tr>")), "no row {row}");
+    }
+}

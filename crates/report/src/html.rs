@@ -735,12 +735,39 @@ pub fn judges_sections(
     section(
         &mut body,
         "Error against budget",
-        &crate::curves::curves_svg(panels)?,
+        &scrolling_curves(panels)?,
     );
     // A wide table scrolls rather than wrapping its columns.
     let table = format!("<pre class=\"wide\">{}</pre>", text(table));
     section(&mut body, "Results", &table);
     Ok(body)
+}
+
+/// An experiment as sections: its curves under `figure`, then its table under
+/// `table_title` (what `verdict report` draws of a `bench nasheval` results file).
+///
+/// # Errors
+/// [`crate::ReportError::Plot`] when a panel cannot be drawn.
+#[cfg(feature = "plots")]
+pub fn experiment_sections(
+    figure: &str,
+    panels: &[crate::Curves],
+    table_title: &str,
+    table: &TextTable,
+) -> Result<String, crate::ReportError> {
+    let mut body = String::new();
+    section(&mut body, figure, &scrolling_curves(panels)?);
+    section(&mut body, table_title, &html_table(table));
+    Ok(body)
+}
+
+/// Curves wider than the page scroll within their own box, not the page.
+#[cfg(feature = "plots")]
+fn scrolling_curves(panels: &[crate::Curves]) -> Result<String, crate::ReportError> {
+    Ok(format!(
+        "<div class=\"scroll\">{}</div>",
+        crate::curves::curves_svg(panels)?
+    ))
 }
 
 /// The `generator` of every page verdict writes: a page that lacks it is not verdict's.

@@ -50,9 +50,9 @@ pub use combined::{combined_html, PagePart};
 pub use curves::{curves_svg, plot_curves, Curves, Series};
 pub use error::ReportError;
 pub use game::{game_table, AgentProbability, GameReport};
-pub use html::{game_html, game_sections, page, rank_html, rank_sections, GENERATOR_META};
 #[cfg(feature = "plots")]
-pub use html::{judges_html, judges_sections};
+pub use html::{experiment_sections, judges_html, judges_sections};
+pub use html::{game_html, game_sections, page, rank_html, rank_sections, GENERATOR_META};
 pub use judge_run::{judge_run_html, judge_run_sections};
 #[cfg(feature = "plots")]
 pub use judges::judges_curves;

@@ -78,6 +78,37 @@ pub struct SummaryRow {
     pub default_vs_this: Option<(f64, f64)>,
 }
 
+/// The summary's columns, in the order of [`SummaryRow::cells`].
+pub const SUMMARY_COLUMNS: [&str; 7] = [
+    "feedback",
+    "N_v",
+    "method",
+    "seeds",
+    "exploitability",
+    "support F1",
+    "default's game value against it",
+];
+
+impl SummaryRow {
+    /// The row as text: means ± sample sds (exploitability and the game value to four
+    /// decimals, F1 to three), `—` where the default's game value was not recorded.
+    pub fn cells(&self) -> [String; 7] {
+        [
+            self.feedback.clone(),
+            self.voters.to_string(),
+            self.method.clone(),
+            self.seeds.to_string(),
+            format!(
+                "{:.4} ± {:.4}",
+                self.exploitability.0, self.exploitability.1
+            ),
+            format!("{:.3} ± {:.3}", self.support_f1.0, self.support_f1.1),
+            self.default_vs_this
+                .map_or("—".into(), |(m, s)| format!("{m:+.4} ± {s:.4}")),
+        ]
+    }
+}
+
 /// The distinct `names`, in the order first met.
 pub(crate) fn first_met<'a>(names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     let mut distinct: Vec<&str> = Vec::new();
@@ -101,14 +132,24 @@ pub(crate) fn mean_sd(values: &[f64]) -> (f64, f64) {
     (mean, sd)
 }
 
-/// The summary of the results file at `path`, rows by feedback form (pairwise,
-/// ranking, winner), voters, then method in order of first appearance.
+/// The summary of the results file at `path` ([`summarize_text`]).
 ///
 /// # Errors
-/// [`VerdictError::Data`] naming the line that is not a cell.
+/// [`VerdictError::Data`] naming the file when it cannot be read, else as
+/// [`summarize_text`].
 pub fn summarize(path: &Path) -> Result<Vec<SummaryRow>, VerdictError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| VerdictError::Data(format!("{}: cannot read: {e}", path.display())))?;
+    summarize_text(&path.display().to_string(), &text)
+}
+
+/// The summary of a results file's text (`label` names it in errors), rows by
+/// feedback form (pairwise, ranking, winner), voters, then method in order of first
+/// appearance.
+///
+/// # Errors
+/// [`VerdictError::Data`] naming the line that is not a cell.
+pub fn summarize_text(label: &str, text: &str) -> Result<Vec<SummaryRow>, VerdictError> {
     let mut order: Vec<String> = Vec::new();
     // (form, voters, method) → the seeds' exploitabilities, F1s and head-to-head values.
     type Scores = (Vec<f64>, Vec<f64>, Vec<f64>);
@@ -124,13 +165,8 @@ pub fn summarize(path: &Path) -> Result<Vec<SummaryRow>, VerdictError> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
     {
-        let cell: Cell = serde_json::from_str(line).map_err(|e| {
-            VerdictError::Data(format!(
-                "{} line {}: not a cell: {e}",
-                path.display(),
-                n + 1
-            ))
-        })?;
+        let cell: Cell = serde_json::from_str(line)
+            .map_err(|e| VerdictError::Data(format!("{label} line {}: not a cell: {e}", n + 1)))?;
         let label = cell.label();
         let m = order.iter().position(|l| *l == label).unwrap_or_else(|| {
             order.push(label);

@@ -22,7 +22,7 @@ use verdict_report::{
 use crate::VerdictError;
 
 /// What a result file can be, in words, for the message that refuses another file.
-const KINDS: &str = "the JSON of verdict rank, game or bench judges (--format json), a spend ledger of verdict judge, a NashEval model file of verdict fit, or the JSON of verdict evaluate";
+const KINDS: &str = "the JSON of verdict rank, game or bench judges (--format json), a spend ledger of verdict judge, a NashEval model file of verdict fit, the JSON of verdict evaluate, or a results file of verdict bench nasheval";
 
 /// One saved result, read and checked.
 #[derive(Debug)]
@@ -53,6 +53,10 @@ pub enum SavedResult {
     /// A model's scores against a simulation's truth (`verdict evaluate --format json`).
     #[cfg(feature = "nasheval")]
     Evaluation(crate::simulation::PolicyScore),
+    /// NashEval's accuracy experiment (`verdict bench nasheval --out FILE`), summarized
+    /// over seeds as `verdict bench summary` does (NashEval's Figure 3 and its table).
+    #[cfg(feature = "nasheval")]
+    Experiment(Vec<crate::experiment_summary::SummaryRow>),
 }
 
 /// Reads the result at `path`, telling its kind from its content ([`parse_result`]).
@@ -79,6 +83,9 @@ pub fn parse_result(label: &str, bytes: &[u8]) -> Result<SavedResult, VerdictErr
     }
     if starts_a_ledger(bytes) {
         return judge_run(label, bytes);
+    }
+    if starts_with_a_cell(bytes) {
+        return experiment(label, bytes);
     }
     let value: Value = serde_json::from_slice(bytes)
         .map_err(|e| at(format!("not a result verdict saved ({e}); give {KINDS}")))?;
@@ -252,6 +259,32 @@ fn check_experiment(settings: &ExperimentSettings, rows: &[ExperimentRow]) -> Re
     Ok(())
 }
 
+/// Whether `bytes` start with a cell of `verdict bench nasheval` (a line with the
+/// cell's key, voters and scores).
+fn starts_with_a_cell(bytes: &[u8]) -> bool {
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    serde_json::from_slice::<Value>(first).is_ok_and(|cell| {
+        ["key", "voters", "exploitability", "support_f1"]
+            .iter()
+            .all(|k| cell.get(k).is_some())
+    })
+}
+
+#[cfg(feature = "nasheval")]
+fn experiment(label: &str, bytes: &[u8]) -> Result<SavedResult, VerdictError> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| VerdictError::Data(format!("{label}: not UTF-8 text: {e}")))?;
+    let rows = crate::experiment_summary::summarize_text(label, text)?;
+    Ok(SavedResult::Experiment(rows))
+}
+
+#[cfg(not(feature = "nasheval"))]
+fn experiment(label: &str, _: &[u8]) -> Result<SavedResult, VerdictError> {
+    Err(VerdictError::Data(format!(
+        "{label}: a results file of verdict bench nasheval, and this verdict was built without NashEval (the nasheval feature)"
+    )))
+}
+
 /// Whether `bytes` start with a spend ledger's header line.
 fn starts_a_ledger(bytes: &[u8]) -> bool {
     let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
@@ -309,6 +342,8 @@ impl SavedResult {
             SavedResult::Model(_) => "NashEval model",
             #[cfg(feature = "nasheval")]
             SavedResult::Evaluation(_) => "NashEval model against the truth",
+            #[cfg(feature = "nasheval")]
+            SavedResult::Experiment(_) => "NashEval accuracy experiment",
         }
     }
 
@@ -325,6 +360,8 @@ impl SavedResult {
             SavedResult::Model(_) => format!("verdict fit: {name}"),
             #[cfg(feature = "nasheval")]
             SavedResult::Evaluation(_) => format!("verdict evaluate: {name}"),
+            #[cfg(feature = "nasheval")]
+            SavedResult::Experiment(_) => format!("verdict bench nasheval: {name}"),
         }
     }
 
@@ -354,6 +391,20 @@ impl SavedResult {
             #[cfg(feature = "nasheval")]
             SavedResult::Evaluation(score) => {
                 verdict_report::score_sections(&[score.page_row(name.to_string())])
+            }
+            #[cfg(feature = "nasheval")]
+            SavedResult::Experiment(rows) => {
+                use crate::experiment_summary::{figure, SUMMARY_COLUMNS};
+                let mut table = verdict_report::TextTable::new(SUMMARY_COLUMNS);
+                for row in rows {
+                    table.push(row.cells().to_vec());
+                }
+                verdict_report::experiment_sections(
+                    "Exploitability and support F1 against voters",
+                    &figure(rows),
+                    "Mean ± sd over seeds",
+                    &table,
+                )?
             }
         })
     }
