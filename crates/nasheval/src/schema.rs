@@ -66,6 +66,9 @@ impl NashEvalModel {
         if let Some(network) = &self.network {
             network.check(columns, k)?;
         }
+        if let Some(histogram) = &self.summary.propensities {
+            histogram.check(self.menus.len())?;
+        }
         Ok(())
     }
 }

@@ -97,6 +97,25 @@ impl PropensityHistogram {
         }
     }
 
+    /// Whether this is a histogram of `menus` menus: `BINS + 1` edges and `BINS`
+    /// counts per menu, as [`PropensityHistogram::new`] makes it (what a model file
+    /// must hold for its page to draw it).
+    ///
+    /// # Errors
+    /// What does not fit, in words.
+    pub fn check(&self, menus: usize) -> Result<(), String> {
+        if self.edges.len() != Self::BINS + 1
+            || self.counts.len() != menus
+            || self.counts.iter().any(|row| row.len() != Self::BINS)
+        {
+            return Err(format!(
+                "the propensity histogram is not {} bins for each of {menus} menus",
+                Self::BINS
+            ));
+        }
+        Ok(())
+    }
+
     /// Counts propensity `e` of `menu`.
     pub fn add(&mut self, menu: usize, e: f64) {
         let bin = if e > 0.0 {
@@ -144,6 +163,19 @@ impl Stage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_histogram_fits_the_menus_it_was_made_for() {
+        let h = PropensityHistogram::new(3);
+        assert!(h.check(3).is_ok());
+        assert!(h.check(2).is_err());
+        let mut short = h.clone();
+        short.edges.pop();
+        assert!(short.check(3).is_err());
+        let mut ragged = h;
+        ragged.counts[1].push(0);
+        assert!(ragged.check(3).is_err());
+    }
 
     #[test]
     fn propensities_fall_in_quarter_decade_bins() {
