@@ -15,13 +15,15 @@ pub fn run(args: &GameArgs) -> anyhow::Result<()> {
     let report =
         game_report(&game, &names, &settings).with_context(|| format!("solving {file}"))?;
     // The page draws the payoffs; the printed output keeps them with --payoffs.
+    let stripped;
     let printed = if args.payoffs {
-        report.clone()
+        &report
     } else {
-        report.without_payoffs()
+        stripped = report.without_payoffs();
+        &stripped
     };
     let text = match args.format {
-        OutputFormat::Json => serde_json::to_string_pretty(&printed)? + "\n",
+        OutputFormat::Json => serde_json::to_string_pretty(printed)? + "\n",
         _ => game_table(&report, &file, settings.rho),
     };
     if let Some(path) = &args.report {

@@ -92,17 +92,28 @@ pub fn load_model(path: &Path) -> Result<NashEvalModel, VerdictError> {
     let bytes = std::fs::read(path).map_err(|e| {
         VerdictError::Data(format!("{}: cannot read the model: {e}", path.display()))
     })?;
-    parse_model(&path.display().to_string(), &bytes)
+    checked_model(&path.display().to_string(), serde_json::from_slice(&bytes))
 }
 
-/// A model file's bytes read and checked as [`load_model`] does; `label` names the
-/// file in errors.
+/// A model file already read as JSON (`value`), checked as [`load_model`] does;
+/// `label` names the file in errors.
 ///
 /// # Errors
 /// As [`load_model`].
-pub fn parse_model(label: &str, bytes: &[u8]) -> Result<NashEvalModel, VerdictError> {
+pub fn model_from_value(
+    label: &str,
+    value: serde_json::Value,
+) -> Result<NashEvalModel, VerdictError> {
+    checked_model(label, serde_json::from_value(value))
+}
+
+/// A parsed model's format, version and dimensions checked, or why it is not one.
+fn checked_model(
+    label: &str,
+    parsed: Result<NashEvalModel, serde_json::Error>,
+) -> Result<NashEvalModel, VerdictError> {
     let at = |message: String| VerdictError::Data(format!("{label}: {message}"));
-    let model: NashEvalModel = serde_json::from_slice(bytes).map_err(|e| {
+    let model = parsed.map_err(|e| {
         at(format!(
             "not a model written by verdict fit (or damaged): {e}"
         ))

@@ -81,14 +81,29 @@ pub fn parse_result(label: &str, bytes: &[u8]) -> Result<SavedResult, VerdictErr
             "empty (did the command that should have written it fail?); give {KINDS}"
         )));
     }
-    if starts_a_ledger(bytes) {
-        return judge_run(label, bytes);
+    // A ledger and a bench results file are told by their first line, a JSON
+    // document of its own; a document written on one line (a compact dump) is that
+    // line, read once.
+    let (first, rest) = bytes.split_at(
+        bytes
+            .iter()
+            .position(|&b| b == b'\n')
+            .unwrap_or(bytes.len()),
+    );
+    let head: Option<Value> = serde_json::from_slice(first).ok();
+    if let Some(head) = &head {
+        if is_ledger_header(head) {
+            return judge_run(label, bytes);
+        }
+        if is_bench_cell(head) {
+            return experiment(label, bytes);
+        }
     }
-    if starts_with_a_cell(bytes) {
-        return experiment(label, bytes);
-    }
-    let value: Value = serde_json::from_slice(bytes)
-        .map_err(|e| at(format!("not a result verdict saved ({e}); give {KINDS}")))?;
+    let value: Value = match head {
+        Some(whole) if rest.iter().all(u8::is_ascii_whitespace) => whole,
+        _ => serde_json::from_slice(bytes)
+            .map_err(|e| at(format!("not a result verdict saved ({e}); give {KINDS}")))?,
+    };
     let has = |key: &str| value.get(key).is_some();
     let kind = if value.get("format").and_then(Value::as_str) == Some(NASHEVAL_FORMAT) {
         Kind::Model
@@ -137,7 +152,7 @@ pub fn parse_result(label: &str, bytes: &[u8]) -> Result<SavedResult, VerdictErr
                 rows: saved.rows,
             }
         }
-        Kind::Model => model(label, bytes)?,
+        Kind::Model => model(label, value)?,
         Kind::Evaluation => evaluation(value).map_err(|e| damaged("verdict evaluate's JSON", e))?,
     })
 }
@@ -158,16 +173,22 @@ const NASHEVAL_FORMAT: &str = verdict_nasheval::FORMAT;
 const NASHEVAL_FORMAT: &str = "verdict-nasheval";
 
 #[cfg(feature = "nasheval")]
-fn model(label: &str, bytes: &[u8]) -> Result<SavedResult, VerdictError> {
-    let model = crate::model_file::parse_model(label, bytes)?;
+fn model(label: &str, value: Value) -> Result<SavedResult, VerdictError> {
+    let model = crate::model_file::model_from_value(label, value)?;
     Ok(SavedResult::Model(Box::new(model)))
 }
 
 #[cfg(not(feature = "nasheval"))]
-fn model(label: &str, _: &[u8]) -> Result<SavedResult, VerdictError> {
-    Err(VerdictError::Data(format!(
-        "{label}: a NashEval model file, and this verdict was built without NashEval (the nasheval feature)"
-    )))
+fn model(label: &str, _: Value) -> Result<SavedResult, VerdictError> {
+    Err(without_nasheval(label, "a NashEval model file"))
+}
+
+/// The refusal of a NashEval result by a build without NashEval.
+#[cfg(not(feature = "nasheval"))]
+fn without_nasheval(label: &str, what: &str) -> VerdictError {
+    VerdictError::Data(format!(
+        "{label}: {what}, and this verdict was built without NashEval (the nasheval feature)"
+    ))
 }
 
 #[cfg(feature = "nasheval")]
@@ -259,15 +280,11 @@ fn check_experiment(settings: &ExperimentSettings, rows: &[ExperimentRow]) -> Re
     Ok(())
 }
 
-/// Whether `bytes` start with a cell of `verdict bench nasheval` (a line with the
-/// cell's key, voters and scores).
-fn starts_with_a_cell(bytes: &[u8]) -> bool {
-    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
-    serde_json::from_slice::<Value>(first).is_ok_and(|cell| {
-        ["key", "voters", "exploitability", "support_f1"]
-            .iter()
-            .all(|k| cell.get(k).is_some())
-    })
+/// Whether a line is a cell of `verdict bench nasheval` (its key, voters and scores).
+fn is_bench_cell(line: &Value) -> bool {
+    ["key", "voters", "exploitability", "support_f1"]
+        .iter()
+        .all(|k| line.get(k).is_some())
 }
 
 #[cfg(feature = "nasheval")]
@@ -280,18 +297,15 @@ fn experiment(label: &str, bytes: &[u8]) -> Result<SavedResult, VerdictError> {
 
 #[cfg(not(feature = "nasheval"))]
 fn experiment(label: &str, _: &[u8]) -> Result<SavedResult, VerdictError> {
-    Err(VerdictError::Data(format!(
-        "{label}: a results file of verdict bench nasheval, and this verdict was built without NashEval (the nasheval feature)"
-    )))
+    Err(without_nasheval(
+        label,
+        "a results file of verdict bench nasheval",
+    ))
 }
 
-/// Whether `bytes` start with a spend ledger's header line.
-fn starts_a_ledger(bytes: &[u8]) -> bool {
-    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
-    serde_json::from_slice::<Value>(first)
-        .ok()
-        .and_then(|header| header.get("format")?.as_str().map(|f| f == LEDGER_FORMAT))
-        .unwrap_or(false)
+/// Whether a line is a spend ledger's header.
+fn is_ledger_header(line: &Value) -> bool {
+    line.get("format").and_then(Value::as_str) == Some(LEDGER_FORMAT)
 }
 
 /// A judging run from its ledger: the spend over the items it called.
