@@ -58,15 +58,22 @@ class Checker(HTMLParser):
             self.sections[-1] += data
 
 
+def well_formed(page) -> tuple:
+    """The page parsed: its checker (no error, every element closed) and its text."""
+    checker = Checker()
+    text = page.read_text()
+    checker.feed(text)
+    checker.close()
+    assert checker.errors == []
+    assert checker.stack == []
+    return checker, text
+
+
 def test_the_all_report_is_well_formed_and_complete(tmp_path) -> None:
     page = tmp_path / "all.html"
     cli("rank", str(LOG), "--method", "all", "--allow-unobserved", "--bootstrap", "50",
         "--matrix", "--report", str(page))
-    checker = Checker()
-    checker.feed(page.read_text())
-    checker.close()
-    assert checker.errors == []
-    assert checker.stack == []
+    checker, _ = well_formed(page)
     for section in ("Side by side", "Where the methods disagree", "Leaderboard: bradley-terry",
                     "Leaderboard: elo", "Leaderboard: maximal-lottery", "Matrices: bradley-terry"):
         assert section in checker.sections, (section, checker.sections)
@@ -78,12 +85,7 @@ def test_the_all_report_is_well_formed_and_complete(tmp_path) -> None:
 def test_the_demo_page_is_well_formed_and_links_only_within_itself(tmp_path) -> None:
     page = tmp_path / "demo-report.html"
     cli("demo", "--out", str(page))
-    checker = Checker()
-    text = page.read_text()
-    checker.feed(text)
-    checker.close()
-    assert checker.errors == []
-    assert checker.stack == []
+    _, text = well_formed(page)
     for anchor in ("tutorial", "lottery", "nasheval", "judges", "judge-run"):
         assert f'href="#{anchor}"' in text and f'id="{anchor}"' in text
     assert page.stat().st_size < 5_000_000
@@ -92,12 +94,7 @@ def test_the_demo_page_is_well_formed_and_links_only_within_itself(tmp_path) -> 
 def test_saved_results_make_one_well_formed_page(tmp_path) -> None:
     page = tmp_path / "saved.html"
     cli("report", *map(str, saved_results(tmp_path)), "--out", str(page))
-    checker = Checker()
-    text = page.read_text()
-    checker.feed(text)
-    checker.close()
-    assert checker.errors == []
-    assert checker.stack == []
+    checker, text = well_formed(page)
     for anchor in ("result-1", "result-2", "result-3", "result-4"):
         assert f'href="#{anchor}"' in text and f'id="{anchor}"' in text
     for section in ("Side by side", "Who beats whom in the winner set", "Error against budget",

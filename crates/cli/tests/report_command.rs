@@ -10,6 +10,9 @@ use std::path::Path;
 
 use common::{failure, succeed, write};
 
+/// Rock–paper–scissors as a payoff matrix: a cycle with no winner.
+const ROCK_PAPER_SCISSORS: &str = ",r,p,s\nr,0,-1,1\np,1,0,-1\ns,-1,1,0\n";
+
 fn examples() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/data")
 }
@@ -78,11 +81,7 @@ fn a_saved_board_gives_the_page_rank_draws() {
 #[test]
 fn a_saved_game_draws_its_cycle_when_it_kept_the_payoffs() {
     let dir = tempfile::tempdir().unwrap();
-    let csv = write(
-        dir.path(),
-        "rps.csv",
-        ",r,p,s\nr,0,-1,1\np,1,0,-1\ns,-1,1,0\n",
-    );
+    let csv = write(dir.path(), "rps.csv", ROCK_PAPER_SCISSORS);
     let direct = dir.path().join("direct.html");
     succeed(&["game", &csv, "--report", direct.to_str().unwrap()]);
     let with = save(
@@ -192,11 +191,7 @@ fn several_results_make_one_page_with_a_part_each() {
             "--matrix",
         ],
     );
-    let csv = write(
-        dir.path(),
-        "rps.csv",
-        ",r,p,s\nr,0,-1,1\np,1,0,-1\ns,-1,1,0\n",
-    );
+    let csv = write(dir.path(), "rps.csv", ROCK_PAPER_SCISSORS);
     let game = save(
         dir.path(),
         "game.json",
