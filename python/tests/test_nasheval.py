@@ -211,3 +211,23 @@ def test_a_fitted_model_and_its_evaluation_make_one_page(simulation, fitted, tmp
     srcdoc = shown[len('<iframe srcdoc="'):shown.index('" title=')]
     assert html.unescape(srcdoc) == verdict.report(fitted, title="NashEval model")
     assert verdict.NashEval()._repr_html_() is None
+
+
+def test_a_users_file_is_never_replaced_without_force(fitted, tmp_path):
+    # A user's file at the model's path is refused and left as it was ...
+    mine = tmp_path / "model.json"
+    mine.write_text("my notes")
+    with pytest.raises(ValueError, match="not written by verdict"):
+        fitted.save(mine)
+    assert mine.read_text() == "my notes"
+    # ... replaced with force=True, and from then on verdict's own, replaced freely.
+    fitted.save(mine, force=True)
+    assert json.loads(mine.read_text())["agents"] == fitted.agents
+    fitted.save(mine)
+    page = tmp_path / "page.html"
+    page.write_text("<p>mine</p>")
+    with pytest.raises(ValueError, match="not written by verdict"):
+        verdict.report(fitted, page)
+    assert page.read_text() == "<p>mine</p>"
+    verdict.report(fitted, page, force=True)
+    assert "verdict" in page.read_text()

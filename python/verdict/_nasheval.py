@@ -275,10 +275,11 @@ class NashEval:
 
         return framed(report(self, title="NashEval model"), "NashEval model")
 
-    def save(self, path: "os.PathLike[str] | str") -> None:
+    def save(self, path: "os.PathLike[str] | str", *, force: bool = False) -> None:
         """Writes the model file: the same bytes ``verdict fit`` writes for the same
-        log and settings; ``verdict predict`` reads it."""
-        self._model().save(os.fspath(path))
+        log and settings; ``verdict predict`` reads it. An existing file that verdict
+        did not write is refused and left as it was, unless ``force``."""
+        self._model().save(os.fspath(path), force)
 
     @classmethod
     def load(cls, path: "os.PathLike[str] | str") -> "NashEval":

@@ -40,11 +40,11 @@ def _saved(index: int, result: Any) -> tuple:
 
 
 def report(results: Any, out: "os.PathLike[str] | str | None" = None, *,
-           title: Optional[str] = None) -> str:
+           title: Optional[str] = None, force: bool = False) -> str:
     """Saved results drawn as one self-contained HTML page, as ``verdict report``:
     inline CSS and SVG, nothing fetched, readable offline. Returns the page; with
     ``out`` also writes it there (atomically, and never over a file verdict did not
-    write). In a notebook, ``IPython.display.HTML(report(...))`` shows it.
+    write unless ``force``). In a notebook, ``IPython.display.HTML(report(...))`` shows it.
 
     ``results``: one result or a list of them, each a path (the JSON of ``verdict
     rank``, ``game --payoffs`` or ``bench judges`` with ``--format json``, a spend
@@ -61,5 +61,5 @@ def report(results: Any, out: "os.PathLike[str] | str | None" = None, *,
     saved = [_saved(i + 1, r) for i, r in enumerate(results)]
     page = _native.report_html(saved, title)
     if out is not None:
-        _native.write_page(os.fspath(out), page)
+        _native.write_page(os.fspath(out), page, force)
     return page

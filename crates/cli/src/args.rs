@@ -24,6 +24,11 @@ pub struct Cli {
     /// Worker threads (default: one per core). Results do not depend on it.
     #[arg(long, global = true)]
     pub threads: Option<usize>,
+    /// Let outputs (--out, --plot, --report, model files) replace an existing file
+    /// verdict did not write, and write through a symbolic link to the file it names.
+    /// Without it such a file is refused and left as it was.
+    #[arg(long, global = true)]
+    pub force: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -45,9 +45,11 @@ fn arena(args: &ArenaArgs) -> anyhow::Result<()> {
         (1..=args.battles.max(1)).contains(&args.files),
         "--files must lie between 1 and the number of battles"
     );
+    let single = (args.files == 1).then(|| crate::output::target(&args.out, "--out"));
+    crate::output::check(std::slice::from_ref(&single))?;
     let arena = simulation.simulate()?;
-    if args.files == 1 {
-        write_battles(&args.out, &arena.log)?;
+    if let Some(out) = &single {
+        out.write_through_path(|temporary| write_battles(temporary, &arena.log))?;
     } else {
         let staged = StagedDir::new(&args.out, "manifest.json")?;
         let per_file = args.battles.div_ceil(args.files);

@@ -70,14 +70,16 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
 /// `verdict bench summary`: the Markdown table (and with `--plot` the figure) of a
 /// results file.
 pub fn summary(args: &BenchSummaryArgs) -> anyhow::Result<()> {
+    let plot = crate::output::optional(args.plot.as_deref(), "--plot");
+    crate::output::check(std::slice::from_ref(&plot))?;
     let rows = summarize(&args.results)?;
     println!("| {} |", SUMMARY_COLUMNS.join(" | "));
     println!("|{}", "---|".repeat(SUMMARY_COLUMNS.len()));
     for row in &rows {
         println!("| {} |", row.cells().join(" | "));
     }
-    if let Some(path) = &args.plot {
-        plot_curves(path, &figure(&rows))?;
+    if let Some(plot) = &plot {
+        plot_curves(plot, &figure(&rows))?;
     }
     Ok(())
 }
@@ -85,6 +87,8 @@ pub fn summary(args: &BenchSummaryArgs) -> anyhow::Result<()> {
 /// `verdict bench cost`: every method's points, averaged over seeds, as a Markdown
 /// table, and with `--plot` the figure.
 pub fn cost(args: &BenchCostArgs) -> anyhow::Result<()> {
+    let plot = crate::output::optional(args.plot.as_deref(), "--plot");
+    crate::output::check(std::slice::from_ref(&plot))?;
     let mut all = Vec::new();
     for &seed in &args.seeds {
         let points = cost_curves(&CostSettings {
@@ -106,8 +110,8 @@ pub fn cost(args: &BenchCostArgs) -> anyhow::Result<()> {
             p.method, p.parameter, p.cost, p.exploitability, p.win_rate
         );
     }
-    if let Some(path) = &args.plot {
-        plot_curves(path, &cost_figure(&means))?;
+    if let Some(plot) = &plot {
+        plot_curves(plot, &cost_figure(&means))?;
     }
     Ok(())
 }

@@ -9,9 +9,10 @@ pub fn run(args: &DemoArgs, quiet: bool) -> anyhow::Result<()> {
             eprintln!("verdict demo: {part}");
         }
     };
-    verdict::page::check_page_target(&args.out, "--out")?;
+    let page = crate::output::page_target(&args.out, "--out");
+    page.check()?;
     let tour = verdict::tour::tour(&progress)?;
-    verdict::page::write_page(&args.out, "--out", &tour.page)?;
+    crate::output::write_page(&page, &tour.page)?;
     print!("{}", tour.text);
     println!(
         "\nThe report of all of it: {} (one self-contained page; open it in a browser)",

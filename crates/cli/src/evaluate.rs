@@ -9,10 +9,11 @@ use verdict::simulation::{evaluate_file, evaluate_with_references, test_winners_
 use crate::args::{EvaluateArgs, OutputFormat};
 
 pub fn run(args: &EvaluateArgs) -> anyhow::Result<()> {
-    crate::output::check_report(args.report.as_deref())?;
+    let page = crate::output::report(args.report.as_deref());
+    crate::output::check(std::slice::from_ref(&page))?;
     let evaluation = evaluate_file(&args.model, &args.truth)?;
-    if let Some(path) = &args.report {
-        report(args, path)?;
+    if let Some(page) = &page {
+        report(args, page)?;
     }
     for note in &evaluation.notes {
         eprintln!("{note}");
@@ -38,7 +39,7 @@ pub fn run(args: &EvaluateArgs) -> anyhow::Result<()> {
 }
 
 /// The model's page: its fit, its scores beside the references, and who wins where.
-fn report(args: &EvaluateArgs, path: &std::path::Path) -> anyhow::Result<()> {
+fn report(args: &EvaluateArgs, page: &verdict::io::OutputFile) -> anyhow::Result<()> {
     let model = load_model(&args.model).map_err(|e| {
         anyhow::anyhow!("--report draws a NashEval model's page, and the model file could not be read as one: {e}")
     })?;
@@ -58,7 +59,7 @@ fn report(args: &EvaluateArgs, path: &std::path::Path) -> anyhow::Result<()> {
             .map(|(policy, s)| s.page_row(policy))
             .collect(),
     };
-    let name = args.model.display().to_string();
-    crate::output::write_report(path, &fit_html(&model, &name, None, &extras))?;
+    let name = verdict::page::shown_name(&args.model);
+    crate::output::write_page(page, &fit_html(&model, &name, None, &extras))?;
     Ok(())
 }

@@ -21,7 +21,18 @@ use crate::log::read_log;
 use crate::progress::bar;
 
 pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
-    crate::output::check_report(args.report.as_deref())?;
+    let model_file = crate::output::target(&args.out, "--out");
+    let page = crate::output::report(args.report.as_deref());
+    let inputs: Vec<&std::path::Path> = [
+        &args.source.contexts,
+        &args.source.feedback,
+        &args.source.battles,
+    ]
+    .into_iter()
+    .flatten()
+    .map(|p| p.as_path())
+    .collect();
+    crate::output::check_with_inputs(&[Some(model_file.clone()), page.clone()], &inputs)?;
     let (mut log, featurizer) = read_log(&args.source)?;
     if let Some(warning) = complete_pairs(&mut log, args.allow_unobserved, args.nuisance_design)? {
         eprintln!("{}", in_flags(&warning));
@@ -57,9 +68,9 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
     for note in fit_notes(&model) {
         eprintln!("{}", in_flags(&note));
     }
-    verdict::model_file::save_model(&model, &args.out)?;
+    verdict::model_file::save_model(&model, &model_file)?;
     let seconds = started.elapsed().as_secs_f64();
-    if let Some(path) = &args.report {
+    if let Some(page_file) = &page {
         let winners = match (&args.winners_by, &args.source.contexts) {
             (None, _) => None,
             (Some(column), Some(contexts)) => Some((
@@ -74,13 +85,13 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
             winners: winners.as_ref().map(|(c, w)| (*c, w)),
             ..FitPage::default()
         };
-        let page = fit_html(
+        let html = fit_html(
             &model,
-            &args.out.display().to_string(),
+            &verdict::page::shown_name(&args.out),
             Some(seconds),
             &extras,
         );
-        crate::output::write_report(path, &page)?;
+        crate::output::write_page(page_file, &html)?;
     }
     match args.format {
         OutputFormat::Json => println!(

@@ -12,6 +12,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("context_columns", "--context-cols"),
     ("contexts", "--contexts"),
     ("costs", "--costs"),
+    ("force", "--force"),
     ("group_by", "--group-by"),
     ("input_format", "--input-format"),
     ("l2", "--l2"),

@@ -8,7 +8,8 @@ use verdict::report::{game_html, game_table};
 use crate::args::{GameArgs, OutputFormat};
 
 pub fn run(args: &GameArgs) -> anyhow::Result<()> {
-    crate::output::check_report(args.report.as_deref())?;
+    let page = crate::output::report(args.report.as_deref());
+    crate::output::check(std::slice::from_ref(&page))?;
     let (names, game) = read_game(&Source::File(args.matrix.clone()))?;
     let file = args.matrix.display().to_string();
     let settings = crate::rank::equilibrium_settings(&args.equilibrium)?;
@@ -26,9 +27,9 @@ pub fn run(args: &GameArgs) -> anyhow::Result<()> {
         OutputFormat::Json => serde_json::to_string_pretty(printed)? + "\n",
         _ => game_table(&report, &file, settings.rho),
     };
-    if let Some(path) = &args.report {
-        let title = format!("verdict game {file}");
-        crate::output::write_report(path, &game_html(&report, &title))?;
+    if let Some(page) = &page {
+        let title = format!("verdict game {}", verdict::page::shown_name(&args.matrix));
+        crate::output::write_page(page, &game_html(&report, &title))?;
     }
     crate::output::emit(&text, None)
 }

@@ -11,7 +11,13 @@ use verdict::report::{judge_run_html, judges_curves, judges_html, judges_table, 
 use crate::args::{BenchJudgesArgs, JudgeArgs, JudgeCosts, JudgeMethod, OutputFormat};
 
 pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
-    crate::output::check_report(args.report.as_deref())?;
+    // Checked before any judge is paid.
+    let out = crate::output::target(&args.out, "--out");
+    let page = crate::output::report(args.report.as_deref());
+    crate::output::check_with_inputs(
+        &[Some(out.clone()), page.clone()],
+        &[&args.items, &args.judges, &args.ledger],
+    )?;
     let p: Norm = args.p.parse()?;
     let config = JudgesConfig::read(&args.judges)?;
     let items = read_items(&args.items)?;
@@ -54,7 +60,7 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
         csv.write_record([id.as_str(), &score.to_string()])?;
     }
     let csv = String::from_utf8(csv.into_inner()?)?;
-    crate::output::emit(&csv, Some(&args.out))?;
+    crate::output::emit(&csv, Some(&out))?;
     let summary = format!(
         "{} items scored: spent {:.4} of {} on {} calls ({} replayed from the ledger, {} made){}",
         ids.len(),
@@ -68,20 +74,22 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
             .map_or(String::new(), |n| format!("; Phase I: {n} calls per pair"))
     );
     eprintln!("{summary}");
-    if let Some(path) = &args.report {
+    if let Some(page) = &page {
         let spend = LedgerSpend::of(&Ledger::read(&args.ledger)?, &ids);
-        let title = format!("verdict judge: {}", args.items.display());
-        crate::output::write_report(path, &judge_run_html(&spend, args.budget, &summary, &title))?;
+        let title = format!("verdict judge: {}", verdict::page::shown_name(&args.items));
+        crate::output::write_page(page, &judge_run_html(&spend, args.budget, &summary, &title))?;
     }
     Ok(())
 }
 
 pub fn bench(args: &BenchJudgesArgs) -> anyhow::Result<()> {
-    crate::output::check_report(args.report.as_deref())?;
+    let plot = crate::output::optional(args.plot.as_deref(), "--plot");
+    let page = crate::output::report(args.report.as_deref());
+    crate::output::check(&[plot.clone(), page.clone()])?;
     let settings = settings(args)?;
     let rows = run_experiment(&settings);
-    if let Some(path) = &args.plot {
-        plot_curves(path, &judges_curves(&rows, &settings))?;
+    if let Some(plot) = &plot {
+        plot_curves(plot, &judges_curves(&rows, &settings))?;
     }
     let text = match args.format {
         OutputFormat::Json => {
@@ -92,13 +100,13 @@ pub fn bench(args: &BenchJudgesArgs) -> anyhow::Result<()> {
         OutputFormat::Table => judges_table(&rows, &settings),
         OutputFormat::Csv => anyhow::bail!("--format csv is not offered here; use table or json"),
     };
-    if let Some(path) = &args.report {
-        let page = judges_html(
+    if let Some(page) = &page {
+        let html = judges_html(
             &judges_table(&rows, &settings),
             &judges_curves(&rows, &settings),
             "verdict bench judges",
         )?;
-        crate::output::write_report(path, &page)?;
+        crate::output::write_page(page, &html)?;
     }
     print!("{text}");
     Ok(())

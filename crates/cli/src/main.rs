@@ -38,6 +38,7 @@ use crate::args::{Cli, Command};
 
 fn run() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
+    output::set_force(cli.force);
     if let Some(threads) = cli.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

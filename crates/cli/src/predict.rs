@@ -24,12 +24,14 @@ pub fn model_features(
 }
 
 pub fn run(args: &PredictArgs) -> anyhow::Result<()> {
+    let out = crate::output::optional(args.out.as_deref(), "--out");
+    crate::output::check_with_inputs(std::slice::from_ref(&out), &[&args.model, &args.contexts])?;
     let model = load_model(&args.model)?;
     let (table, features) = model_features(&model, &args.contexts)?;
     let predictions = model.predict(table.ids, &features, args.payoff)?;
-    match (args.format, &args.out) {
-        (PredictFormat::Json, out) => emit(&predictions_json(&predictions), out.as_deref()),
-        (PredictFormat::Csv, out) => emit(&predictions_csv(&predictions)?, out.as_deref()),
+    match (args.format, &out) {
+        (PredictFormat::Json, out) => emit(&predictions_json(&predictions), out.as_ref()),
+        (PredictFormat::Csv, out) => emit(&predictions_csv(&predictions)?, out.as_ref()),
         (PredictFormat::Parquet, Some(out)) => Ok(write_predictions_parquet(out, &predictions)?),
         (PredictFormat::Parquet, None) => bail!("--format parquet writes a file; give --out FILE"),
     }

@@ -277,12 +277,18 @@ pub fn render(report: &RankReport, format: OutputFormat) -> anyhow::Result<Strin
 }
 
 pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
-    crate::output::check_report(args.report.as_deref())?;
+    let out = crate::output::optional(args.out.as_deref(), "--out");
+    let page = crate::output::report(args.report.as_deref());
+    let plot = crate::output::optional(args.plot.as_deref(), "--plot");
+    crate::output::check_with_inputs(
+        &[out.clone(), page.clone(), plot.clone()],
+        &[args.input.log.as_path()],
+    )?;
     let mut settings = settings(&args)?;
     // A page draws the matrices whether or not the printed output shows them.
     settings.matrices |= args.report.is_some();
     let bar = progress::bar(settings.bootstrap_rounds(), "bootstrap", quiet);
-    let source = args.input.log.display().to_string();
+    let source = verdict::page::shown_name(&args.input.log);
     let mut group_boards = Vec::new();
     let report = if args.method == Method::PlackettLuce {
         rank_feedback_table(&args.input, &source, &settings, &|| bar.inc(1))?
@@ -318,7 +324,7 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
         &stripped
     };
     let text = crate::flags::in_flags(&render(printed, args.format)?);
-    if let Some(path) = &args.report {
+    if let Some(page) = &page {
         let title = format!("verdict rank {source}");
         let groups = args
             .input
@@ -326,12 +332,12 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
             .as_deref()
             .filter(|_| !group_boards.is_empty())
             .map(|column| (column, group_boards.as_slice()));
-        crate::output::write_report(path, &rank_html(&report, &title, groups))?;
+        crate::output::write_page(page, &rank_html(&report, &title, groups))?;
     }
-    if let Some(path) = &args.plot {
+    if let Some(plot) = &plot {
         let first = report.outputs()[0];
         let title = format!("{} ({} battles)", first.leaderboard.method, first.battles);
-        plot_leaderboard(path, &first.leaderboard, &title)?;
+        plot_leaderboard(plot, &first.leaderboard, &title)?;
     }
-    emit(&text, args.out.as_deref())
+    emit(&text, out.as_ref())
 }

@@ -1663,3 +1663,327 @@ fn a_damaged_parquet_page_is_one_clean_error() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
+
+/// Two `verdict judge` runs started together on one ledger: one holds the ledger and
+/// the other is refused at once, naming the holder's pid — or, when the first ended
+/// before the second began, the second resumes from its ledger. Either way no call is
+/// paid twice, the ledger parses, and the spend never exceeds the budget.
+#[test]
+fn two_runs_on_one_ledger_never_pay_twice_nor_overspend() {
+    for round in 0..3 {
+        let dir = tempfile::tempdir().unwrap();
+        let args = paying_setup(dir.path(), false, "40");
+        let start = || {
+            Command::new(env!("CARGO_BIN_EXE_verdict"))
+                .args(&args)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let (first, second) = (start(), start());
+        let outcomes: Vec<_> = [first, second]
+            .into_iter()
+            .map(|child| child.wait_with_output().unwrap())
+            .collect();
+        let refused: Vec<String> = outcomes
+            .iter()
+            .filter(|o| !o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+            .collect();
+        assert!(
+            refused.len() <= 1,
+            "round {round}: both runs failed: {refused:?}"
+        );
+        for message in &refused {
+            assert!(
+                message.contains("another verdict judge run (pid ") && message.contains("--ledger"),
+                "round {round}: {message}"
+            );
+        }
+        let payments = std::fs::read_to_string(dir.path().join("payments")).unwrap();
+        let mut keys: Vec<&str> = payments.lines().collect();
+        let paid = keys.len();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), paid, "round {round}: a call was paid twice");
+        let ledger = verdict::judges::Ledger::read(&dir.path().join("spend.jsonl")).unwrap();
+        assert!(ledger.spent() <= 40.0 + 1e-9, "spent {}", ledger.spent());
+        let charged = ledger.ended().filter(|e| e.judge == "paid").count();
+        assert_eq!(charged, paid, "round {round}: payments and ledger disagree");
+    }
+}
+
+/// An item's text reaches a command judge as data on its standard input, never
+/// through a shell: items holding `$(…)`, backticks and `; rm` run nothing, and the
+/// judge reads them byte for byte.
+#[test]
+fn an_items_text_reaches_a_command_judge_as_data_never_through_a_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let hostile = [
+        "$(touch pwned-dollar)",
+        "`touch pwned-backtick`",
+        "x; touch pwned-semicolon; rm -rf items.jsonl",
+        "' ; touch pwned-quote ; '",
+    ];
+    let items: String = hostile
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            serde_json::json!({"id": format!("q{i}"), "text": text, "truth": 0.5}).to_string()
+                + "\n"
+        })
+        .collect();
+    std::fs::write(d.join("items.jsonl"), &items).unwrap();
+    // The judge keeps what it was given and prints a score.
+    let seen = d.join("seen.jsonl").display().to_string();
+    let config = format!(
+        "range = 1.0\n\n[[judge]]\nname = \"keeper\"\ncost = 1.0\ncommand = [\"sh\", \"-c\", \"cat >> \\\"$0\\\"; echo; echo 0.5\", {seen:?}]\n"
+    );
+    std::fs::write(d.join("judges.toml"), config).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .current_dir(d)
+        .args([
+            "--quiet",
+            "judge",
+            "--items",
+            "items.jsonl",
+            "--judges",
+            "judges.toml",
+            "--budget",
+            "8",
+            "--method",
+            "uniform",
+            "--ledger",
+            "spend.jsonl",
+            "--out",
+            "scores.csv",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let names: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().all(|n| !n.starts_with("pwned")),
+        "an item ran a command: {names:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("items.jsonl")).unwrap(),
+        items
+    );
+    let kept = std::fs::read_to_string(d.join("seen.jsonl")).unwrap();
+    for text in hostile {
+        let as_json = serde_json::to_string(text).unwrap();
+        assert!(
+            kept.contains(&as_json),
+            "{text:?} did not reach the judge: {kept}"
+        );
+    }
+}
+
+/// Maximal-lottery ranks follow the equilibrium, not floating-point noise: on a
+/// perfectly symmetric log of seven models the canonical lottery is uniform (the
+/// minimum-norm maximal lottery of a zero margin matrix, a closed form) and all seven
+/// share rank 1 and the winner set; in rock–paper–scissors with a clone of rock the
+/// clones share one probability (1/6 each, paper and scissors 1/3: the minimum-norm
+/// split of rock's 1/3) and so do paper and scissors.
+#[test]
+fn symmetric_and_cloned_lotteries_share_ranks() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = String::from("model_a,model_b,winner\n");
+    for a in 0..7 {
+        for b in (a + 1)..7 {
+            log.push_str(&format!("m{a},m{b},model_a\nm{a},m{b},model_b\n"));
+        }
+    }
+    let path = write(dir.path(), "symmetric.csv", &log);
+    let board = json(&[
+        "rank",
+        &path,
+        "--method",
+        "lottery",
+        "--bootstrap",
+        "0",
+        "--format",
+        "json",
+    ]);
+    let models = board["models"].as_array().unwrap();
+    assert_eq!(models.len(), 7);
+    for m in models {
+        assert_eq!(m["rank"], 1, "{m}");
+        assert!(
+            (m["probability"].as_f64().unwrap() - 1.0 / 7.0).abs() < 1e-12,
+            "{m}"
+        );
+        assert_eq!(m["probability"], models[0]["probability"]);
+    }
+    assert_eq!(board["lottery"]["support"].as_array().unwrap().len(), 7);
+
+    let matrix = write(
+        dir.path(),
+        "rps-clone.csv",
+        ",R,P,S,R2\nR,0,-1,1,0\nP,1,0,-1,1\nS,-1,1,0,-1\nR2,0,-1,1,0\n",
+    );
+    let game = json(&["game", &matrix, "--format", "json"]);
+    let p = |name: &str| {
+        game["models"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == name)
+            .unwrap()["probability"]
+            .as_f64()
+            .unwrap()
+    };
+    assert_eq!(p("R"), p("R2"));
+    assert_eq!(p("P"), p("S"));
+    assert!((p("R") - 1.0 / 6.0).abs() < 1e-9, "{}", p("R"));
+    assert!((p("P") - 1.0 / 3.0).abs() < 1e-9, "{}", p("P"));
+}
+
+/// A page is meant to be shared: given a log by its absolute path, the page's title
+/// and heading, and the JSON's `source`, name the file alone, not the directories
+/// above it.
+#[test]
+fn pages_name_inputs_by_their_base_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let private = dir.path().join("home-of-someone");
+    std::fs::create_dir(&private).unwrap();
+    let log = private.join("x.csv");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/tutorial-arena.csv"),
+        &log,
+    )
+    .unwrap();
+    let log = log.display().to_string();
+    let page = dir.path().join("p.html");
+    let board = json(&[
+        "--quiet",
+        "rank",
+        &log,
+        "--bootstrap",
+        "0",
+        "--format",
+        "json",
+        "--report",
+        &page.display().to_string(),
+    ]);
+    assert_eq!(board["source"], "x.csv");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("home-of-someone"),
+        "the page names the directory"
+    );
+    assert!(
+        html.contains("<title>verdict rank x.csv"),
+        "the page's title"
+    );
+}
+
+/// An HTTP judge's API key, read from its environment variable, never reaches what a
+/// run shows or keeps — the error, progress lines, the ledger, the ledger's page —
+/// even when the server echoes the request's Authorization header back in its
+/// answer.
+#[cfg(feature = "http")]
+#[test]
+fn an_http_judges_api_key_never_reaches_errors_ledgers_or_pages() {
+    use std::io::{BufRead, BufReader, Write};
+    const KEY: &str = "sk-test-7f3a9c1e";
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "http://{}/v1/chat/completions",
+        listener.local_addr().unwrap()
+    );
+    // Answers every request with HTTP 400 and the headers it was sent.
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(50).flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut headers = String::new();
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+                // The credentials first, so that the shortened reply in a message
+                // still holds them.
+                if line.to_ascii_lowercase().starts_with("authorization:") {
+                    headers.insert_str(0, &line);
+                } else {
+                    headers.push_str(&line);
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = std::io::Read::read_exact(&mut reader, &mut body);
+            let reply = format!("you sent:\n{headers}");
+            let mut stream = stream;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 400 Bad Request\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+                reply.len()
+            );
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("items.jsonl"),
+        "{\"id\": \"q1\", \"answer\": \"42\"}\n",
+    )
+    .unwrap();
+    let config = format!(
+        "range = 10.0\n\n[[judge]]\nname = \"endpoint\"\ncost = 1.0\ntimeout_seconds = 5\n[judge.http]\nurl = {url:?}\nmodel = \"m\"\napi_key_env = \"VERDICT_CLI_TEST_KEY\"\nprompt = \"Answer: {{answer}}\"\nretries = 0\n"
+    );
+    std::fs::write(d.join("judges.toml"), config).unwrap();
+    let path = |name: &str| d.join(name).display().to_string();
+    let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .env("VERDICT_CLI_TEST_KEY", KEY)
+        .args([
+            "judge",
+            "--items",
+            &path("items.jsonl"),
+            "--judges",
+            &path("judges.toml"),
+            "--budget",
+            "3",
+            "--method",
+            "uniform",
+            "--ledger",
+            &path("spend.jsonl"),
+            "--out",
+            &path("scores.csv"),
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("HTTP 400"), "the reason is kept: {stderr}");
+    assert!(
+        stderr.contains("[API key]"),
+        "the echo is shown, redacted: {stderr}"
+    );
+    assert!(!stderr.contains(KEY), "the key is in the error: {stderr}");
+    assert!(!String::from_utf8_lossy(&output.stdout).contains(KEY));
+    let ledger = std::fs::read_to_string(d.join("spend.jsonl")).unwrap();
+    assert!(ledger.contains("HTTP 400"), "{ledger}");
+    assert!(!ledger.contains(KEY), "the key is in the ledger");
+    let page = path("ledger.html");
+    stdout(&verdict(&[
+        "report",
+        path("spend.jsonl").as_str(),
+        "--out",
+        page.as_str(),
+    ]));
+    assert!(!std::fs::read_to_string(&page).unwrap().contains(KEY));
+}

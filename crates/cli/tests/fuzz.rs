@@ -308,6 +308,38 @@ fn cost_files_never_panic() {
     });
 }
 
+/// The output manifest (`.verdict-outputs.json`, the record of which files verdict
+/// wrote in a directory), damaged: checking and writing outputs beside it never panics,
+/// and a damaged record never lets verdict replace a file the user made.
+#[test]
+fn output_manifests_never_panic_nor_let_a_users_file_be_replaced() {
+    use verdict::io::{OutputFile, OUTPUTS_MANIFEST};
+    let dir = tempfile::tempdir().unwrap();
+    let ours = OutputFile::new(dir.path().join("board.csv"), "--out");
+    ours.write_bytes(b"rank,model\n1,a\n").unwrap();
+    OutputFile::new(dir.path().join("plot.svg"), "--plot")
+        .write_bytes(b"<svg/>")
+        .unwrap();
+    let seed = std::fs::read(dir.path().join(OUTPUTS_MANIFEST)).unwrap();
+    fuzz("output manifests", &seed, |data| {
+        let case = tempfile::tempdir().unwrap();
+        std::fs::write(case.path().join(OUTPUTS_MANIFEST), data).unwrap();
+        let users = case.path().join("board.csv");
+        std::fs::write(&users, b"the user's own table").unwrap();
+        let target = OutputFile::new(&users, "--out");
+        assert!(target.check().is_err());
+        assert!(target.write_bytes(b"verdict's").is_err());
+        assert_eq!(std::fs::read(&users).unwrap(), b"the user's own table");
+        // A new file beside the damaged manifest is written whole.
+        let fresh = OutputFile::new(case.path().join("fresh.csv"), "--out");
+        fresh.write_bytes(b"new").unwrap();
+        assert_eq!(
+            std::fs::read(case.path().join("fresh.csv")).unwrap(),
+            b"new"
+        );
+    });
+}
+
 #[test]
 fn judge_configurations_never_panic() {
     let dir = tempfile::tempdir().unwrap();

@@ -598,7 +598,11 @@ fn library_and_command_line_fits_are_byte_identical() {
     let featurizer = Featurizer::from_options(&reading).to_value();
     let model = fit(&log, &options, None, featurizer, &|_, _, _| {}).unwrap();
     let by_library = dir.path().join("library.json");
-    save_model(&model, &by_library).unwrap();
+    save_model(
+        &model,
+        &verdict::io::OutputFile::new(&by_library, "model file"),
+    )
+    .unwrap();
     assert!(
         std::fs::read(&by_cli).unwrap() == std::fs::read(&by_library).unwrap(),
         "the command line's model file differs from the library's"

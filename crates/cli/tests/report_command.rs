@@ -274,11 +274,16 @@ fn what_is_not_a_result_is_refused_and_nothing_is_lost() {
     assert!(failure(&["report", &game, "--out", out]).contains("1 × 1"));
     assert!(!page.exists());
 
-    // The page never goes over a file verdict did not write, such as a result.
+    // The page never goes over the result it draws, nor over a file verdict did not
+    // write.
     let before = read(Path::new(&board));
     let message = failure(&["report", &board, "--out", &board]);
-    assert!(message.contains("not written by verdict") && message.contains("--out"));
+    assert!(message.contains("also an input") && message.contains("--out"));
     assert_eq!(read(Path::new(&board)), before);
+    let copy = write(dir.path(), "copy.json", &before);
+    let message = failure(&["report", &board, "--out", &copy]);
+    assert!(message.contains("not written by verdict") && message.contains("--out"));
+    assert_eq!(read(Path::new(&copy)), before);
     // Its own earlier page it replaces.
     succeed(&["report", &board, "--out", out]);
     succeed(&["report", &board, "--out", out]);

@@ -32,8 +32,8 @@ mod soft_budget;
 pub use batch::{solve_batch, solve_each};
 pub use error::GameError;
 pub use lottery::{
-    budgeted_lottery, max_entropy_lottery, maximal_lottery, priced_lottery, HardBudget, Lottery,
-    LotteryStatus, GAP_TOLERANCE,
+    budgeted_lottery, max_entropy_lottery, maximal_lottery, merge_near_ties, priced_lottery,
+    HardBudget, Lottery, LotteryStatus, GAP_TOLERANCE, TIE_TOLERANCE,
 };
 pub use matrix_game::{minimax_mixture, worst_column, MinimaxMixture};
 pub use metrics::{

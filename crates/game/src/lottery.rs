@@ -18,7 +18,9 @@
 
 use nalgebra::{DMatrix, DVector};
 
-pub use crate::certificate::{Lottery, LotteryStatus, GAP_TOLERANCE};
+pub use crate::certificate::{
+    merge_near_ties, Lottery, LotteryStatus, GAP_TOLERANCE, TIE_TOLERANCE,
+};
 use crate::interior::unique_maximal_lottery;
 use crate::payoff::check_costs;
 use crate::qp::Qp;

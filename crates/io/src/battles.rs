@@ -175,6 +175,25 @@ impl Source {
             Source::Table(table) => table.file().to_owned(),
         }
     }
+
+    /// How a result or a page names the source: a file by its base name
+    /// ([`shown_name`]), anything else by its label.
+    pub fn shown_name(&self) -> String {
+        match self {
+            Source::File(path) => shown_name(path),
+            _ => self.label(),
+        }
+    }
+}
+
+/// How a result or a page names an input file: its base name, never the directories
+/// above it — a page is meant to be shared, and `/home/NAME/logs/x.csv` would tell
+/// where the user keeps their files.
+pub fn shown_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    )
 }
 
 /// Reads any table (format from `format` or the source's extension). `wanted` limits

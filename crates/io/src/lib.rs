@@ -4,7 +4,8 @@
 //! Every error names its place — file, line or row, column — and how to fix it, e.g.
 //! `battles.csv:1042: column "winner": expected model_a | model_b | tie | tie (bothbad),
 //! found "draw"`. Outputs are written to a temporary file beside the target and renamed
-//! on success, so no half-written file is ever left behind.
+//! on success, so no half-written file is ever left behind, and never over a file
+//! verdict did not write ([`OutputFile`]).
 
 mod atomic;
 mod battles;
@@ -17,6 +18,7 @@ mod format;
 mod matrix;
 mod numeric;
 mod output_dir;
+mod output_file;
 #[cfg(feature = "parquet")]
 mod parquet_io;
 mod rankings;
@@ -25,8 +27,8 @@ mod text;
 
 pub use atomic::{persist, write_atomic, write_bytes_atomic};
 pub use battles::{
-    battle_columns, battles_from_table, read_battles, read_table, write_battles, BattleSchema,
-    LoadedBattles, ReadOptions, Source, WinnerColumns,
+    battle_columns, battles_from_table, read_battles, read_table, shown_name, write_battles,
+    BattleSchema, LoadedBattles, ReadOptions, Source, WinnerColumns,
 };
 pub use contextual::{
     category_code, read_battles_as_contextual, read_contexts, read_contextual_log, text_features,
@@ -40,6 +42,7 @@ pub use format::Format;
 pub use matrix::{read_named_matrix, NamedMatrix};
 pub use numeric::{has_path, numeric_columns, path_column};
 pub use output_dir::{FileChecksum, StagedDir, WRITTEN_BY};
+pub use output_file::{OutputFile, OUTPUTS_MANIFEST};
 #[cfg(feature = "parquet")]
 pub use parquet_io::{read_record_batches, write_battles_parquet, write_parquet_table, ColumnData};
 pub use rankings::{read_rankings, LoadedRankings};

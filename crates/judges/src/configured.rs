@@ -255,7 +255,9 @@ impl ConfiguredPool {
         output
             .trim()
             .parse::<f64>()
-            .map_err(|_| format!("printed {:?}, not a number", clip(output.trim())))
+            .ok()
+            .filter(|score| score.is_finite())
+            .ok_or_else(|| format!("printed {:?}, not a finite number", clip(output.trim())))
     }
 }
 

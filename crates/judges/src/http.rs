@@ -218,8 +218,23 @@ impl HttpJudge {
         })
     }
 
-    /// One score, retrying transient failures (with the same idempotency key).
+    /// One score, retrying transient failures (with the same idempotency key); the API
+    /// key never appears in what goes wrong, even when the server echoes it.
     fn call(&self, body: &serde_json::Value, key: Option<&String>) -> Result<f64, String> {
+        self.try_call(body, key)
+            .map_err(|message| self.redacted(&message))
+    }
+
+    /// `message` with every occurrence of the API key replaced: failures are recorded
+    /// in the ledger and shown in errors, pages and progress lines.
+    fn redacted(&self, message: &str) -> String {
+        match &self.key {
+            Some(key) if !key.is_empty() => message.replace(key.as_str(), "[API key]"),
+            _ => message.to_string(),
+        }
+    }
+
+    fn try_call(&self, body: &serde_json::Value, key: Option<&String>) -> Result<f64, String> {
         let retries = self.config.retries.unwrap_or(4);
         let mut wait = self.config.backoff_seconds.unwrap_or(1.0);
         let mut attempt = 0;
@@ -267,13 +282,31 @@ impl HttpJudge {
             .get("retry-after")
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<f64>().ok());
-        let text = response
+        let bytes = match response
             .body_mut()
-            .read_to_string()
-            .map_err(|e| Failure::Transient {
-                message: e.to_string(),
-                retry_after: None,
-            })?;
+            .with_config()
+            .limit(REPLY_LIMIT)
+            .read_to_vec()
+        {
+            Ok(bytes) => bytes,
+            Err(ureq::Error::BodyExceedsLimit(_)) => {
+                return Err(Failure::Permanent(format!(
+                    "HTTP {status}: the reply is over {} MiB; a score is a short text",
+                    REPLY_LIMIT >> 20
+                )))
+            }
+            Err(e) => {
+                return Err(Failure::Transient {
+                    message: e.to_string(),
+                    retry_after: None,
+                })
+            }
+        };
+        let Ok(text) = String::from_utf8(bytes) else {
+            return Err(Failure::Permanent(format!(
+                "HTTP {status}: the reply is not UTF-8 text"
+            )));
+        };
         let snippet = clip(&text);
         match status {
             200..=299 => {}
@@ -310,9 +343,15 @@ impl HttpJudge {
             .as_str()
             .trim()
             .parse::<f64>()
-            .map_err(|_| format!("{:?} in the reply is not a number", matched.as_str()))
+            .ok()
+            .filter(|score| score.is_finite())
+            .ok_or_else(|| format!("{:?} in the reply is not a finite number", matched.as_str()))
     }
 }
+
+/// The most bytes of a reply read: a score is a few characters, a chat reply a few
+/// kilobytes; anything larger is refused rather than held in memory.
+const REPLY_LIMIT: u64 = 1 << 20;
 
 /// The first 200 characters of a reply, for messages.
 pub(crate) fn clip(text: &str) -> String {

@@ -4,6 +4,9 @@
 //! order, so a run interrupted at any point and restarted with the same settings
 //! reaches the same state without paying twice.
 //!
+//! One run writes a ledger at a time: the pool holds the ledger's lock
+//! ([`LedgerLock`]) from opening to its end, and a second run is refused.
+//!
 //! What a restart does with each recorded call:
 //! - a score is handed back as it was, at the price recorded;
 //! - a judge's failure is kept in the file but not replayed: the call is asked again,
@@ -25,6 +28,7 @@ use crate::ledger_file::{
     ledger_error, Header, Ledger, LedgerCall, LedgerEntry, LedgerRun, LedgerStart, Line,
     LEDGER_FORMAT, LEDGER_VERSION, LOST_PREFIX,
 };
+use crate::ledger_lock::LedgerLock;
 use crate::spend::in_range;
 use crate::{duplicate_judge, first_duplicate, JudgeError, JudgePool};
 
@@ -36,6 +40,8 @@ pub struct LedgeredPool<'a> {
     replay: VecDeque<LedgerCall>,
     replayed: u64,
     recorder: Recorder,
+    /// Held while the pool lives: no other run writes this ledger meanwhile.
+    _lock: LedgerLock,
 }
 
 /// The writing half of the ledger: names, the file, and the number of the next call.
@@ -79,6 +85,8 @@ impl<'a> LedgeredPool<'a> {
         if let Some(twice) = first_duplicate(&judges) {
             return Err(JudgeError::Setting(duplicate_judge(twice)));
         }
+        // Before the ledger is read: a run that already holds it may be writing it.
+        let lock = LedgerLock::acquire(path)?;
         let existing = match std::fs::read(path) {
             Ok(bytes) if !bytes.is_empty() => Some(Ledger::parse(path, &bytes)?),
             Ok(_) => None,
@@ -110,6 +118,7 @@ impl<'a> LedgeredPool<'a> {
             inner,
             replay,
             replayed: 0,
+            _lock: lock,
             recorder: Recorder {
                 items,
                 judges,

@@ -22,6 +22,7 @@ mod ivwe;
 mod judge;
 mod ledger;
 mod ledger_file;
+mod ledger_lock;
 mod ledger_spend;
 mod methods;
 mod norm;
@@ -44,6 +45,7 @@ pub use ledger_file::{
     Ledger, LedgerCall, LedgerEntry, LedgerJudge, LedgerRun, LedgerStart, LEDGER_FORMAT,
     LEDGER_VERSION,
 };
+pub use ledger_lock::{lock_path, LedgerLock};
 pub use ledger_spend::LedgerSpend;
 pub use methods::{
     default_exploration, estimate, Estimate, EstimateSettings, Method, DEFAULT_DELTA,

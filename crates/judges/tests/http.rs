@@ -28,7 +28,9 @@ struct Seen {
 
 /// Serves chat completions on a free local port. The reply depends on the user
 /// message: "good" → "Score: 8", "flaky" → HTTP 503 the first two times, then "7",
-/// "garbage" → no number, "huge" → 42, "slow" → waits 3 s; without the bearer
+/// "garbage" → no number, "huge" → 42, "slow" → waits 3 s, "nan" → "NaN", "down" →
+/// HTTP 500 always, "echo" → HTTP 400 repeating the request's Authorization header,
+/// "bigbody" → a 2 MiB reply, "binary" → a reply that is not UTF-8; without the bearer
 /// token "sekrit" → HTTP 401. Every request takes 50 ms, so concurrent calls overlap.
 fn serve() -> (String, Arc<Seen>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -90,6 +92,30 @@ fn answer(mut stream: std::net::TcpStream, seen: &Seen) {
         .unwrap()
         .to_string();
     seen.bodies.lock().unwrap().push(body);
+    let raw: Option<(u16, Vec<u8>)> = if !authorised {
+        None
+    } else if user.contains("echo") {
+        Some((
+            400,
+            b"bad request; you sent Authorization: Bearer sekrit".to_vec(),
+        ))
+    } else if user.contains("bigbody") {
+        Some((200, vec![b' '; 2 << 20]))
+    } else if user.contains("binary") {
+        Some((200, vec![0xff, 0xfe, b'7', 0xc3]))
+    } else {
+        None
+    };
+    if let Some((status, bytes)) = raw {
+        seen.in_flight.fetch_sub(1, Ordering::SeqCst);
+        let _ = write!(
+            stream,
+            "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            bytes.len()
+        );
+        let _ = stream.write_all(&bytes);
+        return;
+    }
     let (status, content) = if !authorised {
         (401, "")
     } else if user.contains("flaky") && seen.flaky_failures.fetch_add(1, Ordering::SeqCst) < 2 {
@@ -100,6 +126,10 @@ fn answer(mut stream: std::net::TcpStream, seen: &Seen) {
         (200, "7")
     } else if user.contains("huge") {
         (200, "42")
+    } else if user.contains("nan") {
+        (200, "score: NaN")
+    } else if user.contains("down") {
+        (500, "")
     } else if user.contains("slow") {
         std::thread::sleep(Duration::from_secs(3));
         (200, "5")
@@ -118,6 +148,11 @@ fn answer(mut stream: std::net::TcpStream, seen: &Seen) {
 }
 
 fn config(dir: &Path, url: &str, concurrency: usize) -> JudgesConfig {
+    config_with(dir, url, concurrency, "")
+}
+
+/// [`config`] with `extra` lines in the `[judge.http]` table.
+fn config_with(dir: &Path, url: &str, concurrency: usize, extra: &str) -> JudgesConfig {
     let path = dir.join("judges.toml");
     std::fs::write(
         &path,
@@ -137,6 +172,7 @@ temperature = 0.7
 retries = 3
 backoff_seconds = 0.01
 concurrency = {concurrency}
+{extra}
 "#
         ),
     )
@@ -243,6 +279,53 @@ fn garbage_out_of_range_and_slow_replies_fail_without_losing_the_ledger() {
             .all(|e| e.error.is_some()));
         assert!(entries.iter().any(|e| e.item == "q1"));
     }
+}
+
+/// The guarantee on HTTP judges: a reply that is not a score — NaN, a 500 every time,
+/// a huge body, bytes that are not UTF-8, an error page — is a failed call recorded
+/// with its reason, never a score; and the API key never reaches an error, the ledger
+/// or anything made from them, even when the server echoes it back.
+#[test]
+fn http_judge_answers_that_are_not_scores_fail_and_the_key_never_leaks() {
+    std::env::set_var("VERDICT_TEST_KEY", "sekrit");
+    let (url, _seen) = serve();
+    let dir = tempfile::tempdir().unwrap();
+    // A pattern that takes any word after "score:", so "NaN" reaches the number parser.
+    let config = config_with(dir.path(), &url, 2, r#"score_regex = 'score: (\S+)'"#);
+    let plain = config_with(dir.path(), &url, 2, "");
+    for (answer, config, expected) in [
+        ("nan", &config, "not a finite number"),
+        ("down", &plain, "http 500"),
+        ("bigbody", &plain, "over 1 mib"),
+        ("binary", &plain, "not utf-8"),
+        ("echo", &plain, "http 400"),
+    ] {
+        let ledger = dir.path().join(format!("{answer}.jsonl"));
+        let err = run(config, &[answer], 4.0, &ledger).unwrap_err();
+        let message = err.to_string();
+        assert!(matches!(err, JudgeError::Call { .. }), "{answer}: {err}");
+        assert!(message.to_lowercase().contains(expected), "{answer}: {err}");
+        assert!(
+            !message.contains("sekrit"),
+            "{answer}: the key leaked: {message}"
+        );
+        let text = std::fs::read_to_string(&ledger).unwrap();
+        assert!(
+            !text.contains("sekrit"),
+            "{answer}: the key is in the ledger"
+        );
+        let entries = ledger_entries(&ledger);
+        assert!(!entries.is_empty(), "{answer}: no call recorded");
+        assert!(
+            entries
+                .iter()
+                .all(|e| e.error.is_some() && e.score.is_none()),
+            "{answer}: a failure became a score"
+        );
+    }
+    // The echo's reason is kept, the key replaced.
+    let text = std::fs::read_to_string(dir.path().join("echo.jsonl")).unwrap();
+    assert!(text.contains("Bearer [API key]"), "{text}");
 }
 
 #[test]

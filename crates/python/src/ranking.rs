@@ -121,7 +121,7 @@ pub fn rank_json(
         Some(battle_columns(&options))
     };
     let source = battles.source(py, "<battles table>", wanted.as_deref())?;
-    let label = source.label();
+    let label = source.shown_name();
     let report = crate::interruptible(py, move || -> Result<String, String> {
         let report = if rankings {
             let loaded = read_rankings(&source, None).map_err(|e| e.to_string())?;

@@ -27,8 +27,9 @@ pub fn report_html(
         } else {
             value.cast::<PyBytes>()?.as_bytes().to_vec()
         };
+        // Errors name the file as given; the page names it as `verdict report` does.
         saved.push((
-            name.clone(),
+            verdict::page::shown_name(std::path::Path::new(&name)),
             parse_result(&name, &bytes).map_err(bad_input)?,
         ));
     }
@@ -38,9 +39,12 @@ pub fn report_html(
     results_page(&saved, title.as_deref()).map_err(bad_input)
 }
 
-/// Writes `page` to `path` atomically, never over a file verdict did not write.
+/// Writes `page` to `path` atomically, never over a file verdict did not write unless
+/// `force`.
 #[pyfunction]
-pub fn write_page(py: Python<'_>, path: PathBuf, page: &str) -> PyResult<()> {
-    py.detach(|| verdict::page::write_page(&path, "out", page))
+#[pyo3(signature = (path, page, force=false))]
+pub fn write_page(py: Python<'_>, path: PathBuf, page: &str, force: bool) -> PyResult<()> {
+    let target = verdict::page::page_target(path, "out", force);
+    py.detach(|| verdict::page::write_page(&target, page))
         .map_err(bad_input)
 }

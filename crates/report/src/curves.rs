@@ -1,11 +1,11 @@
 //! Log–log curves, one panel per set (e.g. error against budget, one line per
 //! method), SVG or PNG by extension.
 
-use std::path::Path;
-
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
+
+use verdict_io::OutputFile;
 
 use crate::plot::{save, Figure};
 use crate::ReportError;
@@ -69,13 +69,15 @@ const PANEL_HEIGHT: u32 = 480;
 /// Longest series name the legend column shows whole; longer ones end in `…`.
 const LEGEND_CHARS: usize = 26;
 
-/// Draws `panels` side by side to `path` (`.svg` or `.png`), atomically.
+/// Draws `panels` side by side to `target` (`.svg` or `.png`), atomically and never
+/// over a file verdict did not write.
 ///
 /// # Errors
 /// [`ReportError::PlotFormat`] for another extension; [`ReportError::Plot`] when
-/// drawing or writing fails (including a panel with no positive points).
-pub fn plot_curves(path: &Path, panels: &[Curves]) -> Result<(), ReportError> {
-    save(path, &Panels(panels))
+/// drawing fails (including a panel with no positive points); [`ReportError::Io`] when
+/// the target is refused or cannot be written.
+pub fn plot_curves(target: &OutputFile, panels: &[Curves]) -> Result<(), ReportError> {
+    save(target, &Panels(panels))
 }
 
 /// `panels` as inline SVG text for a page.

@@ -2,12 +2,12 @@
 //! over the interval. SVG or PNG by the file's extension; text is drawn with the
 //! bundled DejaVu Sans (no system fonts needed).
 
-use std::path::Path;
 use std::sync::Once;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
+use verdict_io::OutputFile;
 use verdict_ratings::Leaderboard;
 
 use crate::ReportError;
@@ -26,13 +26,18 @@ fn register_font() {
     });
 }
 
-/// Draws `board` to `path` (`.svg` or `.png`), atomically.
+/// Draws `board` to `target` (`.svg` or `.png`), atomically and never over a file
+/// verdict did not write.
 ///
 /// # Errors
 /// [`ReportError::PlotFormat`] for another extension; [`ReportError::Plot`] when
-/// drawing or writing fails.
-pub fn plot_leaderboard(path: &Path, board: &Leaderboard, title: &str) -> Result<(), ReportError> {
-    save(path, &LeaderboardFigure { board, title })
+/// drawing fails; [`ReportError::Io`] when the target is refused or cannot be written.
+pub fn plot_leaderboard(
+    target: &OutputFile,
+    board: &Leaderboard,
+    title: &str,
+) -> Result<(), ReportError> {
+    save(target, &LeaderboardFigure { board, title })
 }
 
 /// Something drawable on any plotters backend.
@@ -45,42 +50,35 @@ pub(crate) trait Figure {
         DB::ErrorType: 'static;
 }
 
-/// Writes `figure` to `path` as SVG or PNG (by extension) through a temporary file in
-/// the same directory, so a failed plot leaves nothing half-written.
-pub(crate) fn save(path: &Path, figure: &impl Figure) -> Result<(), ReportError> {
+/// Writes `figure` to `target` as SVG or PNG (by extension) under verdict's output
+/// policy ([`verdict_io::OutputFile`]): through a temporary file in the same
+/// directory, so a failed plot leaves nothing half-written, and never over a file
+/// verdict did not write.
+pub(crate) fn save(target: &OutputFile, figure: &impl Figure) -> Result<(), ReportError> {
     register_font();
+    let path = target.path();
     let extension = path
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     let shown = path.display().to_string();
-    let plot_error = |message: String| ReportError::Plot {
-        path: shown.clone(),
-        message,
-    };
-    let directory = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let suffix = match extension.as_deref() {
-        Some("svg") => ".svg",
-        Some("png") => ".png",
+    let svg = match extension.as_deref() {
+        Some("svg") => true,
+        Some("png") => false,
         _ => return Err(ReportError::PlotFormat { path: shown }),
     };
-    let temporary = tempfile::Builder::new()
-        .prefix(".verdict-plot-")
-        .suffix(suffix)
-        .tempfile_in(directory)
-        .map_err(|e| plot_error(e.to_string()))?;
     let size = figure.size();
-    if suffix == ".svg" {
-        figure.draw(SVGBackend::new(temporary.path(), size).into_drawing_area())
-    } else {
-        figure.draw(BitMapBackend::new(temporary.path(), size).into_drawing_area())
-    }
-    .map_err(plot_error)?;
-    verdict_io::persist(temporary, path)?;
-    Ok(())
+    target.write_through_path(|temporary| {
+        if svg {
+            figure.draw(SVGBackend::new(temporary, size).into_drawing_area())
+        } else {
+            figure.draw(BitMapBackend::new(temporary, size).into_drawing_area())
+        }
+        .map_err(|message| ReportError::Plot {
+            path: shown.clone(),
+            message,
+        })
+    })
 }
 
 /// `figure` as SVG text to inline in a page: without the XML namespace declaration,

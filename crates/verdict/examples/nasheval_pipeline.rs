@@ -4,7 +4,7 @@
 //!
 //! `cargo run -p verdict --example nasheval_pipeline`
 
-use verdict::io::{read_contextual_log, ContextualOptions, Source};
+use verdict::io::{read_contextual_log, ContextualOptions, OutputFile, Source};
 use verdict::model_file::{load_model, read_model_contexts, save_model, Featurizer};
 use verdict::nasheval::{fit, FitOptions, PolicyKind};
 use verdict::simulation::{score, write_appendix_g, AppendixGSimulation, Split, Truth};
@@ -42,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         model.summary.final_gap
     );
     let path = dir.path().join("model.json");
-    save_model(&model, &path)?;
+    save_model(&model, &OutputFile::new(&path, "model file"))?;
     let model = load_model(&path)?;
     let test = read_model_contexts(&model, &Source::File(sim.join("test_contexts.parquet")))?;
     let policies = model.policy(&test.features)?;

@@ -3,7 +3,8 @@
 //! into one call of the game layer.
 
 use verdict_game::{
-    exploitability, game_value, max_entropy_lottery, Equilibrium, GameError, Lottery, PayoffMatrix,
+    exploitability, game_value, max_entropy_lottery, merge_near_ties, Equilibrium, GameError,
+    Lottery, PayoffMatrix, TIE_TOLERANCE,
 };
 use verdict_io::{read_named_matrix, Source};
 use verdict_report::{AgentProbability, GameReport};
@@ -195,7 +196,9 @@ pub fn game_report(
     settings: &EquilibriumSettings,
 ) -> Result<GameReport, VerdictError> {
     let lottery = solve(game, names, settings)?;
-    let pi = &lottery.probabilities;
+    // Probabilities the solver cannot tell apart are shown equal (and so keep the
+    // matrix's order in the table).
+    let pi = &merge_near_ties(&lottery.probabilities, TIE_TOLERANCE);
     Ok(GameReport {
         models: names
             .iter()

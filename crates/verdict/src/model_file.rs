@@ -7,8 +7,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use verdict_io::{
-    read_contexts, read_table, write_bytes_atomic, write_parquet_table, CategoricalEncoding,
-    ColumnData, ContextTable, ContextualOptions, Source,
+    read_contexts, read_table, write_parquet_table, CategoricalEncoding, ColumnData, ContextTable,
+    ContextualOptions, OutputFile, Source,
 };
 use verdict_nasheval::{NashEvalModel, Predictions, WinnerFrequency};
 
@@ -74,13 +74,15 @@ impl Featurizer {
     }
 }
 
-/// Writes `model` to `path` as JSON, atomically: no half-written model is ever left.
+/// Writes `model` to `target` as JSON under verdict's output policy
+/// ([`OutputFile`]): atomically, so no half-written model is ever left, and never over
+/// a file verdict did not write.
 ///
 /// # Errors
-/// [`VerdictError::Io`] naming the path.
-pub fn save_model(model: &NashEvalModel, path: &Path) -> Result<(), VerdictError> {
+/// [`VerdictError::Io`] naming the path (a refused target included).
+pub fn save_model(model: &NashEvalModel, target: &OutputFile) -> Result<(), VerdictError> {
     let text = serde_json::to_vec(model).expect("a model serialises");
-    Ok(write_bytes_atomic(path, &text)?)
+    Ok(target.write_bytes(&text)?)
 }
 
 /// Reads a model file and checks it: format name, version and every dimension.
@@ -222,13 +224,13 @@ pub fn winners_by(
     Ok(WinnerFrequency::new(&model.agents, &labels, &policies))
 }
 
-/// Writes predictions as a Parquet table, atomically: `context_id`, one float column
-/// per agent, `winners` (a list of names) and, when present, `payoff` (the `K × K`
-/// matrix as a flat list, row-major).
+/// Writes predictions as a Parquet table under verdict's output policy
+/// ([`OutputFile`]): `context_id`, one float column per agent, `winners` (a list of
+/// names) and, when present, `payoff` (the `K × K` matrix as a flat list, row-major).
 ///
 /// # Errors
-/// [`VerdictError::Io`] when the file cannot be written.
-pub fn write_predictions_parquet(path: &Path, p: &Predictions) -> Result<(), VerdictError> {
+/// [`VerdictError::Io`] when the target is refused or cannot be written.
+pub fn write_predictions_parquet(target: &OutputFile, p: &Predictions) -> Result<(), VerdictError> {
     let k = p.agents.len();
     let mut columns = vec![("context_id", ColumnData::Text(p.ids.clone()))];
     for (j, agent) in p.agents.iter().enumerate() {
@@ -240,6 +242,6 @@ pub fn write_predictions_parquet(path: &Path, p: &Predictions) -> Result<(), Ver
         let matrices = payoffs.chunks(k * k).map(<[f64]>::to_vec).collect();
         columns.push(("payoff", ColumnData::FloatList(matrices)));
     }
-    write_parquet_table(path, &columns)?;
+    target.write_through_path(|temporary| write_parquet_table(temporary, &columns))?;
     Ok(())
 }

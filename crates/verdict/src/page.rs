@@ -1,50 +1,33 @@
-//! Writing a report page without losing anything a user gave: a page goes to its
-//! path atomically, and never over a file verdict did not write (a file without
-//! verdict's generator tag, [`GENERATOR_META`]) — a mistyped `--report results.json`
-//! or `--out battles.csv` is refused, and the file is left as it was.
+//! Writing a report page without losing anything a user gave: a page is an output
+//! like any other ([`OutputFile`]: atomic, never over a file verdict did not write),
+//! and an existing page also counts as verdict's by its generator tag
+//! ([`GENERATOR_META`]) — a page written elsewhere, or before the output manifest,
+//! is still replaced, while a mistyped `--report results.json` or `--out battles.csv`
+//! is refused and the file left as it was.
 
-use std::path::Path;
+use std::path::PathBuf;
 
+pub use verdict_io::shown_name;
+use verdict_io::OutputFile;
 use verdict_report::GENERATOR_META;
 
 use crate::VerdictError;
 
-/// How far into a file the generator tag is looked for: a page's head.
-const HEAD_BYTES: usize = 4096;
-
-/// Refuses `path` when a file there was not written by verdict; call it before the
-/// work whose page it will hold, so a refusal costs nothing. `option` is how the user
-/// named the page (`--report`, `--out`), for the message.
-///
-/// # Errors
-/// [`VerdictError::Data`] naming the file and the fix.
-pub fn check_page_target(path: &Path, option: &str) -> Result<(), VerdictError> {
-    if path.exists() && !written_by_verdict(path) {
-        return Err(VerdictError::Data(format!(
-            "{} exists and was not written by verdict; it was left untouched: name another file with {option}",
-            path.display()
-        )));
-    }
-    Ok(())
+/// The page output at `path`, named by the user with `option` (`--report`, `--out`),
+/// replacing a file verdict did not write only when `force` is set.
+pub fn page_target(path: impl Into<PathBuf>, option: &str, force: bool) -> OutputFile {
+    OutputFile::new(path, option)
+        .forced(force)
+        .recognizing(GENERATOR_META)
 }
 
-/// Writes `page` to `path` atomically (the whole page or nothing), after
-/// [`check_page_target`].
+/// Writes `page` to `target` (see [`page_target`]); check the target before the
+/// work whose page it will hold ([`OutputFile::check`]), so a refusal costs nothing.
 ///
 /// # Errors
-/// As [`check_page_target`]; I/O errors naming the file.
-pub fn write_page(path: &Path, option: &str, page: &str) -> Result<(), VerdictError> {
-    check_page_target(path, option)?;
-    verdict_io::write_bytes_atomic(path, page.as_bytes())?;
+/// [`VerdictError::Io`] naming the file and the fix when it is refused; I/O errors
+/// naming the file.
+pub fn write_page(target: &OutputFile, page: &str) -> Result<(), VerdictError> {
+    target.write_bytes(page.as_bytes())?;
     Ok(())
-}
-
-/// Whether the file at `path` starts like a page verdict wrote.
-fn written_by_verdict(path: &Path) -> bool {
-    use std::io::Read;
-    let mut head = Vec::with_capacity(HEAD_BYTES);
-    std::fs::File::open(path)
-        .and_then(|file| file.take(HEAD_BYTES as u64).read_to_end(&mut head))
-        .map(|_| String::from_utf8_lossy(&head).contains(GENERATOR_META))
-        .unwrap_or(false)
 }

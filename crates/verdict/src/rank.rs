@@ -4,8 +4,8 @@
 use statrs::distribution::{ContinuousCDF, Normal};
 use verdict_feedback::{BattleLog, Interner};
 use verdict_game::{
-    condorcet_winner, default_radius, exploitability, robust_lottery, GameError, Lottery,
-    LotteryStatus, PayoffMatrix, SUPPORT_THRESHOLD,
+    condorcet_winner, default_radius, exploitability, merge_near_ties, robust_lottery, GameError,
+    Lottery, LotteryStatus, PayoffMatrix, SUPPORT_THRESHOLD, TIE_TOLERANCE,
 };
 use verdict_ratings::{
     bootstrap_bradley_terry, bootstrap_elo, sandwich_covariance, shuffled_order, Bootstrap,
@@ -739,7 +739,9 @@ impl Context<'_> {
             None => (solve(&game, names, &self.settings.equilibrium)?, None),
             Some(radius) => self.robust_lottery(&game, radius)?,
         };
-        let probabilities = &lottery.probabilities;
+        // Probabilities the solver cannot tell apart share a rank and a value.
+        let merged = merge_near_ties(&lottery.probabilities, TIE_TOLERANCE);
+        let probabilities = &merged;
         let mut notes = Vec::new();
         let (intervals, support_shares) = self.lottery_intervals(&mut notes, on_round)?;
         if !unobserved.is_empty() {

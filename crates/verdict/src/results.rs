@@ -431,7 +431,7 @@ impl SavedResult {
 pub fn report_page(paths: &[&Path], title: Option<&str>) -> Result<String, VerdictError> {
     let results = paths
         .iter()
-        .map(|path| read_result(path).map(|result| (path.display().to_string(), result)))
+        .map(|path| read_result(path).map(|result| (crate::page::shown_name(path), result)))
         .collect::<Result<Vec<_>, _>>()?;
     results_page(&results, title)
 }
@@ -454,9 +454,7 @@ pub fn results_page(
         .iter()
         .enumerate()
         .map(|(i, (name, result))| {
-            let file = Path::new(name)
-                .file_name()
-                .map_or_else(|| name.clone(), |f| f.to_string_lossy().into_owned());
+            let file = crate::page::shown_name(Path::new(name));
             Ok(PagePart {
                 title: format!("{}: {file}", result.kind()),
                 anchor: format!("result-{}", i + 1),

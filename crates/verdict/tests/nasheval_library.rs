@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use verdict::feedback::ContextualLog;
-use verdict::io::{read_contextual_log, ContextualOptions, Source};
+use verdict::io::{read_contextual_log, ContextualOptions, OutputFile, Source};
 use verdict::model_file::{load_model, read_model_contexts, save_model, Featurizer};
 use verdict::nasheval::{fit, Backbone, FitOptions, NashEvalModel, PolicyKind};
 use verdict::simulation::{
@@ -67,7 +67,7 @@ fn simulate_fit_save_load_predict_evaluate_without_the_binary() {
     let sim = simulate(dir.path(), 800, 120, 71);
     let model = fitted(&sim, 5);
     let path = dir.path().join("model.json");
-    save_model(&model, &path).unwrap();
+    save_model(&model, &OutputFile::new(&path, "model file")).unwrap();
     let loaded = load_model(&path).unwrap();
     let contexts =
         read_model_contexts(&loaded, &Source::File(sim.join("test_contexts.parquet"))).unwrap();

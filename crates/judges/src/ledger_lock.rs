@@ -1,0 +1,145 @@
+//! One writer per ledger: a run holds an exclusive advisory lock (`flock`) on a lock
+//! file beside its ledger (`.NAME.lock`, holding the run's process id) for as long as
+//! it may call a judge. A second run on the same ledger is refused at once, naming
+//! the holder's pid, before it reads the ledger or pays for anything: two runs
+//! resuming one ledger would both replay it and both pay for the next calls.
+//!
+//! The operating system releases the lock when its holder ends, however it ends
+//! (SIGKILL included), so a killed run never leaves a ledger locked. The lock file is
+//! removed when the run ends normally; a run that finds the file replaced after it
+//! locked it (removed by a holder ending, then made anew by a third run) locks the
+//! new one instead, so two runs never hold locks on different files of one path.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::ledger_file::ledger_error;
+use crate::JudgeError;
+
+/// An exclusive lock on a ledger, held until dropped.
+#[derive(Debug)]
+pub struct LedgerLock {
+    file: File,
+    path: PathBuf,
+}
+
+impl LedgerLock {
+    /// Locks the ledger at `ledger` for this process.
+    ///
+    /// # Errors
+    /// [`JudgeError::Ledger`] when another run holds it (naming its pid and the fix),
+    /// or the lock file cannot be created.
+    pub fn acquire(ledger: &Path) -> Result<Self, JudgeError> {
+        let path = lock_path(ledger);
+        let fail = |message: String| ledger_error(ledger, message);
+        loop {
+            let mut file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(|e| {
+                    fail(format!(
+                        "cannot create its lock file {}: {e}",
+                        path.display()
+                    ))
+                })?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(TryLockError::WouldBlock) => {
+                    let mut holder = String::new();
+                    let _ = file.read_to_string(&mut holder);
+                    let holder = holder.trim();
+                    let holder = if holder.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (pid {holder})")
+                    };
+                    return Err(fail(format!(
+                        "another verdict judge run{holder} is using this ledger; wait for it to end, or give this run another `ledger`"
+                    )));
+                }
+                Err(TryLockError::Error(e)) => {
+                    return Err(fail(format!("cannot lock {}: {e}", path.display())))
+                }
+            }
+            if !is_the_file_at(&file, &path) {
+                continue; // removed by a holder that ended: lock the file there now
+            }
+            file.set_len(0)
+                .and_then(|()| file.write_all(std::process::id().to_string().as_bytes()))
+                .and_then(|()| file.flush())
+                .map_err(|e| {
+                    fail(format!(
+                        "cannot write its lock file {}: {e}",
+                        path.display()
+                    ))
+                })?;
+            return Ok(Self { file, path });
+        }
+    }
+}
+
+impl Drop for LedgerLock {
+    fn drop(&mut self) {
+        // Removed while still held, so a run waiting on this file sees it replaced.
+        let _ = std::fs::remove_file(&self.path);
+        let _ = self.file.unlock();
+    }
+}
+
+/// The lock file of the ledger at `ledger`: `.NAME.lock` beside it.
+pub fn lock_path(ledger: &Path) -> PathBuf {
+    let name = ledger
+        .file_name()
+        .map_or_else(|| "ledger".into(), |n| n.to_string_lossy().into_owned());
+    ledger.with_file_name(format!(".{name}.lock"))
+}
+
+/// Whether `file` is the file now at `path` (same device and inode).
+#[cfg(unix)]
+fn is_the_file_at(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(open), Ok(named)) => open.dev() == named.dev() && open.ino() == named.ino(),
+        _ => false,
+    }
+}
+
+/// Elsewhere an open file cannot be removed, so the file at the path is the one open.
+#[cfg(not(unix))]
+fn is_the_file_at(_: &File, path: &Path) -> bool {
+    path.exists()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_holder_is_refused_with_the_first_ones_pid_until_it_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = dir.path().join("spend.jsonl");
+        let first = LedgerLock::acquire(&ledger).unwrap();
+        let message = LedgerLock::acquire(&ledger).unwrap_err().to_string();
+        assert!(
+            message.contains(&format!("pid {}", std::process::id())),
+            "{message}"
+        );
+        assert!(message.contains("spend.jsonl"), "{message}");
+        drop(first);
+        assert!(!lock_path(&ledger).exists());
+        let again = LedgerLock::acquire(&ledger).unwrap();
+        drop(again);
+    }
+
+    #[test]
+    fn the_lock_file_is_hidden_beside_the_ledger() {
+        assert_eq!(
+            lock_path(Path::new("runs/spend.jsonl")),
+            Path::new("runs/.spend.jsonl.lock")
+        );
+    }
+}
