@@ -298,7 +298,7 @@ pub fn battles_from_table(table: &Table, options: &ReadOptions) -> Result<Loaded
     let schema = match &options.schema {
         Some(schema) => schema.clone(),
         None => {
-            if let Some(counts) = crate::counts::CountColumns::detect(table) {
+            if let Some(counts) = crate::count_columns::CountColumns::detect(table) {
                 return Err(IoError::invalid_file(
                     table.file(),
                     format!(

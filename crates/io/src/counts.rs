@@ -20,52 +20,12 @@ use std::path::{Path, PathBuf};
 use verdict_feedback::{Interner, Outcome, PairCounts, PairCountsBuilder};
 
 use crate::battles::{build_log, filtered_rows, no_battles, require_column};
+use crate::count_columns::CountColumns;
 use crate::{read_table, BattleSchema, Format, IoError, ReadOptions, Source, Table, WinnerColumns};
 
 /// Rows decoded at a time from a Parquet file: about 50 MB of column codes for a
 /// three-column log, and few enough chunks that merging their counts costs nothing.
 const CHUNK_ROWS: usize = 1 << 20;
-
-/// The columns of a counts table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum CountColumns {
-    /// `wins_a, wins_b` and optionally `ties`, one row per pair.
-    Wide {
-        /// Whether a `ties` column is there.
-        ties: bool,
-    },
-    /// `winner` labels with a `count`, one row per pair and outcome.
-    Long,
-}
-
-impl CountColumns {
-    /// The layout `table`'s columns hold, if any.
-    pub(crate) fn detect(table: &Table) -> Option<Self> {
-        let present = table.present_columns();
-        let has = |name: &str| present.iter().any(|p| p == name);
-        if has("wins_a") && has("wins_b") {
-            Some(CountColumns::Wide { ties: has("ties") })
-        } else if has("count") && has("winner") {
-            Some(CountColumns::Long)
-        } else {
-            None
-        }
-    }
-
-    /// The columns, for messages.
-    pub(crate) fn describe(&self) -> &'static str {
-        match self {
-            CountColumns::Wide { ties: true } => "columns wins_a, wins_b, ties",
-            CountColumns::Wide { ties: false } => "columns wins_a, wins_b",
-            CountColumns::Long => "columns winner, count",
-        }
-    }
-
-    /// The count columns to read.
-    fn columns() -> [&'static str; 4] {
-        ["wins_a", "wins_b", "ties", "count"]
-    }
-}
 
 /// One file of a dataset (or a table handed over in memory), with the `key=value`
 /// directories above it (Hive partitioning), which read as columns holding that value

@@ -11,6 +11,7 @@ mod atomic;
 mod battles;
 mod contextual;
 mod costs;
+mod count_columns;
 mod counts;
 mod error;
 mod filter;

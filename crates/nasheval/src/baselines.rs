@@ -13,51 +13,15 @@
 //!
 //! Ties go to the agent listed first, as the paper breaks them by agent index.
 
-use serde::{Deserialize, Serialize};
 use verdict_feedback::ContextualLog;
 use verdict_game::PayoffMatrix;
 use verdict_ratings::{BradleyTerry, PairCounts, PairTally};
 
-use crate::options::FitError;
+use crate::error::FitError;
+use crate::settings::PolicyRule;
 
 /// `κ_BT` of Eq. 75: the ridge on the per-context scores.
 pub const BT_RIDGE: f64 = 1e-4;
-
-/// How a fitted surface's games become policies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PolicyRule {
-    /// NashEval: the regularized equilibrium of `Â(x)` (network or solver).
-    #[default]
-    Equilibrium,
-    /// All mass on the largest per-context Bradley–Terry score (Eq. 75).
-    BtArgmax,
-    /// All mass on the largest average row margin.
-    Borda,
-    /// The regularized equilibrium of `tanh((s_j − s_k)/2)` (Eq. 76).
-    BtReg,
-    /// The budgeted best reply to the uniform opponent under `σ(s_j − s_k)` (Eq. 77).
-    BtCost,
-    /// One maximal lottery of the pooled training margins for every context (Eq. 78;
-    /// [`crate::global`]).
-    Lottery,
-    /// One robust maximal lottery over groups of contexts for every context (Eq. 79–81).
-    RobustLottery,
-    /// The uniform lottery over the pluralistic leaderboard's top three (Eq. 82–84;
-    /// [`crate::pluralistic`]).
-    Pluralistic,
-}
-
-impl PolicyRule {
-    /// Whether the rule plays one lottery everywhere, computed from the training log
-    /// rather than from the surface ([`crate::global`]).
-    pub fn is_global(self) -> bool {
-        matches!(
-            self,
-            Self::Lottery | Self::RobustLottery | Self::Pluralistic
-        )
-    }
-}
 
 /// Bradley–Terry scores (natural-log scale, centred) of one skew-symmetric payoff
 /// matrix `B` (`k × k`, row-major, entries in `[-1, 1]`), NashEval Eq. 75:

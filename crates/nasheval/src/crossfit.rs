@@ -7,49 +7,14 @@
 
 use verdict_feedback::ContextualLog;
 
-use serde::{Deserialize, Serialize};
-
 use crate::backbone::{Backbone, Model};
+use crate::histogram::PropensityHistogram;
 use crate::learner::{context_folds, LearnerError};
 use crate::pairs::PairMap;
 use crate::pooled::{
     sampled_cells, PairVerdict, PooledOutcome, PooledPropensity, SAMPLED_MENUS_PER_CONTEXT,
 };
-use crate::summary::PropensityHistogram;
-
-/// How the nuisances `e^m` and `μ^m_jk` are modelled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
-pub enum NuisanceDesign {
-    /// One propensity model per menu and one outcome model per (menu, pair) on the
-    /// contexts that selected the menu (Algorithm 1 as written): right for a few
-    /// well-observed menus.
-    PerMenu,
-    /// Per fold, one propensity model over `(x, menu)` and one outcome model over
-    /// `(x, j, k)` ([`crate::pooled`]): for many or rare menus.
-    #[cfg_attr(
-        feature = "clap",
-        value(
-            help = "One propensity model over (x, menu) and one outcome model over (x, j, k) per fold: rare menus borrow strength"
-        )
-    )]
-    Pooled,
-    /// Per menu when the catalogue is small (at most [`PER_MENU_LIMIT`] menus) and
-    /// every menu has feedback in every fold's training contexts; pooled otherwise.
-    #[default]
-    #[cfg_attr(
-        feature = "clap",
-        value(help = "Per menu for at most 20 menus each seen in every fold; pooled otherwise")
-    )]
-    Auto,
-}
-
-impl NuisanceDesign {
-    /// Model files written before the option modelled outcomes per menu.
-    pub fn default_for_old_files() -> Self {
-        Self::PerMenu
-    }
-}
+use crate::settings::NuisanceDesign;
 
 /// The largest catalogue `Auto` models menu by menu.
 pub const PER_MENU_LIMIT: usize = 20;

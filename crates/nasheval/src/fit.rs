@@ -4,20 +4,21 @@
 
 use verdict_feedback::ContextualLog;
 
-use crate::baselines::PolicyRule;
 use crate::crossfit::{cross_fit, menu_floors, CrossFit, CrossFitOptions, Nuisances, Observed};
+use crate::error::FitError;
 use crate::fitted::{NashEvalModel, FORMAT, VERSION};
 use crate::gap::payoff_matrices;
 use crate::learner::context_folds;
-use crate::options::{CheckedOptions, FitError, FitOptions, PolicyKind, Variant};
+use crate::options::{CheckedOptions, FitOptions, PolicyKind, Variant};
 use crate::pairs::PairMap;
 use crate::payoff::{
-    has_pair_columns, matrices_from_pairs, plugin_pairs, pseudo_outcomes, PayoffRegression,
-    PayoffSurface, SharedRows, SAMPLED_PAIRS_PER_CONTEXT,
+    has_pair_columns, matrices_from_pairs, plugin_pairs, pseudo_outcomes, PayoffSurface,
+    SharedRows, SAMPLED_PAIRS_PER_CONTEXT,
 };
 use crate::selection::{
     held_out_risk, out_of_fold_regression, paired_difference, risk_per_context, RiskCells,
 };
+use crate::settings::{PayoffRegression, PolicyRule};
 use crate::summary::{FitSummary, Stage};
 use crate::tune::{tune_nuisances, tune_payoff};
 

@@ -7,13 +7,15 @@ use verdict_game::{
     support, Equilibrium, PayoffMatrix, Regularizer, SoftBudget, SoftRegularizer, SUPPORT_THRESHOLD,
 };
 
-use crate::baselines::{rule_policy, PolicyRule, RulePolicy};
+use crate::baselines::{rule_policy, RulePolicy};
+use crate::error::FitError;
 use crate::gap::{payoff_matrices, GapLoss};
 use crate::global::GlobalPolicy;
 use crate::network::{Network, NetworkOptions};
-use crate::options::{FitError, FitOptions, NetworkInit, PolicyKind};
+use crate::options::{FitOptions, NetworkInit, PolicyKind};
 use crate::pairs::PairMap;
 use crate::payoff::PayoffSurface;
+use crate::settings::PolicyRule;
 use crate::summary::{FitSummary, Stage};
 use crate::tune::{network_grid, tune_network};
 

@@ -16,9 +16,11 @@ use serde::{Deserialize, Serialize};
 use verdict_feedback::{ContextualLog, MenuFeedback};
 use verdict_game::{default_radius, robust_lottery, Equilibrium, PayoffMatrix};
 
-use crate::baselines::PolicyRule;
-use crate::options::{FitError, FitOptions};
+use crate::error::FitError;
+use crate::groups::context_groups;
+use crate::options::{checked_radius, groups_column, FitOptions};
 use crate::pluralistic::{pluralistic_leaderboard, PluralisticBoard};
+use crate::settings::PolicyRule;
 
 /// A global baseline's lottery and how it was reached.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -99,81 +101,6 @@ pub fn global_lottery(log: &ContextualLog, rho: f64) -> Result<Vec<f64>, FitErro
             message: format!("the global lottery: {e}"),
         })?;
     Ok(lottery.probabilities)
-}
-
-/// The categorical column the robust lottery groups by ([`FitOptions::groups_by`]).
-///
-/// # Errors
-/// [`FitError::Setting`] (`groups_by`) when none is named.
-pub(crate) fn groups_column(options: &FitOptions) -> Result<&str, FitError> {
-    options.groups_by.as_deref().ok_or_else(|| {
-        FitError::setting(
-            "groups_by",
-            "the robust lottery needs groups: name a categorical context column (`groups_by`)",
-        )
-    })
-}
-
-/// A robust lottery's radius, which must lie in `[0, 1]` when given.
-///
-/// # Errors
-/// [`FitError::Setting`] (`robust_radius`) for a radius outside `[0, 1]`.
-pub(crate) fn checked_radius(radius: Option<f64>) -> Result<Option<f64>, FitError> {
-    match radius {
-        Some(tau) if !(0.0..=1.0).contains(&tau) => Err(FitError::setting(
-            "robust_radius",
-            format!("the radius is a total-variation distance in [0, 1], found {tau}"),
-        )),
-        _ => Ok(radius),
-    }
-}
-
-/// The group of every context of `log`: the value of the categorical column `column`,
-/// read back from its one-hot features `column=value` (a context with none of them
-/// is in the group `(other)`). Returns the groups' names and each context's group.
-///
-/// # Errors
-/// [`FitError::Setting`] (`groups_by`) when the log has no one-hot feature of
-/// `column`.
-pub fn context_groups(
-    log: &ContextualLog,
-    column: &str,
-) -> Result<(Vec<String>, Vec<usize>), FitError> {
-    let prefix = format!("{column}=");
-    let columns: Vec<(usize, &str)> = log
-        .feature_names
-        .iter()
-        .enumerate()
-        .filter_map(|(c, name)| name.strip_prefix(&prefix).map(|value| (c, value)))
-        .collect();
-    if columns.is_empty() {
-        return Err(FitError::setting(
-            "groups_by",
-            format!(
-                "the contexts have no one-hot categorical column {column:?} (no feature named {prefix}…); name a column whose values are categories, e.g. a source or language, encoded one-hot (the default)"
-            ),
-        ));
-    }
-    let mut names: Vec<String> = columns.iter().map(|(_, v)| (*v).to_string()).collect();
-    let width = log.feature_names.len();
-    let other = names.len();
-    let mut any_other = false;
-    let groups = (0..log.contexts.len())
-        .map(|i| {
-            let row = &log.features[i * width..(i + 1) * width];
-            columns
-                .iter()
-                .position(|&(c, _)| row[c] > 0.5)
-                .unwrap_or_else(|| {
-                    any_other = true;
-                    other
-                })
-        })
-        .collect();
-    if any_other {
-        names.push("(other)".into());
-    }
-    Ok((names, groups))
 }
 
 /// The robust maximal lottery over the groups of the categorical context column

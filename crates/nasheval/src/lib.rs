@@ -21,10 +21,13 @@ pub mod backbone;
 pub mod baselines;
 mod booster;
 pub mod crossfit;
+mod error;
 pub mod fit;
 pub mod fitted;
 pub mod gap;
 pub mod global;
+mod groups;
+mod histogram;
 mod learner;
 pub mod network;
 pub mod options;
@@ -35,6 +38,7 @@ pub mod pooled;
 mod pseudo;
 mod schema;
 pub mod selection;
+mod settings;
 pub mod summary;
 #[cfg(test)]
 mod test_support;
@@ -43,26 +47,27 @@ pub mod winners;
 
 pub use aggregator::{Aggregator, AggregatorError};
 pub use backbone::{Backbone, BackboneKind, GbdtParams, Model};
-pub use baselines::PolicyRule;
 pub use crossfit::{
-    cross_fit, menu_floors, CrossFit, CrossFitOptions, NuisanceDesign, Nuisances, Observed,
-    PER_MENU_LIMIT,
+    cross_fit, menu_floors, CrossFit, CrossFitOptions, Nuisances, Observed, PER_MENU_LIMIT,
 };
+pub use error::FitError;
 pub use fit::{fit, fit_prepared, prepare, CrossFitted};
 pub use fitted::{NashEvalModel, Predictions, FORMAT, VERSION};
 pub use gap::{payoff_matrices, GapLoss, GapScratch};
 pub use global::{GlobalDetail, GlobalPolicy};
+pub use groups::context_groups;
+pub use histogram::PropensityHistogram;
 pub use learner::{context_folds, Classifier, LearnerError, Logistic, Regressor, Ridge};
 pub use network::{Network, NetworkOptions, TrainingReport};
 pub use options::{
-    CheckedOptions, FitError, FitMethod, FitOptions, NetworkInit, PolicyKind, Variant,
-    LINEAR_PENALTY,
+    CheckedOptions, FitMethod, FitOptions, NetworkInit, PolicyKind, Variant, LINEAR_PENALTY,
 };
 pub use pairs::{AggregatorKind, PairHolder, PairMap};
-pub use payoff::{PayoffRegression, PayoffSurface};
+pub use payoff::PayoffSurface;
 pub use pluralistic::PluralisticBoard;
 pub use pooled::{PairVerdict, PooledOutcome};
 pub use pseudo::{plugin_payoff, pseudo_outcome, MenuObservation};
 pub use schema::AlignedFeatures;
-pub use summary::{FitSummary, PropensityHistogram, Stage};
+pub use settings::{NuisanceDesign, PayoffRegression, PolicyRule};
+pub use summary::{FitSummary, Stage};
 pub use winners::WinnerFrequency;

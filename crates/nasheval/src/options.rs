@@ -7,12 +7,11 @@ use verdict_feedback::ContextualLog;
 use verdict_game::SoftBudgetPrices;
 
 use crate::backbone::{Backbone, BackboneKind, GbdtParams};
-use crate::baselines::PolicyRule;
-use crate::crossfit::NuisanceDesign;
-use crate::learner::LearnerError;
+use crate::error::FitError;
+use crate::groups::context_groups;
 use crate::network::NetworkOptions;
 use crate::pairs::AggregatorKind;
-use crate::payoff::PayoffRegression;
+use crate::settings::{NuisanceDesign, PayoffRegression, PolicyRule};
 
 /// Which payoff surface the policy is trained on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -312,58 +311,6 @@ impl Default for FitOptions {
     }
 }
 
-/// A fit, prediction or model that cannot be made or used, with the setting, context,
-/// feature or file at fault.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum FitError {
-    /// A setting out of range, or settings that do not combine.
-    #[error("{message}")]
-    Setting {
-        /// The setting at fault ([`FitOptions`]' field name).
-        setting: &'static str,
-        /// What is wrong and what it must be.
-        message: String,
-    },
-    /// The log cannot carry the fit asked of it: too few agents or contexts, a
-    /// catalogue the aggregators refuse, or a log other than the one the options were
-    /// checked against.
-    #[error("{0}")]
-    Log(String),
-    /// A learner could not be fitted.
-    #[error(transparent)]
-    Learner(#[from] LearnerError),
-    /// The equilibrium solver failed on a context.
-    #[error("equilibrium of context {context}: {message}")]
-    Solver {
-        /// The context's row (from 0).
-        context: usize,
-        /// The solver's message.
-        message: String,
-    },
-    /// A model file that is not a NashEval model of this version, is inconsistent, or
-    /// gives a probability that is not a number.
-    #[error("{0}")]
-    Model(String),
-    /// New contexts whose features are not the model's.
-    #[error("{message}")]
-    Schema {
-        /// The feature missing or unknown.
-        feature: String,
-        /// What differs and what to do.
-        message: String,
-    },
-}
-
-impl FitError {
-    /// A setting at fault.
-    pub(crate) fn setting(setting: &'static str, message: impl Into<String>) -> Self {
-        Self::Setting {
-            setting,
-            message: message.into(),
-        }
-    }
-}
-
 impl FitOptions {
     /// Checks the options against `log` once, before any work: every setting in its
     /// range and the settings consistent with each other and with the log (linfa's
@@ -421,9 +368,9 @@ impl FitOptions {
             ));
         }
         if options.rule == PolicyRule::RobustLottery {
-            crate::global::context_groups(log, crate::global::groups_column(options)?)?;
+            context_groups(log, groups_column(options)?)?;
         }
-        crate::global::checked_radius(options.robust_radius)?;
+        checked_radius(options.robust_radius)?;
         if options.rule == PolicyRule::BtCost
             && (options.costs.is_empty() || options.budget.is_none())
         {
@@ -526,5 +473,32 @@ impl CheckedOptions {
             )));
         }
         Ok(())
+    }
+}
+
+/// The categorical column the robust lottery groups by ([`FitOptions::groups_by`]).
+///
+/// # Errors
+/// [`FitError::Setting`] (`groups_by`) when none is named.
+pub(crate) fn groups_column(options: &FitOptions) -> Result<&str, FitError> {
+    options.groups_by.as_deref().ok_or_else(|| {
+        FitError::setting(
+            "groups_by",
+            "the robust lottery needs groups: name a categorical context column (`groups_by`)",
+        )
+    })
+}
+
+/// A robust lottery's radius, which must lie in `[0, 1]` when given.
+///
+/// # Errors
+/// [`FitError::Setting`] (`robust_radius`) for a radius outside `[0, 1]`.
+pub(crate) fn checked_radius(radius: Option<f64>) -> Result<Option<f64>, FitError> {
+    match radius {
+        Some(tau) if !(0.0..=1.0).contains(&tau) => Err(FitError::setting(
+            "robust_radius",
+            format!("the radius is a total-variation distance in [0, 1], found {tau}"),
+        )),
+        _ => Ok(radius),
     }
 }

@@ -13,6 +13,7 @@ use crate::learner::LearnerError;
 use crate::pairs::PairMap;
 use crate::pooled::{sampled_cells, PooledOutcome, PREDICTION_CHUNK};
 use crate::pseudo::{plugin_payoff, pseudo_outcome, MenuObservation};
+use crate::settings::PayoffRegression;
 
 /// The menus of pair `p` at context `i`, as Eq. 42 sees them.
 fn observations(
@@ -78,16 +79,6 @@ pub fn plugin_pairs(pairs: &PairMap, outcome: &[f64]) -> Vec<f64> {
 
 fn always() -> bool {
     true
-}
-
-/// How pseudo-outcomes are regressed on the context.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
-pub enum PayoffRegression {
-    /// One regressor on `(x, j, k)` with `j`, `k` (and the pair) one-hot (Algorithm 1).
-    Shared,
-    /// One regressor per pair on `x` (Section 5.2).
-    PerPair,
 }
 
 /// A learned payoff surface.

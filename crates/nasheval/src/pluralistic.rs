@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 use verdict_feedback::ContextualLog;
 use verdict_game::minimax_mixture;
 
-use crate::options::FitError;
+use crate::error::FitError;
 
 /// `ε` of Haghtalab et al.
 pub const EPSILON: f64 = 0.01;

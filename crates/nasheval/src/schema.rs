@@ -2,8 +2,8 @@
 //! sizes agree ([`NashEvalModel::check_format`]), and new contexts are rearranged into
 //! the model's features or refused, naming the feature ([`NashEvalModel::align_features`]).
 
+use crate::error::FitError;
 use crate::fitted::{NashEvalModel, FORMAT, VERSION};
-use crate::options::FitError;
 
 impl NashEvalModel {
     /// Checks a loaded model's format and version.

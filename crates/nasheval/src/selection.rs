@@ -15,8 +15,9 @@ use crate::backbone::Backbone;
 use crate::crossfit::gather;
 use crate::learner::LearnerError;
 use crate::pairs::PairMap;
-use crate::payoff::{PayoffRegression, PayoffSurface, SharedRows};
+use crate::payoff::{PayoffSurface, SharedRows};
 use crate::pooled::sampled_cells;
+use crate::settings::PayoffRegression;
 
 /// One candidate's held-out risk.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

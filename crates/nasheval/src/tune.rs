@@ -24,7 +24,7 @@ use crate::learner::LearnerError;
 use crate::network::{Network, NetworkOptions};
 use crate::options::{FitOptions, Variant};
 use crate::pairs::PairMap;
-use crate::payoff::PayoffRegression;
+use crate::settings::PayoffRegression;
 
 /// Rows a search uses at most.
 pub const TUNING_ROWS: usize = 4000;

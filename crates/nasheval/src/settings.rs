@@ -1,0 +1,87 @@
+//! The plain choices a fit is told — how nuisances are modelled
+//! ([`NuisanceDesign`]), how pseudo-outcomes are regressed ([`PayoffRegression`]) and
+//! how a surface's games become policies ([`PolicyRule`]) — in a leaf of their own:
+//! the options name them, and the stages that carry them out import them from here
+//! rather than from each other.
+
+use serde::{Deserialize, Serialize};
+
+/// How the nuisances `e^m` and `μ^m_jk` are modelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum NuisanceDesign {
+    /// One propensity model per menu and one outcome model per (menu, pair) on the
+    /// contexts that selected the menu (Algorithm 1 as written): right for a few
+    /// well-observed menus.
+    PerMenu,
+    /// Per fold, one propensity model over `(x, menu)` and one outcome model over
+    /// `(x, j, k)` ([`crate::pooled`]): for many or rare menus.
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "One propensity model over (x, menu) and one outcome model over (x, j, k) per fold: rare menus borrow strength"
+        )
+    )]
+    Pooled,
+    /// Per menu when the catalogue is small (at most [`crate::crossfit::PER_MENU_LIMIT`] menus) and
+    /// every menu has feedback in every fold's training contexts; pooled otherwise.
+    #[default]
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Per menu for at most 20 menus each seen in every fold; pooled otherwise")
+    )]
+    Auto,
+}
+
+impl NuisanceDesign {
+    /// Model files written before the option modelled outcomes per menu.
+    pub fn default_for_old_files() -> Self {
+        Self::PerMenu
+    }
+}
+
+/// How pseudo-outcomes are regressed on the context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum PayoffRegression {
+    /// One regressor on `(x, j, k)` with `j`, `k` (and the pair) one-hot (Algorithm 1).
+    Shared,
+    /// One regressor per pair on `x` (Section 5.2).
+    PerPair,
+}
+
+/// How a fitted surface's games become policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PolicyRule {
+    /// NashEval: the regularized equilibrium of `Â(x)` (network or solver).
+    #[default]
+    Equilibrium,
+    /// All mass on the largest per-context Bradley–Terry score (Eq. 75).
+    BtArgmax,
+    /// All mass on the largest average row margin.
+    Borda,
+    /// The regularized equilibrium of `tanh((s_j − s_k)/2)` (Eq. 76).
+    BtReg,
+    /// The budgeted best reply to the uniform opponent under `σ(s_j − s_k)` (Eq. 77).
+    BtCost,
+    /// One maximal lottery of the pooled training margins for every context (Eq. 78;
+    /// [`crate::global`]).
+    Lottery,
+    /// One robust maximal lottery over groups of contexts for every context (Eq. 79–81).
+    RobustLottery,
+    /// The uniform lottery over the pluralistic leaderboard's top three (Eq. 82–84;
+    /// [`crate::pluralistic`]).
+    Pluralistic,
+}
+
+impl PolicyRule {
+    /// Whether the rule plays one lottery everywhere, computed from the training log
+    /// rather than from the surface ([`crate::global`]).
+    pub fn is_global(self) -> bool {
+        matches!(
+            self,
+            Self::Lottery | Self::RobustLottery | Self::Pluralistic
+        )
+    }
+}
