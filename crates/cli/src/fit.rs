@@ -21,7 +21,7 @@ use crate::log::read_log;
 use crate::progress::bar;
 
 pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
-    let model_file = crate::output::target(&args.out, "--out");
+    let model_file = crate::output::model_target(&args.out);
     let page = crate::output::report(args.report.as_deref());
     let inputs: Vec<&std::path::Path> = [
         &args.source.contexts,

@@ -26,6 +26,12 @@ pub fn target(path: &Path, option: &str) -> OutputFile {
     OutputFile::new(path, option).forced(forced())
 }
 
+/// The model file at `path`, named with `--out` ([`verdict::model_file::model_target`]).
+#[cfg(feature = "nasheval")]
+pub fn model_target(path: &Path) -> OutputFile {
+    verdict::model_file::model_target(path, "--out", forced())
+}
+
 /// The page output at `path`, named with `option` (`--report`, `--out`).
 pub fn page_target(path: &Path, option: &str) -> OutputFile {
     verdict::page::page_target(path, option, forced())

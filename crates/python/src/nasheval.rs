@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 
 use verdict::contextual::{complete_pairs, read_log, LogSource};
 use verdict::equilibrium::costs_by_agent;
-use verdict::io::{CategoricalEncoding, ContextualOptions, OutputFile};
+use verdict::io::{CategoricalEncoding, ContextualOptions};
 use verdict::model_file::{load_model, read_model_contexts, save_model, Featurizer};
 use verdict::nasheval::{
     BackboneKind, FitMethod, FitOptions, NashEvalModel, NuisanceDesign, PolicyKind, Variant,
@@ -207,7 +207,7 @@ impl Model {
     /// over a file verdict did not write unless `force`.
     #[pyo3(signature = (path, force=false))]
     fn save(&self, py: Python<'_>, path: PathBuf, force: bool) -> PyResult<()> {
-        let target = OutputFile::new(path, "path").forced(force);
+        let target = verdict::model_file::model_target(path, "path", force);
         py.detach(|| save_model(&self.inner, &target))
             .map_err(bad_input)
     }

@@ -1,6 +1,6 @@
 //! End-to-end tests of the `verdict` binary, run in temporary folders.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

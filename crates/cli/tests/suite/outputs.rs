@@ -4,7 +4,7 @@
 //! earlier output, and replaces a user's file only with `--force`; a link is never
 //! written through unasked; a run killed mid-write leaves the old file or the new one.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

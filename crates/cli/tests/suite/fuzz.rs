@@ -9,11 +9,11 @@
 //!
 //! CI runs a short pass (`VERDICT_FUZZ_CASES`, default 64 cases per target). A long
 //! run gives each target a time instead, e.g.
-//! `VERDICT_FUZZ_SECONDS=1800 cargo test --release --test fuzz -- --nocapture`, and
+//! `VERDICT_FUZZ_SECONDS=1800 cargo test --release -p verdict-cli --test suite fuzz:: -- --nocapture`, and
 //! prints the executions per target. Cases that once failed are kept as named tests at
 //! the end of this file.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -1,6 +1,6 @@
 //! Helpers shared by the end-to-end tests: run the `verdict` binary and check how it
 //! ended.
-#![allow(dead_code)] // each test binary uses its own subset
+#![allow(dead_code)] // each module uses its own subset
 
 use std::ffi::OsStr;
 use std::fmt::Debug;

@@ -3,7 +3,7 @@
 //! small Appendix G simulation; each policy checked against its closed form at the
 //! predicted surface.
 
-mod common;
+use crate::common;
 
 use common::{failure, json, linear_fit_args, succeed, write};
 use serde_json::Value;

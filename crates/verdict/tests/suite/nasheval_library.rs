@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use verdict::feedback::ContextualLog;
 use verdict::io::{read_contextual_log, ContextualOptions, OutputFile, Source};
-use verdict::model_file::{load_model, read_model_contexts, save_model, Featurizer};
+use verdict::model_file::{load_model, model_target, read_model_contexts, save_model, Featurizer};
 use verdict::nasheval::{fit, Backbone, FitOptions, NashEvalModel, PolicyKind};
 use verdict::simulation::{
     evaluate_model, payoff_rmse, score, write_appendix_g, AppendixGSimulation, PolicyScore, Split,
@@ -68,6 +68,22 @@ fn simulate_fit_save_load_predict_evaluate_without_the_binary() {
     let model = fitted(&sim, 5);
     let path = dir.path().join("model.json");
     save_model(&model, &OutputFile::new(&path, "model file")).unwrap();
+    // A model file is verdict's by its format too: a copy in a directory without
+    // verdict's output manifest is replaced, a user's file there is not.
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::copy(&path, elsewhere.join("model.json")).unwrap();
+    save_model(
+        &model,
+        &model_target(elsewhere.join("model.json"), "out", false),
+    )
+    .unwrap();
+    std::fs::write(elsewhere.join("notes.json"), "{\"mine\": true}").unwrap();
+    assert!(save_model(
+        &model,
+        &model_target(elsewhere.join("notes.json"), "out", false)
+    )
+    .is_err());
     let loaded = load_model(&path).unwrap();
     let contexts =
         read_model_contexts(&loaded, &Source::File(sim.join("test_contexts.parquet"))).unwrap();

@@ -3,7 +3,7 @@
 //! the title is the same); several give one page with a part each; anything else is
 //! refused by name, with no page written and no file of the user's touched.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

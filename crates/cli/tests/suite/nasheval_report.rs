@@ -4,7 +4,7 @@
 //! here independently; the scores against the truth; propensities per menu; the
 //! training curve.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! baselines (NashEval Appendix I.3, Eq. 78–84) as models that play one lottery at
 //! every context, on small hand-made logs whose answers have closed forms.
 
-mod common;
+use crate::common;
 
 use common::{failure, json, linear_fit_args, succeed, write};
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! model file round-trips, predictions agree across formats, evaluation reports the
 //! documented JSON, and bad settings or a different feature schema fail clearly.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

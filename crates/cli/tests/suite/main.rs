@@ -1,0 +1,18 @@
+//! The command line's end-to-end tests, one binary (linking the whole program once
+//! rather than once per file): each module runs the real `verdict` binary.
+
+mod common;
+
+#[cfg(feature = "nasheval")]
+mod baselines;
+mod cli;
+mod fuzz;
+#[cfg(feature = "nasheval")]
+mod global_baselines;
+#[cfg(feature = "lightgbm")]
+mod nasheval;
+#[cfg(feature = "nasheval")]
+mod nasheval_report;
+#[cfg(feature = "nasheval")]
+mod outputs;
+mod report_command;
