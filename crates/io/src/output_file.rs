@@ -89,7 +89,7 @@ impl OutputFile {
     /// [`IoError::NotOurs`] naming the file and the fix.
     pub fn check(&self) -> Result<(), IoError> {
         let destination = self.destination()?;
-        self.check_replaceable(&destination)
+        self.check_replaceable(&destination, FileChecksum::of(&destination).ok().as_ref())
     }
 
     /// Refuses the output when it is one of the run's own inputs (the same file, by
@@ -162,7 +162,7 @@ impl OutputFile {
         F: FnOnce(&Path) -> Result<(), E>,
     {
         let destination = self.destination()?;
-        self.check_replaceable(&destination)?;
+        self.check_replaceable(&destination, FileChecksum::of(&destination).ok().as_ref())?;
         let directory = directory_of(&destination);
         let suffix = destination
             .extension()
@@ -177,9 +177,11 @@ impl OutputFile {
         // The file is checked again, and published, with the directory locked: two
         // runs writing beside each other keep both records.
         let _lock = DirectoryLock::acquire(directory);
-        self.check_replaceable(&destination)?;
+        let current = FileChecksum::of(&destination).ok();
+        self.check_replaceable(&destination, current.as_ref())?;
         let written = FileChecksum::of(temporary.path())?;
-        record(directory, &destination, written).map_err(|source| self.write_error(source))?;
+        record(directory, &destination, current, written)
+            .map_err(|source| self.write_error(source))?;
         persist(temporary, &destination)?;
         Ok(())
     }
@@ -214,9 +216,14 @@ impl OutputFile {
         Ok(target)
     }
 
-    /// Refuses `destination` when it holds a file verdict cannot tell it wrote.
-    fn check_replaceable(&self, destination: &Path) -> Result<(), IoError> {
-        if self.force || !destination.exists() || self.written_by_verdict(destination) {
+    /// Refuses `destination` when it holds a file verdict cannot tell it wrote;
+    /// `current` is that file's checksum (`None` when there is none to read).
+    fn check_replaceable(
+        &self,
+        destination: &Path,
+        current: Option<&FileChecksum>,
+    ) -> Result<(), IoError> {
+        if self.force || !destination.exists() || self.written_by_verdict(destination, current) {
             return Ok(());
         }
         let shown = if destination == self.path {
@@ -233,21 +240,20 @@ impl OutputFile {
         })
     }
 
-    /// Whether the file at `destination` matches the manifest's record of it, or
-    /// carries the format's tag.
-    fn written_by_verdict(&self, destination: &Path) -> bool {
+    /// Whether the file at `destination`, whose checksum is `current`, matches the
+    /// manifest's record of it, or carries the format's tag.
+    fn written_by_verdict(&self, destination: &Path, current: Option<&FileChecksum>) -> bool {
         if self.tag.is_some_and(|tag| head_holds(destination, tag)) {
             return true;
         }
-        let (Some(name), Ok(current)) = (file_name(destination), FileChecksum::of(destination))
-        else {
+        let (Some(name), Some(current)) = (file_name(destination), current) else {
             return false;
         };
         Manifest::read(directory_of(destination)).is_some_and(|manifest| {
             manifest
                 .files
                 .get(&name)
-                .is_some_and(|r| r.contains(&current))
+                .is_some_and(|r| r.contains(current))
         })
     }
 
@@ -286,9 +292,15 @@ impl Manifest {
 }
 
 /// Records `written` as the next version of `destination` in its directory's
-/// manifest, keeping the record of the version there now (so a run killed before the
-/// rename leaves a file still recognised) and dropping records of files gone.
-fn record(directory: &Path, destination: &Path, written: FileChecksum) -> std::io::Result<()> {
+/// manifest, keeping the record of `current`, the version there now (so a run killed
+/// before the rename leaves a file still recognised), and dropping records of files
+/// gone.
+fn record(
+    directory: &Path,
+    destination: &Path,
+    current: Option<FileChecksum>,
+    written: FileChecksum,
+) -> std::io::Result<()> {
     let manifest_path = directory.join(OUTPUTS_MANIFEST);
     let mut manifest = match Manifest::read(directory) {
         Some(manifest) => manifest,
@@ -303,7 +315,6 @@ fn record(directory: &Path, destination: &Path, written: FileChecksum) -> std::i
     let Some(name) = file_name(destination) else {
         return Ok(());
     };
-    let current = FileChecksum::of(destination).ok();
     manifest
         .files
         .retain(|other, _| directory.join(other).exists());
