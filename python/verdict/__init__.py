@@ -15,14 +15,16 @@ calls release the interpreter.
 - :class:`NashEval`, :func:`evaluate` — context-dependent equilibria fitted on
   contextual feedback, as ``verdict fit``, ``predict`` and ``evaluate``.
 - :func:`judge`, :class:`Judge`, :func:`oracle_allocation`, :func:`ivwe` — scores from several LLM
-  judges under a budget (Est-IVWE), through a spend ledger, as ``verdict judge``.
+  judges under a budget (Est-IVWE), with intervals, a target error and gold labels,
+  through a spend ledger, as ``verdict judge``; :func:`plan_budget` (``--plan``),
+  :func:`ppi_mean` and :func:`krippendorff_alpha`.
 - :func:`report` — results drawn as one self-contained HTML page, as ``verdict report``.
 """
 
 from __future__ import annotations
 
 from ._game import maximal_lottery
-from ._judges import Judge, JudgeResult, ivwe, judge, oracle_allocation
+from ._judges import Judge, JudgeResult, ivwe, judge, krippendorff_alpha, oracle_allocation, plan_budget, ppi_mean
 from ._nasheval import NashEval, Simulation, evaluate, simulate
 from ._rank import BradleyTerryResult, EloResult, bradley_terry, elo, rank
 from ._report import report
@@ -43,5 +45,8 @@ __all__ = [
     "JudgeResult",
     "oracle_allocation",
     "ivwe",
+    "plan_budget",
+    "ppi_mean",
+    "krippendorff_alpha",
     "report",
 ]

@@ -133,6 +133,10 @@ def judge(
     seed: int = 0,
     range: float = 1.0,
     progress: Optional[Any] = None,
+    level: float = 0.95,
+    target_error: Optional[float] = None,
+    gold: Any = None,
+    plan: bool = False,
 ) -> dict[str, Any]: ...
 def oracle_allocation(
     variances: Sequence[Sequence[float]], costs: Sequence[float], budget: float, *, p: str = "2"
@@ -143,6 +147,11 @@ def ivwe(
     scores: Sequence[float],
     variances: Optional[Sequence[Sequence[float]]] = None,
 ) -> tuple[list[str], list[float]]: ...
+
+def ppi_mean(
+    gold: Sequence[float], judged_gold: Sequence[float], judged_rest: Sequence[float], *, level: float = 0.95
+) -> str: ...
+def krippendorff_alpha(ratings: Sequence[Sequence[Optional[float]]]) -> Optional[float]: ...
 
 def report_html(results: list[tuple[str, bytes | Model]], title: str | None = None) -> str: ...
 def write_page(path: str, page: str, force: bool = False) -> None: ...

@@ -103,9 +103,30 @@ pub struct JudgeArgs {
     /// Spend ledger (JSON Lines); reuse it to resume an interrupted run.
     #[arg(long, value_name = "FILE")]
     pub ledger: PathBuf,
-    /// Estimated scores (CSV: id, score).
+    /// Estimated scores with their intervals: CSV (id, score, std_error, low, high) or,
+    /// with `--format json`, the whole result (the mean, the target, the gold report).
+    /// With `--plan`, the plan.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    /// What `--out` holds: csv or json.
+    #[arg(long, value_enum, default_value_t = JudgeFormat::Csv)]
+    pub format: JudgeFormat,
+    /// Confidence level of the intervals (each item's and the mean's).
+    #[arg(long, default_value_t = 0.95)]
+    pub level: f64,
+    /// Stop once the estimated l_p error of the scores (`||se||_p`) is at most E;
+    /// `--budget` is then a cap. With `--plan`, the error to plan for.
+    #[arg(long, value_name = "E")]
+    pub target_error: Option<f64>,
+    /// Only plan: spend a pilot of `--n0` calls of every (item, judge) pair (default:
+    /// as many as `--budget` buys) and print the budget `--target-error` needs.
+    #[arg(long, requires = "target_error")]
+    pub plan: bool,
+    /// Gold labels for some items (CSV with columns id, score): a prediction-powered
+    /// correction of the mean (PPI++), each judge's bias against them, and the judges'
+    /// agreement (Krippendorff's alpha).
+    #[arg(long, value_name = "FILE")]
+    pub gold: Option<PathBuf>,
     /// Write the run as one self-contained HTML page, read from its ledger: spend
     /// against the budget, per judge and per item, and the allocation.
     #[arg(long, value_name = "FILE")]
@@ -125,6 +146,15 @@ pub struct JudgeArgs {
     /// Seed for replayed judges.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+}
+
+/// What `verdict judge --out` holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum JudgeFormat {
+    /// One row per item: id, score, std_error, low, high.
+    Csv,
+    /// The whole result as one JSON document.
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

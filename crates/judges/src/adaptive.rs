@@ -47,7 +47,9 @@
 use statrs::distribution::{ContinuousCDF, Normal};
 
 use crate::allocation::{integer_counts, oracle_weights};
-use crate::{JudgeError, PairStats, Spender};
+use crate::target::Scored;
+use crate::uncertainty::{CallVariance, Combination};
+use crate::{JudgeError, PairStats, ScoreUncertainty, Spender};
 
 /// Scores per active pair in the first screening round.
 pub const FIRST_ROUND: u64 = 8;
@@ -66,16 +68,20 @@ const STAGE_SHARES: [&[f64]; 3] = [
     &[1.0],
 ];
 
-/// Screens, chooses and spends; returns the scores, the screening calls per pair of
-/// the first round, and whether some item had to be scored from its screening calls.
+/// Screens, chooses and spends — all of the budget, or with a `target` error in sets
+/// of stages until it is reached (each set's stages as in step 3, its calls only for
+/// the budget the target still needs; the sets' scores averaged with weights in
+/// proportion to what each spent). Returns the scores and the screening calls per pair
+/// of the first round.
 pub(crate) fn adaptive(
     spender: &mut Spender<'_>,
     items: usize,
     budget: f64,
-    range: f64,
     delta: f64,
     p: crate::Norm,
-) -> Result<(Vec<f64>, u64, bool), JudgeError> {
+    target: Option<f64>,
+) -> Result<(Scored, u64), JudgeError> {
+    let range = spender.range();
     let costs = spender.costs().to_vec();
     let judges = costs.len();
     let round_cost: f64 = items as f64 * costs.iter().sum::<f64>();
@@ -93,7 +99,7 @@ pub(crate) fn adaptive(
         .inverse_cdf(1.0 - delta / (2.0 * (items * judges) as f64 * f64::from(MAX_ROUNDS)));
     let mut screening = vec![PairStats::default(); items * judges];
     let mut active = vec![true; items * judges];
-    let mut target = first;
+    let mut target_calls = first;
     for round in 0..MAX_ROUNDS {
         let open: Vec<usize> = (0..items)
             .filter(|&k| (0..judges).filter(|&j| active[k * judges + j]).count() > 1)
@@ -105,7 +111,7 @@ pub(crate) fn adaptive(
             .iter()
             .flat_map(|&k| (0..judges).map(move |j| (k, j)))
             .filter(|&(k, j)| active[k * judges + j])
-            .map(|(k, j)| (target - screening[k * judges + j].count) as f64 * costs[j])
+            .map(|(k, j)| (target_calls - screening[k * judges + j].count) as f64 * costs[j])
             .sum();
         let first_round = round == 0;
         if !first_round && spender.spent() + cost > SCREENING_SHARE * budget {
@@ -114,7 +120,7 @@ pub(crate) fn adaptive(
         for &k in &open {
             for j in (0..judges).filter(|&j| active[k * judges + j]) {
                 let pair = k * judges + j;
-                let more = target - screening[pair].count;
+                let more = target_calls - screening[pair].count;
                 spender.sample(k, j, more, &mut screening[pair])?;
             }
             eliminate(
@@ -125,7 +131,7 @@ pub(crate) fn adaptive(
                 range,
             );
         }
-        target = (target as f64 * ROUND_GROWTH).ceil() as u64;
+        target_calls = (target_calls as f64 * ROUND_GROWTH).ceil() as u64;
     }
     // Each item keeps the judge with the smallest upper end of `c_j sigma^2` among
     // those left: a judge that merely looked steady on few calls does not win on luck.
@@ -139,11 +145,194 @@ pub(crate) fn adaptive(
                 .expect("an item keeps at least one judge")
         })
         .collect();
-    let (scores, fallback) = spend_in_stages(spender, &chosen, &screening, z, range, p)?;
-    Ok((scores, first, fallback))
+    let choice = Choice {
+        chosen: &chosen,
+        screening: &screening,
+        z,
+        p,
+    };
+    let scored = match target {
+        None => match spend_in_stages(spender, &choice, &mut choice.chosen_calls(), budget)? {
+            Some(stages) => choice.score(spender, &[(1.0, stages)], None),
+            None => choice.scored_by_screening(spender),
+        },
+        Some(target) => spend_to_target(spender, &choice, budget, target)?,
+    };
+    Ok((scored, first))
 }
 
-/// Step 3: the budget left after screening, in stages on fresh calls of each item's
+/// Each item's chosen judge and what screening learnt.
+struct Choice<'c> {
+    chosen: &'c [usize],
+    screening: &'c [PairStats],
+    z: f64,
+    p: crate::Norm,
+}
+
+/// One set of stages: per item, each stage's share and calls.
+type Stages = Vec<Vec<(f64, PairStats)>>;
+
+impl Choice<'_> {
+    /// The variance per call of each item's chosen judge, from all its calls.
+    fn per_call(&self, spender: &Spender<'_>, k: usize) -> CallVariance {
+        let judges = spender.costs().len();
+        CallVariance::estimated(
+            &spender.pooled()[k * judges + self.chosen[k]],
+            spender.range(),
+        )
+    }
+
+    /// Scores from sets of stages weighted `(set weight, stages)`: `sum_r W_r sum_s
+    /// b_s mean_rs`, of variance `sigma^2 sum_r sum_s (W_r b_s)^2 / n_rs` with one
+    /// variance estimate for all of the chosen judge's calls.
+    fn score(
+        &self,
+        spender: &Spender<'_>,
+        sets: &[(f64, Stages)],
+        reached: Option<bool>,
+    ) -> Scored {
+        let items = self.chosen.len();
+        let (scores, uncertainty) = (0..items)
+            .map(|k| {
+                let mut score = 0.0;
+                let mut spread = 0.0;
+                for (weight, stages) in sets {
+                    for (share, calls) in &stages[k] {
+                        let w = weight * share;
+                        score += w * calls.mean();
+                        spread += w * w / calls.count as f64;
+                    }
+                }
+                (score, self.uncertainty(spender, k, spread))
+            })
+            .unzip();
+        Scored {
+            scores,
+            uncertainty,
+            fallback: false,
+            reached,
+        }
+    }
+
+    /// The uncertainty of a score whose variance is `spread` times the chosen judge's
+    /// variance per call.
+    fn uncertainty(&self, spender: &Spender<'_>, k: usize, spread: f64) -> ScoreUncertainty {
+        let mut combination = Combination::default();
+        combination.add(1.0, 1.0 / spread, self.per_call(spender, k));
+        combination.finish()
+    }
+
+    /// Scores from the chosen judge's screening calls, when no stage could run.
+    fn scored_by_screening(&self, spender: &Spender<'_>) -> Scored {
+        let judges = spender.costs().len();
+        let calls = |k: usize| &self.screening[k * judges + self.chosen[k]];
+        let (scores, uncertainty) = (0..self.chosen.len())
+            .map(|k| {
+                let spread = 1.0 / calls(k).count as f64;
+                (calls(k).mean(), self.uncertainty(spender, k, spread))
+            })
+            .unzip();
+        Scored {
+            scores,
+            uncertainty,
+            fallback: true,
+            reached: None,
+        }
+    }
+}
+
+/// Sets of stages until the estimated error is at most `target` or the budget is
+/// spent. The first set's budget is predicted from the chosen judges' variances so far
+/// for the oracle counts of what is left (errors fall like `1 / sqrt(b)`); each later
+/// set's from the error the sets so far reached.
+fn spend_to_target(
+    spender: &mut Spender<'_>,
+    choice: &Choice<'_>,
+    budget: f64,
+    target: f64,
+) -> Result<Scored, JudgeError> {
+    let start = spender.spent();
+    let left = spender.left();
+    let mut all = choice.chosen_calls();
+    let predicted = {
+        let costs = spender.costs().to_vec();
+        let variances = choice.upper_variances(&all, costs.len(), spender.range());
+        let weights = oracle_weights(&variances, &costs, choice.p);
+        match integer_counts(&weights, &variances, &costs, left, choice.p) {
+            Ok(plan) => {
+                let errors: Vec<f64> = (0..choice.chosen.len())
+                    .map(|k| {
+                        let n = plan.get(k, choice.chosen[k]) as f64;
+                        choice.uncertainty(spender, k, 1.0 / n).std_error()
+                    })
+                    .collect();
+                choice.p.length(&errors)
+            }
+            Err(_) => f64::INFINITY,
+        }
+    };
+    let mut want = (left * (predicted / target).powi(2)).min(left);
+    let mut sets: Vec<(f64, Stages)> = Vec::new();
+    let mut reached = false;
+    for _ in 0..MAX_ROUNDS {
+        let before = spender.spent();
+        let end = (before + want).min(budget);
+        let Some(stages) = spend_in_stages(spender, choice, &mut all, end)? else {
+            break;
+        };
+        sets.push((spender.spent() - before, stages));
+        let total = spender.spent() - start;
+        let weighted: Vec<(f64, Stages)> = sets
+            .iter()
+            .map(|(spent, s)| (spent / total, s.clone()))
+            .collect();
+        let scored = choice.score(spender, &weighted, None);
+        let error = crate::estimated_error(&scored.uncertainty, choice.p);
+        if error <= target {
+            reached = true;
+            break;
+        }
+        want = (total * ((error / target).powi(2) - 1.0)).max(total * (TARGET_GROWTH - 1.0));
+    }
+    if sets.is_empty() {
+        let mut scored = choice.scored_by_screening(spender);
+        scored.reached = Some(false);
+        return Ok(scored);
+    }
+    let total = spender.spent() - start;
+    let weighted: Vec<(f64, Stages)> = sets
+        .into_iter()
+        .map(|(spent, s)| (spent / total, s))
+        .collect();
+    Ok(choice.score(spender, &weighted, Some(reached)))
+}
+
+/// Least growth of the spend after screening from one set of stages to the next.
+const TARGET_GROWTH: f64 = 1.1;
+
+impl Choice<'_> {
+    /// The chosen judges' calls so far: their screening calls, to which the stages
+    /// add theirs.
+    fn chosen_calls(&self) -> Vec<PairStats> {
+        let judges = self.screening.len() / self.chosen.len();
+        (0..self.chosen.len())
+            .map(|k| self.screening[k * judges + self.chosen[k]])
+            .collect()
+    }
+
+    /// The upper ends of the chosen judges' variances from `all` their calls so far,
+    /// row-major K×J (infinite for the judges not chosen), as the stages plan with.
+    fn upper_variances(&self, all: &[PairStats], judges: usize, range: f64) -> Vec<f64> {
+        let floor = range * range * 1e-9;
+        let mut variances = vec![f64::INFINITY; self.chosen.len() * judges];
+        for (k, &j) in self.chosen.iter().enumerate() {
+            variances[k * judges + j] = upper_variance(&all[k], self.z, range).max(floor);
+        }
+        variances
+    }
+}
+
+/// Step 3: the budget up to the spend `end`, in stages on fresh calls of each item's
 /// chosen judge. Stage `s` spends the fraction `b_s` of that budget ([`STAGE_SHARES`])
 /// by the oracle rule of Theorem 3.2 ([`integer_counts`], at least one call per item)
 /// for the upper ends of the variances from all the judge's calls so far (an item
@@ -154,50 +343,44 @@ pub(crate) fn adaptive(
 /// (tower rule); when the plans agree (`n_s ∝ b_s`) its variance is that of the
 /// plain mean of all calls. The screening calls, which chose the judge, inform the
 /// plan but never the mean. Fewer stages are used when the budget cannot give every
-/// item a call in each; without even one, an item is scored from its screening calls
-/// (and the second value returned says so).
+/// item a call in each; without even one, `None` (an item is then scored from its
+/// screening calls).
 fn spend_in_stages(
     spender: &mut Spender<'_>,
-    chosen: &[usize],
-    screening: &[PairStats],
-    z: f64,
-    range: f64,
-    p: crate::Norm,
-) -> Result<(Vec<f64>, bool), JudgeError> {
+    choice: &Choice<'_>,
+    all: &mut [PairStats],
+    end: f64,
+) -> Result<Option<Stages>, JudgeError> {
     let costs = spender.costs().to_vec();
-    let (items, judges) = (chosen.len(), costs.len());
-    let floor = range * range * 1e-9;
+    let chosen = choice.chosen;
+    let items = chosen.len();
     let one_each: f64 = chosen.iter().map(|&j| costs[j]).sum();
-    let total = spender.left();
+    let total = end - spender.spent();
     let Some(shares) = STAGE_SHARES
         .iter()
         .find(|shares| shares[0] * total >= one_each)
     else {
-        let scores = (0..items).map(|k| screening[k * judges + chosen[k]].mean());
-        return Ok((scores.collect(), true));
+        return Ok(None);
     };
-    // All calls of the chosen judge, for the plans.
-    let mut all: Vec<PairStats> = (0..items)
-        .map(|k| screening[k * judges + chosen[k]])
-        .collect();
-    let mut scores = vec![0.0; items];
+    let mut stages: Stages = vec![Vec::with_capacity(shares.len()); items];
     for (stage, &share) in shares.iter().enumerate() {
-        let mut variances = vec![f64::INFINITY; items * judges];
-        for (k, &j) in chosen.iter().enumerate() {
-            variances[k * judges + j] = upper_variance(&all[k], z, range).max(floor);
-        }
-        let weights = oracle_weights(&variances, &costs, p);
+        let variances = choice.upper_variances(all, costs.len(), spender.range());
+        let weights = oracle_weights(&variances, &costs, choice.p);
         let last = stage + 1 == shares.len();
-        let budget = if last { spender.left() } else { share * total };
-        let plan = integer_counts(&weights, &variances, &costs, budget, p)?;
+        let budget = if last {
+            end - spender.spent()
+        } else {
+            share * total
+        };
+        let plan = integer_counts(&weights, &variances, &costs, budget, choice.p)?;
         for (k, &j) in chosen.iter().enumerate() {
             let mut stage_calls = PairStats::default();
             spender.sample(k, j, plan.get(k, j), &mut stage_calls)?;
-            scores[k] += share * stage_calls.mean();
             all[k].merge(&stage_calls);
+            stages[k].push((share, stage_calls));
         }
     }
-    Ok((scores, false))
+    Ok(Some(stages))
 }
 
 /// The normal-approximation half-width `z · sqrt((m4_hat - sigma_hat^4) / n)` of the

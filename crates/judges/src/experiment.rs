@@ -38,7 +38,11 @@ pub struct ExperimentSettings {
     pub seed: u64,
 }
 
-/// Mean and standard deviation of the `l_p` error of one strategy at one budget.
+/// Confidence level of the intervals whose coverage the experiments report.
+pub const COVERAGE_LEVEL: f64 = 0.95;
+
+/// Mean and standard deviation of the `l_p` error of one strategy at one budget, and
+/// how often its intervals covered the truth.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ExperimentRow {
     /// Strategy name.
@@ -55,6 +59,23 @@ pub struct ExperimentRow {
     pub runs: usize,
     /// Repetitions where the budget was too small for the strategy.
     pub infeasible: usize,
+    /// Share of the items, over the repetitions that ran, whose 95% interval
+    /// ([`crate::Estimate::intervals`]) held the true score (absent in results saved
+    /// before intervals).
+    #[serde(default)]
+    pub coverage: Option<f64>,
+    /// Share of those repetitions whose 95% interval of the mean over items held the
+    /// true mean.
+    #[serde(default)]
+    pub mean_coverage: Option<f64>,
+}
+
+/// What one strategy did on one instance: its error and which intervals covered.
+#[derive(Debug, Clone, Copy)]
+struct Cell {
+    error: f64,
+    covered_items: f64,
+    mean_covered: bool,
 }
 
 /// Runs every (repetition, norm, budget, strategy) cell; repetitions in parallel,
@@ -64,7 +85,7 @@ pub struct ExperimentRow {
 /// # Panics
 /// On a strategy name outside [`METHODS`] (checked by callers).
 pub fn run_experiment(settings: &ExperimentSettings) -> Vec<ExperimentRow> {
-    let cells: Vec<Vec<Option<f64>>> = (0..settings.repetitions)
+    let cells: Vec<Vec<Option<Cell>>> = (0..settings.repetitions)
         .into_par_iter()
         .map(|rep| repetition(settings, rep))
         .collect();
@@ -73,8 +94,10 @@ pub fn run_experiment(settings: &ExperimentSettings) -> Vec<ExperimentRow> {
     for norm in &settings.norms {
         for &budget in &settings.budgets {
             for method in &settings.methods {
-                let errors: Vec<f64> = cells.iter().filter_map(|c| c[index]).collect();
+                let ran: Vec<Cell> = cells.iter().filter_map(|c| c[index]).collect();
+                let errors: Vec<f64> = ran.iter().map(|c| c.error).collect();
                 let runs = errors.len();
+                let share = |covered: f64| (runs > 0).then(|| covered / runs as f64);
                 let mean = (runs > 0).then(|| errors.iter().sum::<f64>() / runs as f64);
                 let std = mean.filter(|_| runs > 1).map(|m| {
                     (errors.iter().map(|e| (e - m).powi(2)).sum::<f64>() / (runs - 1) as f64).sqrt()
@@ -87,6 +110,8 @@ pub fn run_experiment(settings: &ExperimentSettings) -> Vec<ExperimentRow> {
                     error_std: std,
                     runs,
                     infeasible: settings.repetitions - runs,
+                    coverage: share(ran.iter().map(|c| c.covered_items).sum()),
+                    mean_coverage: share(ran.iter().filter(|c| c.mean_covered).count() as f64),
                 });
                 index += 1;
             }
@@ -95,9 +120,9 @@ pub fn run_experiment(settings: &ExperimentSettings) -> Vec<ExperimentRow> {
     rows
 }
 
-/// Errors of one repetition, in the order norms × budgets × methods (None when the
-/// budget is too small for the strategy).
-fn repetition(settings: &ExperimentSettings, rep: usize) -> Vec<Option<f64>> {
+/// Errors and coverage of one repetition, in the order norms × budgets × methods
+/// (None when the budget is too small for the strategy).
+fn repetition(settings: &ExperimentSettings, rep: usize) -> Vec<Option<Cell>> {
     let mut rng = ChaCha8Rng::seed_from_u64(
         settings
             .seed
@@ -130,12 +155,32 @@ fn repetition(settings: &ExperimentSettings, rep: usize) -> Vec<Option<f64>> {
                 errors.push(
                     result
                         .ok()
-                        .map(|e| norm.distance(&e.scores, instance.scores())),
+                        .map(|e| scored_cell(&e, norm, instance.scores())),
                 );
             }
         }
     }
     errors
+}
+
+/// The error of `estimate` against `truth` and which of its 95% intervals held it.
+fn scored_cell(estimate: &crate::Estimate, norm: Norm, truth: &[f64]) -> Cell {
+    let intervals = estimate
+        .intervals(COVERAGE_LEVEL)
+        .expect("the level is in (0, 1) and there is a score per item");
+    let holds = |i: &crate::ScoreInterval, s: f64| i.low <= s && s <= i.high;
+    let covered = intervals
+        .items
+        .iter()
+        .zip(truth)
+        .filter(|(i, &s)| holds(i, s))
+        .count();
+    let true_mean = truth.iter().sum::<f64>() / truth.len() as f64;
+    Cell {
+        error: norm.distance(&estimate.scores, truth),
+        covered_items: covered as f64 / truth.len() as f64,
+        mean_covered: holds(&intervals.mean, true_mean),
+    }
 }
 
 fn rng_seed(seed: u64, rep: usize, cell: u64) -> u64 {

@@ -16,18 +16,23 @@ mod allocation;
 mod configured;
 mod error;
 mod experiment;
+mod gold;
 mod http;
 mod instance;
 mod ivwe;
 mod judge;
+mod judged;
 mod ledger;
 mod ledger_file;
 mod ledger_lock;
 mod ledger_spend;
 mod methods;
 mod norm;
+mod plan;
 mod run;
 mod spend;
+mod target;
+mod uncertainty;
 
 pub use allocation::{
     allocation_objective, integer_counts, oracle_allocation, oracle_weights, uniform_counts,
@@ -35,11 +40,16 @@ pub use allocation::{
 };
 pub use configured::{item_ids, ConfiguredPool, JudgeConfig, JudgesConfig};
 pub use error::JudgeError;
-pub use experiment::{run_experiment, ExperimentRow, ExperimentSettings, METHODS};
+pub use experiment::{run_experiment, ExperimentRow, ExperimentSettings, COVERAGE_LEVEL, METHODS};
+pub use gold::{
+    gold_labels, gold_report, judge_agreement, krippendorff_alpha, ppi_mean, read_gold, GoldLabel,
+    GoldReport, JudgeAgreement, PpiMean,
+};
 pub use http::HttpConfig;
 pub use instance::{CostStructure, Instance, Scenario};
 pub use ivwe::{ivwe, ivwe_from_scores, PairStats};
 pub use judge::{JudgePool, SimulatedJudges};
+pub use judged::{ItemScore, JudgedScores};
 pub use ledger::LedgeredPool;
 pub use ledger_file::{
     Ledger, LedgerCall, LedgerEntry, LedgerJudge, LedgerRun, LedgerStart, LEDGER_FORMAT,
@@ -51,11 +61,13 @@ pub use methods::{
     default_exploration, estimate, Estimate, EstimateSettings, Method, DEFAULT_DELTA,
 };
 pub use norm::Norm;
+pub use plan::{pilot_plan, plan_budget, BudgetPlan};
 pub use run::{
-    explain_failure, judge_with_ledger, lost_call_warning, read_items, JudgedItems, JudgingRun,
-    PaidCalls, StopCheck,
+    explain_failure, judge_with_ledger, lost_call_warning, plan_with_ledger, read_items,
+    JudgedItems, JudgingRun, PaidCalls, StopCheck,
 };
 pub use spend::{Spender, ATTEMPTS};
+pub use uncertainty::{estimated_error, intervals, Intervals, ScoreInterval, ScoreUncertainty};
 
 /// The first name that appears twice in `names`.
 pub(crate) fn first_duplicate(names: &[String]) -> Option<&String> {

@@ -2,7 +2,12 @@
 //! Est-IVWE (bounded, Algorithm 1) and Est-IVWE (Gaussian, Appendix G.1).
 
 use crate::allocation::{integer_counts, oracle_weights, uniform_counts, Allocation};
-use crate::{ivwe, JudgeError, JudgePool, Norm, PairStats, Spender};
+use crate::target::{fixed_weight_phase, FixedWeights, Scored};
+use crate::uncertainty::{ivwe_uncertainty, CallVariance};
+use crate::{
+    estimated_error, intervals, ivwe, Intervals, JudgeError, JudgePool, Norm, PairStats,
+    ScoreUncertainty, Spender,
+};
 
 /// Default confidence parameter `delta` of the exploration bias and the bounds.
 pub const DEFAULT_DELTA: f64 = 0.05;
@@ -73,6 +78,9 @@ pub struct EstimateSettings {
     /// Optimistic bias `tau` of Est-IVWE (bounded); default
     /// `R sqrt(2 / (N0 - 1) · ln(2KJ / delta))` (Lemma B.2).
     pub tau: Option<f64>,
+    /// Stop once the estimated `l_p` error `||se||_p` ([`estimated_error`]) is at most
+    /// this, the budget being a cap (module `target`); `None` spends the budget.
+    pub target_error: Option<f64>,
 }
 
 impl EstimateSettings {
@@ -83,15 +91,23 @@ impl EstimateSettings {
             delta: DEFAULT_DELTA,
             exploration: None,
             tau: None,
+            target_error: None,
         }
     }
 }
 
-/// Estimated scores and what they cost.
+/// Estimated scores, how precisely they are known, and what they cost.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Estimate {
     /// `s_hat`, one per item.
     pub scores: Vec<f64>,
+    /// Each score's variance given the allocation (module `uncertainty`).
+    pub uncertainty: Vec<ScoreUncertainty>,
+    /// The score range `R`.
+    pub range: f64,
+    /// Every call's score by (item, judge), row-major K×J: count, mean and spread of
+    /// what each judge said of each item.
+    pub pooled: Vec<PairStats>,
     /// Amount spent (never above the budget).
     pub spent: f64,
     /// Successful judge calls.
@@ -102,18 +118,27 @@ pub struct Estimate {
     pub tau: Option<f64>,
     /// Whether Phase II could not score every item and the Phase-I scores were used.
     pub phase_one_fallback: bool,
+    /// With a target error: whether the estimated error reached it within the budget.
+    pub target_reached: Option<bool>,
 }
 
-/// Runs `method` on `pool` with `budget`.
-///
-/// # Errors
-/// Budgets too small for the method's minimum, invalid settings, failed judge calls.
-pub fn estimate(
-    pool: &mut dyn JudgePool,
-    budget: f64,
-    method: &Method,
-    settings: &EstimateSettings,
-) -> Result<Estimate, JudgeError> {
+impl Estimate {
+    /// Each item's interval and the mean's at `level` (module `uncertainty`).
+    ///
+    /// # Errors
+    /// [`JudgeError::Setting`] for a level outside (0, 1).
+    pub fn intervals(&self, level: f64) -> Result<Intervals, JudgeError> {
+        intervals(&self.scores, &self.uncertainty, level, self.range)
+    }
+
+    /// The estimated `l_p` error `||se||_p`.
+    pub fn estimated_error(&self, p: Norm) -> f64 {
+        estimated_error(&self.uncertainty, p)
+    }
+}
+
+/// Checks a run's budget and settings.
+fn check_settings(budget: f64, settings: &EstimateSettings) -> Result<(), JudgeError> {
     if !(budget.is_finite() && budget > 0.0) {
         return Err(JudgeError::Setting(format!(
             "budget {budget} must be positive"
@@ -130,21 +155,62 @@ pub fn estimate(
             "tau {tau} must be a number >= 0 (the optimistic bias added to each standard deviation)"
         )));
     }
+    if let Some(target) = settings
+        .target_error
+        .filter(|e| !(e.is_finite() && *e > 0.0))
+    {
+        return Err(JudgeError::Setting(format!(
+            "target error {target} must be a positive number (the estimated l_p error to stop at)"
+        )));
+    }
+    Ok(())
+}
+
+/// Runs `method` on `pool` with `budget` (a cap when the settings name a target error).
+///
+/// # Errors
+/// Budgets too small for the method's minimum, invalid settings, failed judge calls.
+pub fn estimate(
+    pool: &mut dyn JudgePool,
+    budget: f64,
+    method: &Method,
+    settings: &EstimateSettings,
+) -> Result<Estimate, JudgeError> {
+    check_settings(budget, settings)?;
     let items = pool.items();
     let costs = pool.costs().to_vec();
     let judges = costs.len();
     let range = pool.range();
     let mut spender = Spender::new(pool, budget);
-    let (scores, exploration, tau, fallback) = match method {
+    let target = settings.target_error;
+    let mut exploration = None;
+    let mut tau = None;
+    let scored = match method {
         Method::Uniform => {
-            let allocation = uniform_counts(items, &costs, budget)?;
+            let mut fresh = vec![PairStats::default(); items * judges];
+            if target.is_some() {
+                // Two calls per pair estimate the variances the target's plan needs;
+                // they are uniform calls like the rest, and count in the mean.
+                let pilot = Allocation {
+                    judges,
+                    counts: vec![2; items * judges],
+                };
+                ensure_affordable(
+                    &pilot,
+                    &costs,
+                    budget,
+                    "pilot every (item, judge) pair twice",
+                )?;
+                spend(&mut spender, &pilot, &mut fresh)?;
+            }
+            let rule = |b: f64| uniform_counts(items, &costs, b);
             let equal = vec![1.0; items * judges];
-            (
-                spend_and_estimate(&mut spender, &allocation, &equal)?,
-                None,
-                None,
-                false,
-            )
+            let plan = FixedWeights {
+                rule: &rule,
+                weights: &equal,
+                known: None,
+            };
+            fixed_weight_phase(&mut spender, &plan, fresh, target, settings.p)?
         }
         Method::Oracle { variances } => {
             if variances.len() != items * judges {
@@ -154,24 +220,26 @@ pub fn estimate(
                 )));
             }
             let weights = oracle_weights(variances, &costs, settings.p);
-            let allocation = integer_counts(&weights, variances, &costs, budget, settings.p)?;
-            (
-                spend_and_estimate(&mut spender, &allocation, variances)?,
-                None,
-                None,
-                false,
-            )
+            let rule = |b: f64| integer_counts(&weights, variances, &costs, b, settings.p);
+            let plan = FixedWeights {
+                rule: &rule,
+                weights: variances,
+                known: Some(variances),
+            };
+            let fresh = vec![PairStats::default(); items * judges];
+            fixed_weight_phase(&mut spender, &plan, fresh, target, settings.p)?
         }
         Method::Adaptive => {
-            let (scores, first, fallback) = crate::adaptive::adaptive(
+            let (scored, first) = crate::adaptive::adaptive(
                 &mut spender,
                 items,
                 budget,
-                range,
                 settings.delta,
                 settings.p,
+                target,
             )?;
-            (scores, Some(first), None, fallback)
+            exploration = Some(first);
+            scored
         }
         Method::EstIvwe | Method::EstIvweGaussian => {
             let gaussian = matches!(method, Method::EstIvweGaussian);
@@ -192,21 +260,19 @@ pub fn estimate(
                     purpose: format!("explore every (item, judge) pair {n0} times (Phase I)"),
                 });
             }
+            let phase_one_calls = Allocation {
+                judges,
+                counts: vec![n0; items * judges],
+            };
             let mut phase_one = vec![PairStats::default(); items * judges];
-            spend(
-                &mut spender,
-                &Allocation {
-                    judges,
-                    counts: vec![n0; items * judges],
-                },
-                &mut phase_one,
-            )?;
-            let tau = (!gaussian).then(|| {
+            spend(&mut spender, &phase_one_calls, &mut phase_one)?;
+            tau = (!gaussian).then(|| {
                 settings.tau.unwrap_or_else(|| {
                     let log_term = (2.0 * (items * judges) as f64 / settings.delta).ln();
                     range * (2.0 / (n0 - 1) as f64 * log_term).sqrt()
                 })
             });
+            exploration = Some(n0);
             // A floor keeps a constant judge (sample variance 0) usable as a weight.
             let floor = range * range * 1e-12;
             let variances: Vec<f64> = phase_one
@@ -216,22 +282,42 @@ pub fn estimate(
                     None => s.sample_variance().max(floor),
                 })
                 .collect();
-            let (scores, fallback) =
-                second_phase(&mut spender, &variances, settings.p, &phase_one, &variances)?;
-            (scores, Some(n0), tau, fallback)
+            second_phase(&mut spender, &variances, settings.p, &phase_one, target)?
         }
     };
     Ok(Estimate {
-        scores,
+        scores: scored.scores,
+        uncertainty: scored.uncertainty,
+        range,
+        pooled: spender.pooled().to_vec(),
         spent: spender.spent(),
         calls: spender.calls(),
         exploration,
         tau,
-        phase_one_fallback: fallback,
+        phase_one_fallback: scored.fallback,
+        target_reached: scored.reached,
     })
 }
 
-fn spend(
+/// [`JudgeError::InfeasibleBudget`] when `calls` cost more than `budget`.
+fn ensure_affordable(
+    calls: &Allocation,
+    costs: &[f64],
+    budget: f64,
+    purpose: &str,
+) -> Result<(), JudgeError> {
+    let needed = calls.cost(costs);
+    if needed > budget {
+        return Err(JudgeError::InfeasibleBudget {
+            budget,
+            needed,
+            purpose: purpose.into(),
+        });
+    }
+    Ok(())
+}
+
+pub(crate) fn spend(
     spender: &mut Spender<'_>,
     allocation: &Allocation,
     stats: &mut [PairStats],
@@ -245,36 +331,41 @@ fn spend(
     Ok(())
 }
 
-/// Fresh calls by `allocation`, combined by IVWE with `variances` as weights.
-fn spend_and_estimate(
-    spender: &mut Spender<'_>,
-    allocation: &Allocation,
-    variances: &[f64],
-) -> Result<Vec<f64>, JudgeError> {
-    let mut fresh = vec![PairStats::default(); allocation.counts.len()];
-    spend(spender, allocation, &mut fresh)?;
-    Ok(ivwe(&fresh, variances, allocation.judges))
-}
-
 /// Phase II of Est-IVWE: the oracle allocation for the estimated
 /// `variances` on what is left of the budget, fresh calls only, IVWE. When what is
 /// left cannot score every item once more, the exploration's scores are used instead,
-/// weighted by `exploration_variances` (and `true` says so).
+/// weighted by the same variances (and the result says so).
 pub(crate) fn second_phase(
     spender: &mut Spender<'_>,
     variances: &[f64],
     p: Norm,
     exploration: &[PairStats],
-    exploration_variances: &[f64],
-) -> Result<(Vec<f64>, bool), JudgeError> {
+    target: Option<f64>,
+) -> Result<Scored, JudgeError> {
     let costs = spender.costs().to_vec();
     let weights = oracle_weights(variances, &costs, p);
-    match integer_counts(&weights, variances, &costs, spender.left(), p) {
-        Ok(allocation) => Ok((spend_and_estimate(spender, &allocation, variances)?, false)),
+    let rule = |b: f64| integer_counts(&weights, variances, &costs, b, p);
+    let plan = FixedWeights {
+        rule: &rule,
+        weights: variances,
+        known: None,
+    };
+    let fresh = vec![PairStats::default(); exploration.len()];
+    match fixed_weight_phase(spender, &plan, fresh, target, p) {
         Err(JudgeError::InfeasibleBudget { .. }) => {
-            Ok((ivwe(exploration, exploration_variances, costs.len()), true))
+            let range = spender.range();
+            let pooled = spender.pooled();
+            let uncertainty = ivwe_uncertainty(exploration, variances, costs.len(), |i| {
+                CallVariance::estimated(&pooled[i], range)
+            });
+            Ok(Scored {
+                scores: ivwe(exploration, variances, costs.len()),
+                uncertainty,
+                fallback: true,
+                reached: target.map(|_| false),
+            })
         }
-        Err(other) => Err(other),
+        other => other,
     }
 }
 

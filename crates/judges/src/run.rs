@@ -7,8 +7,8 @@ use std::io::BufRead as _;
 use std::path::Path;
 
 use crate::{
-    estimate, Estimate, EstimateSettings, JudgeError, JudgePool, LedgerEntry, LedgeredPool, Method,
-    ATTEMPTS,
+    estimate, pilot_plan, BudgetPlan, Estimate, EstimateSettings, JudgeError, JudgePool,
+    LedgerEntry, LedgeredPool, Method, ATTEMPTS,
 };
 
 /// Reads items: one JSON object per line (blank lines skipped).
@@ -64,21 +64,38 @@ impl JudgingRun {
         put("n0", self.settings.exploration.into());
         put("tau", self.settings.tau.into());
         put("seed", self.seed.into());
+        // Recorded only when set, so that a ledger of a run without a target (written
+        // before there were targets) still belongs to the same run.
+        if let Some(target) = self.settings.target_error {
+            put("target_error", target.into());
+        }
         record
     }
 }
 
 /// What a ledgered run did.
 #[derive(Debug)]
-pub struct JudgedItems {
-    /// The estimate, or why the run stopped.
-    pub result: Result<Estimate, JudgeError>,
+pub struct JudgedItems<T = Estimate> {
+    /// The estimate (or plan), or why the run stopped.
+    pub result: Result<T, JudgeError>,
     /// Calls replayed from the ledger.
     pub replayed: u64,
     /// Calls made (and recorded).
     pub made: u64,
     /// Calls an earlier run left in flight: charged, not asked again.
     pub lost: Vec<LedgerEntry>,
+}
+
+impl<T> JudgedItems<T> {
+    /// The same run with its result passed through `f`.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> JudgedItems<U> {
+        JudgedItems {
+            result: self.result.map(f),
+            replayed: self.replayed,
+            made: self.made,
+            lost: self.lost,
+        }
+    }
 }
 
 /// Runs `run` on `pool` (items `items`, judges `judges` by name) through the ledger at
@@ -95,8 +112,54 @@ pub fn judge_with_ledger(
     run: &JudgingRun,
     ledger: &Path,
 ) -> Result<JudgedItems, JudgeError> {
-    let mut ledgered = LedgeredPool::open(pool, items, judges, run.record(), ledger)?;
-    let result = estimate(&mut ledgered, run.budget, &run.method, &run.settings);
+    through_ledger(pool, items, judges, run.record(), ledger, |pool| {
+        estimate(pool, run.budget, &run.method, &run.settings)
+    })
+}
+
+/// The pilot of `verdict judge --plan` through the ledger at `ledger`: `run`'s budget
+/// caps the pilot, its `n0` (if set) gives the calls per pair, and its target error is
+/// what the plan is for ([`pilot_plan`]). The ledger records the run as a plan, so it
+/// is never mixed with an estimate's.
+///
+/// # Errors
+/// As [`judge_with_ledger`]; a run without a target error is a
+/// [`JudgeError::Setting`].
+pub fn plan_with_ledger(
+    pool: &mut dyn JudgePool,
+    items: Vec<String>,
+    judges: Vec<String>,
+    run: &JudgingRun,
+    ledger: &Path,
+) -> Result<JudgedItems<BudgetPlan>, JudgeError> {
+    let target = run.settings.target_error.ok_or_else(|| {
+        JudgeError::Setting("a plan is made for a target error: give one (--target-error E)".into())
+    })?;
+    let mut record = run.record();
+    record.insert("method".into(), "plan".into());
+    through_ledger(pool, items, judges, record, ledger, |pool| {
+        pilot_plan(
+            pool,
+            run.budget,
+            run.settings.exploration,
+            run.settings.p,
+            target,
+        )
+    })
+}
+
+/// Opens the ledger, runs `work` on the ledgered pool and says what it replayed and
+/// made.
+fn through_ledger<T>(
+    pool: &mut dyn JudgePool,
+    items: Vec<String>,
+    judges: Vec<String>,
+    record: serde_json::Map<String, serde_json::Value>,
+    ledger: &Path,
+    work: impl FnOnce(&mut dyn JudgePool) -> Result<T, JudgeError>,
+) -> Result<JudgedItems<T>, JudgeError> {
+    let mut ledgered = LedgeredPool::open(pool, items, judges, record, ledger)?;
+    let result = work(&mut ledgered);
     Ok(JudgedItems {
         result,
         replayed: ledgered.replayed(),

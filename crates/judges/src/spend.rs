@@ -15,17 +15,32 @@ pub struct Spender<'a> {
     budget: f64,
     spent: f64,
     calls: u64,
+    /// Every score so far by (item, judge), row-major K×J: what the variance
+    /// estimates behind the intervals pool.
+    pooled: Vec<PairStats>,
 }
 
 impl<'a> Spender<'a> {
     /// A spender of `budget` on `pool`.
     pub fn new(pool: &'a mut dyn JudgePool, budget: f64) -> Self {
+        let pairs = pool.items() * pool.costs().len();
         Self {
             pool,
             budget,
             spent: 0.0,
             calls: 0,
+            pooled: vec![PairStats::default(); pairs],
         }
+    }
+
+    /// Every score so far by (item, judge), row-major K×J.
+    pub fn pooled(&self) -> &[PairStats] {
+        &self.pooled
+    }
+
+    /// The score range `R`.
+    pub fn range(&self) -> f64 {
+        self.pool.range()
     }
 
     /// Budget not yet spent.
@@ -71,9 +86,15 @@ impl<'a> Spender<'a> {
             });
         }
         let range = self.pool.range();
+        let judges = self.pool.costs().len();
         let Self {
-            pool, spent, calls, ..
+            pool,
+            spent,
+            calls,
+            pooled,
+            ..
         } = self;
+        let pooled = &mut pooled[item * judges + judge];
         // Every failed call is asked again, up to ATTEMPTS rounds of the missing ones. A
         // call lost in flight by an earlier run was charged there: it is paid for, and
         // asked again only while the budget still covers it.
@@ -93,6 +114,7 @@ impl<'a> Spender<'a> {
                         *spent += cost;
                         *calls += 1;
                         stats.push(score);
+                        pooled.push(score);
                     }
                     Err(JudgeError::Lost { cost, .. }) => {
                         *spent += cost;

@@ -8,8 +8,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use verdict::judges::{
-    explain_failure, item_ids, judge_with_ledger, lost_call_warning, ConfiguredPool,
-    EstimateSettings, JudgeError, JudgePool, JudgesConfig, JudgingRun, Method, Norm, PaidCalls,
+    explain_failure, gold_labels, item_ids, judge_with_ledger, lost_call_warning, plan_with_ledger,
+    read_gold, BudgetPlan, ConfiguredPool, Estimate, EstimateSettings, GoldLabel, JudgeError,
+    JudgePool, JudgedItems, JudgedScores, JudgesConfig, JudgingRun, Method, Norm, PaidCalls,
 };
 
 use verdict::feedback::Interner;
@@ -107,7 +108,19 @@ impl JudgePool for CallablePool {
     }
 }
 
-/// Runs `run` on `pool` through the ledger with the interpreter released, reporting
+/// What a ledgered run is asked for: the estimate of `run`, or only its plan.
+struct Work<'r> {
+    plan: bool,
+    run: &'r JudgingRun,
+}
+
+/// What a ledgered run returns.
+enum Outcome {
+    Estimate(Estimate),
+    Plan(BudgetPlan),
+}
+
+/// Runs `work` on `pool` through the ledger with the interpreter released, reporting
 /// each paid call's price to `progress` (a Python callable) and stopping on Ctrl-C;
 /// returns what the run did and the Python exception that stopped it, if any.
 fn ledgered_run(
@@ -115,10 +128,10 @@ fn ledgered_run(
     pool: &mut (dyn JudgePool + Send),
     ids: &[String],
     names: &[String],
-    run: &JudgingRun,
+    work: &Work<'_>,
     ledger: &std::path::Path,
     progress: Option<&Py<PyAny>>,
-) -> PyResult<(verdict::judges::JudgedItems, Option<PyErr>)> {
+) -> PyResult<(JudgedItems<Outcome>, Option<PyErr>)> {
     let report = |cost: f64| {
         if let Some(progress) = progress {
             // A failing progress display must not stop a paid run.
@@ -143,7 +156,14 @@ fn ledgered_run(
     let judged = py
         .detach(|| {
             let mut watched = PaidCalls::new(pool, &report).stopping_when(&mut interrupted);
-            judge_with_ledger(&mut watched, ids.to_vec(), names.to_vec(), run, ledger)
+            let (ids, names) = (ids.to_vec(), names.to_vec());
+            if work.plan {
+                plan_with_ledger(&mut watched, ids, names, work.run, ledger)
+                    .map(|j| j.map(Outcome::Plan))
+            } else {
+                judge_with_ledger(&mut watched, ids, names, work.run, ledger)
+                    .map(|j| j.map(Outcome::Estimate))
+            }
         })
         .map_err(bad_input)?;
     Ok((judged, raised))
@@ -152,12 +172,12 @@ fn ledgered_run(
 /// Scores `items` (JSON objects with an `"id"`; `objects` are the same items as
 /// Python values, handed to callable judges) under `budget` with `method`, through
 /// the ledger at `ledger`, as `verdict judge`: `judges` is a TOML configuration's path
-/// or a list of `CallableJudge`; `progress` (a callable) gets each paid call's price.
-/// Returns a dict: `ids`, `scores`, `spent`, `calls`,
-/// `replayed`, `made`, `exploration`, `lost` (warnings for calls an earlier run left
-/// in flight).
+/// or a list of `CallableJudge`; `progress` (a callable) gets each paid call's price;
+/// `gold` is a CSV path or `(id, score)` pairs. Returns a dict: `result` (the JSON of
+/// the library's `JudgedScores`, or of its `BudgetPlan` with `plan`), `replayed`,
+/// `made`.
 #[pyfunction]
-#[pyo3(signature = (items, objects, judges, *, budget, ledger, p="2", method="adaptive", delta=0.05, n0=None, tau=None, seed=0, range=1.0, progress=None))]
+#[pyo3(signature = (items, objects, judges, *, budget, ledger, p="2", method="adaptive", delta=0.05, n0=None, tau=None, seed=0, range=1.0, progress=None, level=0.95, target_error=None, gold=None, plan=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn judge<'py>(
     py: Python<'py>,
@@ -174,6 +194,10 @@ pub fn judge<'py>(
     seed: u64,
     range: f64,
     progress: Option<Py<PyAny>>,
+    level: f64,
+    target_error: Option<f64>,
+    gold: Option<Bound<'py, PyAny>>,
+    plan: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let items = items
         .iter()
@@ -191,22 +215,26 @@ pub fn judge<'py>(
             delta,
             exploration: n0,
             tau,
+            target_error,
         },
         seed,
     };
     let ids = item_ids(&items).map_err(bad_input)?;
     let progress = progress.as_ref();
+    let work = Work { plan, run: &run };
     let (judged, names, raised) = if let Ok(path) = judges.extract::<PathBuf>() {
         let config = JudgesConfig::read(&path).map_err(bad_input)?;
         let mut pool = ConfiguredPool::new(items, config, seed).map_err(bad_input)?;
         let names = pool.judge_names();
-        let (judged, raised) = ledgered_run(py, &mut pool, &ids, &names, &run, &ledger, progress)?;
-        (judged, names, raised)
+        let labels = gold_of(gold.as_ref(), &ids, pool.range())?;
+        let (judged, raised) = ledgered_run(py, &mut pool, &ids, &names, &work, &ledger, progress)?;
+        (judged.map(|r| (r, labels)), names, raised)
     } else {
         let judges: Vec<Py<CallableJudge>> = judges.extract().map_err(|_| {
             PyTypeError::new_err("judges: a TOML configuration's path, or a list of verdict.Judge")
         })?;
         let names: Vec<String> = judges.iter().map(|j| j.get().name.clone()).collect();
+        let labels = gold_of(gold.as_ref(), &ids, range)?;
         let mut pool = CallablePool {
             items: objects,
             ids: ids.clone(),
@@ -216,14 +244,18 @@ pub fn judge<'py>(
             raised: None,
         };
         let (judged, interrupted) =
-            ledgered_run(py, &mut pool, &ids, &names, &run, &ledger, progress)?;
-        (judged, names, pool.raised.or(interrupted))
+            ledgered_run(py, &mut pool, &ids, &names, &work, &ledger, progress)?;
+        (
+            judged.map(|r| (r, labels)),
+            names,
+            pool.raised.or(interrupted),
+        )
     };
     for entry in &judged.lost {
         crate::warn(py, &lost_call_warning(entry))?;
     }
-    let estimate = match judged.result {
-        Ok(estimate) => estimate,
+    let (outcome, labels) = match judged.result {
+        Ok(done) => done,
         Err(error) => {
             let explained = explain_failure(&error, &ids, &names, &ledger);
             return Err(match raised {
@@ -235,15 +267,47 @@ pub fn judge<'py>(
             });
         }
     };
+    let json = match outcome {
+        Outcome::Plan(plan) => serde_json::to_string(&plan),
+        Outcome::Estimate(estimate) => {
+            let result = JudgedScores::new(&ids, &names, &estimate, &run, level, labels.as_deref())
+                .map_err(bad_input)?;
+            serde_json::to_string(&result)
+        }
+    }
+    .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     let result = PyDict::new(py);
-    result.set_item("ids", ids)?;
-    result.set_item("scores", estimate.scores)?;
-    result.set_item("spent", estimate.spent)?;
-    result.set_item("calls", estimate.calls)?;
+    result.set_item("result", json)?;
     result.set_item("replayed", judged.replayed)?;
     result.set_item("made", judged.made)?;
-    result.set_item("exploration", estimate.exploration)?;
     Ok(result)
+}
+
+/// Gold labels from a CSV path or `(id, score)` pairs, checked against the items
+/// before any judge is paid.
+fn gold_of(
+    gold: Option<&Bound<'_, PyAny>>,
+    ids: &[String],
+    range: f64,
+) -> PyResult<Option<Vec<Option<f64>>>> {
+    let Some(gold) = gold else { return Ok(None) };
+    let labels = if let Ok(path) = gold.extract::<PathBuf>() {
+        read_gold(&path, ids, range)
+    } else {
+        let pairs: Vec<(String, f64)> = gold.extract().map_err(|_| {
+            PyTypeError::new_err("gold: a CSV path (id, score) or (id, score) pairs")
+        })?;
+        gold_labels(
+            pairs.into_iter().map(|(id, score)| GoldLabel {
+                place: format!("gold label of {id:?}"),
+                id,
+                score: Ok(score),
+            }),
+            ids,
+            range,
+        )
+    };
+    labels.map(Some).map_err(bad_input)
 }
 
 /// Each item's judge, each item's budget share, and the calls per (item, judge).
@@ -318,4 +382,38 @@ pub fn ivwe(
         verdict::judges::ivwe_from_scores(item_ids.len(), judge_ids.len(), &calls, flat.as_deref())
             .map_err(bad_input)?;
     Ok((item_ids.names().to_vec(), estimates))
+}
+
+/// PPI++'s mean of the gold labels `gold` (with the judged scores of the same items,
+/// `judged_gold`) and the judged scores of unlabelled items `judged_rest`, at
+/// confidence `level` — what `judge(gold=...)` reports; the JSON of the library's
+/// `PpiMean`.
+#[pyfunction]
+#[pyo3(signature = (gold, judged_gold, judged_rest, *, level=0.95))]
+pub fn ppi_mean(
+    gold: Vec<f64>,
+    judged_gold: Vec<f64>,
+    judged_rest: Vec<f64>,
+    level: f64,
+) -> PyResult<String> {
+    let mean =
+        verdict::judges::ppi_mean(&gold, &judged_gold, &judged_rest, level).map_err(bad_input)?;
+    serde_json::to_string(&mean).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// Krippendorff's alpha for interval data of `ratings[item][judge]` (`None` where a
+/// judge did not rate an item).
+#[pyfunction]
+pub fn krippendorff_alpha(ratings: Vec<Vec<Option<f64>>>) -> PyResult<Option<f64>> {
+    let judges = ratings.first().map_or(0, Vec::len);
+    if let Some(k) = ratings.iter().position(|row| row.len() != judges) {
+        return Err(bad_input(format!(
+            "ratings row {k} has {} entries, the first has {judges}",
+            ratings[k].len()
+        )));
+    }
+    Ok(verdict::judges::krippendorff_alpha(
+        &ratings.concat(),
+        judges,
+    ))
 }

@@ -5,9 +5,10 @@
 use std::fmt::Write;
 
 use html_escape::encode_text as text;
-use verdict_judges::LedgerSpend;
+use verdict_judges::{BudgetPlan, GoldReport, ItemScore, JudgedScores, LedgerSpend};
 
-use crate::html::{bar_chart, grid_heatmap, page, section};
+use crate::html::{bar_chart, grid_heatmap, html_table, page, section};
+use crate::{ReportError, TextTable};
 
 /// Most items drawn one bar each; past this the page shows the costliest.
 const MAX_ITEM_BARS: usize = 40;
@@ -85,7 +86,192 @@ pub fn judge_run_sections(spend: &LedgerSpend, budget: f64, summary: &str) -> St
     body
 }
 
-/// The run as one self-contained HTML page ([`judge_run_sections`]).
-pub fn judge_run_html(spend: &LedgerSpend, budget: f64, summary: &str, title: &str) -> String {
-    page(title, &judge_run_sections(spend, budget, summary))
+/// The run as one self-contained HTML page: [`judge_run_sections`] and, when the run's
+/// estimate is at hand, [`judged_scores_sections`].
+pub fn judge_run_html(
+    spend: &LedgerSpend,
+    budget: f64,
+    summary: &str,
+    scores: Option<&JudgedScores>,
+    title: &str,
+) -> String {
+    let mut body = judge_run_sections(spend, budget, summary);
+    if let Some(scores) = scores {
+        body.push_str(&judged_scores_sections(scores));
+    }
+    page(title, &body)
+}
+
+/// A plan for a person: the pilot, and the budgets the target needs.
+pub fn budget_plan_text(plan: &BudgetPlan) -> String {
+    format!(
+        "pilot: {} calls of every (item, judge) pair, spent {:.4}\n\
+         for an estimated l_{} error of {}: Est-IVWE needs a budget of about {:.4} \
+         (--n0 {} --budget {:.4}: the pilot and {:.4} for the oracle allocation of the \
+         pilot's variances); the uniform allocation about {:.4}\n\
+         (a prediction from the pilot's estimated variances; --target-error stops a run \
+         on the error it measures)",
+        plan.pilot_calls_per_pair,
+        plan.pilot_spent,
+        plan.p,
+        plan.target_error,
+        plan.oracle_total,
+        plan.pilot_calls_per_pair,
+        plan.oracle_total,
+        plan.oracle_after_pilot,
+        plan.uniform_total
+    )
+}
+
+/// A plan as CSV: one `quantity, value` row per figure.
+///
+/// # Errors
+/// [`ReportError`] when the CSV writer fails.
+pub fn budget_plan_csv(plan: &BudgetPlan) -> Result<String, ReportError> {
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    csv.write_record(["quantity", "value"])?;
+    for (name, value) in [
+        ("target_error", plan.target_error.to_string()),
+        ("p", plan.p.clone()),
+        (
+            "pilot_calls_per_pair",
+            plan.pilot_calls_per_pair.to_string(),
+        ),
+        ("pilot_spent", plan.pilot_spent.to_string()),
+        ("oracle_after_pilot", plan.oracle_after_pilot.to_string()),
+        ("oracle_total", plan.oracle_total.to_string()),
+        ("uniform_total", plan.uniform_total.to_string()),
+    ] {
+        csv.write_record([name, value.as_str()])?;
+    }
+    finish_csv(csv)
+}
+
+/// Most items the page lists one row each; past this the widest intervals are shown.
+const MAX_INTERVAL_ROWS: usize = 60;
+
+/// The estimate's sections: the mean and the target, each item's score with its
+/// interval, and — with gold labels — the corrected mean, each judge against the labels
+/// and the judges' agreement.
+pub fn judged_scores_sections(result: &JudgedScores) -> String {
+    let mut body = String::new();
+    let percent = 100.0 * result.level;
+    section(
+        &mut body,
+        "Estimate",
+        &format!("<pre>{}</pre>", text(&result.summary().join("\n"))),
+    );
+    let mut rows: Vec<&ItemScore> = result.items.iter().collect();
+    let shown = if rows.len() > MAX_INTERVAL_ROWS {
+        rows.sort_by(|a, b| {
+            let width = |i: &ItemScore| i.interval.high - i.interval.low;
+            width(b).total_cmp(&width(a))
+        });
+        rows.truncate(MAX_INTERVAL_ROWS);
+        format!(
+            "<p>The {MAX_INTERVAL_ROWS} widest intervals of {} items; every item is in the run's CSV or JSON output.</p>",
+            result.items.len()
+        )
+    } else {
+        String::new()
+    };
+    section(
+        &mut body,
+        &format!("Scores with {percent}% intervals"),
+        &(shown + &html_table(&interval_table(&rows))),
+    );
+    if let Some(gold) = &result.gold {
+        section(
+            &mut body,
+            "Gold labels",
+            &gold_content(gold, &result.judges, percent),
+        );
+    }
+    body
+}
+
+/// Item, score, standard error and interval.
+fn interval_table(rows: &[&ItemScore]) -> TextTable {
+    let mut table = TextTable::new(["item", "score", "std. error", "low", "high"]);
+    for row in rows {
+        let i = &row.interval;
+        table.push(vec![
+            row.id.clone(),
+            format!("{:.4}", i.score),
+            format!("{:.4}", i.std_error),
+            format!("{:.4}", i.low),
+            format!("{:.4}", i.high),
+        ]);
+    }
+    table
+}
+
+/// The corrected mean beside the judged one, each judge against the labels, and α.
+fn gold_content(gold: &GoldReport, judges: &[String], percent: f64) -> String {
+    let mean = &gold.mean;
+    let mut means = TextTable::new(["estimate of the mean", "value", "low", "high"]);
+    let mut push = |name: &str, i: &verdict_judges::ScoreInterval| {
+        means.push(vec![
+            name.into(),
+            format!("{:.4}", i.score),
+            format!("{:.4}", i.low),
+            format!("{:.4}", i.high),
+        ]);
+    };
+    push(
+        &format!(
+            "PPI++ (judged scores corrected by the labels, lambda {:.3})",
+            mean.lambda
+        ),
+        &mean.corrected,
+    );
+    push("gold labels alone", &mean.gold_only);
+    let mut per_judge = TextTable::new(["judge", "labelled items", "bias", "rmse", "correlation"]);
+    let shown = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.4}"));
+    for (name, agreement) in judges.iter().zip(&gold.judges) {
+        per_judge.push(vec![
+            name.clone(),
+            agreement.items.to_string(),
+            shown(agreement.bias),
+            shown(agreement.rmse),
+            shown(agreement.correlation),
+        ]);
+    }
+    format!(
+        "<p>{} labelled and {} other items; the judged mean of all items is {:.4}. Intervals at {percent}%; the correction assumes the labelled items are a uniform random subset.</p>{}{}<p>Krippendorff's alpha (interval) of the judges' mean scores: {}</p>",
+        mean.labelled,
+        mean.unlabelled,
+        mean.judged,
+        html_table(&means),
+        html_table(&per_judge),
+        shown(gold.alpha)
+    )
+}
+
+/// The estimate as CSV: `id, score, std_error, low, high`, one row per item.
+///
+/// # Errors
+/// [`ReportError`] when the CSV writer fails.
+pub fn judged_scores_csv(result: &JudgedScores) -> Result<String, ReportError> {
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    csv.write_record(["id", "score", "std_error", "low", "high"])?;
+    for row in &result.items {
+        let i = &row.interval;
+        csv.write_record([
+            row.id.clone(),
+            i.score.to_string(),
+            i.std_error.to_string(),
+            i.low.to_string(),
+            i.high.to_string(),
+        ])?;
+    }
+    finish_csv(csv)
+}
+
+/// The text a CSV writer holds.
+fn finish_csv(csv: csv::Writer<Vec<u8>>) -> Result<String, ReportError> {
+    let bytes = csv
+        .into_inner()
+        .map_err(|e| ReportError::Csv(e.into_error().into()))?;
+    Ok(String::from_utf8(bytes).expect("CSV of UTF-8 fields is UTF-8"))
 }

@@ -53,7 +53,10 @@ pub use game::{game_table, AgentProbability, GameReport};
 #[cfg(feature = "plots")]
 pub use html::{experiment_sections, judges_html, judges_sections};
 pub use html::{game_html, game_sections, page, rank_html, rank_sections, GENERATOR_META};
-pub use judge_run::{judge_run_html, judge_run_sections};
+pub use judge_run::{
+    budget_plan_csv, budget_plan_text, judge_run_html, judge_run_sections, judged_scores_csv,
+    judged_scores_sections,
+};
 #[cfg(feature = "plots")]
 pub use judges::judges_curves;
 pub use judges::judges_table;

@@ -1,0 +1,157 @@
+//! Judged scores a user can act on: intervals whose coverage is measured against the
+//! simulated truth, a target error that stops the spend without passing the budget,
+//! and a budget plan against the closed form it predicts.
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use verdict_judges::{
+    estimate, plan_budget, run_experiment, EstimateSettings, ExperimentSettings, Method, Norm,
+    PairStats, Scenario, SimulatedJudges, COVERAGE_LEVEL, METHODS,
+};
+
+/// The budget paper's synthetic instance (Appendix H.1: Beta scores, costs U[0.5, 1.5])
+/// at a size a test runs in seconds: 60 items, 5 judges.
+fn coverage_settings(budgets: Vec<f64>, repetitions: usize) -> ExperimentSettings {
+    ExperimentSettings {
+        items: 60,
+        judges: 5,
+        budgets,
+        norms: vec![Norm::P(2.0)],
+        repetitions,
+        scenario: Scenario::Random,
+        methods: METHODS.iter().map(|m| m.to_string()).collect(),
+        seed: 11,
+    }
+}
+
+#[test]
+fn ninety_five_percent_intervals_cover_the_simulated_truth() {
+    // 300 instances × 60 items = 18,000 intervals per method and budget: a binomial
+    // share at 0.95 has a standard deviation of 0.0016 (more with items of one
+    // instance sharing judges), so the band 93–97% asked of the intervals is ten of
+    // them. The mean's interval: one per instance, standard deviation 0.013.
+    let rows = run_experiment(&coverage_settings(vec![6000.0, 20000.0], 300));
+    for row in &rows {
+        eprintln!(
+            "{} at {}: items {:?}, mean {:?}",
+            row.method, row.budget, row.coverage, row.mean_coverage
+        );
+    }
+    for row in &rows {
+        // Est-IVWE (Gaussian) with a small Phase I picks judges whose few calls happen
+        // to agree and keeps their too-small variance: its intervals under-cover below
+        // about 20,000 here (91% at 6,000; EXPERIMENTS.md), as its errors are large.
+        if row.method == "est-ivwe-gaussian" && row.budget < 20000.0 {
+            continue;
+        }
+        let coverage = row.coverage.expect("every method ran");
+        assert!(
+            (0.93..=0.97).contains(&coverage),
+            "{} at {}: {coverage:.4} of the {COVERAGE_LEVEL} intervals held the truth",
+            row.method,
+            row.budget
+        );
+        let mean = row.mean_coverage.expect("every method ran");
+        assert!(
+            (0.91..=0.99).contains(&mean),
+            "{} at {}: the mean's interval held the true mean in {mean:.3} of the instances",
+            row.method,
+            row.budget
+        );
+    }
+}
+
+#[test]
+fn a_target_error_stops_early_never_passes_the_cap_and_is_met_when_it_says_so() {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let instance = Scenario::Random.draw(40, 4, &mut rng);
+    let cap = 40_000.0;
+    let methods = [
+        Method::Uniform,
+        Method::Oracle {
+            variances: instance.variances().to_vec(),
+        },
+        Method::EstIvwe,
+        Method::EstIvweGaussian,
+        Method::Adaptive,
+    ];
+    for method in &methods {
+        let full = estimate(
+            &mut SimulatedJudges::new(instance.clone(), 3),
+            cap,
+            method,
+            &EstimateSettings::new(Norm::P(2.0)),
+        )
+        .unwrap();
+        // A target twice the error the whole cap reaches is met on about a quarter of
+        // the cap (errors fall like 1 / sqrt(B)).
+        let target = 2.0 * full.estimated_error(Norm::P(2.0));
+        let mut settings = EstimateSettings::new(Norm::P(2.0));
+        settings.target_error = Some(target);
+        let early = estimate(
+            &mut SimulatedJudges::new(instance.clone(), 3),
+            cap,
+            method,
+            &settings,
+        )
+        .unwrap();
+        let name = method.name();
+        eprintln!(
+            "{name}: full cap {} spent {}, target {target} spent {}",
+            cap, full.spent, early.spent
+        );
+        assert_eq!(early.target_reached, Some(true), "{name}");
+        assert!(
+            early.estimated_error(Norm::P(2.0)) <= target,
+            "{name}: stopped at {} above the target {target}",
+            early.estimated_error(Norm::P(2.0))
+        );
+        assert!(
+            early.spent < 0.7 * cap,
+            "{name}: spent {} of {cap} for a target the full cap beats twice over",
+            early.spent
+        );
+        // A target below what the cap can reach spends the cap and says so.
+        settings.target_error = Some(full.estimated_error(Norm::P(2.0)) / 4.0);
+        let short = estimate(
+            &mut SimulatedJudges::new(instance.clone(), 3),
+            cap,
+            method,
+            &settings,
+        )
+        .unwrap();
+        assert_eq!(short.target_reached, Some(false), "{name}");
+        assert!(short.spent <= cap, "{name}: spent {} of {cap}", short.spent);
+    }
+}
+
+#[test]
+fn the_plan_predicts_the_oracle_budget_of_the_true_variances() {
+    // A pilot of many calls estimates the variances well: its plan for the oracle
+    // allocation must match the plan from the true variances (the closed form
+    // A_p(omega*) / E^2 of Theorem 3.2) within the variances' sampling error.
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let instance = Scenario::Random.draw(30, 3, &mut rng);
+    let mut judges = SimulatedJudges::new(instance.clone(), 9);
+    let mut pilot = vec![PairStats::default(); 30 * 3];
+    for (pair, stats) in pilot.iter_mut().enumerate() {
+        for _ in 0..400 {
+            stats.push(verdict_judges::JudgePool::score(&mut judges, pair / 3, pair % 3).unwrap());
+        }
+    }
+    let p = Norm::P(2.0);
+    let estimated = plan_budget(&pilot, instance.costs(), 1.0, p, 0.02, 0.0).unwrap();
+    let weights = verdict_judges::oracle_weights(instance.variances(), instance.costs(), p);
+    let truth = verdict_judges::allocation_objective(
+        &weights.omega(3),
+        instance.variances(),
+        instance.costs(),
+        p,
+    ) / 0.02f64.powi(2);
+    let ratio = estimated.oracle_after_pilot / truth;
+    assert!(
+        (0.9..1.1).contains(&ratio),
+        "plan {} against the true variances' {truth}",
+        estimated.oracle_after_pilot
+    );
+}
