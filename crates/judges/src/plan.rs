@@ -125,7 +125,7 @@ pub fn pilot_plan(
             budget,
             needed,
             purpose: format!(
-                "a pilot of {} calls of every (item, judge) pair",
+                "run a pilot of {} calls of every (item, judge) pair",
                 calls.max(2)
             ),
         });

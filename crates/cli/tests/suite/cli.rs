@@ -1421,7 +1421,8 @@ fn paying_setup(dir: &Path, idempotent: bool, budget: &str) -> Vec<String> {
 /// call, in the middle of writing the ledger — hundreds of times, then finished: the
 /// paid judge never sees one call key twice, the ledger accounts for every payment,
 /// the recorded spend never exceeds the budget, and with an idempotent judge the
-/// scores are exactly an uninterrupted run's.
+/// scores are exactly an uninterrupted run's — also when a target error stops the run
+/// before the budget (its rounds decided on the calls replayed).
 #[test]
 fn judge_killed_hundreds_of_times_never_pays_twice_nor_overspends() {
     const BUDGET: &str = "200";
@@ -1432,14 +1433,25 @@ fn judge_killed_hundreds_of_times_never_pays_twice_nor_overspends() {
         state ^= state << 17;
         std::time::Duration::from_micros(1_000 + state % 25_000)
     };
-    for idempotent in [false, true] {
+    for (idempotent, target) in [(false, None), (true, None), (true, Some("0.1"))] {
+        let setup = |dir: &Path| {
+            let mut args = paying_setup(dir, idempotent, BUDGET);
+            if let Some(target) = target {
+                args.extend(["--target-error".into(), target.into()]);
+            }
+            args
+        };
         let whole = tempfile::tempdir().unwrap();
-        let args = paying_setup(whole.path(), idempotent, BUDGET);
-        succeed(&args);
+        let args = setup(whole.path());
+        let finished = succeed(&args);
+        if target.is_some() {
+            let message = String::from_utf8_lossy(&finished.stderr).to_string();
+            assert!(message.contains("target error 0.1 reached"), "{message}");
+        }
         let expected = std::fs::read_to_string(whole.path().join("scores.csv")).unwrap();
 
         let cut = tempfile::tempdir().unwrap();
-        let args = paying_setup(cut.path(), idempotent, BUDGET);
+        let args = setup(cut.path());
         let mut kills = 0;
         while kills < 400 {
             let mut child = Command::new(env!("CARGO_BIN_EXE_verdict"))
@@ -1986,4 +1998,76 @@ fn an_http_judges_api_key_never_reaches_errors_ledgers_or_pages() {
         page.as_str(),
     ]));
     assert!(!std::fs::read_to_string(&page).unwrap().contains(KEY));
+}
+
+/// `verdict judge` with intervals, a target error, a plan and gold labels: the CSV's
+/// intervals hold each score, the JSON's mean is the mean of the scores, and every
+/// bad setting or gold file is refused before a judge is paid (no ledger, no output).
+#[test]
+fn judged_scores_come_with_intervals_and_bad_settings_cost_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let args = judge_setup(d);
+    let output = succeed(&args);
+    let message = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(message.contains("(95% interval"), "{message}");
+    let csv = std::fs::read_to_string(d.join("scores.csv")).unwrap();
+    assert!(csv.starts_with("id,score,std_error,low,high\n"), "{csv}");
+    for line in csv.lines().skip(1) {
+        let v: Vec<f64> = line
+            .split(',')
+            .skip(1)
+            .map(|x| x.parse().unwrap())
+            .collect();
+        assert!(v[2] <= v[0] && v[0] <= v[3] && v[1] >= 0.0, "{line}");
+    }
+    let mut with_json = args.clone();
+    with_json[10] = d.join("scores.json").display().to_string();
+    with_json.extend(["--format".into(), "json".into()]);
+    succeed(&with_json);
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("scores.json")).unwrap()).unwrap();
+    let scores: Vec<f64> = result["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["score"].as_f64().unwrap())
+        .collect();
+    let mean = scores.iter().sum::<f64>() / scores.len() as f64;
+    assert!((result["mean"]["score"].as_f64().unwrap() - mean).abs() < 1e-12);
+
+    let fresh = |name: &str, extra: &[&str]| {
+        let mut run = judge_setup(d);
+        run[8] = d.join(format!("{name}.jsonl")).display().to_string();
+        run[10] = d.join(format!("{name}.csv")).display().to_string();
+        run.extend(extra.iter().map(|s| s.to_string()));
+        let message = failure(&run);
+        assert!(
+            !d.join(format!("{name}.jsonl")).exists(),
+            "{name}: a ledger"
+        );
+        assert!(!d.join(format!("{name}.csv")).exists(), "{name}: an output");
+        message
+    };
+    let gold = write(d, "gold.csv", "id,score\nq1,0.3\nq9,0.5\n");
+    let message = fresh("unknown", &["--gold", &gold]);
+    assert!(
+        message.contains("gold.csv:3: id \"q9\" is not one of the items"),
+        "{message}"
+    );
+    let gold = write(d, "gold-range.csv", "id,score\nq1,1.5\n");
+    let message = fresh("range", &["--gold", &gold]);
+    assert!(message.contains("must be a number in [0, 1]"), "{message}");
+    let gold = write(d, "gold-columns.csv", "item,label\nq1,0.5\n");
+    let message = fresh("columns", &["--gold", &gold]);
+    assert!(message.contains("no \"id\" column"), "{message}");
+    let message = fresh("level", &["--level", "1.5"]);
+    assert!(message.contains("--level 1.5"), "{message}");
+    let message = fresh("target", &["--target-error=-1"]);
+    assert!(
+        message.contains("target error -1 must be a positive number"),
+        "{message}"
+    );
+    let message = fresh("plan", &["--plan"]);
+    assert!(message.contains("--target-error"), "{message}");
 }
