@@ -16,6 +16,15 @@ distance between the two judges' own recorded means (how much they disagree beyo
 noise, which no allocation can remove).
 
     python3 bench/judges_replay.py [--data DIR] [--budgets 50,100,200,500,1000] [--reps 10]
+
+With --coverage, the items are the pairs whose two judges' recorded means agree (406 of
+648: there the budget paper's model — every judge unbiased for one score — holds by
+construction, the truth being that common mean), and the script reports how often the
+95% intervals of `verdict judge --format json` hold it: over all those items, over the
+70 whose truth is not 0 or 1 (where the replayed calls vary), and for the mean over
+items.
+
+    python3 bench/judges_replay.py --coverage --budgets 100,300 --reps 200
 """
 
 import argparse
@@ -40,6 +49,8 @@ def main():
     parser.add_argument("--budgets", default="50,100,200,500,1000")
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--verdict", default=str(ROOT / "target" / "release" / "verdict"))
+    parser.add_argument("--coverage", action="store_true",
+                        help="coverage of the intervals on the items whose judges agree")
     args = parser.parse_args()
     source = Path(args.data) / "alpacafarm_repeated_seeds.csv"
     if not source.exists():
@@ -52,8 +63,10 @@ def main():
         prices[row["annotator"]].append(float(row["price_per_example"]))
     judges = sorted(prices)
     pairs = sorted({p for p, _ in scores}, key=int)
-    truth = {p: statistics.fmean(s for j in judges for s in scores[(p, j)]) for p in pairs}
     own = {j: {p: statistics.fmean(scores[(p, j)]) for p in pairs} for j in judges}
+    if args.coverage:
+        pairs = [p for p in pairs if len({own[j][p] for j in judges}) == 1]
+    truth = {p: statistics.fmean(s for j in judges for s in scores[(p, j)]) for p in pairs}
     cost = {j: statistics.fmean(prices[j]) for j in judges}
     gap = math.sqrt(sum((own[judges[0]][p] - own[judges[1]][p]) ** 2 for p in pairs))
     print(f"{len(pairs)} items, judges " + ", ".join(f"{j} (cost {cost[j]:.5f})" for j in judges))
@@ -77,6 +90,9 @@ def main():
             config += f'\n[[judge]]\nname = "{j}"\ncost = {cost[j]}\nreplay = "{j}.csv"\n'
         (tmp / "judges.toml").write_text(config)
 
+        if args.coverage:
+            coverage(args, tmp, truth)
+            return
         targets = {"the pooled truth": truth, **{f"{j}'s own mean": own[j] for j in judges}}
         errors = {t: defaultdict(list) for t in targets}
         budgets = [float(b) for b in args.budgets.split(",")]
@@ -100,19 +116,53 @@ def main():
                 print(f"{budget:>8g}" + "".join(f"{c:>22}" for c in cells))
 
 
-def run(verdict, tmp, budget, method, seed):
-    ledger, out = tmp / "ledger.jsonl", tmp / "scores.csv"
+def coverage(args, tmp, truth):
+    """Share of 95% intervals holding the truth, per budget and method."""
+    varied = {p for p, t in truth.items() if 0.0 < t < 1.0}
+    true_mean = statistics.fmean(truth.values())
+    print(f"{len(truth)} items whose judges agree ({len(varied)} with a truth strictly "
+          f"between 0 and 1); {args.reps} runs per cell")
+    print(f"{'budget':>8}{'method':>20}{'all items':>12}{'varied items':>14}{'mean':>8}{'spent':>10}")
+    for budget in [float(b) for b in args.budgets.split(",")]:
+        for method in METHODS:
+            held, held_varied, held_mean, spent, runs = 0, 0, 0, 0.0, 0
+            for rep in range(args.reps):
+                result = run(args.verdict, tmp, budget, method, rep, full=True)
+                if result is None:
+                    break
+                runs += 1
+                spent += result["spent"]
+                for row in result["items"]:
+                    inside = row["low"] <= truth[row["id"]] <= row["high"]
+                    held += inside
+                    held_varied += inside and row["id"] in varied
+                mean = result["mean"]
+                held_mean += mean["low"] <= true_mean <= mean["high"]
+            if runs == 0:
+                print(f"{budget:>8g}{method:>20}  budget too small")
+                continue
+            print(f"{budget:>8g}{method:>20}{held / (runs * len(truth)):>12.3f}"
+                  f"{held_varied / (runs * len(varied)):>14.3f}{held_mean / runs:>8.3f}"
+                  f"{spent / runs:>10.2f}")
+
+
+def run(verdict, tmp, budget, method, seed, full=False):
+    """One `verdict judge` run: each item's score, or with `full` the JSON result."""
+    ledger, out = tmp / "ledger.jsonl", tmp / "scores.out"
     for path in (ledger, out):
         if path.exists():
             path.unlink()
     command = [verdict, "judge", "--items", str(tmp / "items.jsonl"), "--judges",
                str(tmp / "judges.toml"), "--budget", str(budget), "--ledger", str(ledger),
-               "--out", str(out), "--method", method, "--seed", str(seed), "--quiet"]
+               "--out", str(out), "--method", method, "--seed", str(seed), "--quiet",
+               "--format", "json" if full else "csv"]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         if "too small" in result.stderr:
             return None
         sys.exit(result.stderr)
+    if full:
+        return json.loads(out.read_text())
     return {row["id"]: float(row["score"]) for row in csv.DictReader(open(out))}
 
 

@@ -531,6 +531,11 @@ pub struct BenchJudgesArgs {
     /// Seed of the instances and the draws.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Run every strategy toward this estimated l_p error (`verdict judge
+    /// --target-error`), each budget a cap: the table adds the mean spend and the share
+    /// of runs that reached it.
+    #[arg(long, value_name = "E")]
+    pub target_error: Option<f64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,

@@ -157,6 +157,10 @@ fn settings(args: &BenchJudgesArgs) -> anyhow::Result<ExperimentSettings> {
     );
     anyhow::ensure!(args.reps > 0, "--reps must be at least 1");
     anyhow::ensure!(
+        args.target_error.is_none_or(|e| e.is_finite() && e > 0.0),
+        "--target-error must be a positive number (the estimated l_p error to stop at)"
+    );
+    anyhow::ensure!(
         args.budgets.iter().all(|b| b.is_finite() && *b > 0.0),
         "--budgets must be positive numbers, e.g. 2e4,1e5"
     );
@@ -186,5 +190,6 @@ fn settings(args: &BenchJudgesArgs) -> anyhow::Result<ExperimentSettings> {
         scenario,
         methods: args.methods.clone(),
         seed: args.seed,
+        target_error: args.target_error,
     })
 }

@@ -36,6 +36,10 @@ pub struct ExperimentSettings {
     pub methods: Vec<String>,
     /// Seed of the instances and the draws.
     pub seed: u64,
+    /// Run every strategy toward this estimated `l_p` error, each budget a cap
+    /// (absent in settings saved before targets).
+    #[serde(default)]
+    pub target_error: Option<f64>,
 }
 
 /// Confidence level of the intervals whose coverage the experiments report.
@@ -68,6 +72,13 @@ pub struct ExperimentRow {
     /// true mean.
     #[serde(default)]
     pub mean_coverage: Option<f64>,
+    /// Mean spend over the repetitions that ran (below the budget when a target
+    /// stopped them).
+    #[serde(default)]
+    pub spent_mean: Option<f64>,
+    /// With a target error: the share of those repetitions that reached it.
+    #[serde(default)]
+    pub reached: Option<f64>,
 }
 
 /// What one strategy did on one instance: its error and which intervals covered.
@@ -76,6 +87,8 @@ struct Cell {
     error: f64,
     covered_items: f64,
     mean_covered: bool,
+    spent: f64,
+    reached: Option<bool>,
 }
 
 /// Runs every (repetition, norm, budget, strategy) cell; repetitions in parallel,
@@ -112,6 +125,10 @@ pub fn run_experiment(settings: &ExperimentSettings) -> Vec<ExperimentRow> {
                     infeasible: settings.repetitions - runs,
                     coverage: share(ran.iter().map(|c| c.covered_items).sum()),
                     mean_coverage: share(ran.iter().filter(|c| c.mean_covered).count() as f64),
+                    spent_mean: share(ran.iter().map(|c| c.spent).sum()),
+                    reached: settings.target_error.and_then(|_| {
+                        share(ran.iter().filter(|c| c.reached == Some(true)).count() as f64)
+                    }),
                 });
                 index += 1;
             }
@@ -151,7 +168,9 @@ fn repetition(settings: &ExperimentSettings, rep: usize) -> Vec<Option<Cell>> {
                     other => panic!("unknown method {other}"),
                 };
                 judges.restart(rng_seed(settings.seed, rep, cell));
-                let result = estimate(&mut judges, budget, &method, &EstimateSettings::new(norm));
+                let mut run = EstimateSettings::new(norm);
+                run.target_error = settings.target_error;
+                let result = estimate(&mut judges, budget, &method, &run);
                 errors.push(
                     result
                         .ok()
@@ -180,6 +199,8 @@ fn scored_cell(estimate: &crate::Estimate, norm: Norm, truth: &[f64]) -> Cell {
         error: norm.distance(&estimate.scores, truth),
         covered_items: covered as f64 / truth.len() as f64,
         mean_covered: holds(&intervals.mean, true_mean),
+        spent: estimate.spent,
+        reached: estimate.target_reached,
     }
 }
 

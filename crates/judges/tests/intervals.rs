@@ -21,6 +21,7 @@ fn coverage_settings(budgets: Vec<f64>, repetitions: usize) -> ExperimentSetting
         scenario: Scenario::Random,
         methods: METHODS.iter().map(|m| m.to_string()).collect(),
         seed: 11,
+        target_error: None,
     }
 }
 

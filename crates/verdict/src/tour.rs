@@ -159,6 +159,7 @@ fn judges_parts(text: &mut String) -> Result<Vec<PagePart>, VerdictError> {
             .map(String::from)
             .to_vec(),
         seed: 0,
+        target_error: None,
     };
     let rows = run_experiment(&settings);
     let table = judges_table(&rows, &settings);
