@@ -375,6 +375,21 @@ simulate = 0.02
 }
 
 #[test]
+fn gold_label_files_never_panic_and_labels_are_in_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let seed = b"id,score\nq1,0.25\nq2,1\n\"q3\",0\nq4,0.5e0\n".to_vec();
+    let path = dir.path().join("gold.csv");
+    let ids: Vec<String> = (1..=5).map(|i| format!("q{i}")).collect();
+    fuzz("gold.csv", &seed, |data| {
+        std::fs::write(&path, data).unwrap();
+        if let Ok(labels) = verdict::judges::read_gold(&path, &ids, 1.0) {
+            assert_eq!(labels.len(), ids.len());
+            assert!(labels.iter().flatten().all(|y| (0.0..=1.0).contains(y)));
+        }
+    });
+}
+
+#[test]
 fn ledgers_never_panic() {
     use verdict::judges::{
         estimate, EstimateSettings, JudgePool, Ledger, LedgeredPool, Method, Norm, Scenario,
