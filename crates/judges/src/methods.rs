@@ -2,7 +2,7 @@
 //! Est-IVWE (bounded, Algorithm 1) and Est-IVWE (Gaussian, Appendix G.1).
 
 use crate::allocation::{integer_counts, oracle_weights, uniform_counts, Allocation};
-use crate::target::{fixed_weight_phase, FixedWeights, Scored};
+use crate::target::{fixed_weight_phase, FixedWeights, PerCall, Scored};
 use crate::uncertainty::{ivwe_uncertainty, CallVariance};
 use crate::{
     estimated_error, intervals, ivwe, Intervals, JudgeError, JudgePool, Norm, PairStats,
@@ -208,7 +208,7 @@ pub fn estimate(
             let plan = FixedWeights {
                 rule: &rule,
                 weights: &equal,
-                known: None,
+                per_call: PerCall::Pooled,
             };
             fixed_weight_phase(&mut spender, &plan, fresh, target, settings.p)?
         }
@@ -224,7 +224,7 @@ pub fn estimate(
             let plan = FixedWeights {
                 rule: &rule,
                 weights: variances,
-                known: Some(variances),
+                per_call: PerCall::Known(variances),
             };
             let fresh = vec![PairStats::default(); items * judges];
             fixed_weight_phase(&mut spender, &plan, fresh, target, settings.p)?
@@ -348,7 +348,7 @@ pub(crate) fn second_phase(
     let plan = FixedWeights {
         rule: &rule,
         weights: variances,
-        known: None,
+        per_call: PerCall::Fresh,
     };
     let fresh = vec![PairStats::default(); exploration.len()];
     match fixed_weight_phase(spender, &plan, fresh, target, p) {

@@ -38,8 +38,24 @@ pub(crate) struct FixedWeights<'r> {
     pub rule: &'r dyn Fn(f64) -> Result<Allocation, JudgeError>,
     /// The variances IVWE weights the calls by, row-major K×J.
     pub weights: &'r [f64],
-    /// True variances per call (the oracle); `None` estimates them from all calls.
-    pub known: Option<&'r [f64]>,
+    /// Where each pair's variance per call comes from.
+    pub per_call: PerCall<'r>,
+}
+
+/// Where the variance per call behind a phase's intervals comes from.
+#[derive(Clone, Copy)]
+pub(crate) enum PerCall<'r> {
+    /// True variances, row-major K×J (the oracle).
+    Known(&'r [f64]),
+    /// The sample variance of every call of the pair so far: right when no call chose
+    /// the pair (uniform).
+    Pooled,
+    /// The sample variance of the phase's own calls only: Est-IVWE chose each item's
+    /// judges on its Phase-I variances, which are then biased low for the judges
+    /// chosen (few calls that happen to agree win), while the phase's calls are drawn
+    /// after the choice. A pair with a single such call has no variance estimate and
+    /// gets the bound `R^2 / 4`: its interval says that little is known.
+    Fresh,
 }
 
 /// Scores of a strategy with their uncertainty.
@@ -69,11 +85,14 @@ pub(crate) fn fixed_weight_phase(
 ) -> Result<Scored, JudgeError> {
     let costs = spender.costs().to_vec();
     let judges = costs.len();
-    let uncertainty_of = |spender: &Spender<'_>, counts: &[PairStats]| {
+    // The uncertainty of `counts`; `planned` counts hold no scores yet, and their
+    // variances are the ones estimated so far from every call.
+    let uncertainty_of = |spender: &Spender<'_>, counts: &[PairStats], planned: bool| {
         let (range, pooled) = (spender.range(), spender.pooled());
-        ivwe_uncertainty(counts, plan.weights, judges, |i| match plan.known {
-            Some(known) => CallVariance::known(known[i]),
-            None => CallVariance::estimated(&pooled[i], range),
+        ivwe_uncertainty(counts, plan.weights, judges, |i| match plan.per_call {
+            PerCall::Known(known) => CallVariance::known(known[i]),
+            PerCall::Fresh if !planned => CallVariance::estimated(&counts[i], range),
+            PerCall::Pooled | PerCall::Fresh => CallVariance::estimated(&pooled[i], range),
         })
     };
     let reached = match target {
@@ -86,7 +105,8 @@ pub(crate) fn fixed_weight_phase(
             let spent = |fresh: &[PairStats]| counts_of(fresh, judges).cost(&costs);
             let cap = spent(&fresh) + spender.left();
             let whole = (plan.rule)(cap)?;
-            let predicted = estimated_error(&uncertainty_of(spender, &with_counts(&whole)), p);
+            let predicted =
+                estimated_error(&uncertainty_of(spender, &with_counts(&whole), true), p);
             let mut goal = cap * (predicted / target).powi(2);
             let mut reached = false;
             for _ in 0..MAX_ROUNDS {
@@ -98,7 +118,7 @@ pub(crate) fn fixed_weight_phase(
                     goal = (goal * 2.0).max(cap / 1024.0);
                     continue;
                 }
-                let error = estimated_error(&uncertainty_of(spender, &fresh), p);
+                let error = estimated_error(&uncertainty_of(spender, &fresh, false), p);
                 if error <= target {
                     reached = true;
                     break;
@@ -121,7 +141,7 @@ pub(crate) fn fixed_weight_phase(
     };
     Ok(Scored {
         scores: ivwe(&fresh, plan.weights, judges),
-        uncertainty: uncertainty_of(spender, &fresh),
+        uncertainty: uncertainty_of(spender, &fresh, false),
         fallback: false,
         reached,
     })

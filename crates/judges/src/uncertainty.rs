@@ -12,8 +12,11 @@
 //! ```
 //!
 //! — the sandwich form, right whatever weights were used, so Est-IVWE's optimistic
-//! weights do not shrink the interval. `sigma^2_t` is the sample variance of all of the
-//! (item, judge) pair's calls (exploration included); the oracle uses the true one.
+//! weights do not shrink the interval. `sigma^2_t` is the sample variance of the
+//! (item, judge) pair's calls — all of them for the uniform allocation; for Est-IVWE's
+//! Phase II only the calls made after the choice, since the Phase-I calls that chose a
+//! judge are biased towards agreeing (module `target`); the chosen judge's calls for
+//! `adaptive` — and the oracle uses the true one.
 //! The interval is `s_hat_k ± t_q · sqrt(Var)`, `t_q` the Student-t quantile at the
 //! Welch–Satterthwaite degrees of freedom `(sum_t u_t)^2 / sum_t (u_t^2 / d_t)`,
 //! `u_t = a_t^2 sigma_hat^2_t / n_t`, `d_t = ` calls − 1 (normal when the variances are
