@@ -71,12 +71,14 @@ const STAGE_SHARES: [&[f64]; 3] = [
 /// Screens, chooses and spends — all of the budget, or with a `target` error in sets
 /// of stages until it is reached (each set's stages as in step 3, its calls only for
 /// the budget the target still needs; the sets' scores averaged with weights in
-/// proportion to what each spent). Returns the scores and the screening calls per pair
-/// of the first round.
+/// proportion to what each spent). `pilot` holds calls already made (with a target,
+/// two of every pair), the first screening calls; screening may spend a quarter of
+/// `sizing` — the budget, or with a target the budget it is predicted to need. Returns
+/// the scores and the screening calls per pair of the first round.
 pub(crate) fn adaptive(
     spender: &mut Spender<'_>,
-    items: usize,
-    budget: f64,
+    pilot: Vec<PairStats>,
+    (budget, sizing): (f64, f64),
     delta: f64,
     p: crate::Norm,
     target: Option<f64>,
@@ -84,9 +86,10 @@ pub(crate) fn adaptive(
     let range = spender.range();
     let costs = spender.costs().to_vec();
     let judges = costs.len();
+    let items = pilot.len() / judges;
     let round_cost: f64 = items as f64 * costs.iter().sum::<f64>();
     let first = FIRST_ROUND
-        .min((SCREENING_SHARE * budget / round_cost).floor() as u64)
+        .min((SCREENING_SHARE * sizing / round_cost).floor() as u64)
         .max(2);
     if round_cost * first as f64 > budget {
         return Err(JudgeError::InfeasibleBudget {
@@ -97,7 +100,7 @@ pub(crate) fn adaptive(
     }
     let z = Normal::standard()
         .inverse_cdf(1.0 - delta / (2.0 * (items * judges) as f64 * f64::from(MAX_ROUNDS)));
-    let mut screening = vec![PairStats::default(); items * judges];
+    let mut screening = pilot;
     let mut active = vec![true; items * judges];
     let mut target_calls = first;
     for round in 0..MAX_ROUNDS {
@@ -111,16 +114,18 @@ pub(crate) fn adaptive(
             .iter()
             .flat_map(|&k| (0..judges).map(move |j| (k, j)))
             .filter(|&(k, j)| active[k * judges + j])
-            .map(|(k, j)| (target_calls - screening[k * judges + j].count) as f64 * costs[j])
+            .map(|(k, j)| {
+                target_calls.saturating_sub(screening[k * judges + j].count) as f64 * costs[j]
+            })
             .sum();
         let first_round = round == 0;
-        if !first_round && spender.spent() + cost > SCREENING_SHARE * budget {
+        if !first_round && spender.spent() + cost > SCREENING_SHARE * sizing {
             break;
         }
         for &k in &open {
             for j in (0..judges).filter(|&j| active[k * judges + j]) {
                 let pair = k * judges + j;
-                let more = target_calls - screening[pair].count;
+                let more = target_calls.saturating_sub(screening[pair].count);
                 spender.sample(k, j, more, &mut screening[pair])?;
             }
             eliminate(

@@ -2,6 +2,7 @@
 //! Est-IVWE (bounded, Algorithm 1) and Est-IVWE (Gaussian, Appendix G.1).
 
 use crate::allocation::{integer_counts, oracle_weights, uniform_counts, Allocation};
+use crate::plan::plan_budget;
 use crate::target::{fixed_weight_phase, FixedWeights, PerCall, Scored};
 use crate::uncertainty::{ivwe_uncertainty, CallVariance};
 use crate::{
@@ -185,24 +186,33 @@ pub fn estimate(
     let target = settings.target_error;
     let mut exploration = None;
     let mut tau = None;
+    // With a target, two calls of every pair first (the oracle needs none): they are
+    // the first calls of the uniform allocation, of Est-IVWE's Phase I and of
+    // adaptive's screening, and size what explores for the budget the target is
+    // predicted to need — the uniform allocation's for the pilot's variances (module
+    // `plan`), an allocation that learns should need less — instead of for the cap.
+    let mut pilot = vec![PairStats::default(); items * judges];
+    let sizing = match target {
+        Some(target) if !matches!(method, Method::Oracle { .. }) => {
+            let calls = Allocation {
+                judges,
+                counts: vec![2; items * judges],
+            };
+            ensure_affordable(
+                &calls,
+                &costs,
+                budget,
+                "pilot every (item, judge) pair twice",
+            )?;
+            spend(&mut spender, &calls, &mut pilot)?;
+            let plan = plan_budget(&pilot, &costs, range, settings.p, target, spender.spent())?;
+            plan.uniform_total.min(budget)
+        }
+        _ => budget,
+    };
     let scored = match method {
         Method::Uniform => {
-            let mut fresh = vec![PairStats::default(); items * judges];
-            if target.is_some() {
-                // Two calls per pair estimate the variances the target's plan needs;
-                // they are uniform calls like the rest, and count in the mean.
-                let pilot = Allocation {
-                    judges,
-                    counts: vec![2; items * judges],
-                };
-                ensure_affordable(
-                    &pilot,
-                    &costs,
-                    budget,
-                    "pilot every (item, judge) pair twice",
-                )?;
-                spend(&mut spender, &pilot, &mut fresh)?;
-            }
+            let fresh = pilot;
             let rule = |b: f64| uniform_counts(items, &costs, b);
             let equal = vec![1.0; items * judges];
             let plan = FixedWeights {
@@ -232,8 +242,8 @@ pub fn estimate(
         Method::Adaptive => {
             let (scored, first) = crate::adaptive::adaptive(
                 &mut spender,
-                items,
-                budget,
+                pilot,
+                (budget, sizing),
                 settings.delta,
                 settings.p,
                 target,
@@ -245,7 +255,7 @@ pub fn estimate(
             let gaussian = matches!(method, Method::EstIvweGaussian);
             let n0 = match settings.exploration {
                 Some(n) => n,
-                None => default_exploration(gaussian, items, &costs, budget, settings),
+                None => default_exploration(gaussian, items, &costs, sizing, settings),
             };
             if n0 < 2 {
                 return Err(JudgeError::Setting(format!(
@@ -262,9 +272,9 @@ pub fn estimate(
             }
             let phase_one_calls = Allocation {
                 judges,
-                counts: vec![n0; items * judges],
+                counts: pilot.iter().map(|s| n0.saturating_sub(s.count)).collect(),
             };
-            let mut phase_one = vec![PairStats::default(); items * judges];
+            let mut phase_one = pilot;
             spend(&mut spender, &phase_one_calls, &mut phase_one)?;
             tau = (!gaussian).then(|| {
                 settings.tau.unwrap_or_else(|| {
