@@ -12,12 +12,12 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use verdict_io::{read_battles, Filter, ReadOptions, Source};
 use verdict_judges::{
-    judge_with_ledger, run_experiment, EstimateSettings, ExperimentSettings, Ledger, LedgerSpend,
-    Method as JudgeMethod, Norm, Scenario, SimulatedJudges,
+    judge_with_ledger, run_experiment, EstimateSettings, ExperimentSettings, JudgedScores, Ledger,
+    LedgerSpend, Method as JudgeMethod, Norm, Scenario, SimulatedJudges, COVERAGE_LEVEL,
 };
 use verdict_report::{
-    combined_html, judge_run_sections, judges_curves, judges_sections, judges_table, rank_sections,
-    render_table, PagePart,
+    combined_html, judge_run_sections, judged_scores_sections, judges_curves, judges_sections,
+    judges_table, rank_sections, render_table, PagePart,
 };
 
 use crate::rank::{rank, Intervals, Method, RankSettings};
@@ -188,8 +188,15 @@ fn judges_parts(text: &mut String) -> Result<Vec<PagePart>, VerdictError> {
         settings: EstimateSettings::new(Norm::P(2.0)),
         seed: 1,
     };
-    let judged = judge_with_ledger(&mut pool, items.clone(), judges, &run, &ledger)?;
+    let judged = judge_with_ledger(&mut pool, items.clone(), judges.clone(), &run, &ledger)?;
     let estimate = judged.result?;
+    let scores = JudgedScores::new(&items, &judges, &estimate, &run, COVERAGE_LEVEL, None)?;
+    let covered = scores
+        .items
+        .iter()
+        .zip(&truth)
+        .filter(|(item, &t)| item.interval.low <= t && t <= item.interval.high)
+        .count();
     // The experiment's error: the l2 norm of the score errors.
     let error = estimate
         .scores
@@ -199,10 +206,11 @@ fn judges_parts(text: &mut String) -> Result<Vec<PagePart>, VerdictError> {
         .sum::<f64>()
         .sqrt();
     let summary = format!(
-        "adaptive run: {} items, {} calls, spent {:.1} of {JUDGE_BUDGET}; l_2 error against the truth {error:.4}",
+        "adaptive run: {} items, {} calls, spent {:.1} of {JUDGE_BUDGET}; l_2 error against the truth {error:.4}; {covered} of {} 95% intervals hold the true score",
         items.len(),
         estimate.calls,
-        estimate.spent
+        estimate.spent,
+        items.len()
     );
     let _ = writeln!(text, "{summary}");
     let spend = LedgerSpend::of(&Ledger::read(&ledger)?, &items);
@@ -212,7 +220,8 @@ fn judges_parts(text: &mut String) -> Result<Vec<PagePart>, VerdictError> {
             title: "One judging run, from its ledger".into(),
             anchor: "judge-run".into(),
             intro: "The adaptive strategy on one instance, every call recorded in a spend ledger before and after it is made: what each judge and item cost, and which judges scored which items.".into(),
-            body: judge_run_sections(&spend, JUDGE_BUDGET, &summary),
+            body: judge_run_sections(&spend, JUDGE_BUDGET, &summary)
+                + &judged_scores_sections(&scores),
         },
     ])
 }
