@@ -78,3 +78,19 @@ def saved_results(directory: pathlib.Path) -> list[pathlib.Path]:
              "--budgets", "200,400", "--reps", "3", "--format", "json"),
         ledger,
     ]
+
+
+# Two simulated judges for judging runs: a cheap noisy one and a dear sharp one.
+TWO_JUDGES = """
+range = 1.0
+
+[[judge]]
+name = "cheap"
+cost = 1.0
+simulate = 0.03
+
+[[judge]]
+name = "sharp"
+cost = 4.0
+simulate = 0.002
+"""

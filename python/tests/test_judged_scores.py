@@ -9,7 +9,7 @@ import json
 import pytest
 
 import verdict
-from _support import cli
+from _support import TWO_JUDGES, cli
 
 np = pytest.importorskip("numpy")
 pd = pytest.importorskip("pandas")
@@ -17,19 +17,7 @@ ppi_py = pytest.importorskip("ppi_py")
 krippendorff = pytest.importorskip("krippendorff")
 
 ITEMS = [{"id": f"q{k}", "truth": 0.15 + 0.7 * k / 29} for k in range(30)]
-CONFIG = """
-range = 1.0
-
-[[judge]]
-name = "cheap"
-cost = 1.0
-simulate = 0.03
-
-[[judge]]
-name = "sharp"
-cost = 4.0
-simulate = 0.004
-"""
+CONFIG = TWO_JUDGES
 
 
 @pytest.mark.parametrize("seed, slope", [(0, 0.9), (1, -0.4), (2, 1.6)])

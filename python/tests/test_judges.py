@@ -12,24 +12,12 @@ import random
 import pytest
 
 import verdict
-from _support import cli, ctrl_c_delivered
+from _support import TWO_JUDGES, cli, ctrl_c_delivered
 
 pd = pytest.importorskip("pandas")
 
 ITEMS = [{"id": f"q{k}", "truth": 0.2 + 0.6 * k / 11} for k in range(12)]
-CONFIG = """
-range = 1.0
-
-[[judge]]
-name = "cheap"
-cost = 1.0
-simulate = 0.03
-
-[[judge]]
-name = "sharp"
-cost = 4.0
-simulate = 0.002
-"""
+CONFIG = TWO_JUDGES
 
 
 def test_a_configured_run_gives_the_command_lines_scores(tmp_path):

@@ -157,16 +157,8 @@ fn repetition(settings: &ExperimentSettings, rep: usize) -> Vec<Option<Cell>> {
         for &budget in &settings.budgets {
             for name in &settings.methods {
                 cell += 1;
-                let method = match name.as_str() {
-                    "uniform" => Method::Uniform,
-                    "oracle" => Method::Oracle {
-                        variances: instance.variances().to_vec(),
-                    },
-                    "est-ivwe" => Method::EstIvwe,
-                    "est-ivwe-gaussian" => Method::EstIvweGaussian,
-                    "adaptive" => Method::Adaptive,
-                    other => panic!("unknown method {other}"),
-                };
+                let method = Method::named(name, instance.variances())
+                    .unwrap_or_else(|| panic!("unknown method {name}"));
                 judges.restart(rng_seed(settings.seed, rep, cell));
                 let mut run = EstimateSettings::new(norm);
                 run.target_error = settings.target_error;

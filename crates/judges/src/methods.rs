@@ -33,6 +33,17 @@ pub enum Method {
 }
 
 impl Method {
+    /// The strategy named `name` in [`crate::METHODS`], the oracle given the instance's
+    /// true `variances` (row-major K×J); `None` for another name.
+    pub fn named(name: &str, variances: &[f64]) -> Option<Self> {
+        match name {
+            "oracle" => Some(Self::Oracle {
+                variances: variances.to_vec(),
+            }),
+            other => Self::for_run(other).ok(),
+        }
+    }
+
     /// The method of a judging run by its name: `uniform`, `est-ivwe`,
     /// `est-ivwe-gaussian` or `adaptive` (the oracle needs the true variances, so it is
     /// not named here).

@@ -61,36 +61,24 @@ fn a_target_error_stops_early_never_passes_the_cap_and_is_met_when_it_says_so() 
     let mut rng = ChaCha8Rng::seed_from_u64(21);
     let instance = Scenario::Random.draw(40, 4, &mut rng);
     let cap = 40_000.0;
-    let methods = [
-        Method::Uniform,
-        Method::Oracle {
-            variances: instance.variances().to_vec(),
-        },
-        Method::EstIvwe,
-        Method::EstIvweGaussian,
-        Method::Adaptive,
-    ];
-    for method in &methods {
-        let full = estimate(
-            &mut SimulatedJudges::new(instance.clone(), 3),
-            cap,
-            method,
-            &EstimateSettings::new(Norm::P(2.0)),
-        )
-        .unwrap();
+    for name in METHODS {
+        let method = Method::named(name, instance.variances()).unwrap();
+        let run = |settings: &EstimateSettings| {
+            estimate(
+                &mut SimulatedJudges::new(instance.clone(), 3),
+                cap,
+                &method,
+                settings,
+            )
+            .unwrap()
+        };
+        let full = run(&EstimateSettings::new(Norm::P(2.0)));
         // A target twice the error the whole cap reaches is met on about a quarter of
         // the cap (errors fall like 1 / sqrt(B)).
         let target = 2.0 * full.estimated_error(Norm::P(2.0));
         let mut settings = EstimateSettings::new(Norm::P(2.0));
         settings.target_error = Some(target);
-        let early = estimate(
-            &mut SimulatedJudges::new(instance.clone(), 3),
-            cap,
-            method,
-            &settings,
-        )
-        .unwrap();
-        let name = method.name();
+        let early = run(&settings);
         eprintln!(
             "{name}: full cap {} spent {}, target {target} spent {}",
             cap, full.spent, early.spent
@@ -108,13 +96,7 @@ fn a_target_error_stops_early_never_passes_the_cap_and_is_met_when_it_says_so() 
         );
         // A target below what the cap can reach spends the cap and says so.
         settings.target_error = Some(full.estimated_error(Norm::P(2.0)) / 4.0);
-        let short = estimate(
-            &mut SimulatedJudges::new(instance.clone(), 3),
-            cap,
-            method,
-            &settings,
-        )
-        .unwrap();
+        let short = run(&settings);
         assert_eq!(short.target_reached, Some(false), "{name}");
         assert!(short.spent <= cap, "{name}: spent {} of {cap}", short.spent);
     }

@@ -6,7 +6,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use verdict_judges::{
     allocation_objective, estimate, integer_counts, oracle_weights, Allocation, EstimateSettings,
-    Instance, JudgeError, Method, Norm, Scenario, SimulatedJudges,
+    Instance, JudgeError, Method, Norm, Scenario, SimulatedJudges, METHODS,
 };
 
 fn tiny() -> Instance {
@@ -193,15 +193,10 @@ fn theorem_3_2_bound_holds_with_probability_one_minus_delta() {
 fn no_method_spends_more_than_the_budget() {
     let mut rng = ChaCha8Rng::seed_from_u64(8);
     let instance = Scenario::Random.draw(50, 5, &mut rng);
-    let methods = [
-        Method::Uniform,
-        Method::Oracle {
-            variances: instance.variances().to_vec(),
-        },
-        Method::EstIvwe,
-        Method::EstIvweGaussian,
-        Method::Adaptive,
-    ];
+    let methods: Vec<Method> = METHODS
+        .iter()
+        .map(|name| Method::named(name, instance.variances()).unwrap())
+        .collect();
     for budget in [2000.0, 7777.7, 50000.0] {
         for method in &methods {
             let mut judges = SimulatedJudges::new(instance.clone(), 1);

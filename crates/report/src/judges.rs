@@ -21,34 +21,22 @@ pub fn judges_table(rows: &[ExperimentRow], settings: &ExperimentSettings) -> St
             "l_{p} error, K = {}, J = {}, {} instances (mean ± std; × oracle)",
             settings.items, settings.judges, settings.repetitions
         );
-        let mut header = vec!["budget".to_string()];
-        header.extend(settings.methods.iter().cloned());
-        let mut table = TextTable::new(header);
-        for &budget in &settings.budgets {
-            let cell = |method: &str| {
-                rows.iter()
-                    .find(|r| r.p == p && r.budget == budget && r.method == method)
-            };
-            let oracle = cell("oracle").and_then(|r| r.error_mean);
-            let mut line = vec![format!("{budget:e}")];
-            for method in &settings.methods {
-                let row = cell(method).expect("every cell has a row");
-                line.push(match (row.error_mean, row.error_std) {
-                    (Some(mean), std) => {
-                        let ratio =
-                            oracle.map_or(String::new(), |o| format!(" ({:.2}×)", mean / o));
-                        let partial = if row.infeasible > 0 {
-                            format!(" [{} of {} ran]", row.runs, settings.repetitions)
-                        } else {
-                            String::new()
-                        };
-                        format!("{mean:.3e} ± {:.1e}{ratio}{partial}", std.unwrap_or(0.0))
-                    }
-                    (None, _) => "budget too small".into(),
-                });
-            }
-            table.push(line);
-        }
+        let table = per_cell(rows, settings, &p, |row, oracle| {
+            Some(match (row.error_mean, row.error_std) {
+                (Some(mean), std) => {
+                    let ratio = oracle
+                        .and_then(|o| o.error_mean)
+                        .map_or(String::new(), |o| format!(" ({:.2}×)", mean / o));
+                    let partial = if row.infeasible > 0 {
+                        format!(" [{} of {} ran]", row.runs, settings.repetitions)
+                    } else {
+                        String::new()
+                    };
+                    format!("{mean:.3e} ± {:.1e}{ratio}{partial}", std.unwrap_or(0.0))
+                }
+                (None, _) => "budget too small".into(),
+            })
+        });
         let _ = writeln!(out, "{}", table.render());
         if rows.iter().any(|r| r.coverage.is_some()) {
             let _ = writeln!(

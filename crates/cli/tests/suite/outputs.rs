@@ -345,7 +345,11 @@ fn sigkill_mid_write_leaves_the_old_output_or_the_new_one() {
         ])
     };
     let arena = |seed: &str| arena_to(seed, &shown);
+    // Kill instants are drawn within one run's duration on this machine, so that most
+    // land mid-run however fast or loaded it is.
+    let started = std::time::Instant::now();
     common::succeed(&arena("1"));
+    let run_micros = (started.elapsed().as_micros() as u64).max(1_000);
     let old = std::fs::read(&out).unwrap();
     // The output seed 2 gives, written elsewhere.
     let newer = dir.path().join("newer");
@@ -356,7 +360,10 @@ fn sigkill_mid_write_leaves_the_old_output_or_the_new_one() {
     assert_ne!(old, new);
     let mut state = 0x9e37_79b9_7f4a_7c15_u64;
     let mut kills = 0;
-    for _ in 0..60 {
+    for _ in 0..200 {
+        if kills >= 40 {
+            break;
+        }
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
@@ -366,7 +373,7 @@ fn sigkill_mid_write_leaves_the_old_output_or_the_new_one() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(std::time::Duration::from_micros(state % 400_000));
+        std::thread::sleep(std::time::Duration::from_micros(state % run_micros));
         if child.try_wait().unwrap().is_none() {
             kills += 1;
         }
