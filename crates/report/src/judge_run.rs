@@ -106,19 +106,20 @@ pub fn judge_run_html(
 pub fn budget_plan_text(plan: &BudgetPlan) -> String {
     format!(
         "pilot: {} calls of every (item, judge) pair, spent {:.4}\n\
-         for an estimated l_{} error of {}: Est-IVWE needs a budget of about {:.4} \
-         (--n0 {} --budget {:.4}: the pilot and {:.4} for the oracle allocation of the \
-         pilot's variances); the uniform allocation about {:.4}\n\
-         (a prediction from the pilot's estimated variances; --target-error stops a run \
-         on the error it measures)",
+         for an estimated l_{} error of {}: the oracle allocation for the pilot's variances \
+         (the rule Est-IVWE's Phase II spends by) needs about {:.4} more, {:.4} in all \
+         (--n0 {} --budget {:.4}); the uniform allocation about {:.4} in all\n\
+         (a prediction that takes the pilot's variances for the true ones: where they are \
+         noisy, judges chosen on them cost more; --target-error stops a run on the error \
+         it measures)",
         plan.pilot_calls_per_pair,
         plan.pilot_spent,
         plan.p,
         plan.target_error,
+        plan.oracle_after_pilot,
         plan.oracle_total,
         plan.pilot_calls_per_pair,
         plan.oracle_total,
-        plan.oracle_after_pilot,
         plan.uniform_total
     )
 }
