@@ -23,11 +23,14 @@
 //! known), cut to the score range `[0, R]` where the true score lies.
 //!
 //! Two edge cases of bounded scores: `n` calls that all agree give a sample variance of
-//! 0 that says nothing (a judge with variance up to `R^2/4` agrees with itself `n` times
-//! with sizeable probability), so it is taken as `R^2 / (4n)`, what `n` agreeing calls
-//! cannot rule out (the floor `adaptive` also uses); a pair with a single call has no
-//! sample variance, and `R^2 / 4` — the largest a law on `[0, R]` can have (Popoviciu)
-//! — is used, as a bound.
+//! 0 that says nothing — a judge that gives another score with probability `q` agrees
+//! with itself `n` times with probability `(1 - q)^n`, which stays above 5% for every
+//! `q < 3/n` (the "rule of three", Hanley and Lippman-Hand 1983) — so the variance is
+//! bounded by that of such a two-valued law, `R^2 q (1 - q)` at `q = min(3/n, 1/2)`,
+//! and used as known; a pair with a single call has no sample variance, and `R^2 / 4` —
+//! the largest a law on `[0, R]` can have (Popoviciu) — is used, as a bound. (Binary
+//! judges, a preference of 0 or 1, agree with themselves often; with continuous scores
+//! agreement is rare and the bound seldom applies.)
 //!
 //! The mean over items, `m_hat = (1/K) sum_k s_hat_k`, estimates the mean of *these*
 //! K items' true scores (no sampling of items): `Var(m_hat) = (1/K^2) sum_k Var(s_hat_k)`,
@@ -61,6 +64,10 @@ impl ScoreUncertainty {
     }
 }
 
+/// A sample variance at most this times `R^2` comes from calls that all agree (the
+/// rest is the rounding of sums of squares).
+const AGREEMENT: f64 = 1e-12;
+
 /// A score's variance per call and the degrees of freedom it is known on.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct CallVariance {
@@ -82,20 +89,21 @@ impl CallVariance {
         self.value
     }
 
-    /// The sample variance of `stats`, with the module's floors for agreeing calls
-    /// (`R^2 / (4n)`) and a single call (`R^2 / 4`).
+    /// The sample variance of `stats`, with the module's bounds for agreeing calls
+    /// (`R^2 q (1 - q)`, `q = min(3/n, 1/2)`) and a single call (`R^2 / 4`).
     pub(crate) fn estimated(stats: &PairStats, range: f64) -> Self {
         let n = stats.count;
         if n < 2 {
             return Self::known(range * range / 4.0);
         }
         let sample = stats.sample_variance();
+        // Agreeing calls, up to the rounding of the running sums.
+        if sample <= AGREEMENT * range * range {
+            let q = (3.0 / n as f64).min(0.5);
+            return Self::known(range * range * q * (1.0 - q));
+        }
         Self {
-            value: if sample > 0.0 {
-                sample
-            } else {
-                range * range / (4.0 * n as f64)
-            },
+            value: sample,
             degrees_of_freedom: (n - 1) as f64,
         }
     }
@@ -296,10 +304,21 @@ mod tests {
     #[test]
     fn agreeing_calls_and_a_single_call_get_the_bounded_floors() {
         let mut same = PairStats::default();
-        for _ in 0..5 {
-            same.push(1.0);
+        for _ in 0..10 {
+            same.push(0.3);
         }
-        assert_eq!(CallVariance::estimated(&same, 2.0).value, 4.0 / 20.0);
+        // Ten agreeing calls: q = 3/10, R^2 q (1 - q) = 4 · 0.21.
+        assert_eq!(CallVariance::estimated(&same, 2.0), CallVariance::known(0.84));
+        for _ in 0..50 {
+            same.push(0.3);
+        }
+        let sixty = CallVariance::estimated(&same, 2.0).value;
+        assert!((sixty - 4.0 * 0.05 * 0.95).abs() < 1e-12, "{sixty}");
+        let mut five = PairStats::default();
+        for _ in 0..5 {
+            five.push(1.0);
+        }
+        assert_eq!(CallVariance::estimated(&five, 2.0), CallVariance::known(1.0));
         let mut one = PairStats::default();
         one.push(0.3);
         assert_eq!(CallVariance::estimated(&one, 2.0), CallVariance::known(1.0));
