@@ -127,3 +127,7 @@ def test_a_plan_is_the_command_lines_and_a_bad_gold_file_costs_nothing(tmp_path)
     with pytest.raises(ValueError, match=r"gold.csv:3: id \"not-an-item\" is not one of the items"):
         verdict.judge(ITEMS, config, budget=300, ledger=ledger, gold=gold)
     assert not ledger.exists()
+    # So is a confidence level outside (0, 1).
+    with pytest.raises(ValueError, match=r"confidence level 1.5 must be in \(0, 1\)"):
+        verdict.judge(ITEMS, config, budget=300, ledger=ledger, level=1.5)
+    assert not ledger.exists()

@@ -2,10 +2,10 @@
 //! judges` (the judge paper's synthetic experiments).
 
 use verdict::judges::{
-    explain_failure, judge_with_ledger, lost_call_warning, plan_with_ledger, read_gold, read_items,
-    run_experiment, ConfiguredPool, CostStructure, EstimateSettings, ExperimentSettings, JudgePool,
-    JudgedItems, JudgedScores, JudgesConfig, JudgingRun, Ledger, LedgerSpend, Method, Norm,
-    PaidCalls, Scenario, METHODS,
+    check_level, explain_failure, judge_with_ledger, lost_call_warning, plan_with_ledger,
+    read_gold, read_items, run_experiment, ConfiguredPool, CostStructure, EstimateSettings,
+    ExperimentSettings, JudgePool, JudgedItems, JudgedScores, JudgesConfig, JudgingRun, Ledger,
+    LedgerSpend, Method, Norm, PaidCalls, Scenario, METHODS,
 };
 use verdict::report::{
     budget_plan_csv, budget_plan_text, judge_run_html, judged_scores_csv, judges_curves,
@@ -21,11 +21,7 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
     let mut inputs = vec![args.items.as_path(), &args.judges, &args.ledger];
     inputs.extend(args.gold.as_deref());
     crate::output::check_with_inputs(&[Some(out.clone()), page.clone()], &inputs)?;
-    anyhow::ensure!(
-        args.level > 0.0 && args.level < 1.0,
-        "--level {} must be a confidence level in (0, 1), e.g. 0.95",
-        args.level
-    );
+    check_level(args.level)?;
     let p: Norm = args.p.parse()?;
     let config = JudgesConfig::read(&args.judges)?;
     let items = read_items(&args.items)?;

@@ -154,11 +154,7 @@ pub fn ppi_mean(
             judged_gold.len()
         )));
     }
-    if !(level > 0.0 && level < 1.0) {
-        return Err(JudgeError::Setting(format!(
-            "confidence level {level} must be in (0, 1), e.g. 0.95"
-        )));
-    }
+    crate::check_level(level)?;
     let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
     let population_variance = |x: &[f64]| {
         let m = mean(x);

@@ -67,7 +67,9 @@ pub use run::{
     JudgedItems, JudgingRun, PaidCalls, StopCheck,
 };
 pub use spend::{Spender, ATTEMPTS};
-pub use uncertainty::{estimated_error, intervals, Intervals, ScoreInterval, ScoreUncertainty};
+pub use uncertainty::{
+    check_level, estimated_error, intervals, Intervals, ScoreInterval, ScoreUncertainty,
+};
 
 /// The first name that appears twice in `names`.
 pub(crate) fn first_duplicate(names: &[String]) -> Option<&String> {

@@ -201,6 +201,20 @@ pub struct Intervals {
     pub mean: ScoreInterval,
 }
 
+/// Checks a confidence level: a number in (0, 1).
+///
+/// # Errors
+/// [`JudgeError::Setting`] naming the level and an example.
+pub fn check_level(level: f64) -> Result<(), JudgeError> {
+    if level > 0.0 && level < 1.0 {
+        Ok(())
+    } else {
+        Err(JudgeError::Setting(format!(
+            "confidence level {level} must be in (0, 1), e.g. 0.95"
+        )))
+    }
+}
+
 /// Intervals at `level` for `scores` with their `uncertainty` in the range `[0, range]`
 /// (module docs).
 ///
@@ -212,11 +226,7 @@ pub fn intervals(
     level: f64,
     range: f64,
 ) -> Result<Intervals, JudgeError> {
-    if !(level > 0.0 && level < 1.0) {
-        return Err(JudgeError::Setting(format!(
-            "confidence level {level} must be in (0, 1), e.g. 0.95"
-        )));
-    }
+    check_level(level)?;
     if scores.len() != uncertainty.len() || scores.is_empty() {
         return Err(JudgeError::Setting(format!(
             "{} scores with {} uncertainties",
@@ -308,7 +318,10 @@ mod tests {
             same.push(0.3);
         }
         // Ten agreeing calls: q = 3/10, R^2 q (1 - q) = 4 · 0.21.
-        assert_eq!(CallVariance::estimated(&same, 2.0), CallVariance::known(0.84));
+        assert_eq!(
+            CallVariance::estimated(&same, 2.0),
+            CallVariance::known(0.84)
+        );
         for _ in 0..50 {
             same.push(0.3);
         }
@@ -318,7 +331,10 @@ mod tests {
         for _ in 0..5 {
             five.push(1.0);
         }
-        assert_eq!(CallVariance::estimated(&five, 2.0), CallVariance::known(1.0));
+        assert_eq!(
+            CallVariance::estimated(&five, 2.0),
+            CallVariance::known(1.0)
+        );
         let mut one = PairStats::default();
         one.push(0.3);
         assert_eq!(CallVariance::estimated(&one, 2.0), CallVariance::known(1.0));

@@ -8,9 +8,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use verdict::judges::{
-    explain_failure, gold_labels, item_ids, judge_with_ledger, lost_call_warning, plan_with_ledger,
-    read_gold, BudgetPlan, ConfiguredPool, Estimate, EstimateSettings, GoldLabel, JudgeError,
-    JudgePool, JudgedItems, JudgedScores, JudgesConfig, JudgingRun, Method, Norm, PaidCalls,
+    check_level, explain_failure, gold_labels, item_ids, judge_with_ledger, lost_call_warning,
+    plan_with_ledger, read_gold, BudgetPlan, ConfiguredPool, Estimate, EstimateSettings, GoldLabel,
+    JudgeError, JudgePool, JudgedItems, JudgedScores, JudgesConfig, JudgingRun, Method, Norm,
+    PaidCalls,
 };
 
 use verdict::feedback::Interner;
@@ -219,6 +220,7 @@ pub fn judge<'py>(
         },
         seed,
     };
+    check_level(level).map_err(bad_input)?;
     let ids = item_ids(&items).map_err(bad_input)?;
     let progress = progress.as_ref();
     let work = Work { plan, run: &run };

@@ -2062,7 +2062,7 @@ fn judged_scores_come_with_intervals_and_bad_settings_cost_nothing() {
     let message = fresh("columns", &["--gold", &gold]);
     assert!(message.contains("no \"id\" column"), "{message}");
     let message = fresh("level", &["--level", "1.5"]);
-    assert!(message.contains("--level 1.5"), "{message}");
+    assert!(message.contains("confidence level 1.5"), "{message}");
     let message = fresh("target", &["--target-error=-1"]);
     assert!(
         message.contains("target error -1 must be a positive number"),
