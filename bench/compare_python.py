@@ -48,7 +48,7 @@ def main():
     import pandas as pd
     import polars as pl
 
-    import verdict
+    import verdict_arena as verdict
 
     columns = ["model_a", "model_b", "winner"]
     frames = {"pandas": pd.read_parquet(args.file, columns=columns), "polars": pl.read_parquet(args.file, columns=columns)}

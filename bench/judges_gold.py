@@ -30,7 +30,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-import verdict
+import verdict_arena as verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLD, CHEAP = "alpaca_eval_gpt4", "claude"

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-import verdict
+import verdict_arena as verdict
 from _support import LOG, cli_json
 
 pd = pytest.importorskip("pandas")

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-import verdict
+import verdict_arena as verdict
 from _support import TWO_JUDGES, cli
 
 np = pytest.importorskip("numpy")

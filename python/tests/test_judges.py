@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-import verdict
+import verdict_arena as verdict
 from _support import TWO_JUDGES, cli, ctrl_c_delivered
 
 pd = pytest.importorskip("pandas")

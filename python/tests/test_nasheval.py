@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-import verdict
+import verdict_arena as verdict
 from _support import cli, cli_json, ctrl_c_delivered
 
 pd = pytest.importorskip("pandas")
@@ -217,7 +217,7 @@ def test_a_users_file_is_never_replaced_without_force(fitted, tmp_path):
     # A user's file at the model's path is refused and left as it was ...
     mine = tmp_path / "model.json"
     mine.write_text("my notes")
-    with pytest.raises(ValueError, match="not written by verdict"):
+    with pytest.raises(FileExistsError, match="not written by verdict"):
         fitted.save(mine)
     assert mine.read_text() == "my notes"
     # ... replaced with force=True, and from then on verdict's own, replaced freely.
@@ -226,7 +226,7 @@ def test_a_users_file_is_never_replaced_without_force(fitted, tmp_path):
     fitted.save(mine)
     page = tmp_path / "page.html"
     page.write_text("<p>mine</p>")
-    with pytest.raises(ValueError, match="not written by verdict"):
+    with pytest.raises(FileExistsError, match="not written by verdict"):
         verdict.report(fitted, page)
     assert page.read_text() == "<p>mine</p>"
     verdict.report(fitted, page, force=True)

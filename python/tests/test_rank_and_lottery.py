@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-import verdict
+import verdict_arena as verdict
 from _support import GENAI, LOG, TUTORIAL, cli_json, without_notes
 
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-import verdict
+import verdict_arena as verdict
 from _support import TUTORIAL, cli, saved_results
 
 
@@ -41,7 +41,7 @@ def test_what_is_not_a_result_is_refused_and_nothing_is_overwritten(tmp_path) ->
         verdict.report([])
     mine = tmp_path / "mine.html"
     mine.write_text("<p>my notes</p>")
-    with pytest.raises(ValueError, match="not written by verdict"):
+    with pytest.raises(FileExistsError, match="not written by verdict"):
         verdict.report(verdict.rank(TUTORIAL, "bt", as_frame=False), mine)
     assert mine.read_text() == "<p>my notes</p>"
     assert json.loads(cli("rank", str(TUTORIAL), "--format", "json"))["method"] == "bradley-terry"

@@ -10,7 +10,7 @@ import json
 import duckdb
 import pytest
 
-import verdict
+import verdict_arena as verdict
 from _support import GENAI, ROOT, cli_json
 
 QUERY = (ROOT / "sql" / "battle_counts.sql").read_text()

@@ -9,7 +9,7 @@ import json
 
 import pandas as pd
 
-import verdict
+import verdict_arena as verdict
 from _support import ROOT, cli_json, without_notes
 
 GOLDEN = ROOT / "tests" / "golden"

@@ -9,8 +9,8 @@ use verdict::nasheval::{
     AggregatorKind, BackboneKind, FitMethod, NetworkInit, NuisanceDesign, PayoffRegression,
     PolicyKind, Variant, LINEAR_PENALTY,
 };
-use verdict::real_benchmark::PANELS;
-use verdict::sim::nasheval::FeedbackKind;
+use verdict_lab::real_benchmark::PANELS;
+use verdict_lab::worlds::nasheval::FeedbackKind;
 
 use crate::args::{CostArgs, OutputFormat};
 

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use verdict::io::{write_battles, StagedDir};
 use verdict::ratings::{bootstrap_bradley_terry, Bootstrap, BradleyTerry, EloScale, PairCounts};
-use verdict::sim::ArenaSimulation;
+use verdict_lab::worlds::ArenaSimulation;
 
 use crate::args::{ArenaArgs, BenchCommand, BenchLotteryArgs, BenchRankArgs, OutputFormat};
 use crate::progress;

@@ -1,16 +1,18 @@
 //! `verdict bench nasheval` (the accuracy experiment of
-//! [`verdict::experiment`], its cells appended to `--out` as JSON lines so that an
+//! [`verdict_lab::experiment`], its cells appended to `--out` as JSON lines so that an
 //! interrupted run resumes), `bench baselines`, `bench predict` and `bench network`.
 
-use verdict::cost_curve::{cost_curves, figure as cost_figure, mean_points, CostSettings};
-use verdict::experiment::{
-    network_step_seconds, run_accuracy, AccuracyCell, AccuracySettings, ResultsFile,
-};
-use verdict::experiment_summary::{figure, summarize, SUMMARY_COLUMNS};
 use verdict::model_file::load_model;
-use verdict::real_benchmark::{run_split, summarize_real, AlpacaEval, JudgePanel, RealSettings};
 use verdict::report::plot_curves;
 use verdict::VerdictError;
+use verdict_lab::cost_curve::{cost_curves, figure as cost_figure, mean_points, CostSettings};
+use verdict_lab::experiment::{
+    network_step_seconds, run_accuracy, AccuracyCell, AccuracySettings, ResultsFile,
+};
+use verdict_lab::experiment_summary::{figure, summarize, SUMMARY_COLUMNS};
+use verdict_lab::real_benchmark::{
+    run_split, summarize_real, AlpacaEval, JudgePanel, RealSettings,
+};
 
 use crate::args::{
     BenchBaselinesArgs, BenchCostArgs, BenchNashEvalArgs, BenchNetworkArgs, BenchPredictArgs,
@@ -195,7 +197,7 @@ pub fn network(args: &BenchNetworkArgs) -> anyhow::Result<()> {
 
 /// One JSON line per baseline: its name and score on the simulation's test contexts.
 pub fn baselines(args: &BenchBaselinesArgs) -> anyhow::Result<()> {
-    use verdict::simulation::{evaluate_bt_argmax, evaluate_lottery_by, Evaluation};
+    use verdict_lab::simulation::{evaluate_bt_argmax, evaluate_lottery_by, Evaluation};
     let show = |name: &str, evaluation: Evaluation| -> anyhow::Result<()> {
         for note in &evaluation.notes {
             eprintln!("{note}");

@@ -1,4 +1,4 @@
-//! `verdict demo`: the tour of all three parts ([`verdict::tour`]), printed, and its
+//! `verdict demo`: the tour of all three parts ([`verdict_lab::tour`]), printed, and its
 //! page written to `--out` (by default `demo-report.html`).
 
 use crate::args::DemoArgs;
@@ -11,7 +11,7 @@ pub fn run(args: &DemoArgs, quiet: bool) -> anyhow::Result<()> {
     };
     let page = crate::output::page_target(&args.out, "--out");
     page.check()?;
-    let tour = verdict::tour::tour(&progress)?;
+    let tour = verdict_lab::tour::tour(&progress)?;
     crate::output::write_page(&page, &tour.page)?;
     print!("{}", tour.text);
     println!(

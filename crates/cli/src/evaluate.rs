@@ -1,10 +1,10 @@
 //! `verdict evaluate`: a fitted model (or a lottery leaderboard) on a simulation's
-//! test contexts against the ground truth ([`verdict::simulation::evaluate_file`]);
+//! test contexts against the ground truth ([`verdict_lab::simulation::evaluate_file`]);
 //! with `--report`, the model's page with its scores beside reference policies.
 
 use verdict::model_file::load_model;
 use verdict::report::{fit_html, FitPage};
-use verdict::simulation::{evaluate_file, evaluate_with_references, test_winners_by};
+use verdict_lab::simulation::{evaluate_file, evaluate_with_references, test_winners_by};
 
 use crate::args::{EvaluateArgs, OutputFormat};
 

@@ -6,18 +6,17 @@ use std::collections::HashMap;
 use anyhow::bail;
 use indicatif::ProgressBar;
 
-use verdict::contextual::complete_pairs;
-use verdict::equilibrium::costs_by_agent;
 use verdict::feedback::ContextualLog;
+use verdict::fit_request::{fit_request, Backbones, FitRequest, OracleNuisances};
 use verdict::io::{read_costs, Source};
 use verdict::model_file::{category_column, winners_by};
-use verdict::nasheval::{FitOptions, NetworkOptions, Stage, Variant};
+use verdict::nasheval::{FitOptions, NetworkOptions, Stage};
 use verdict::report::{fit_html, fit_notes, fit_summary, FitPage};
-use verdict::simulation::{Split, Truth};
+use verdict_lab::simulation::{Split, Truth};
 
 use crate::args::{FitArgs, OutputFormat};
 use crate::flags::in_flags;
-use crate::log::read_log;
+use crate::log::{contextual_options, log_source};
 use crate::progress::bar;
 
 pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
@@ -33,24 +32,11 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
     .map(|p| p.as_path())
     .collect();
     crate::output::check_with_inputs(&[Some(model_file.clone()), page.clone()], &inputs)?;
-    let (mut log, featurizer) = read_log(&args.source)?;
-    if let Some(warning) = complete_pairs(&mut log, args.allow_unobserved, args.nuisance_design)? {
-        eprintln!("{}", in_flags(&warning));
-    }
-    let options = options(args, &log)?;
     if let (Some(column), Some(contexts)) = (&args.winners_by, &args.source.contexts) {
         // Checked before the fit, so a bad column costs nothing.
         category_column(&Source::File(contexts.clone()), column)?;
     }
-    let truth = match (options.variant, &args.truth) {
-        (Variant::Oracle, Some(dir)) => {
-            Some(Truth::open(dir, Split::Training)?.nuisances_for(&log)?)
-        }
-        (Variant::Oracle, None) => {
-            bail!("--variant oracle needs --truth DIR, a directory written by verdict simulate")
-        }
-        _ => None,
-    };
+    let request = request(args)?;
     let bars: RefCell<HashMap<&'static str, ProgressBar>> = RefCell::default();
     let progress = |stage: Stage, done: usize, total: usize| {
         let mut bars = bars.borrow_mut();
@@ -63,7 +49,11 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
         }
     };
     let started = std::time::Instant::now();
-    let model = verdict::nasheval::fit(&log, &options, truth.as_ref(), featurizer, &progress)?;
+    let model = fit_request(
+        &request,
+        &|warning| eprintln!("{}", in_flags(warning)),
+        &progress,
+    )?;
     drop(bars);
     for note in fit_notes(&model) {
         eprintln!("{}", in_flags(&note));
@@ -111,25 +101,20 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn options(args: &FitArgs, log: &ContextualLog) -> anyhow::Result<FitOptions> {
+/// The request the flags make.
+fn request(args: &FitArgs) -> anyhow::Result<FitRequest> {
     let costs = match &args.costs.costs {
-        None => Vec::new(),
-        Some(path) => {
-            let given = read_costs(&Source::File(path.clone()), None)?;
-            costs_by_agent(&log.agents, &given)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
-        }
+        Some(path) => Some(read_costs(&Source::File(path.clone()), None)?),
+        None => None,
     };
-    anyhow::ensure!(
-        args.linear_penalty.is_finite() && args.linear_penalty >= 0.0,
-        "--linear-penalty {} must be a finite number >= 0",
-        args.linear_penalty
-    );
+    let oracle: Option<OracleNuisances> = args.truth.clone().map(|dir| {
+        Box::new(move |log: &ContextualLog| Truth::open(&dir, Split::Training)?.nuisances_for(log))
+            as OracleNuisances
+    });
     let options = FitOptions {
         variant: args.variant,
         policy: args.policy,
         rho: args.rho,
-        costs,
         budget: args.costs.budget,
         soft_budget: args.costs.soft_budget_prices(),
         folds: args.folds,
@@ -155,10 +140,19 @@ fn options(args: &FitArgs, log: &ContextualLog) -> anyhow::Result<FitOptions> {
         robust_radius: args.robust_radius,
         ..FitOptions::default()
     };
-    Ok(args.method.apply(options.with_backbones(
-        args.outcome_backbone.unwrap_or(args.backbone),
-        args.propensity_backbone.unwrap_or(args.backbone),
-        args.payoff_backbone.unwrap_or(args.backbone),
-        args.linear_penalty,
-    ))?)
+    Ok(FitRequest {
+        source: log_source(&args.source)?,
+        reading: contextual_options(&args.source)?,
+        allow_unobserved: args.allow_unobserved,
+        costs,
+        options,
+        backbones: Backbones {
+            outcome: args.outcome_backbone.unwrap_or(args.backbone),
+            propensity: args.propensity_backbone.unwrap_or(args.backbone),
+            payoff: args.payoff_backbone.unwrap_or(args.backbone),
+            linear_penalty: args.linear_penalty,
+        },
+        method: args.method,
+        oracle,
+    })
 }

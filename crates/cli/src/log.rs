@@ -4,14 +4,13 @@
 use verdict::contextual::{read_catalogue, LogSource};
 use verdict::feedback::ContextualLog;
 use verdict::io::{ContextualOptions, Source};
-use verdict::model_file::Featurizer;
 use verdict::report::log_summary;
 
 use crate::args::{ContextLogArgs, LogSourceArgs, OutputFormat};
 use crate::flags::in_flags;
 
 pub fn run(args: &ContextLogArgs) -> anyhow::Result<()> {
-    let (log, _) = read_log(&args.source)?;
+    let log = read_log(&args.source)?;
     let summary = log.summary();
     let text = match args.format {
         OutputFormat::Json => serde_json::to_string_pretty(&summary)? + "\n",
@@ -21,16 +20,26 @@ pub fn run(args: &ContextLogArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Reads the log `args` names, with the featurizer settings to record.
-pub fn read_log(args: &LogSourceArgs) -> anyhow::Result<(ContextualLog, serde_json::Value)> {
-    let options = ContextualOptions {
+/// Reads the log `args` names.
+pub fn read_log(args: &LogSourceArgs) -> anyhow::Result<ContextualLog> {
+    let options = contextual_options(args)?;
+    Ok(verdict::contextual::read_log(&log_source(args)?, &options)?)
+}
+
+/// How the flags featurize contexts.
+pub fn contextual_options(args: &LogSourceArgs) -> anyhow::Result<ContextualOptions> {
+    Ok(ContextualOptions {
         text_column: args.text_col.clone(),
         text_dim: args.text_dim,
         categorical: args.categorical,
         catalogue: args.catalogue.as_deref().map(read_catalogue).transpose()?,
-    };
+    })
+}
+
+/// Where the flags say the log is.
+pub fn log_source(args: &LogSourceArgs) -> anyhow::Result<LogSource> {
     let file = |path: &std::path::PathBuf| Source::File(path.clone());
-    let source = match (&args.contexts, &args.feedback, &args.battles) {
+    Ok(match (&args.contexts, &args.feedback, &args.battles) {
         (Some(contexts), Some(feedback), None) => LogSource::Tables {
             contexts: file(contexts),
             feedback: file(feedback),
@@ -40,7 +49,5 @@ pub fn read_log(args: &LogSourceArgs) -> anyhow::Result<(ContextualLog, serde_js
             context_columns: args.context_cols.clone().unwrap_or_default(),
         },
         _ => anyhow::bail!("give --contexts and --feedback, or --battles with --context-cols"),
-    };
-    let log = verdict::contextual::read_log(&source, &options)?;
-    Ok((log, Featurizer::from_options(&options).to_value()))
+    })
 }

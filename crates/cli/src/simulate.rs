@@ -1,10 +1,12 @@
 //! `verdict simulate`: a world with exact ground truth written to a directory
-//! ([`verdict::simulation`]).
+//! ([`verdict_lab::simulation`]).
 
 use std::time::Instant;
 
-use verdict::sim::arena_world::ArenaWorldSettings;
-use verdict::simulation::{write_appendix_g, write_arena, AppendixGSimulation, ArenaSimulation};
+use verdict_lab::simulation::{
+    write_appendix_g, write_arena, AppendixGSimulation, ArenaSimulation,
+};
+use verdict_lab::worlds::arena_world::ArenaWorldSettings;
 
 use crate::args::{SimulateArgs, SimulatedWorld};
 

@@ -3,6 +3,7 @@
 
 use crate::allocation::{integer_counts, oracle_weights, uniform_counts, Allocation};
 use crate::plan::plan_budget;
+use crate::spend::spend;
 use crate::target::{fixed_weight_phase, FixedWeights, PerCall, Scored};
 use crate::uncertainty::{ivwe_uncertainty, CallVariance};
 use crate::{
@@ -334,20 +335,6 @@ fn ensure_affordable(
             needed,
             purpose: purpose.into(),
         });
-    }
-    Ok(())
-}
-
-pub(crate) fn spend(
-    spender: &mut Spender<'_>,
-    allocation: &Allocation,
-    stats: &mut [PairStats],
-) -> Result<(), JudgeError> {
-    let judges = allocation.judges;
-    for (i, &count) in allocation.counts.iter().enumerate() {
-        if count > 0 {
-            spender.sample(i / judges, i % judges, count, &mut stats[i])?;
-        }
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! Calls to a [`JudgePool`] counted against the budget.
 
-use crate::{JudgeError, JudgePool, PairStats};
+use crate::{Allocation, JudgeError, JudgePool, PairStats};
 
 /// Rounds of attempts for the scores of one request before a failing judge stops the
 /// run: the calls that failed are asked again, up to this many times in all (failed
@@ -153,4 +153,20 @@ pub(crate) fn in_range(
             message: format!("score {score} outside [0, {range}]"),
         })
     }
+}
+
+/// Buys `allocation`'s calls (row-major item × judge counts) through `spender`,
+/// adding each call's score to its pair's `stats`.
+pub(crate) fn spend(
+    spender: &mut Spender<'_>,
+    allocation: &Allocation,
+    stats: &mut [PairStats],
+) -> Result<(), JudgeError> {
+    let judges = allocation.judges;
+    for (i, &count) in allocation.counts.iter().enumerate() {
+        if count > 0 {
+            spender.sample(i / judges, i % judges, count, &mut stats[i])?;
+        }
+    }
+    Ok(())
 }

@@ -205,7 +205,7 @@ fn top_up(
     calls: &Allocation,
     fresh: &mut [PairStats],
 ) -> Result<(), JudgeError> {
-    crate::methods::spend(spender, calls, fresh)
+    crate::spend::spend(spender, calls, fresh)
 }
 
 /// Whether some item has no call in `stats`.

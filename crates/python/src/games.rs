@@ -4,7 +4,7 @@ use pyo3::prelude::*;
 
 use verdict::equilibrium::{game_report, named_game, EquilibriumSettings};
 
-use crate::bad_input;
+use crate::failure;
 
 /// The equilibrium of a payoff matrix as `verdict game --format json` reports it: each
 /// agent's probability, the certificate `gap`, the unregularized exploitability
@@ -22,15 +22,15 @@ pub fn maximal_lottery_json(
     budget: Option<f64>,
 ) -> PyResult<String> {
     py.detach(|| {
-        let game = named_game(&names, &matrix, "matrix").map_err(bad_input)?;
+        let game = named_game(&names, &matrix, "matrix").map_err(failure)?;
         let settings = EquilibriumSettings {
             rho,
             costs,
             budget,
             ..EquilibriumSettings::default()
         };
-        let report = game_report(&game, &names, &settings).map_err(bad_input)?;
+        let report = game_report(&game, &names, &settings).map_err(failure)?;
         // The caller holds the matrix it passed.
-        serde_json::to_string(&report.without_payoffs()).map_err(bad_input)
+        serde_json::to_string(&report.without_payoffs()).map_err(failure)
     })
 }

@@ -16,10 +16,10 @@ use verdict::judges::{
 
 use verdict::feedback::Interner;
 
-use crate::bad_input;
+use crate::failure;
 
 /// A Python callable judge: `score(item) -> float` in `[0, range]`, at `cost` a call.
-#[pyclass(module = "verdict._native", frozen, get_all)]
+#[pyclass(module = "verdict_arena._native", frozen, get_all)]
 pub struct CallableJudge {
     /// The name the ledger keys its calls by.
     name: String,
@@ -166,7 +166,7 @@ fn ledgered_run(
                     .map(|j| j.map(Outcome::Estimate))
             }
         })
-        .map_err(bad_input)?;
+        .map_err(failure)?;
     Ok((judged, raised))
 }
 
@@ -205,14 +205,14 @@ pub fn judge<'py>(
         .enumerate()
         .map(|(i, text)| {
             serde_json::from_str::<serde_json::Value>(text)
-                .map_err(|e| bad_input(format!("item {}: {e}", i + 1)))
+                .map_err(|e| failure(format!("item {}: {e}", i + 1)))
         })
         .collect::<PyResult<Vec<_>>>()?;
     let run = JudgingRun {
         budget,
-        method: Method::for_run(method).map_err(bad_input)?,
+        method: Method::for_run(method).map_err(failure)?,
         settings: EstimateSettings {
-            p: p.parse::<Norm>().map_err(bad_input)?,
+            p: p.parse::<Norm>().map_err(failure)?,
             delta,
             exploration: n0,
             tau,
@@ -220,13 +220,13 @@ pub fn judge<'py>(
         },
         seed,
     };
-    check_level(level).map_err(bad_input)?;
-    let ids = item_ids(&items).map_err(bad_input)?;
+    check_level(level).map_err(failure)?;
+    let ids = item_ids(&items).map_err(failure)?;
     let progress = progress.as_ref();
     let work = Work { plan, run: &run };
     let (judged, names, raised) = if let Ok(path) = judges.extract::<PathBuf>() {
-        let config = JudgesConfig::read(&path).map_err(bad_input)?;
-        let mut pool = ConfiguredPool::new(items, config, seed).map_err(bad_input)?;
+        let config = JudgesConfig::read(&path).map_err(failure)?;
+        let mut pool = ConfiguredPool::new(items, config, seed).map_err(failure)?;
         let names = pool.judge_names();
         let labels = gold_of(gold.as_ref(), &ids, pool.range())?;
         let (judged, raised) = ledgered_run(py, &mut pool, &ids, &names, &work, &ledger, progress)?;
@@ -273,7 +273,7 @@ pub fn judge<'py>(
         Outcome::Plan(plan) => serde_json::to_string(&plan),
         Outcome::Estimate(estimate) => {
             let result = JudgedScores::new(&ids, &names, &estimate, &run, level, labels.as_deref())
-                .map_err(bad_input)?;
+                .map_err(failure)?;
             serde_json::to_string(&result)
         }
     }
@@ -309,7 +309,7 @@ fn gold_of(
             range,
         )
     };
-    labels.map(Some).map_err(bad_input)
+    labels.map(Some).map_err(failure)
 }
 
 /// Each item's judge, each item's budget share, and the calls per (item, judge).
@@ -328,21 +328,21 @@ pub fn oracle_allocation(
     budget: f64,
     p: &str,
 ) -> PyResult<OracleAllocation> {
-    let norm: Norm = p.parse().map_err(bad_input)?;
+    let norm: Norm = p.parse().map_err(failure)?;
     let judges = costs.len();
     if let Some((k, row)) = variances
         .iter()
         .enumerate()
         .find(|(_, r)| r.len() != judges)
     {
-        return Err(bad_input(format!(
+        return Err(failure(format!(
             "variances row {k} has {} entries for {judges} judges",
             row.len()
         )));
     }
     let (weights, allocation) =
         verdict::judges::oracle_allocation(&variances.concat(), &costs, budget, norm)
-            .map_err(bad_input)?;
+            .map_err(failure)?;
     let counts = allocation
         .counts
         .chunks(judges)
@@ -364,7 +364,7 @@ pub fn ivwe(
     variances: Option<Vec<Vec<f64>>>,
 ) -> PyResult<(Vec<String>, Vec<f64>)> {
     if items.len() != judges.len() || items.len() != scores.len() {
-        return Err(bad_input(format!(
+        return Err(failure(format!(
             "items, judges and scores must have the same length; got {}, {} and {}",
             items.len(),
             judges.len(),
@@ -382,7 +382,7 @@ pub fn ivwe(
     let flat = variances.map(|rows| rows.concat());
     let estimates =
         verdict::judges::ivwe_from_scores(item_ids.len(), judge_ids.len(), &calls, flat.as_deref())
-            .map_err(bad_input)?;
+            .map_err(failure)?;
     Ok((item_ids.names().to_vec(), estimates))
 }
 
@@ -399,7 +399,7 @@ pub fn ppi_mean(
     level: f64,
 ) -> PyResult<String> {
     let mean =
-        verdict::judges::ppi_mean(&gold, &judged_gold, &judged_rest, level).map_err(bad_input)?;
+        verdict::judges::ppi_mean(&gold, &judged_gold, &judged_rest, level).map_err(failure)?;
     serde_json::to_string(&mean).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
@@ -409,7 +409,7 @@ pub fn ppi_mean(
 pub fn krippendorff_alpha(ratings: Vec<Vec<Option<f64>>>) -> PyResult<Option<f64>> {
     let judges = ratings.first().map_or(0, Vec::len);
     if let Some(k) = ratings.iter().position(|row| row.len() != judges) {
-        return Err(bad_input(format!(
+        return Err(failure(format!(
             "ratings row {k} has {} entries, the first has {judges}",
             ratings[k].len()
         )));

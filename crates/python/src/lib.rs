@@ -1,14 +1,15 @@
 //! The native half of the `verdict` Python module: each function turns Python values
 //! into library settings, makes one library call with the interpreter released, and
-//! hands back what the command line prints (`python/verdict` turns it into frames).
+//! hands back what the command line prints (`python/verdict_arena` turns it into frames).
 //! No computation lives here.
 
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::time::Duration;
 
 use clap::ValueEnum;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+use verdict::{ErrorKind, VerdictError};
 
 mod games;
 mod judging;
@@ -17,10 +18,86 @@ mod ranking;
 mod reports;
 mod tables;
 
-/// A library error as the exception for bad input: its message names the place.
-pub(crate) fn bad_input(error: impl std::fmt::Display) -> PyErr {
-    PyValueError::new_err(error.to_string())
+/// A failure as the exception of its kind (`verdict_arena.errors`): the library
+/// classifies its errors ([`ErrorKind`]); text written here is bad input.
+pub(crate) fn failure(error: impl Failure) -> PyErr {
+    let (kind, message) = error.classified();
+    let class = match kind {
+        ErrorKind::Input => "InputError",
+        ErrorKind::Setting => "SettingError",
+        ErrorKind::FileNotFound => "MissingFileError",
+        ErrorKind::FileExists => "OutputExistsError",
+        ErrorKind::Budget => "BudgetError",
+        ErrorKind::Judge => "JudgeCallError",
+        ErrorKind::Internal => "InternalError",
+    };
+    Python::attach(|py| {
+        let exception = py
+            .import("verdict_arena.errors")
+            .and_then(|errors| errors.getattr(class))
+            .and_then(|class| class.call1((message,)));
+        match exception {
+            Ok(exception) => PyErr::from_value(exception),
+            Err(e) => e,
+        }
+    })
 }
+
+/// What [`failure`] takes: a library error, classified by the library, or a message
+/// of this crate's own (bad input).
+pub(crate) trait Failure {
+    /// The kind of failure and its message.
+    fn classified(self) -> (ErrorKind, String);
+}
+
+impl Failure for String {
+    fn classified(self) -> (ErrorKind, String) {
+        (ErrorKind::Input, self)
+    }
+}
+
+impl Failure for &str {
+    fn classified(self) -> (ErrorKind, String) {
+        (ErrorKind::Input, self.to_string())
+    }
+}
+
+impl Failure for (ErrorKind, String) {
+    fn classified(self) -> (ErrorKind, String) {
+        self
+    }
+}
+
+impl Failure for serde_json::Error {
+    /// Serializing a result the library built cannot fail on valid data.
+    fn classified(self) -> (ErrorKind, String) {
+        (ErrorKind::Internal, self.to_string())
+    }
+}
+
+/// The library's error types, classified through [`VerdictError::kind`].
+macro_rules! library_failures {
+    ($($error:ty),* $(,)?) => {$(
+        impl Failure for $error {
+            fn classified(self) -> (ErrorKind, String) {
+                let error = VerdictError::from(self);
+                (error.kind(), error.to_string())
+            }
+        }
+    )*};
+}
+
+library_failures!(
+    VerdictError,
+    verdict::io::IoError,
+    verdict::judges::JudgeError,
+    verdict::nasheval::FitError,
+    verdict::ratings::RatingsError,
+    verdict::game::GameError,
+    verdict::report::ReportError,
+    verdict::feedback::BattleLogError,
+    verdict::feedback::FeedbackError,
+);
 
 /// Runs `work` on its own thread with the interpreter released, answering Ctrl-C:
 /// the calling thread waits for the result and checks for a pending signal every
@@ -75,11 +152,12 @@ pub(crate) fn choice<T: ValueEnum>(setting: &str, value: &str) -> PyResult<T> {
             .iter()
             .filter_map(|v| v.to_possible_value().map(|p| format!("{:?}", p.get_name())))
             .collect();
-        PyValueError::new_err(format!("{setting} {value:?}: use {}", names.join(", ")))
+        let message = format!("{setting} {value:?}: use {}", names.join(", "));
+        failure((ErrorKind::Setting, message))
     })
 }
 
-/// The module `verdict._native`.
+/// The module `verdict_arena._native`.
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(ranking::rank_json, module)?)?;

@@ -5,22 +5,21 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 
-use verdict::contextual::{complete_pairs, read_log, LogSource};
-use verdict::equilibrium::costs_by_agent;
+use verdict::contextual::LogSource;
+use verdict::fit_request::{fit_request, Backbones, FitRequest};
 use verdict::io::{CategoricalEncoding, ContextualOptions};
-use verdict::model_file::{load_model, read_model_contexts, save_model, Featurizer};
+use verdict::model_file::{load_model, read_model_contexts, save_model};
 use verdict::nasheval::{
     BackboneKind, FitMethod, FitOptions, NashEvalModel, NuisanceDesign, PolicyKind, Variant,
-    LINEAR_PENALTY,
 };
-use verdict::sim::arena_world::ArenaWorldSettings;
-use verdict::sim::nasheval::FeedbackKind;
-use verdict::simulation::{
+use verdict_lab::simulation::{
     evaluate_model, write_appendix_g, write_arena, AppendixGSimulation, ArenaSimulation,
 };
+use verdict_lab::worlds::arena_world::ArenaWorldSettings;
+use verdict_lab::worlds::nasheval::FeedbackKind;
 
 use crate::tables::TableArg;
-use crate::{bad_input, choice};
+use crate::{choice, failure};
 
 /// Writes a simulation with exact truth to the new directory `out`, as `verdict
 /// simulate`: the Appendix G world (`world="appendix-g"`: `feedback`, `voters`) or
@@ -68,17 +67,17 @@ pub fn simulate(
             py.detach(|| write_arena(&settings, &out))
         }
         other => {
-            return Err(bad_input(format!(
+            return Err(failure(format!(
                 "world {other:?}: use \"appendix-g\" or \"arena\""
             )))
         }
     }
-    .map_err(bad_input)?;
+    .map_err(failure)?;
     Ok((summary.contexts, summary.records, summary.test_contexts))
 }
 
 /// A fitted NashEval model (see `verdict.NashEval`).
-#[pyclass(module = "verdict._native", frozen)]
+#[pyclass(module = "verdict_arena._native", frozen)]
 pub struct Model {
     inner: NashEvalModel,
 }
@@ -137,49 +136,48 @@ pub fn fit(
             context_columns,
         },
         _ => {
-            return Err(bad_input(
+            return Err(failure(
                 "give contexts and feedback, or battles with context_columns",
             ))
         }
     };
-    let mut log = py
-        .detach(|| read_log(&source, &reading))
-        .map_err(bad_input)?;
-    let nuisance = choice::<NuisanceDesign>("nuisance_design", nuisance_design)?;
-    let warning = complete_pairs(&mut log, allow_unobserved, nuisance).map_err(bad_input)?;
-    if let Some(warning) = warning {
+    let request = FitRequest {
+        reading,
+        allow_unobserved,
+        costs,
+        options: FitOptions {
+            variant: choice::<Variant>("variant", variant)?,
+            policy: choice::<PolicyKind>("policy", policy)?,
+            rho,
+            budget,
+            folds,
+            seed,
+            tune_learners: tune,
+            tune_network: tune,
+            nuisance_design: choice::<NuisanceDesign>("nuisance_design", nuisance_design)?,
+            groups_by,
+            robust_radius,
+            ..FitOptions::default()
+        },
+        backbones: Backbones::all(choice::<BackboneKind>("backbone", backbone)?),
+        method: choice::<FitMethod>("method", method)?,
+        ..FitRequest::new(source)
+    };
+    // The log's warning is shown once the fit is back (Python warnings need the
+    // interpreter, which the fit runs without).
+    let warnings = std::sync::Mutex::new(Vec::new());
+    let (fitted, warnings) = crate::interruptible(py, move || {
+        let fitted = fit_request(
+            &request,
+            &|warning| warnings.lock().unwrap().push(warning.to_string()),
+            &|_, _, _| {},
+        );
+        (fitted, warnings.into_inner().unwrap_or_default())
+    })?;
+    for warning in warnings {
         crate::warn(py, &warning)?;
     }
-    // Costs come by agent name; the fit takes them in the log's agent order.
-    let costs = match costs {
-        Some(given) => costs_by_agent(&log.agents, &given).map_err(bad_input)?,
-        None => Vec::new(),
-    };
-    let backbone = choice::<BackboneKind>("backbone", backbone)?;
-    let options = FitOptions {
-        variant: choice::<Variant>("variant", variant)?,
-        policy: choice::<PolicyKind>("policy", policy)?,
-        rho,
-        costs,
-        budget,
-        folds,
-        seed,
-        tune_learners: tune,
-        tune_network: tune,
-        nuisance_design: nuisance,
-        groups_by,
-        robust_radius,
-        ..FitOptions::default()
-    }
-    .with_backbones(backbone, backbone, backbone, LINEAR_PENALTY);
-    let options = choice::<FitMethod>("method", method)?
-        .apply(options)
-        .map_err(bad_input)?;
-    let featurizer = Featurizer::from_options(&reading).to_value();
-    let inner = crate::interruptible(py, move || {
-        verdict::nasheval::fit(&log, &options, None, featurizer, &|_, _, _| {})
-    })?
-    .map_err(bad_input)?;
+    let inner = fitted.map_err(failure)?;
     Ok(Model { inner })
 }
 
@@ -199,7 +197,7 @@ impl Model {
     /// Reads a model file written by `save` or `verdict fit`.
     #[staticmethod]
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Model> {
-        let inner = py.detach(|| load_model(&path)).map_err(bad_input)?;
+        let inner = py.detach(|| load_model(&path)).map_err(failure)?;
         Ok(Model { inner })
     }
 
@@ -209,7 +207,7 @@ impl Model {
     fn save(&self, py: Python<'_>, path: PathBuf, force: bool) -> PyResult<()> {
         let target = verdict::model_file::model_target(path, "path", force);
         py.detach(|| save_model(&self.inner, &target))
-            .map_err(bad_input)
+            .map_err(failure)
     }
 
     /// Agent names, in the order of every prediction's columns.
@@ -220,13 +218,13 @@ impl Model {
 
     /// The fit's summary as JSON (chosen surface, risks, gaps, stage times).
     fn summary_json(&self) -> PyResult<String> {
-        serde_json::to_string(&self.inner.summary).map_err(bad_input)
+        serde_json::to_string(&self.inner.summary).map_err(failure)
     }
 
     /// A global baseline's lottery and what it computed (groups and radius, or the
     /// pluralistic ranking), as JSON; `null` for a per-context method.
     fn global_json(&self) -> PyResult<String> {
-        serde_json::to_string(&self.inner.global).map_err(bad_input)
+        serde_json::to_string(&self.inner.global).map_err(failure)
     }
 
     /// The equilibrium and winner set at each context of `contexts` (a path or a
@@ -242,13 +240,13 @@ impl Model {
         let source = contexts.source(py, "<contexts table>", None)?;
         let read = py
             .detach(|| read_model_contexts(&self.inner, &source))
-            .map_err(bad_input)?;
+            .map_err(failure)?;
         if let Some(warning) = read.unseen_warning() {
             crate::warn(py, &warning)?;
         }
         let p = py
             .detach(|| self.inner.predict(read.table.ids, &read.features, payoffs))
-            .map_err(bad_input)?;
+            .map_err(failure)?;
         Ok((p.ids, p.agents, p.probabilities, p.winners, p.payoffs))
     }
 
@@ -257,10 +255,10 @@ impl Model {
     fn evaluate_json(&self, py: Python<'_>, simulation: PathBuf) -> PyResult<String> {
         let evaluation = py
             .detach(|| evaluate_model(&self.inner, &simulation))
-            .map_err(bad_input)?;
+            .map_err(failure)?;
         for note in &evaluation.notes {
             crate::warn(py, note)?;
         }
-        serde_json::to_string(&evaluation.score).map_err(bad_input)
+        serde_json::to_string(&evaluation.score).map_err(failure)
     }
 }

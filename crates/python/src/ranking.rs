@@ -6,21 +6,16 @@ use pyo3::types::PyDict;
 
 use verdict::arrays::battle_log_from_arrays;
 use verdict::equilibrium::EquilibriumSettings;
-use verdict::io::{
-    battle_columns, pair_count_columns, read_battles, read_pair_counts, read_rankings,
-    BattleSchema, DatasetFile, Filter, ReadOptions,
-};
-use verdict::plackett_luce::rank_rankings;
-use verdict::rank::{rank, rank_counts, Intervals, Method, RankSettings};
+use verdict::io::{BattleSchema, Filter, ReadOptions};
+use verdict::rank::{Intervals, Method, RankSettings};
+use verdict::rank_request::{rank_request, RankInput, RankRequest, Reading};
 use verdict::ratings::{
     Bootstrap, BradleyTerry, CovariateBradleyTerry, Elo, PairCounts, Solver, TieModel,
 };
-use verdict::style::{
-    covariate_columns, rank_with_covariates, read_covariate_log, CovariateRequest,
-};
+use verdict::style::CovariateRequest;
 
 use crate::tables::TableArg;
-use crate::{bad_input, choice};
+use crate::{choice, failure};
 
 /// The leaderboard of `verdict rank --format json` for the same settings (see
 /// `verdict.rank` for each argument). `sandwich` asks for sandwich normal intervals in
@@ -58,7 +53,7 @@ pub fn rank_json(
 ) -> PyResult<String> {
     let filters = filters
         .iter()
-        .map(|f| f.parse::<Filter>().map_err(bad_input))
+        .map(|f| f.parse::<Filter>().map_err(failure))
         .collect::<PyResult<Vec<_>>>()?;
     let options = ReadOptions {
         schema: BattleSchema::named(model_a, model_b, winner),
@@ -95,64 +90,32 @@ pub fn rank_json(
         },
         ..RankSettings::default()
     };
-    // Plackett–Luce reads rankings: the feedback table's menu, modality and response.
-    // Bradley–Terry and the lottery read pair counts, so they also take a counts table
-    // and stream a Parquet file; Elo and `all` read the log itself.
-    let request = CovariateRequest {
-        columns: covariates,
-        style_control,
+    let reading = Reading {
+        options,
+        covariates: CovariateRequest {
+            columns: covariates,
+            style_control,
+        },
+        covariate_model: CovariateBradleyTerry {
+            reg: covariate_penalty,
+            pair_weights,
+            ..CovariateBradleyTerry::default()
+        },
+        ..Reading::default()
     };
-    let model = CovariateBradleyTerry {
-        reg: covariate_penalty,
-        pair_weights,
-        ..CovariateBradleyTerry::default()
-    };
-    let with_covariates = !request.is_empty();
-    let rankings = settings.method == Method::PlackettLuce;
-    let counts =
-        matches!(settings.method, Method::BradleyTerry | Method::Lottery) && !with_covariates;
-    let wanted = if rankings {
-        None
-    } else if with_covariates {
-        Some(covariate_columns(&options, &request))
-    } else if counts {
-        Some(pair_count_columns(&options))
-    } else {
-        Some(battle_columns(&options))
-    };
+    let wanted = reading.columns(&settings).map_err(failure)?;
     let source = battles.source(py, "<battles table>", wanted.as_deref())?;
-    let label = source.shown_name();
-    let report = crate::interruptible(py, move || -> Result<String, String> {
-        let report = if rankings {
-            let loaded = read_rankings(&source, None).map_err(|e| e.to_string())?;
-            rank_rankings(&loaded.models, loaded.rankings, &label, &settings, &|| {})
-        } else if with_covariates {
-            let log = read_covariate_log(&source, &options, &request).map_err(|e| e.to_string())?;
-            rank_with_covariates(
-                &log.loaded.log,
-                &log.names,
-                &log.columns,
-                &model,
-                &label,
-                &settings,
-                &|| {},
-            )
-        } else if counts {
-            let loaded = read_pair_counts(&[DatasetFile::single(source)], &options)
-                .map_err(|e| e.to_string())?;
-            rank_counts(&loaded.models, &loaded.counts, &label, &settings, &|| {})
-        } else {
-            let log = read_battles(&source, &options)
-                .map_err(|e| e.to_string())?
-                .log;
-            rank(&log, &label, &settings, &|| {})
-        }
-        .map_err(|e| e.to_string())?;
-        let mut text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-        text.push('\n');
-        Ok(text)
-    })?;
-    report.map_err(bad_input)
+    let request = RankRequest {
+        input: RankInput::Table(source),
+        reading,
+        settings,
+        group_boards: false,
+    };
+    let ranked = crate::interruptible(py, move || rank_request(&request, &|| {}))?;
+    let mut text =
+        serde_json::to_string_pretty(&ranked.map_err(failure)?.report).map_err(failure)?;
+    text.push('\n');
+    Ok(text)
 }
 
 /// Bradley–Terry by maximum likelihood on battles given as arrays (`xs[i]` against
@@ -183,8 +146,8 @@ pub fn bradley_terry<'py>(
         l2,
     };
     let (names, fit) = py.detach(|| {
-        let log = battle_log_from_arrays(&xs, &ys, &winners).map_err(bad_input)?;
-        let fit = model.fit(&PairCounts::from_log(&log)).map_err(bad_input)?;
+        let log = battle_log_from_arrays(&xs, &ys, &winners).map_err(failure)?;
+        let fit = model.fit(&PairCounts::from_log(&log)).map_err(failure)?;
         PyResult::Ok((log.models().names().to_vec(), fit))
     })?;
     let result = PyDict::new(py);
@@ -225,8 +188,8 @@ pub fn elo(
         scale,
     };
     py.detach(|| {
-        let log = battle_log_from_arrays(&xs, &ys, &winners).map_err(bad_input)?;
-        let ratings = model.run(&log).map_err(bad_input)?;
+        let log = battle_log_from_arrays(&xs, &ys, &winners).map_err(failure)?;
+        let ratings = model.run(&log).map_err(failure)?;
         Ok((log.models().names().to_vec(), ratings))
     })
 }

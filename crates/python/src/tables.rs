@@ -9,13 +9,13 @@ use std::sync::Arc;
 
 use arrow::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
 use arrow::record_batch::RecordBatchReader;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
 use verdict::io::{read_record_batches, Source};
 
-use crate::bad_input;
+use crate::failure;
 
 /// A table argument: a path, or an object with `__arrow_c_stream__`.
 pub enum TableArg {
@@ -62,7 +62,7 @@ impl TableArg {
                 let schema = reader.schema();
                 let table = py
                     .detach(|| read_record_batches(reader, &schema, label, wanted))
-                    .map_err(bad_input)?;
+                    .map_err(failure)?;
                 Ok(Source::Table(Arc::new(table)))
             }
         }
@@ -81,5 +81,5 @@ fn stream_reader(producer: &Bound<'_, PyAny>) -> PyResult<RecordBatchStreamReade
     // (the Arrow PyCapsule interface); `from_raw` moves it out and leaves a released
     // stream behind, so the stream is released exactly once, by the reader.
     unsafe { RecordBatchStreamReader::from_raw(pointer.as_ptr().cast::<FFI_ArrowArrayStream>()) }
-        .map_err(|e| PyValueError::new_err(format!("cannot read the table's Arrow stream: {e}")))
+        .map_err(|e| failure(format!("cannot read the table's Arrow stream: {e}")))
 }

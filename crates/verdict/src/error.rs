@@ -19,9 +19,6 @@ pub enum VerdictError {
     /// A game or equilibrium solver.
     #[error(transparent)]
     Game(#[from] verdict_game::GameError),
-    /// A simulation setting.
-    #[error(transparent)]
-    Simulation(#[from] verdict_sim::SimulationError),
     /// A NashEval fit, prediction or model check.
     #[cfg(feature = "nasheval")]
     #[error(transparent)]
@@ -41,5 +38,78 @@ impl From<std::fmt::Error> for VerdictError {
     /// Text written into a `String` (which cannot fail).
     fn from(_: std::fmt::Error) -> Self {
         Self::Data("formatting text failed".into())
+    }
+}
+
+/// What kind of failure an error is, for a face to map to its own spelling (an
+/// exception class in Python, say) without reading the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The data given breaks a rule: a malformed row, a missing column, a model
+    /// battling itself, a damaged ledger or result.
+    Input,
+    /// A setting outside its range or a combination of settings that cannot work.
+    Setting,
+    /// A file to read that does not exist.
+    FileNotFound,
+    /// A file verdict will not replace: it did not write it (the output policy).
+    FileExists,
+    /// A budget too small for what was asked (judges, or a game's cost budget).
+    Budget,
+    /// A judge call that failed, or a run stopped before it finished.
+    Judge,
+    /// Writing a file failed, or a computation failed that should not have: the
+    /// message says which.
+    Internal,
+}
+
+impl VerdictError {
+    /// The kind of failure ([`ErrorKind`]).
+    pub fn kind(&self) -> ErrorKind {
+        use verdict_game::GameError as G;
+        use verdict_judges::JudgeError as J;
+        use verdict_ratings::RatingsError as R;
+        match self {
+            Self::BattleLog(_) | Self::Feedback(_) | Self::Data(_) => ErrorKind::Input,
+            Self::Settings(_) => ErrorKind::Setting,
+            Self::Io(e) => io_kind(e),
+            Self::Report(verdict_report::ReportError::Io(e)) => io_kind(e),
+            Self::Report(_) => ErrorKind::Internal,
+            Self::Ratings(R::Setting { .. } | R::Unsupported(_)) => ErrorKind::Setting,
+            Self::Ratings(R::Numerical(_)) => ErrorKind::Internal,
+            Self::Ratings(_) => ErrorKind::Input,
+            Self::Game(G::InfeasibleBudget { .. }) => ErrorKind::Budget,
+            Self::Game(G::Solver(_)) => ErrorKind::Internal,
+            Self::Game(_) => ErrorKind::Input,
+            #[cfg(feature = "nasheval")]
+            Self::Fit(e) => fit_kind(e),
+            Self::Judges(J::Setting(_)) => ErrorKind::Setting,
+            Self::Judges(J::InfeasibleBudget { .. }) => ErrorKind::Budget,
+            Self::Judges(J::Call { .. } | J::Lost { .. } | J::Stopped(_)) => ErrorKind::Judge,
+            Self::Judges(J::Instance(_) | J::Ledger { .. }) => ErrorKind::Input,
+        }
+    }
+}
+
+fn io_kind(e: &verdict_io::IoError) -> ErrorKind {
+    use verdict_io::IoError as I;
+    match e {
+        I::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+            ErrorKind::FileNotFound
+        }
+        I::NotOurs { .. } => ErrorKind::FileExists,
+        I::Write { .. } => ErrorKind::Internal,
+        I::UnknownFormat { .. } => ErrorKind::Setting,
+        I::Read { .. } | I::MissingColumn { .. } | I::Invalid { .. } => ErrorKind::Input,
+    }
+}
+
+#[cfg(feature = "nasheval")]
+fn fit_kind(e: &verdict_nasheval::FitError) -> ErrorKind {
+    use verdict_nasheval::FitError as F;
+    match e {
+        F::Setting { .. } => ErrorKind::Setting,
+        F::Learner(_) | F::Solver { .. } => ErrorKind::Internal,
+        F::Log(_) | F::Model(_) | F::Schema { .. } => ErrorKind::Input,
     }
 }

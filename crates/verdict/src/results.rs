@@ -1,7 +1,8 @@
 //! Saved results read back and drawn as one page (`verdict report RESULT...`): the
 //! JSON that `verdict rank`, `verdict game` and `verdict bench judges` print with
 //! `--format json`, a spend ledger of `verdict judge`, and, with the `nasheval`
-//! feature, a model file of `verdict fit` and the JSON of `verdict evaluate`. A result
+//! feature, a model file of `verdict fit`; kinds of other crates (the lab's
+//! evaluations and experiments) through a [`ResultReader`]. A result
 //! alone gets the page its command's `--report` draws from the same numbers; several
 //! get one page with a part each and a list of the parts at the top.
 //!
@@ -50,31 +51,64 @@ pub enum SavedResult {
     /// A NashEval model file (`verdict fit --out`).
     #[cfg(feature = "nasheval")]
     Model(Box<verdict_nasheval::NashEvalModel>),
-    /// A model's scores against a simulation's truth (`verdict evaluate --format json`).
-    #[cfg(feature = "nasheval")]
-    Evaluation(crate::simulation::PolicyScore),
-    /// NashEval's accuracy experiment (`verdict bench nasheval --out FILE`), summarized
-    /// over seeds as `verdict bench summary` does (NashEval's Figure 3 and its table).
-    #[cfg(feature = "nasheval")]
-    Experiment(Vec<crate::experiment_summary::SummaryRow>),
+    /// A kind another crate reads and draws ([`ResultReader`]).
+    Other(Box<dyn DrawnResult>),
+}
+
+/// A saved result of a kind this crate does not know, drawn as its command draws it.
+pub trait DrawnResult: std::fmt::Debug {
+    /// What the result is, in a few words (a part's heading starts with it).
+    fn kind(&self) -> &'static str;
+    /// The page title its command's `--report` gives it; `name` is the file's name.
+    fn title(&self, name: &str) -> String;
+    /// The result's sections, as its command's `--report` draws them.
+    ///
+    /// # Errors
+    /// [`VerdictError::Report`] should a figure fail to draw.
+    fn sections(&self, name: &str) -> Result<String, VerdictError>;
+}
+
+/// Reads the saved results of kinds this crate does not know: each hook answers `None`
+/// for a file not of its kind, so the next reader, or the refusal naming every kind,
+/// has its turn.
+pub trait ResultReader {
+    /// A file told by its first line, a JSON document of its own (`head`): a results
+    /// file written a line per cell, say.
+    fn by_first_line(
+        &self,
+        label: &str,
+        head: &Value,
+        bytes: &[u8],
+    ) -> Option<Result<SavedResult, VerdictError>>;
+    /// A JSON document told by its keys, after every kind of this crate was ruled out.
+    fn by_document(
+        &self,
+        label: &str,
+        document: &Value,
+    ) -> Option<Result<SavedResult, VerdictError>>;
 }
 
 /// Reads the result at `path`, telling its kind from its content ([`parse_result`]).
 ///
 /// # Errors
 /// As [`parse_result`], and when the file cannot be read.
-pub fn read_result(path: &Path) -> Result<SavedResult, VerdictError> {
+pub fn read_result(path: &Path, others: &[&dyn ResultReader]) -> Result<SavedResult, VerdictError> {
     let bytes = std::fs::read(path)
         .map_err(|e| VerdictError::Data(format!("{}: cannot read it: {e}", path.display())))?;
-    parse_result(&path.display().to_string(), &bytes)
+    parse_result(&path.display().to_string(), &bytes, others)
 }
 
-/// A saved result's bytes, its kind told from its content; `label` names it in errors.
+/// A saved result's bytes, its kind told from its content, `others` reading the kinds
+/// of other crates; `label` names it in errors.
 ///
 /// # Errors
 /// [`VerdictError::Data`] naming `label`: not a result verdict saves (with the kinds it
 /// reads), or of a known kind but damaged (with what is wrong).
-pub fn parse_result(label: &str, bytes: &[u8]) -> Result<SavedResult, VerdictError> {
+pub fn parse_result(
+    label: &str,
+    bytes: &[u8],
+    others: &[&dyn ResultReader],
+) -> Result<SavedResult, VerdictError> {
     let at = |message: String| VerdictError::Data(format!("{label}: {message}"));
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(at(format!(
@@ -95,8 +129,10 @@ pub fn parse_result(label: &str, bytes: &[u8]) -> Result<SavedResult, VerdictErr
         if is_ledger_header(head) {
             return judge_run(label, bytes);
         }
-        if is_bench_cell(head) {
-            return experiment(label, bytes);
+        for other in others {
+            if let Some(result) = other.by_first_line(label, head, bytes) {
+                return result;
+            }
         }
     }
     let value: Value = match head {
@@ -115,14 +151,17 @@ pub fn parse_result(label: &str, bytes: &[u8]) -> Result<SavedResult, VerdictErr
         Kind::JudgesExperiment
     } else if has("rows") {
         return Err(at("the rows of verdict bench judges without their settings (saved by an earlier verdict): run verdict bench judges --format json again".into()));
-    } else if has("exploitability") && has("support_f1") && has("game_value") {
-        Kind::Evaluation
     } else if let (Some(model), true) = (value.get("model").and_then(Value::as_str), has("summary"))
     {
         return Err(at(format!(
             "this is what verdict fit printed; give the model file it names, {model}"
         )));
     } else {
+        for other in others {
+            if let Some(result) = other.by_document(label, &value) {
+                return result;
+            }
+        }
         return Err(at(format!("not a result verdict saved; give {KINDS}")));
     };
     let damaged = |what: &str, e: serde_json::Error| at(format!("{what} but damaged: {e}"));
@@ -153,7 +192,6 @@ pub fn parse_result(label: &str, bytes: &[u8]) -> Result<SavedResult, VerdictErr
             }
         }
         Kind::Model => model(label, value)?,
-        Kind::Evaluation => evaluation(value).map_err(|e| damaged("verdict evaluate's JSON", e))?,
     })
 }
 
@@ -163,7 +201,6 @@ enum Kind {
     Game,
     JudgesExperiment,
     Model,
-    Evaluation,
 }
 
 #[cfg(feature = "nasheval")]
@@ -188,18 +225,6 @@ fn model(label: &str, _: Value) -> Result<SavedResult, VerdictError> {
 fn without_nasheval(label: &str, what: &str) -> VerdictError {
     VerdictError::Data(format!(
         "{label}: {what}, and this verdict was built without NashEval (the nasheval feature)"
-    ))
-}
-
-#[cfg(feature = "nasheval")]
-fn evaluation(value: Value) -> Result<SavedResult, serde_json::Error> {
-    serde_json::from_value(value).map(SavedResult::Evaluation)
-}
-
-#[cfg(not(feature = "nasheval"))]
-fn evaluation(_: Value) -> Result<SavedResult, serde_json::Error> {
-    Err(serde::de::Error::custom(
-        "this verdict was built without NashEval (the nasheval feature)",
     ))
 }
 
@@ -280,29 +305,6 @@ fn check_experiment(settings: &ExperimentSettings, rows: &[ExperimentRow]) -> Re
     Ok(())
 }
 
-/// Whether a line is a cell of `verdict bench nasheval` (its key, voters and scores).
-fn is_bench_cell(line: &Value) -> bool {
-    ["key", "voters", "exploitability", "support_f1"]
-        .iter()
-        .all(|k| line.get(k).is_some())
-}
-
-#[cfg(feature = "nasheval")]
-fn experiment(label: &str, bytes: &[u8]) -> Result<SavedResult, VerdictError> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| VerdictError::Data(format!("{label}: not UTF-8 text: {e}")))?;
-    let rows = crate::experiment_summary::summarize_text(label, text)?;
-    Ok(SavedResult::Experiment(rows))
-}
-
-#[cfg(not(feature = "nasheval"))]
-fn experiment(label: &str, _: &[u8]) -> Result<SavedResult, VerdictError> {
-    Err(without_nasheval(
-        label,
-        "a results file of verdict bench nasheval",
-    ))
-}
-
 /// Whether a line is a spend ledger's header.
 fn is_ledger_header(line: &Value) -> bool {
     line.get("format").and_then(Value::as_str) == Some(LEDGER_FORMAT)
@@ -354,10 +356,7 @@ impl SavedResult {
             SavedResult::JudgeRun { .. } => "A judging run",
             #[cfg(feature = "nasheval")]
             SavedResult::Model(_) => "NashEval model",
-            #[cfg(feature = "nasheval")]
-            SavedResult::Evaluation(_) => "NashEval model against the truth",
-            #[cfg(feature = "nasheval")]
-            SavedResult::Experiment(_) => "NashEval accuracy experiment",
+            SavedResult::Other(result) => result.kind(),
         }
     }
 
@@ -372,10 +371,7 @@ impl SavedResult {
             SavedResult::JudgeRun { .. } => format!("verdict judge: {name}"),
             #[cfg(feature = "nasheval")]
             SavedResult::Model(_) => format!("verdict fit: {name}"),
-            #[cfg(feature = "nasheval")]
-            SavedResult::Evaluation(_) => format!("verdict evaluate: {name}"),
-            #[cfg(feature = "nasheval")]
-            SavedResult::Experiment(_) => format!("verdict bench nasheval: {name}"),
+            SavedResult::Other(result) => result.title(name),
         }
     }
 
@@ -383,8 +379,6 @@ impl SavedResult {
     ///
     /// # Errors
     /// [`VerdictError::Report`] should a curve fail to draw.
-    // Only NashEval's parts name their file inside the sections.
-    #[cfg_attr(not(feature = "nasheval"), allow(unused_variables))]
     pub fn sections(&self, name: &str) -> Result<String, VerdictError> {
         Ok(match self {
             SavedResult::Rank(report) => rank_sections(report, None),
@@ -402,36 +396,24 @@ impl SavedResult {
             SavedResult::Model(model) => {
                 verdict_report::fit_sections(model, name, None, &verdict_report::FitPage::default())
             }
-            #[cfg(feature = "nasheval")]
-            SavedResult::Evaluation(score) => {
-                verdict_report::score_sections(&[score.page_row(name.to_string())])
-            }
-            #[cfg(feature = "nasheval")]
-            SavedResult::Experiment(rows) => {
-                use crate::experiment_summary::{figure, SUMMARY_COLUMNS};
-                let mut table = verdict_report::TextTable::new(SUMMARY_COLUMNS);
-                for row in rows {
-                    table.push(row.cells().to_vec());
-                }
-                verdict_report::experiment_sections(
-                    "Exploitability and support F1 against voters",
-                    &figure(rows),
-                    "Mean ± sd over seeds",
-                    &table,
-                )?
-            }
+            SavedResult::Other(result) => result.sections(name)?,
         })
     }
 }
 
-/// The page of the results at `paths` ([`results_page`]).
+/// The page of the results at `paths` ([`results_page`]), `others` reading the kinds
+/// of other crates.
 ///
 /// # Errors
 /// As [`read_result`] for the first file that cannot be read; no page is made then.
-pub fn report_page(paths: &[&Path], title: Option<&str>) -> Result<String, VerdictError> {
+pub fn report_page(
+    paths: &[&Path],
+    title: Option<&str>,
+    others: &[&dyn ResultReader],
+) -> Result<String, VerdictError> {
     let results = paths
         .iter()
-        .map(|path| read_result(path).map(|result| (crate::page::shown_name(path), result)))
+        .map(|path| read_result(path, others).map(|result| (crate::page::shown_name(path), result)))
         .collect::<Result<Vec<_>, _>>()?;
     results_page(&results, title)
 }

@@ -1161,7 +1161,9 @@ fn simulate_writes_a_reproducible_data_set() {
         &verdict::io::ContextualOptions::default(),
     )
     .unwrap();
-    use verdict::sim::nasheval::{replication_contexts, simulate_feedback, FeedbackKind, World};
+    use verdict_lab::worlds::nasheval::{
+        replication_contexts, simulate_feedback, FeedbackKind, World,
+    };
     let (contexts, _) = replication_contexts(70, 300, 50);
     let records = simulate_feedback(&World::draw(70), &contexts, 3, FeedbackKind::Ranking, 70);
     assert_eq!(log.feedback.len(), records.len());

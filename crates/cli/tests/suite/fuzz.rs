@@ -427,7 +427,9 @@ fn ledgers_never_panic() {
         std::fs::write(&path, data).unwrap();
         let _ = Ledger::read(&path);
         // `verdict report` draws a ledger's run.
-        if let Ok(result) = verdict::results::read_result(&path) {
+        if let Ok(result) =
+            verdict::results::read_result(&path, &[verdict_lab::results::LAB_RESULTS])
+        {
             let _ = result.sections("fuzz");
         }
         let mut pool = SimulatedJudges::new(instance.clone(), 1);
@@ -591,7 +593,9 @@ fn saved_results_never_panic() {
     let path = dir.path().join("result.json");
     let draw = |data: &[u8]| {
         std::fs::write(&path, data).unwrap();
-        if let Ok(result) = verdict::results::read_result(&path) {
+        if let Ok(result) =
+            verdict::results::read_result(&path, &[verdict_lab::results::LAB_RESULTS])
+        {
             let _ = result.sections("fuzz");
         }
     };

@@ -529,8 +529,9 @@ fn arena_world_fits_with_rare_and_unmet_pairs() {
     let lottery = common::write(dir.path(), "lottery.json", &board);
     let scored = json(&["evaluate", &lottery, "--truth", &sim, "--format", "json"]);
     let board: Value = serde_json::from_str(&board).unwrap();
-    let truth = verdict::simulation::Truth::open(Path::new(&sim), verdict::simulation::Split::Test)
-        .unwrap();
+    let truth =
+        verdict_lab::simulation::Truth::open(Path::new(&sim), verdict_lab::simulation::Split::Test)
+            .unwrap();
     let agents = truth.agents().to_vec();
     let k = agents.len();
     let mut pi = vec![0.0; k];

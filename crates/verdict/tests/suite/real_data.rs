@@ -10,30 +10,10 @@ use std::path::{Path, PathBuf};
 use verdict::io::{read_battles, read_table, Filter, LoadedBattles, ReadOptions, Source};
 use verdict::ratings::{BradleyTerry, Elo, EloScale, PairCounts, Regularization};
 
+use crate::shared_data::shared_data;
+
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/data")
-}
-
-/// The shared data folder: `$VERDICT_SHARED_DATA`, else `../shared/data` beside the
-/// repository. `None` (with a message on stderr) when it is absent.
-fn shared_data(folder: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("VERDICT_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
-    let path = root.join(folder);
-    if path.is_dir() {
-        Some(path)
-    } else {
-        // Written to the process's stderr directly: the test harness captures
-        // `eprintln!` of passing tests, and a skip must never pass unseen.
-        use std::io::Write;
-        let message = format!(
-            "SKIPPED: shared data folder {} is missing; this test needs it (set VERDICT_SHARED_DATA)\n",
-            path.display()
-        );
-        let _ = std::io::stderr().write_all(message.as_bytes());
-        None
-    }
 }
 
 fn load(path: &Path, filters: &[&str], skip_self_battles: bool) -> LoadedBattles {
@@ -277,107 +257,4 @@ fn elo_with_bootstrap_reports_the_median_inside_its_interval() {
         outside > 0,
         "the log-order replay was expected outside some interval"
     );
-}
-
-/// The first judge's mean preference for each model of `data` against the win rate
-/// AlpacaEval publishes for it in `leaderboard` (in percent, over all 805 prompts),
-/// within `tolerance` points; returns how many models the leaderboard lists.
-#[cfg(feature = "nasheval")]
-fn reproduces_published_win_rates(
-    data: &verdict::real_benchmark::AlpacaEval,
-    leaderboard: &std::path::Path,
-    tolerance: f64,
-) -> usize {
-    let board = read_table(&Source::File(leaderboard.to_path_buf()), None, None).unwrap();
-    let (names, rates) = (
-        board.columns()[0].clone(),
-        board.column("win_rate").unwrap(),
-    );
-    let mut checked = 0;
-    for (m, model) in data.models.iter().enumerate() {
-        let Some(row) = (0..board.rows()).find(|&r| names.value(r) == Some(model.as_str())) else {
-            continue;
-        };
-        let published: f64 = rates.value(row).unwrap().parse().unwrap();
-        let mean = data.scores[0][m].iter().sum::<f64>() / data.prompts.len() as f64 * 100.0;
-        assert!(
-            (mean - published).abs() < tolerance,
-            "{model}: {mean:.3} against the published {published:.3}"
-        );
-        checked += 1;
-    }
-    checked
-}
-
-/// AlpacaEval's judgments as the real-prompt benchmark reads them: every prompt, the
-/// models both GPT-4-turbo judges scored on every prompt, and for the weighted judge a
-/// mean preference that reproduces AlpacaEval's own published win rate (its
-/// leaderboard CSV, in percent) to within 0.1 points.
-#[cfg(feature = "nasheval")]
-#[test]
-fn alpacaeval_scores_reproduce_the_published_win_rates() {
-    use verdict::real_benchmark::{AlpacaEval, TURBO_PANEL};
-    let Some(dir) = shared_data("alpacaeval-judges") else {
-        return;
-    };
-    let data = AlpacaEval::read(&dir, &TURBO_PANEL).unwrap();
-    assert_eq!(data.prompts.len(), 805);
-    assert_eq!(
-        data.models,
-        [
-            "alpaca-7b",
-            "chatgpt",
-            "claude-2.1",
-            "gpt-3.5-turbo-0301",
-            "gpt4_turbo"
-        ]
-    );
-    let checked = reproduces_published_win_rates(
-        &data,
-        &dir.join("leaderboard_AlpacaEval2_weighted_gpt4_turbo.csv"),
-        0.1,
-    );
-    assert!(checked >= 3, "only {checked} models are on the leaderboard");
-    // The reference game is skew-symmetric with the judges' mean differences.
-    let a = data.reference_game(0).unwrap();
-    let expected = (data.scores[0][4][0] - data.scores[0][0][0] + data.scores[1][4][0]
-        - data.scores[1][0][0])
-        / 2.0;
-    assert!((a.get(4, 0) - expected).abs() < 1e-12);
-}
-
-/// The second panel (AlpacaEval 1: the GPT-4 and Claude judges against
-/// text_davinci_003): the six models both judged on at least 97% of the prompts, the
-/// 776 prompts where both judged all six, and the GPT-4 judge's mean preference there
-/// against AlpacaEval 1's published win rates over all 805. Leaving out 29 prompts
-/// moves a mean of values in [0, 1] by at most 100 · 29/776 = 3.7 points (closed
-/// form); the largest gap here is 0.87 points (text_davinci_001), and the check asks
-/// for 1.
-#[cfg(feature = "nasheval")]
-#[test]
-fn alpacaeval_1_panel_reproduces_its_published_win_rates() {
-    use verdict::real_benchmark::{AlpacaEval, JudgePanel};
-    let Some(dir) = shared_data("alpacaeval-judges") else {
-        return;
-    };
-    let data = AlpacaEval::read(&dir, &JudgePanel::named("v1").unwrap()).unwrap();
-    assert_eq!(
-        data.models,
-        [
-            "alpaca-7b",
-            "falcon-40b-instruct",
-            "guanaco-65b",
-            "oasst-rlhf-llama-33b",
-            "text_davinci_001",
-            "vicuna-13b"
-        ]
-    );
-    let checked = reproduces_published_win_rates(
-        &data,
-        &dir.join("leaderboard_AlpacaEval1_alpaca_eval_gpt4.csv"),
-        1.0,
-    );
-    assert_eq!(checked, 6);
-    assert_eq!(data.prompts.len(), 776);
-    assert!(JudgePanel::named("v3").is_err());
 }

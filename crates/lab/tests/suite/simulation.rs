@@ -1,0 +1,219 @@
+//! Simulations written and opened through the library: seeded byte-identical files,
+//! a typed manifest, truth that is a distribution where it must be, and a policy
+//! scored against it (the true equilibrium scores exploitability 0 and support F1 1,
+//! the closed form of Eq. 69–70 at the solution).
+
+use verdict_lab::simulation::{
+    score, write_appendix_g, write_arena, AppendixGSimulation, ArenaSimulation, SimulationManifest,
+    Split, Truth, WorldKind,
+};
+use verdict_lab::worlds::arena_world::ArenaWorldSettings;
+
+fn small_arena(seed: u64) -> ArenaSimulation {
+    ArenaSimulation {
+        world: ArenaWorldSettings {
+            agents: 5,
+            seed,
+            ..ArenaWorldSettings::default()
+        },
+        contexts: 400,
+        test_contexts: 50,
+        rho: 0.0,
+    }
+}
+
+#[test]
+fn arena_simulations_are_seeded_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, c) = (
+        dir.path().join("a"),
+        dir.path().join("b"),
+        dir.path().join("c"),
+    );
+    write_arena(&small_arena(3), &a).unwrap();
+    write_arena(&small_arena(3), &b).unwrap();
+    write_arena(&small_arena(4), &c).unwrap();
+    for file in [
+        "contexts.parquet",
+        "feedback.parquet",
+        "battles.parquet",
+        "truth.parquet",
+        "test_truth.parquet",
+    ] {
+        let read = |d: &std::path::Path| std::fs::read(d.join(file)).unwrap();
+        assert_eq!(read(&a), read(&b), "{file}");
+        assert_ne!(read(&a), read(&c), "{file}");
+    }
+    let manifest = SimulationManifest::open(&a).unwrap();
+    assert_eq!(manifest.world, WorldKind::Arena);
+    assert_eq!(manifest.agents.len(), 5);
+    assert_eq!(manifest.menus.len(), 10);
+}
+
+#[test]
+fn truth_opens_for_both_worlds_and_the_true_equilibrium_scores_perfectly() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = dir.path().join("arena");
+    let paper = dir.path().join("paper");
+    write_arena(&small_arena(1), &arena).unwrap();
+    write_appendix_g(
+        &AppendixGSimulation {
+            contexts: 200,
+            test_contexts: 30,
+            ..AppendixGSimulation::default()
+        },
+        &paper,
+    )
+    .unwrap();
+    for (dir, menus) in [(&arena, 10), (&paper, 10)] {
+        let truth = Truth::open(dir, Split::Test).unwrap();
+        let k = truth.agents().len();
+        assert_eq!(truth.propensity.len(), truth.ids.len() * menus);
+        if truth.manifest.world == WorldKind::Arena {
+            // One pair per prompt: the menus' propensities sum to one.
+            for row in truth.propensity.chunks(menus) {
+                assert!((row.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+            }
+        }
+        let scored = score(truth.agents(), &truth.equilibrium, &truth).unwrap();
+        assert_eq!(scored.contexts, truth.ids.len());
+        assert!(scored.exploitability < 1e-6, "{scored:?}");
+        assert!((scored.support_f1 - 1.0).abs() < 1e-12, "{scored:?}");
+        assert!(scored.game_value.abs() < 1e-6, "{scored:?}");
+        assert_eq!(truth.payoff.len(), truth.ids.len() * k * k);
+    }
+}
+
+#[test]
+fn a_directory_that_is_not_a_simulation_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("manifest.json"), r#"{"generator": "x"}"#).unwrap();
+    let e = Truth::open(dir.path(), Split::Test)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not a simulation manifest"), "{e}");
+    let e = Truth::open(&dir.path().join("absent"), Split::Test)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("written by verdict simulate"), "{e}");
+}
+
+/// The lottery baselines: with no column, the global lottery, scored as `verdict
+/// evaluate` scores the board `verdict rank --method lottery` writes (the same numbers
+/// by another path); per language, one lottery per language, every policy a
+/// distribution. BT-argmax of a fitted surface puts all mass on one agent.
+#[test]
+fn lottery_and_bradley_terry_baselines_score_on_the_arena_world() {
+    use verdict::io::{read_battles, ReadOptions, Source};
+    use verdict::nasheval::{fit, FitOptions, PolicyKind};
+    use verdict::rank::{rank, Intervals, Method, RankSettings};
+    use verdict_lab::simulation::{evaluate_bt_argmax, evaluate_file, evaluate_lottery_by};
+
+    let dir = tempfile::tempdir().unwrap();
+    let sim = dir.path().join("arena");
+    write_arena(&small_arena(2), &sim).unwrap();
+    let global = evaluate_lottery_by(&sim, None, None).unwrap();
+    let log = read_battles(
+        &Source::File(sim.join("battles.parquet")),
+        &ReadOptions::default(),
+    )
+    .unwrap()
+    .log;
+    let settings = RankSettings {
+        method: Method::Lottery,
+        intervals: Intervals::None,
+        allow_unobserved: true,
+        ..RankSettings::default()
+    };
+    let board = dir.path().join("lottery.json");
+    let report = rank(&log, "battles", &settings, &|| {}).unwrap();
+    std::fs::write(&board, serde_json::to_string(&report).unwrap()).unwrap();
+    assert_eq!(global.score, evaluate_file(&board, &sim).unwrap().score);
+
+    let by_language = evaluate_lottery_by(&sim, Some("language"), None).unwrap();
+    assert!(by_language.score.exploitability.is_finite());
+    assert_ne!(
+        by_language.score, global.score,
+        "one lottery per language differs"
+    );
+    let error = evaluate_lottery_by(&sim, Some("planet"), Some(0.0))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("planet"), "{error}");
+
+    let options = FitOptions {
+        policy: PolicyKind::Solver,
+        folds: 3,
+        ..FitOptions::default()
+    }
+    .with_backbones(
+        verdict::nasheval::BackboneKind::Linear,
+        verdict::nasheval::BackboneKind::Linear,
+        verdict::nasheval::BackboneKind::Linear,
+        verdict::nasheval::LINEAR_PENALTY,
+    );
+    let reading = verdict::io::ContextualOptions {
+        text_column: Some("prompt".into()),
+        ..verdict::io::ContextualOptions::default()
+    };
+    let mut contextual = verdict::io::read_contextual_log(
+        &Source::File(sim.join("contexts.parquet")),
+        &Source::File(sim.join("feedback.parquet")),
+        &reading,
+    )
+    .unwrap();
+    verdict::contextual::complete_pairs(
+        &mut contextual,
+        true,
+        verdict::nasheval::NuisanceDesign::Auto,
+    )
+    .unwrap();
+    let featurizer = verdict::model_file::Featurizer::from_options(&reading).to_value();
+    let model = fit(&contextual, &options, None, featurizer, &|_, _, _| {}).unwrap();
+    let bt = evaluate_bt_argmax(&model, &sim).unwrap();
+    assert_eq!(bt.score.contexts, global.score.contexts);
+    assert!(bt.score.exploitability.is_finite() && bt.score.exploitability >= 0.0);
+    let fitted = verdict_lab::simulation::evaluate_model(&model, &sim).unwrap();
+    let rmse = fitted.score.payoff_rmse.unwrap();
+    // A clipped surface against truths in [-1, 1]; how close depends on the fit
+    // (a linear model on 400 contexts and 75 features is far off).
+    assert!(rmse > 0.0 && rmse <= 2.0, "{rmse}");
+    assert_eq!(global.score.payoff_rmse, None, "a lottery has no surface");
+}
+
+/// The surface error and the Condorcet count against values computed here from the
+/// truth alone: the true surface has error 0, the zero surface `sqrt(mean A_jk²)`
+/// (in any agent order), and at `rho = 0` a game has a Condorcet winner exactly
+/// when its equilibrium is one agent.
+#[test]
+fn payoff_error_and_condorcet_winners_follow_from_the_truth() {
+    use verdict_lab::simulation::{payoff_rmse, score, Split, Truth};
+    let dir = tempfile::tempdir().unwrap();
+    let sim = dir.path().join("arena");
+    write_arena(&small_arena(5), &sim).unwrap();
+    let truth = Truth::open(&sim, Split::Test).unwrap();
+    let agents = truth.agents().to_vec();
+    let k = agents.len();
+    assert_eq!(payoff_rmse(&agents, &truth.payoff, &truth).unwrap(), 0.0);
+    let zero = vec![0.0; truth.payoff.len()];
+    let mean_square = truth
+        .payoff
+        .chunks(k * k)
+        .flat_map(|a| (0..k).flat_map(move |j| (j + 1..k).map(move |l| a[j * k + l].powi(2))))
+        .sum::<f64>()
+        / (truth.ids.len() * k * (k - 1) / 2) as f64;
+    let reversed: Vec<String> = agents.iter().rev().cloned().collect();
+    for order in [&agents, &reversed] {
+        let rmse = payoff_rmse(order, &zero, &truth).unwrap();
+        assert!((rmse - mean_square.sqrt()).abs() < 1e-12, "{rmse}");
+    }
+    let pure = truth
+        .equilibrium
+        .chunks(k)
+        .filter(|pi| pi.iter().any(|&p| p > 1.0 - 1e-6))
+        .count();
+    let uniform = vec![1.0 / k as f64; truth.ids.len() * k];
+    let scored = score(&agents, &uniform, &truth).unwrap();
+    assert_eq!(scored.condorcet_contexts, pure);
+    assert!(pure > 0, "some game has a Condorcet winner");
+}

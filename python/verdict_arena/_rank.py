@@ -1,0 +1,262 @@
+"""Leaderboards from battle logs: :func:`rank` (the numbers of ``verdict rank``), and
+Bradley–Terry and Elo on parallel arrays (:func:`bradley_terry`, :func:`elo`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional, Sequence, Union
+
+from . import _native
+from .errors import InputError, SettingError
+
+
+def _filters(filters: Union[None, Sequence[str], Mapping[str, Any]]) -> list:
+    """``["anony=true"]`` as it is; ``{"anony": True}`` as ``["anony=true"]``."""
+    if filters is None:
+        return []
+    if isinstance(filters, Mapping):
+        return [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in filters.items()]
+    if isinstance(filters, str):
+        return [filters]
+    return [str(f) for f in filters]
+
+
+def _costs(costs: Optional[Mapping[str, float]]) -> Optional[list]:
+    return None if costs is None else [(str(k), float(v)) for k, v in costs.items()]
+
+
+def _is_polars(table: Any) -> bool:
+    return type(table).__module__.split(".")[0] == "polars"
+
+
+def rank(
+    battles: Any,
+    method: str = "bt",
+    *,
+    model_a: Optional[str] = None,
+    model_b: Optional[str] = None,
+    winner: Optional[str] = None,
+    ties: str = "half",
+    bootstrap: Optional[int] = None,
+    ci: Union[float, str] = 0.95,
+    seed: int = 0,
+    anchor: Optional[tuple] = None,
+    l2: Optional[float] = None,
+    filters: Union[None, Sequence[str], Mapping[str, Any]] = None,
+    skip_self_battles: bool = False,
+    allow_unobserved: bool = False,
+    rho: float = 0.0,
+    costs: Optional[Mapping[str, float]] = None,
+    budget: Optional[float] = None,
+    covariates: Optional[Sequence[str]] = None,
+    style_control: bool = False,
+    covariate_penalty: float = 0.0,
+    pair_weights: Optional[float] = None,
+    as_frame: bool = True,
+):
+    """A leaderboard from a battle log: the numbers of ``verdict rank --format json``.
+
+    ``battles`` is a path (CSV, JSON Lines, JSON, Parquet) or a table — pandas, polars,
+    pyarrow, anything with ``__arrow_c_stream__``, read through the Arrow C stream
+    interface — with LMArena's columns (``winner`` in ``model_a | model_b | tie |
+    tie (bothbad)``; other names through ``model_a=``, ``model_b=``, ``winner=``).
+    Bradley–Terry and the lottery read only pair counts, so for them ``battles`` may
+    also be a counts table (``model_a, model_b, wins_a, wins_b[, ties]``, or
+    ``winner`` with ``count``; ``sql/battle_counts.sql`` makes one from a log on any
+    SQL engine), with the same numbers as the log it counts, bootstrap included.
+
+    ``method``: ``"bt"`` (Bradley–Terry by maximum likelihood: ``P(i beats j) =
+    p_i / (p_i + p_j)``, Bradley & Terry 1952), ``"elo"`` (online Elo, K = 32),
+    ``"lottery"`` (the maximal lottery of the margin matrix, Fishburn 1984; NashEval
+    Eq. 78), ``"all"``, or ``"plackett-luce"`` (Plackett–Luce by maximum likelihood
+    on rankings: ``battles`` is then a feedback table with ``menu``, ``modality`` and
+    ``response`` columns, as NashEval reads; tied or unordered blocks through
+    Breslow's approximation). ``ties``: ``"half"``, ``"drop"`` or ``"davidson"``.
+    Intervals: percentile bootstrap of ``bootstrap`` rounds seeded with ``seed`` (0:
+    none; Bradley–Terry and Elo default to 1000, the lottery is bootstrapped only when
+    ``bootstrap`` is given) at level ``ci``; ``ci="sandwich"`` gives sandwich normal
+    intervals (95 %) instead. With bootstrap intervals Elo's ``score`` is the median of
+    the replicates (FastChat's convention; ``point`` in the report says so), and the
+    lottery gains ``support_share``, the share of replicates keeping a model in the
+    winner set. ``anchor=(model, rating)`` pins one model's score; ``l2`` is the ridge
+    weight in log10-strength units (GenAI-Arena uses 0.5). ``filters``: rows kept,
+    as ``["anony=true", "language!=English", "model_a~gpt"]`` or ``{"anony": True}``;
+    ``skip_self_battles`` drops rows where a model meets itself (otherwise an error).
+    The lottery takes ``rho`` (entropy regularization, Eq. 74), ``costs`` (model →
+    cost) and ``budget`` (a cap on expected cost).
+
+    Bradley–Terry with covariates (LMArena's "style control"): ``covariates`` names
+    numeric columns, one value per battle signed from ``model_a``'s side;
+    ``style_control=True`` builds LMArena's style features from the per-side columns
+    present (``sum_assistant_a_tokens``/``sum_assistant_b_tokens``,
+    ``header_count_a``/``_b``, ``list_count_a``/``_b``, ``bold_count_a``/``_b``, as columns
+    or inside LMArena's ``conv_metadata`` dicts/structs; numbers or dicts of counts,
+    summed) as ``(a - b) / (a + b + 1)``; ``"outer.field"`` in ``covariates`` reads a
+    field of a nested column. Covariates are standardized;
+    ``score`` is the model's rating with every covariate at its mean, ``rank_change`` its
+    places gained against the plain board, and the report's ``coefficients`` the
+    log-odds per standard deviation with their intervals. ``covariate_penalty`` is
+    arena-rank's ``reg`` (``reg/2·‖θ‖²`` on the mean log-loss; 0, the default, is the
+    maximum-likelihood estimate; arena-rank uses 1), ``pair_weights`` its minimum pair
+    count for weights ``1/max(n_pair, m)`` (arena-rank uses 50).
+
+    Returns a DataFrame indexed by model, best first (``score``, ``ci_low``,
+    ``ci_high``, ``rank``, ``rank_ub``, ``wins``, ``losses``, ``ties``, ``battles``;
+    ``probability``, ``exploitability`` and, bootstrapped, ``support_share`` for the
+    lottery) — polars when ``battles`` was polars — or the JSON
+    report as a dict with ``as_frame=False`` or ``method="all"``. Raises ``SettingError`` or ``InputError`` (both ``ValueError``)
+    naming the file (or table), row and column of bad input.
+    """
+    sandwich = isinstance(ci, str)
+    if sandwich and ci != "sandwich":
+        raise SettingError(f'ci {ci!r}: give a level in (0, 1) such as 0.95, or "sandwich"')
+    report = json.loads(
+        _native.rank_json(
+            battles,
+            method=method,
+            model_a=model_a,
+            model_b=model_b,
+            winner=winner,
+            ties=ties,
+            bootstrap=bootstrap,
+            ci=0.95 if sandwich else float(ci),
+            sandwich=sandwich,
+            seed=seed,
+            anchor=None if anchor is None else (str(anchor[0]), float(anchor[1])),
+            l2=l2,
+            filters=_filters(filters),
+            skip_self_battles=skip_self_battles,
+            allow_unobserved=allow_unobserved,
+            rho=rho,
+            costs=_costs(costs),
+            budget=budget,
+            covariates=[] if covariates is None else [str(c) for c in covariates],
+            style_control=style_control,
+            covariate_penalty=float(covariate_penalty),
+            pair_weights=pair_weights,
+        )
+    )
+    if not as_frame or method == "all":
+        return report
+    if _is_polars(battles):
+        import polars as pl
+
+        return pl.DataFrame(report["models"])
+    import pandas as pd
+
+    return pd.DataFrame(report["models"]).set_index("name")
+
+
+_EVALICA_WINNERS = {"X": "model_a", "Y": "model_b", "Draw": "tie"}
+_NUMBER_WINNERS = {1.0: "model_a", 0.0: "model_b", 0.5: "tie"}
+
+
+def _winner_labels(winners: Sequence[Any]) -> list:
+    """Outcome labels from labels (``model_a``, ``b``, ``tie``, ...), scores of the
+    first model (1, 0, 0.5) or evalica's ``Winner.X | Y | Draw``."""
+    labels = []
+    for i, w in enumerate(winners):
+        if isinstance(w, str):
+            labels.append(w)
+        elif type(w).__name__ == "Winner" and getattr(w, "name", None) in _EVALICA_WINNERS:
+            labels.append(_EVALICA_WINNERS[w.name])
+        else:
+            try:
+                labels.append(_NUMBER_WINNERS[float(w)])
+            except (KeyError, TypeError, ValueError):
+                raise InputError(
+                    f"winners[{i}]: {w!r} is no outcome; use model_a | model_b | tie | "
+                    "tie (bothbad), a score of the first model (1, 0, 0.5) or evalica's Winner"
+                ) from None
+    return labels
+
+
+def _names(values: Sequence[Any]) -> list:
+    return [str(v) for v in values]
+
+
+@dataclass(frozen=True)
+class BradleyTerryResult:
+    """A Bradley–Terry fit: ``scores`` (log-strengths ``ln p_i``, mean zero, a pandas
+    Series by model), ``strengths`` (``p_i``, summing to one), ``iterations``,
+    ``gradient_norm`` (``‖∇f‖∞`` at the result), ``converged``, ``log_likelihood`` and
+    Davidson's ``theta`` (None for other tie models)."""
+
+    scores: Any
+    strengths: Any
+    iterations: int
+    gradient_norm: float
+    converged: bool
+    log_likelihood: float
+    theta: Optional[float]
+
+
+def bradley_terry(
+    xs: Sequence[Any],
+    ys: Sequence[Any],
+    winners: Sequence[Any],
+    *,
+    ties: str = "half",
+    l2: Optional[float] = None,
+    solver: str = "newton",
+    tol: Optional[float] = None,
+    max_iter: Optional[int] = None,
+) -> BradleyTerryResult:
+    """Bradley–Terry by maximum likelihood on battles given as arrays — ``xs[i]``
+    against ``ys[i]`` with outcome ``winners[i]`` (labels, 1/0/0.5, or evalica's
+    ``Winner``) — the calling convention of ``evalica.bradley_terry`` and ``choix``.
+
+    ``P(i beats j) = p_i / (p_i + p_j)`` (Bradley & Terry 1952), solved by Newton's
+    method (``solver="newton"``) or Zermelo's MM iteration (``"mm"``, Hunter 2004).
+    Where the MLE does not exist and no ``l2`` is given, a weak Gaussian prior keeps
+    the scores finite (the fit's ``regularization`` says so on the command line).
+    """
+    import pandas as pd
+
+    fit = _native.bradley_terry(
+        _names(xs), _names(ys), _winner_labels(winners),
+        ties=ties, l2=l2, solver=solver, tol=tol, max_iter=max_iter,
+    )
+    names = fit["names"]
+    return BradleyTerryResult(
+        scores=pd.Series(fit["log_strengths"], index=names, name="score"),
+        strengths=pd.Series(fit["strengths"], index=names, name="strength"),
+        iterations=fit["iterations"],
+        gradient_norm=fit["gradient_norm"],
+        converged=fit["converged"],
+        log_likelihood=fit["log_likelihood"],
+        theta=fit["theta"],
+    )
+
+
+@dataclass(frozen=True)
+class EloResult:
+    """Online Elo ratings: ``scores`` (a pandas Series by model, in order of first
+    appearance) and the ``battles`` replayed."""
+
+    scores: Any
+    battles: int
+
+
+def elo(
+    xs: Sequence[Any],
+    ys: Sequence[Any],
+    winners: Sequence[Any],
+    *,
+    k: float = 32.0,
+    initial: float = 1000.0,
+    base: float = 10.0,
+    scale: float = 400.0,
+) -> EloResult:
+    """Online Elo over battles given as arrays, in array order (Elo 1978): after each
+    battle ``r_a += k (S_a - E_a)`` with ``E_a = 1 / (1 + base^((r_b - r_a) / scale))``
+    and ``S_a`` 1, 0 or 1/2. The same arguments as :func:`bradley_terry`; the defaults
+    are the command line's (``k=32``; evalica's is 4)."""
+    import pandas as pd
+
+    labels = _winner_labels(winners)
+    names, ratings = _native.elo(
+        _names(xs), _names(ys), labels, k=k, initial=initial, base=base, scale=scale
+    )
+    return EloResult(scores=pd.Series(ratings, index=names, name="score"), battles=len(labels))
