@@ -55,6 +55,35 @@ def test_model_files_are_byte_identical_to_verdict_fits(simulation, fitted, tmp_
     assert (tmp_path / "frames.json").read_bytes() == expected
 
 
+def test_every_setting_of_verdict_fit_gives_the_same_model_from_python(simulation, tmp_path):
+    # A value other than the default for each setting the command line has, the
+    # policy network's included, and the oracle variant reading the simulation's truth.
+    settings = {
+        "outcome_backbone": "linear", "propensity_backbone": "linear", "payoff_backbone": "gbdt",
+        "linear_penalty": 2.0, "payoff_regression": "per-pair", "aggregator": "cubic:1",
+        "propensity_floor": 0.05, "propensity_floor_share": 0.1, "network_init": "random",
+        "hidden": 8, "learning_rate": 1e-2, "weight_decay": 1e-4, "batch_size": 64,
+        "max_epochs": 5, "patience": 2, "folds": 3, "seed": 4,
+    }
+    flags = [
+        "--outcome-backbone", "linear", "--propensity-backbone", "linear", "--payoff-backbone", "gbdt",
+        "--linear-penalty", "2", "--payoff-regression", "per-pair", "--aggregator", "cubic:1",
+        "--propensity-floor", "0.05", "--propensity-floor-share", "0.1", "--network-init", "random",
+        "--hidden", "8", "--learning-rate", "0.01", "--weight-decay", "0.0001", "--batch-size", "64",
+        "--max-epochs", "5", "--patience", "2", "--folds", "3", "--seed", "4",
+    ]
+    log = ["--contexts", simulation.path("contexts.parquet"), "--feedback", simulation.path("feedback.parquet")]
+    for variant, extra, oracle in (("debiased", [], {}), ("oracle", ["--truth", simulation.directory], {"truth": simulation})):
+        cli("fit", *log, *flags, "--variant", variant, *extra, "--out", str(tmp_path / f"cli-{variant}.json"))
+        model = verdict.NashEval(variant=variant, **settings, **oracle).fit(
+            simulation.path("contexts.parquet"), simulation.path("feedback.parquet")
+        )
+        model.save(tmp_path / f"py-{variant}.json")
+        assert (tmp_path / f"py-{variant}.json").read_bytes() == (tmp_path / f"cli-{variant}.json").read_bytes(), variant
+    with pytest.raises(verdict.errors.SettingError, match="oracle needs `truth`"):
+        verdict.NashEval(variant="oracle").fit(simulation.path("contexts.parquet"), simulation.path("feedback.parquet"))
+
+
 def test_a_battle_log_fits_as_on_the_command_line(tmp_path):
     sim = verdict.simulate(tmp_path / "arena", world="arena", agents=5, contexts=1500, test_contexts=100, seed=3)
     columns = ["language", "is_code", "is_math", "length"]

@@ -10,7 +10,7 @@ import tempfile
 from typing import Any, Mapping, Optional, Sequence
 
 from . import _native
-from .errors import InputError, OutputExistsError
+from .errors import InputError, OutputExistsError, SettingError
 from ._rank import _costs
 
 
@@ -114,6 +114,24 @@ def simulate(
     return Simulation(out, _owned=owned)
 
 
+def _soft_budget(given: Optional[Mapping[str, float]]):
+    """``soft_budget`` as the native call takes it: (budget, price, surcharge, width)."""
+    if given is None:
+        return None
+    unknown = set(given) - {"budget", "price", "surcharge", "width"}
+    if unknown or "budget" not in given:
+        raise SettingError(
+            f"soft_budget {dict(given)!r}: give budget, and optionally price (0), "
+            "surcharge (1) and width (0.01)"
+        )
+    return (
+        float(given["budget"]),
+        float(given.get("price", 0.0)),
+        float(given.get("surcharge", 1.0)),
+        float(given.get("width", 0.01)),
+    )
+
+
 class NashEval:
     """NashEval (context-dependent equilibrium evaluation), scikit-learn style: the
     settings of ``verdict fit``, :meth:`fit` on a contextual log, then per-context
@@ -136,6 +154,17 @@ class NashEval:
     ``groups_by``, radius ``robust_radius`` or Eq. 80's), ``"pluralistic"`` (Eq. 82–84,
     the top three of the pluralistic leaderboard); a baseline sets the variant and the
     policy itself.
+
+    Every other setting of ``verdict fit``, by the flag's name: ``catalogue`` (the
+    menus, lists of agent names), ``truth`` (a :class:`Simulation` or its directory,
+    for ``variant="oracle"``), ``outcome_backbone``, ``propensity_backbone`` and
+    ``payoff_backbone`` (each model's family; ``backbone`` by default),
+    ``linear_penalty``, ``payoff_regression`` (``"shared"`` or ``"per-pair"``),
+    ``aggregator`` (``"mean"`` or ``"cubic:ALPHA"``), ``propensity_floor`` and
+    ``propensity_floor_share``, ``soft_budget`` (``{"budget": B, "price": p,
+    "surcharge": s, "width": w}``, the last three optional), and the policy network's
+    ``network_init``, ``hidden``, ``learning_rate``, ``weight_decay``,
+    ``batch_size``, ``max_epochs`` and ``patience``.
     """
 
     def __init__(
@@ -158,7 +187,43 @@ class NashEval:
         method: str = "nasheval",
         groups_by: Optional[str] = None,
         robust_radius: Optional[float] = None,
+        catalogue: Optional[Sequence[Sequence[str]]] = None,
+        truth: Optional["Simulation | os.PathLike[str] | str"] = None,
+        outcome_backbone: Optional[str] = None,
+        propensity_backbone: Optional[str] = None,
+        payoff_backbone: Optional[str] = None,
+        linear_penalty: float = 1.0,
+        payoff_regression: str = "shared",
+        aggregator: str = "mean",
+        propensity_floor: float = 0.01,
+        propensity_floor_share: float = 0.0,
+        soft_budget: Optional[Mapping[str, float]] = None,
+        network_init: str = "solver",
+        hidden: int = 64,
+        learning_rate: float = 1e-3,
+        weight_decay: float = 1e-5,
+        batch_size: int = 256,
+        max_epochs: int = 500,
+        patience: int = 30,
     ):
+        self.catalogue = catalogue
+        self.truth = truth
+        self.outcome_backbone = outcome_backbone
+        self.propensity_backbone = propensity_backbone
+        self.payoff_backbone = payoff_backbone
+        self.linear_penalty = linear_penalty
+        self.payoff_regression = payoff_regression
+        self.aggregator = aggregator
+        self.propensity_floor = propensity_floor
+        self.propensity_floor_share = propensity_floor_share
+        self.soft_budget = soft_budget
+        self.network_init = network_init
+        self.hidden = hidden
+        self.learning_rate = learning_rate
+        self.weight_decay = weight_decay
+        self.batch_size = batch_size
+        self.max_epochs = max_epochs
+        self.patience = patience
         self.method = method
         self.groups_by = groups_by
         self.robust_radius = robust_radius
@@ -214,6 +279,24 @@ class NashEval:
             allow_unobserved=self.allow_unobserved,
             groups_by=self.groups_by,
             robust_radius=self.robust_radius,
+            catalogue=None if self.catalogue is None else [list(menu) for menu in self.catalogue],
+            truth=None if self.truth is None else os.fspath(getattr(self.truth, "directory", self.truth)),
+            outcome_backbone=self.outcome_backbone,
+            propensity_backbone=self.propensity_backbone,
+            payoff_backbone=self.payoff_backbone,
+            linear_penalty=self.linear_penalty,
+            payoff_regression=self.payoff_regression,
+            aggregator=self.aggregator,
+            propensity_floor=self.propensity_floor,
+            propensity_floor_share=self.propensity_floor_share,
+            soft_budget=_soft_budget(self.soft_budget),
+            network_init=self.network_init,
+            hidden=self.hidden,
+            learning_rate=self.learning_rate,
+            weight_decay=self.weight_decay,
+            batch_size=self.batch_size,
+            max_epochs=self.max_epochs,
+            patience=self.patience,
         )
         return self
 

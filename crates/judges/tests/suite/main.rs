@@ -1,0 +1,7 @@
+//! The crate's integration tests, one binary (linking the crate once rather than once
+//! per file).
+
+mod http;
+mod intervals;
+mod judges;
+mod ledger;
