@@ -11,7 +11,7 @@
 //! new one instead, so two runs never hold locks on different files of one path.
 
 use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{Read, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::ledger_file::ledger_error;
@@ -49,13 +49,9 @@ impl LedgerLock {
             match file.try_lock() {
                 Ok(()) => {}
                 Err(TryLockError::WouldBlock) => {
-                    let mut holder = String::new();
-                    let _ = file.read_to_string(&mut holder);
-                    let holder = holder.trim();
-                    let holder = if holder.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (pid {holder})")
+                    let holder = match holder_pid(&mut file) {
+                        Some(pid) => format!(" (pid {pid})"),
+                        None => String::new(),
                     };
                     return Err(fail(format!(
                         "another verdict judge run{holder} is using this ledger; wait for it to end, or give this run another `ledger`"
@@ -87,6 +83,31 @@ impl Drop for LedgerLock {
         // Removed while still held, so a run waiting on this file sees it replaced.
         let _ = std::fs::remove_file(&self.path);
         let _ = self.file.unlock();
+    }
+}
+
+/// Tries to read the lock holder's pid for so long: a holder writes it right after it
+/// locks the file, so a run that finds the lock taken a moment before may find the
+/// file still empty.
+const HOLDER_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// The pid the holder of `file`'s lock wrote into it, waiting up to [`HOLDER_WAIT`]
+/// for it to be written; `None` when it never is.
+fn holder_pid(file: &mut File) -> Option<String> {
+    let started = std::time::Instant::now();
+    loop {
+        let mut holder = String::new();
+        let read = file
+            .seek(SeekFrom::Start(0))
+            .and_then(|_| file.read_to_string(&mut holder));
+        let holder = holder.trim();
+        if read.is_ok() && !holder.is_empty() {
+            return Some(holder.to_string());
+        }
+        if started.elapsed() >= HOLDER_WAIT {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }
 
