@@ -6,13 +6,12 @@ use std::collections::HashMap;
 use anyhow::bail;
 use indicatif::ProgressBar;
 
-use verdict::feedback::ContextualLog;
-use verdict::fit_request::{fit_request, Backbones, FitRequest, OracleNuisances};
+use verdict::fit_request::{fit_request, Backbones, FitRequest};
 use verdict::io::{read_costs, Source};
 use verdict::model_file::{category_column, winners_by};
 use verdict::nasheval::{FitOptions, NetworkOptions, Stage};
 use verdict::report::{fit_html, fit_notes, fit_summary, FitPage};
-use verdict_lab::simulation::{Split, Truth};
+use verdict_lab::simulation::Truth;
 
 use crate::args::{FitArgs, OutputFormat};
 use crate::flags::in_flags;
@@ -107,10 +106,6 @@ fn request(args: &FitArgs) -> anyhow::Result<FitRequest> {
         Some(path) => Some(read_costs(&Source::File(path.clone()), None)?),
         None => None,
     };
-    let oracle: Option<OracleNuisances> = args.truth.clone().map(|dir| {
-        Box::new(move |log: &ContextualLog| Truth::open(&dir, Split::Training)?.nuisances_for(log))
-            as OracleNuisances
-    });
     let options = FitOptions {
         variant: args.variant,
         policy: args.policy,
@@ -153,6 +148,6 @@ fn request(args: &FitArgs) -> anyhow::Result<FitRequest> {
             linear_penalty: args.linear_penalty,
         },
         method: args.method,
-        oracle,
+        oracle: args.truth.clone().map(Truth::oracle_nuisances),
     })
 }

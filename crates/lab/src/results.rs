@@ -76,7 +76,7 @@ fn lab(result: LabResult) -> SavedResult {
 
 #[cfg(not(feature = "nasheval"))]
 fn experiment(label: &str, _: &[u8]) -> Result<SavedResult, VerdictError> {
-    Err(without_nasheval(
+    Err(verdict::results::without_nasheval(
         label,
         "a results file of verdict bench nasheval",
     ))
@@ -84,14 +84,9 @@ fn experiment(label: &str, _: &[u8]) -> Result<SavedResult, VerdictError> {
 
 #[cfg(not(feature = "nasheval"))]
 fn evaluation(label: &str, _: &Value) -> Result<SavedResult, VerdictError> {
-    Err(without_nasheval(label, "the JSON of verdict evaluate"))
-}
-
-/// The refusal of a NashEval result by a build without NashEval.
-#[cfg(not(feature = "nasheval"))]
-fn without_nasheval(label: &str, what: &str) -> VerdictError {
-    VerdictError::Data(format!(
-        "{label}: {what}, and this verdict was built without NashEval (the nasheval feature)"
+    Err(verdict::results::without_nasheval(
+        label,
+        "the JSON of verdict evaluate",
     ))
 }
 

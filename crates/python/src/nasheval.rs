@@ -7,8 +7,7 @@ use pyo3::prelude::*;
 
 use verdict::contextual::LogSource;
 use verdict::equilibrium::SoftBudgetPrices;
-use verdict::feedback::ContextualLog;
-use verdict::fit_request::{fit_request, Backbones, FitRequest, OracleNuisances};
+use verdict::fit_request::{fit_request, Backbones, FitRequest};
 use verdict::io::{CategoricalEncoding, ContextualOptions};
 use verdict::model_file::{load_model, read_model_contexts, save_model};
 use verdict::nasheval::{
@@ -17,8 +16,7 @@ use verdict::nasheval::{
 };
 use verdict::ErrorKind;
 use verdict_lab::simulation::{
-    evaluate_model, write_appendix_g, write_arena, AppendixGSimulation, ArenaSimulation, Split,
-    Truth,
+    evaluate_model, write_appendix_g, write_arena, AppendixGSimulation, ArenaSimulation, Truth,
 };
 use verdict_lab::worlds::arena_world::ArenaWorldSettings;
 use verdict_lab::worlds::nasheval::FeedbackKind;
@@ -217,11 +215,7 @@ pub fn fit(
             linear_penalty,
         },
         method: choice::<FitMethod>("method", method)?,
-        oracle: truth.map(|dir| {
-            Box::new(move |log: &ContextualLog| {
-                Truth::open(&dir, Split::Training)?.nuisances_for(log)
-            }) as OracleNuisances
-        }),
+        oracle: truth.map(Truth::oracle_nuisances),
         ..FitRequest::new(source)
     };
     // The log's warning is shown once the fit is back (Python warnings need the

@@ -220,9 +220,9 @@ fn model(label: &str, _: Value) -> Result<SavedResult, VerdictError> {
     Err(without_nasheval(label, "a NashEval model file"))
 }
 
-/// The refusal of a NashEval result by a build without NashEval.
-#[cfg(not(feature = "nasheval"))]
-fn without_nasheval(label: &str, what: &str) -> VerdictError {
+/// The refusal of a NashEval result (`what`, in the file `label`) by a build without
+/// NashEval; the lab's readers refuse theirs with it too.
+pub fn without_nasheval(label: &str, what: &str) -> VerdictError {
     VerdictError::Data(format!(
         "{label}: {what}, and this verdict was built without NashEval (the nasheval feature)"
     ))

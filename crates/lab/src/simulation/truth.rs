@@ -253,6 +253,13 @@ impl Truth {
             outcome,
         })
     }
+
+    /// The oracle variant's nuisances for a fit request: those of the simulation in
+    /// `dir` at the training contexts of the log the request reads
+    /// ([`Truth::nuisances_for`]), opened once the log is read.
+    pub fn oracle_nuisances(dir: std::path::PathBuf) -> verdict::fit_request::OracleNuisances {
+        Box::new(move |log: &ContextualLog| Truth::open(&dir, Split::Training)?.nuisances_for(log))
+    }
 }
 
 /// Mean accuracy of a policy over a split (NashEval Appendix I.1).
