@@ -35,10 +35,6 @@ pub struct Cli {
 pub enum Command {
     /// Leaderboard from a battle log: Bradley–Terry (default), Elo or the maximal lottery.
     Rank(Box<RankArgs>),
-    /// A tour of all three parts on bundled and generated data (arena leaderboards, a
-    /// maximal lottery, NashEval, judges under a budget), printed and written as one
-    /// HTML page.
-    Demo(DemoArgs),
     /// Draw saved results as one self-contained HTML page: the JSON of rank, game or
     /// bench judges (--format json), a judge run's spend ledger, a NashEval model file,
     /// the JSON of evaluate or a bench nasheval results file. One result gets its
@@ -51,9 +47,6 @@ pub enum Command {
     /// call recorded in a ledger so an interrupted run resumes without paying twice.
     Judge(JudgeArgs),
     #[cfg(feature = "nasheval")]
-    /// A simulated contextual data set with exact ground truth: NashEval Appendix G, or an arena-shaped world (--world arena).
-    Simulate(SimulateArgs),
-    #[cfg(feature = "nasheval")]
     /// Read and check a contextual feedback log (contexts + feedback, or a battle log
     /// with --context-cols) and summarise it: agents, menus, coverage, features.
     Log(ContextLogArgs),
@@ -64,12 +57,11 @@ pub enum Command {
     #[cfg(feature = "nasheval")]
     /// Equilibria and winner sets of a fitted model at new contexts.
     Predict(PredictArgs),
-    #[cfg(feature = "nasheval")]
-    /// Score a fitted model on a simulation's test contexts against the truth.
-    Evaluate(EvaluateArgs),
     /// Benchmarks and benchmark data.
     #[command(subcommand)]
     Bench(BenchCommand),
+    #[command(flatten)]
+    Lab(verdict_lab::commands::LabCommand),
 }
 
 /// `--method` of `verdict judge`.
@@ -444,114 +436,16 @@ pub struct GameArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
-    /// Write a synthetic LMArena-like battle log (Parquet or CSV by extension).
-    Arena(ArenaArgs),
     /// Time each stage of `verdict rank` on a log: read, count, fit, bootstrap.
     Rank(BenchRankArgs),
     /// Time reading a payoff matrix CSV and solving its maximal lottery (medians of runs).
     Lottery(BenchLotteryArgs),
-    /// Budgeted multi-judge estimation on synthetic instances: error per method,
-    /// budget and norm (the judge paper's Figures 1(a), 2 and 4).
-    Judges(BenchJudgesArgs),
-    #[cfg(feature = "nasheval")]
-    /// NashEval accuracy on the Appendix G simulator: exploitability and support F1 of
-    /// oracle, debiased, plug-in and auto surfaces under the solver and network
-    /// policies (NashEval Section 5), seed by seed; resumable.
-    Nasheval(BenchNashEvalArgs),
-    #[cfg(feature = "nasheval")]
-    /// Summarize a `bench nasheval` results file as NashEval's Figure 3: mean ± sd over
-    /// seeds of exploitability and support F1 per feedback form, voters and method.
-    Summary(BenchSummaryArgs),
-    #[cfg(feature = "nasheval")]
-    /// The cost analysis on the Appendix G simulator with agent costs: mean expected
-    /// cost against exploitability and strict win rate (Eq. 72) for NashEval under
-    /// price weights (Eq. 20–21), the priced global lottery and BT-cost (Eq. 77).
-    Cost(BenchCostArgs),
-    #[cfg(feature = "nasheval")]
-    /// NashEval and the baselines on real prompts: AlpacaEval's per-prompt judgments
-    /// turned into selectively observed pairwise feedback, scored on held-out prompts
-    /// against the judges' complete payoff matrices (mean ± sd over splits).
-    Real(BenchRealArgs),
-    #[cfg(feature = "nasheval")]
-    /// Baselines on an arena simulation's test contexts: the global maximal lottery of
-    /// the training battles, one lottery per value of a context column (--by), and
-    /// the per-context Bradley–Terry argmax of fitted surfaces (--model, Eq. 75).
-    Baselines(BenchBaselinesArgs),
     #[cfg(feature = "nasheval")]
     /// Time `verdict predict`: loading a model, reading contexts, and the policy at
     /// every context (median of runs).
     Predict(BenchPredictArgs),
-    #[cfg(feature = "nasheval")]
-    /// Time one full-batch forward and backward pass of the policy network (5-64-64-5
-    /// by default) on the gap loss, as the choice of a hand-written network against
-    /// candle was made.
-    Network(BenchNetworkArgs),
-}
-
-/// `--costs` of `verdict bench judges`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum JudgeCosts {
-    /// Appendix H.1: random variances and costs U[0.5, 1.5].
-    Random,
-    /// Appendix H.3: noisy judges cost more.
-    BadIsExpensive,
-    /// Appendix H.3: noisy judges are cheap.
-    BadIsCheap,
-    /// Appendix H.3 variances with equal costs.
-    Uniform,
-}
-
-#[derive(Debug, Clone, Args)]
-pub struct BenchJudgesArgs {
-    /// Items K.
-    #[arg(long, default_value_t = 1000)]
-    pub items: usize,
-    /// Judges J.
-    #[arg(long, default_value_t = 10)]
-    pub judges: usize,
-    /// Budgets, comma-separated (scientific notation allowed).
-    #[arg(long, default_value = "2e4,5e4,1e5,2e5,5e5,1e6", value_delimiter = ',')]
-    pub budgets: Vec<f64>,
-    /// Random instances per cell.
-    #[arg(long, default_value_t = 20)]
-    pub reps: usize,
-    /// Error norms, comma-separated: numbers >= 1 or inf.
-    #[arg(long, default_value = "2", value_delimiter = ',')]
-    pub p: Vec<String>,
-    /// Instance family.
-    #[arg(long, value_enum, default_value_t = JudgeCosts::Random)]
-    pub costs: JudgeCosts,
-    /// Methods, comma-separated (default: all).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "uniform,oracle,est-ivwe,est-ivwe-gaussian,adaptive"
-    )]
-    pub methods: Vec<String>,
-    /// Seed of the instances and the draws.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Run every strategy toward this estimated l_p error (`verdict judge
-    /// --target-error`), each budget a cap: the table adds the mean spend and the share
-    /// of runs that reached it.
-    #[arg(long, value_name = "E")]
-    pub target_error: Option<f64>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
-    pub format: OutputFormat,
-    /// Draw the error curves (log–log, one panel per norm) to this .svg or .png.
-    #[arg(long, value_name = "FILE")]
-    pub plot: Option<PathBuf>,
-    /// Write the curves and the table as one self-contained HTML page.
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
-}
-
-#[derive(Debug, Clone, Args)]
-pub struct DemoArgs {
-    /// Where the page goes; a file there that verdict did not write is left alone.
-    #[arg(long, value_name = "FILE", default_value = "demo-report.html")]
-    pub out: PathBuf,
+    #[command(flatten)]
+    Lab(verdict_lab::commands::LabBench),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -577,26 +471,6 @@ pub struct BenchLotteryArgs {
     /// Repetitions (the median is reported).
     #[arg(long, default_value_t = 5)]
     pub repeat: usize,
-}
-
-#[derive(Debug, Clone, Args)]
-pub struct ArenaArgs {
-    /// Number of models.
-    #[arg(long, default_value_t = 200)]
-    pub models: usize,
-    /// Number of battles.
-    #[arg(long, default_value_t = 5_000_000)]
-    pub battles: usize,
-    /// Seed.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Output file (.parquet or .csv), or with --files a directory.
-    #[arg(long, value_name = "FILE")]
-    pub out: PathBuf,
-    /// Split the log into this many Parquet files (part-00000.parquet, ...) in the
-    /// directory --out, with a manifest: a dataset `verdict rank DIR` streams.
-    #[arg(long, default_value_t = 1)]
-    pub files: usize,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -1,77 +1,23 @@
-//! `verdict bench`: synthetic arena logs and per-stage timings of `verdict rank`.
+//! `verdict bench`: per-stage timings of `verdict rank`, `game` and `predict`; the
+//! research benchmarks are the lab's ([`verdict_lab::commands::LabBench`]).
 
 use std::time::Instant;
 
-use verdict::io::{write_battles, StagedDir};
 use verdict::ratings::{bootstrap_bradley_terry, Bootstrap, BradleyTerry, EloScale, PairCounts};
-use verdict_lab::worlds::ArenaSimulation;
+use verdict_lab::commands::{median_seconds, Shell};
 
-use crate::args::{ArenaArgs, BenchCommand, BenchLotteryArgs, BenchRankArgs, OutputFormat};
+use crate::args::{BenchCommand, BenchLotteryArgs, BenchRankArgs, OutputFormat};
 use crate::progress;
 use crate::rank::load;
-use crate::timing::median_seconds;
 
-pub fn run(command: BenchCommand, quiet: bool) -> anyhow::Result<()> {
+pub fn run(command: BenchCommand, shell: Shell) -> anyhow::Result<()> {
     match command {
-        BenchCommand::Arena(args) => arena(&args),
-        BenchCommand::Rank(args) => stages(&args, quiet),
+        BenchCommand::Rank(args) => stages(&args, shell.quiet),
         BenchCommand::Lottery(args) => lottery(&args),
-        BenchCommand::Judges(args) => crate::judges::bench(&args),
         #[cfg(feature = "nasheval")]
-        BenchCommand::Nasheval(args) => crate::bench_nasheval::run(&args),
-        #[cfg(feature = "nasheval")]
-        BenchCommand::Summary(args) => crate::bench_nasheval::summary(&args),
-        #[cfg(feature = "nasheval")]
-        BenchCommand::Cost(args) => crate::bench_nasheval::cost(&args),
-        #[cfg(feature = "nasheval")]
-        BenchCommand::Real(args) => crate::bench_nasheval::real(&args),
-        #[cfg(feature = "nasheval")]
-        BenchCommand::Baselines(args) => crate::bench_nasheval::baselines(&args),
-        #[cfg(feature = "nasheval")]
-        BenchCommand::Predict(args) => crate::bench_nasheval::predict(&args),
-        #[cfg(feature = "nasheval")]
-        BenchCommand::Network(args) => crate::bench_nasheval::network(&args),
+        BenchCommand::Predict(args) => predict(&args),
+        BenchCommand::Lab(command) => verdict_lab::commands::run_bench(command, shell),
     }
-}
-
-fn arena(args: &ArenaArgs) -> anyhow::Result<()> {
-    let simulation = ArenaSimulation {
-        models: args.models,
-        battles: args.battles,
-        seed: args.seed,
-        ..ArenaSimulation::default()
-    };
-    anyhow::ensure!(
-        (1..=args.battles.max(1)).contains(&args.files),
-        "--files must lie between 1 and the number of battles"
-    );
-    let single = (args.files == 1).then(|| crate::output::target(&args.out, "--out"));
-    crate::output::check(std::slice::from_ref(&single))?;
-    let arena = simulation.simulate()?;
-    if let Some(out) = &single {
-        out.write_through_path(|temporary| write_battles(temporary, &arena.log))?;
-    } else {
-        let staged = StagedDir::new(&args.out, "manifest.json")?;
-        let per_file = args.battles.div_ceil(args.files);
-        let all: Vec<usize> = (0..args.battles).collect();
-        for (part, battles) in all.chunks(per_file).enumerate() {
-            let file = staged.path().join(format!("part-{part:05}.parquet"));
-            write_battles(&file, &arena.log.reordered(battles))?;
-        }
-        let mut manifest = serde_json::Map::new();
-        manifest.insert("command".into(), "bench arena".into());
-        manifest.insert("battles".into(), args.battles.into());
-        manifest.insert("models".into(), args.models.into());
-        manifest.insert("seed".into(), args.seed.into());
-        staged.publish(manifest)?;
-    }
-    eprintln!(
-        "wrote {} battles over {} models to {}",
-        args.battles,
-        args.models,
-        args.out.display()
-    );
-    Ok(())
 }
 
 fn seconds(start: Instant) -> f64 {
@@ -167,5 +113,28 @@ fn lottery(args: &BenchLotteryArgs) -> anyhow::Result<()> {
         "repeat": args.repeat,
     });
     println!("{value}");
+    Ok(())
+}
+
+#[cfg(feature = "nasheval")]
+/// `verdict bench predict`: load, read and predict, timed separately.
+fn predict(args: &crate::args::BenchPredictArgs) -> anyhow::Result<()> {
+    let (load, model) = median_seconds(args.runs, || {
+        Ok(verdict::model_file::load_model(&args.model)?)
+    })?;
+    let (read, (table, features)) = median_seconds(args.runs, || {
+        crate::predict::model_features(&model, &args.contexts)
+    })?;
+    let (policy, policies) = median_seconds(args.runs, || Ok(model.policy(&features)?))?;
+    println!(
+        "{} contexts, {:?} policy: load {:.1} ms, read contexts {:.1} ms, predict {:.1} ms (median of {} runs; {} probabilities)",
+        table.ids.len(),
+        model.options.policy,
+        load * 1e3,
+        read * 1e3,
+        policy * 1e3,
+        args.runs.max(1),
+        policies.len()
+    );
     Ok(())
 }

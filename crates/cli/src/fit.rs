@@ -19,8 +19,8 @@ use crate::log::{contextual_options, log_source};
 use crate::progress::bar;
 
 pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
-    let model_file = crate::output::model_target(&args.out);
-    let page = crate::output::report(args.report.as_deref());
+    let model_file = crate::output::outputs().model(&args.out, "--out");
+    let page = crate::output::outputs().optional_page(args.report.as_deref(), "--report");
     let inputs: Vec<&std::path::Path> = [
         &args.source.contexts,
         &args.source.feedback,
@@ -30,7 +30,10 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
     .flatten()
     .map(|p| p.as_path())
     .collect();
-    crate::output::check_with_inputs(&[Some(model_file.clone()), page.clone()], &inputs)?;
+    verdict::outputs::Outputs::check_with_inputs(
+        &[Some(model_file.clone()), page.clone()],
+        &inputs,
+    )?;
     if let (Some(column), Some(contexts)) = (&args.winners_by, &args.source.contexts) {
         // Checked before the fit, so a bad column costs nothing.
         category_column(&Source::File(contexts.clone()), column)?;
@@ -80,7 +83,7 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
             Some(seconds),
             &extras,
         );
-        crate::output::write_page(page_file, &html)?;
+        verdict::page::write_page(page_file, &html)?;
     }
     match args.format {
         OutputFormat::Json => println!(

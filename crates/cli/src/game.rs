@@ -8,8 +8,8 @@ use verdict::report::{game_html, game_table};
 use crate::args::{GameArgs, OutputFormat};
 
 pub fn run(args: &GameArgs) -> anyhow::Result<()> {
-    let page = crate::output::report(args.report.as_deref());
-    crate::output::check(std::slice::from_ref(&page))?;
+    let page = crate::output::outputs().optional_page(args.report.as_deref(), "--report");
+    verdict::outputs::Outputs::check(std::slice::from_ref(&page))?;
     let (names, game) = read_game(&Source::File(args.matrix.clone()))?;
     let file = args.matrix.display().to_string();
     let settings = crate::rank::equilibrium_settings(&args.equilibrium)?;
@@ -29,7 +29,7 @@ pub fn run(args: &GameArgs) -> anyhow::Result<()> {
     };
     if let Some(page) = &page {
         let title = format!("verdict game {}", verdict::page::shown_name(&args.matrix));
-        crate::output::write_page(page, &game_html(&report, &title))?;
+        verdict::page::write_page(page, &game_html(&report, &title))?;
     }
     crate::output::emit(&text, None)
 }

@@ -1,26 +1,21 @@
-//! `verdict judge` (score items under a budget with a ledger) and `verdict bench
-//! judges` (the judge paper's synthetic experiments).
+//! `verdict judge`: score items under a budget, every call through a ledger.
 
 use verdict::judges::{
     check_level, explain_failure, judge_with_ledger, lost_call_warning, plan_with_ledger,
-    read_gold, read_items, run_experiment, ConfiguredPool, CostStructure, EstimateSettings,
-    ExperimentSettings, JudgePool, JudgedItems, JudgedScores, JudgesConfig, JudgingRun, Ledger,
-    LedgerSpend, Method, Norm, PaidCalls, Scenario, METHODS,
+    read_gold, read_items, ConfiguredPool, EstimateSettings, JudgePool, JudgedItems, JudgedScores,
+    JudgesConfig, JudgingRun, Ledger, LedgerSpend, Method, Norm, PaidCalls,
 };
-use verdict::report::{
-    budget_plan_csv, budget_plan_text, judge_run_html, judged_scores_csv, judges_curves,
-    judges_html, judges_table, plot_curves,
-};
+use verdict::report::{budget_plan_csv, budget_plan_text, judge_run_html, judged_scores_csv};
 
-use crate::args::{BenchJudgesArgs, JudgeArgs, JudgeCosts, JudgeFormat, JudgeMethod, OutputFormat};
+use crate::args::{JudgeArgs, JudgeFormat, JudgeMethod};
 
 pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
     // Checked before any judge is paid.
-    let out = crate::output::target(&args.out, "--out");
-    let page = crate::output::report(args.report.as_deref());
+    let out = crate::output::outputs().file(&args.out, "--out");
+    let page = crate::output::outputs().optional_page(args.report.as_deref(), "--report");
     let mut inputs = vec![args.items.as_path(), &args.judges, &args.ledger];
     inputs.extend(args.gold.as_deref());
-    crate::output::check_with_inputs(&[Some(out.clone()), page.clone()], &inputs)?;
+    verdict::outputs::Outputs::check_with_inputs(&[Some(out.clone()), page.clone()], &inputs)?;
     check_level(args.level)?;
     let p: Norm = args.p.parse()?;
     let config = JudgesConfig::read(&args.judges)?;
@@ -94,7 +89,7 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
         let spend = LedgerSpend::of(&Ledger::read(&args.ledger)?, &ids);
         let title = format!("verdict judge: {}", verdict::page::shown_name(&args.items));
         let html = judge_run_html(&spend, args.budget, &summary, Some(&result), &title);
-        crate::output::write_page(page, &html)?;
+        verdict::page::write_page(page, &html)?;
     }
     Ok(())
 }
@@ -114,78 +109,4 @@ fn settle<T>(
         .result
         .map_err(|e| anyhow::anyhow!(explain_failure(&e, ids, names, ledger)))?;
     Ok((result, judged.replayed, judged.made))
-}
-
-pub fn bench(args: &BenchJudgesArgs) -> anyhow::Result<()> {
-    let plot = crate::output::optional(args.plot.as_deref(), "--plot");
-    let page = crate::output::report(args.report.as_deref());
-    crate::output::check(&[plot.clone(), page.clone()])?;
-    let settings = settings(args)?;
-    let rows = run_experiment(&settings);
-    if let Some(plot) = &plot {
-        plot_curves(plot, &judges_curves(&rows, &settings))?;
-    }
-    let text = match args.format {
-        OutputFormat::Json => {
-            serde_json::to_string_pretty(
-                &serde_json::json!({ "settings": settings, "rows": rows }),
-            )? + "\n"
-        }
-        OutputFormat::Table => judges_table(&rows, &settings),
-        OutputFormat::Csv => anyhow::bail!("--format csv is not offered here; use table or json"),
-    };
-    if let Some(page) = &page {
-        let html = judges_html(
-            &judges_table(&rows, &settings),
-            &judges_curves(&rows, &settings),
-            "verdict bench judges",
-        )?;
-        crate::output::write_page(page, &html)?;
-    }
-    print!("{text}");
-    Ok(())
-}
-
-fn settings(args: &BenchJudgesArgs) -> anyhow::Result<ExperimentSettings> {
-    anyhow::ensure!(
-        args.items > 0 && args.judges > 0,
-        "--items and --judges must be at least 1"
-    );
-    anyhow::ensure!(args.reps > 0, "--reps must be at least 1");
-    anyhow::ensure!(
-        args.target_error.is_none_or(|e| e.is_finite() && e > 0.0),
-        "--target-error must be a positive number (the estimated l_p error to stop at)"
-    );
-    anyhow::ensure!(
-        args.budgets.iter().all(|b| b.is_finite() && *b > 0.0),
-        "--budgets must be positive numbers, e.g. 2e4,1e5"
-    );
-    if let Some(unknown) = args.methods.iter().find(|m| !METHODS.contains(&m.as_str())) {
-        anyhow::bail!(
-            "unknown method {unknown:?} in --methods; choose from {}",
-            METHODS.join(", ")
-        );
-    }
-    let norms = args
-        .p
-        .iter()
-        .map(|p| p.parse::<Norm>())
-        .collect::<Result<Vec<_>, _>>()?;
-    let scenario = match args.costs {
-        JudgeCosts::Random => Scenario::Random,
-        JudgeCosts::BadIsExpensive => Scenario::CostQuality(CostStructure::BadIsExpensive),
-        JudgeCosts::BadIsCheap => Scenario::CostQuality(CostStructure::BadIsCheap),
-        JudgeCosts::Uniform => Scenario::CostQuality(CostStructure::Uniform),
-    };
-    Ok(ExperimentSettings {
-        items: args.items,
-        judges: args.judges,
-        budgets: args.budgets.clone(),
-        norms,
-        repetitions: args.reps,
-        scenario,
-        methods: args.methods.clone(),
-        seed: args.seed,
-        target_error: args.target_error,
-    })
 }

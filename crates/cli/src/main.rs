@@ -9,11 +9,6 @@ mod args;
 mod args_contextual;
 mod bench;
 #[cfg(feature = "nasheval")]
-mod bench_nasheval;
-mod demo;
-#[cfg(feature = "nasheval")]
-mod evaluate;
-#[cfg(feature = "nasheval")]
 mod fit;
 mod flags;
 mod game;
@@ -26,9 +21,6 @@ mod predict;
 mod progress;
 mod rank;
 mod report;
-#[cfg(feature = "nasheval")]
-mod simulate;
-mod timing;
 
 use std::process::ExitCode;
 
@@ -39,6 +31,10 @@ use crate::args::{Cli, Command};
 fn run() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     output::set_force(cli.force);
+    let shell = verdict_lab::commands::Shell {
+        quiet: cli.quiet,
+        outputs: output::outputs(),
+    };
     if let Some(threads) = cli.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -47,21 +43,17 @@ fn run() -> anyhow::Result<ExitCode> {
     }
     match cli.command {
         Command::Rank(args) => rank::run(args, cli.quiet)?,
-        Command::Demo(args) => demo::run(&args, cli.quiet)?,
         Command::Game(args) => game::run(&args)?,
         Command::Report(args) => report::run(&args)?,
         Command::Judge(args) => judges::run(&args, cli.quiet)?,
-        #[cfg(feature = "nasheval")]
-        Command::Simulate(args) => simulate::run(&args)?,
         #[cfg(feature = "nasheval")]
         Command::Log(args) => log::run(&args)?,
         #[cfg(feature = "nasheval")]
         Command::Fit(args) => fit::run(&args, cli.quiet)?,
         #[cfg(feature = "nasheval")]
         Command::Predict(args) => predict::run(&args)?,
-        #[cfg(feature = "nasheval")]
-        Command::Evaluate(args) => evaluate::run(&args)?,
-        Command::Bench(args) => bench::run(args, cli.quiet)?,
+        Command::Bench(args) => bench::run(args, shell)?,
+        Command::Lab(command) => verdict_lab::commands::run(command, shell)?,
     }
     Ok(ExitCode::SUCCESS)
 }

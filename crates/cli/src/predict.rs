@@ -24,8 +24,11 @@ pub fn model_features(
 }
 
 pub fn run(args: &PredictArgs) -> anyhow::Result<()> {
-    let out = crate::output::optional(args.out.as_deref(), "--out");
-    crate::output::check_with_inputs(std::slice::from_ref(&out), &[&args.model, &args.contexts])?;
+    let out = crate::output::outputs().optional(args.out.as_deref(), "--out");
+    verdict::outputs::Outputs::check_with_inputs(
+        std::slice::from_ref(&out),
+        &[&args.model, &args.contexts],
+    )?;
     let model = load_model(&args.model)?;
     let (table, features) = model_features(&model, &args.contexts)?;
     let predictions = model.predict(table.ids, &features, args.payoff)?;

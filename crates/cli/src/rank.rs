@@ -169,10 +169,10 @@ fn request(args: &RankArgs, settings: RankSettings) -> anyhow::Result<RankReques
 }
 
 pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
-    let out = crate::output::optional(args.out.as_deref(), "--out");
-    let page = crate::output::report(args.report.as_deref());
-    let plot = crate::output::optional(args.plot.as_deref(), "--plot");
-    crate::output::check_with_inputs(
+    let out = crate::output::outputs().optional(args.out.as_deref(), "--out");
+    let page = crate::output::outputs().optional_page(args.report.as_deref(), "--report");
+    let plot = crate::output::outputs().optional(args.plot.as_deref(), "--plot");
+    verdict::outputs::Outputs::check_with_inputs(
         &[out.clone(), page.clone(), plot.clone()],
         &[args.input.log.as_path()],
     )?;
@@ -203,7 +203,7 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
             .as_deref()
             .filter(|_| !ranked.group_boards.is_empty())
             .map(|column| (column, ranked.group_boards.as_slice()));
-        crate::output::write_page(page, &rank_html(report, &title, groups))?;
+        verdict::page::write_page(page, &rank_html(report, &title, groups))?;
     }
     if let Some(plot) = &plot {
         let first = report.outputs()[0];

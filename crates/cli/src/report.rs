@@ -6,15 +6,15 @@ use std::path::Path;
 use crate::args::ReportArgs;
 
 pub fn run(args: &ReportArgs) -> anyhow::Result<()> {
-    let out = crate::output::page_target(&args.out, "--out");
+    let out = crate::output::outputs().page(&args.out, "--out");
     let paths: Vec<&Path> = args.results.iter().map(|p| p.as_path()).collect();
-    crate::output::check_with_inputs(&[Some(out.clone())], &paths)?;
+    verdict::outputs::Outputs::check_with_inputs(&[Some(out.clone())], &paths)?;
     let page = verdict::results::report_page(
         &paths,
         args.title.as_deref(),
         &[verdict_lab::results::LAB_RESULTS],
     )?;
-    crate::output::write_page(&out, &page)?;
+    verdict::page::write_page(&out, &page)?;
     println!(
         "{} (one self-contained page of {} result{}; open it in a browser)",
         args.out.display(),

@@ -23,8 +23,13 @@
 //!   backbone.
 //! - `plots` (default): the tour's page.
 //! - `clap`: the settings' enums parse from a command line.
+//! - `commands`: the lab's commands and their flags ([`commands`]), which the
+//!   command line mounts.
 
 pub mod worlds;
+
+#[cfg(feature = "commands")]
+pub mod commands;
 
 #[cfg(feature = "nasheval")]
 pub mod cost_curve;

@@ -22,6 +22,7 @@
 //! - [`fit_request`]: one NashEval fit request (log, featurizing, settings) made in
 //!   one call — what `verdict fit` and Python's `NashEval.fit` call.
 //! - [`model_file`]: NashEval models saved, loaded and applied to new contexts.
+//! - [`outputs`]: the files one run writes, each checked before any work.
 //! - [`page`]: report pages written without overwriting a file verdict did not write.
 //! - [`results`]: saved results read back and drawn as one page (`verdict report`).
 //!
@@ -55,6 +56,7 @@ pub mod fit_request;
 pub mod lottery_bootstrap;
 #[cfg(feature = "nasheval")]
 pub mod model_file;
+pub mod outputs;
 pub mod page;
 pub mod plackett_luce;
 pub mod rank;

@@ -1,16 +1,18 @@
 //! `verdict evaluate`: a fitted model (or a lottery leaderboard) on a simulation's
-//! test contexts against the ground truth ([`verdict_lab::simulation::evaluate_file`]);
+//! test contexts against the ground truth ([`crate::simulation::evaluate_file`]);
 //! with `--report`, the model's page with its scores beside reference policies.
 
+use crate::simulation::{evaluate_file, evaluate_with_references, test_winners_by};
 use verdict::model_file::load_model;
 use verdict::report::{fit_html, FitPage};
-use verdict_lab::simulation::{evaluate_file, evaluate_with_references, test_winners_by};
 
-use crate::args::{EvaluateArgs, OutputFormat};
+use super::{EvaluateArgs, Shell, Shown};
 
-pub fn run(args: &EvaluateArgs) -> anyhow::Result<()> {
-    let page = crate::output::report(args.report.as_deref());
-    crate::output::check(std::slice::from_ref(&page))?;
+pub fn run(args: &EvaluateArgs, shell: Shell) -> anyhow::Result<()> {
+    let page = shell
+        .outputs
+        .optional_page(args.report.as_deref(), "--report");
+    verdict::outputs::Outputs::check(std::slice::from_ref(&page))?;
     let evaluation = evaluate_file(&args.model, &args.truth)?;
     if let Some(page) = &page {
         report(args, page)?;
@@ -20,8 +22,8 @@ pub fn run(args: &EvaluateArgs) -> anyhow::Result<()> {
     }
     let score = &evaluation.score;
     match args.format {
-        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(score)?),
-        OutputFormat::Table | OutputFormat::Csv => {
+        Shown::Json => println!("{}", serde_json::to_string_pretty(score)?),
+        Shown::Table => {
             println!(
                 "{} test contexts: exploitability {:.4}, support F1 {:.4}, game value vs the true equilibrium {:+.4}",
                 score.contexts, score.exploitability, score.support_f1, score.game_value
@@ -60,6 +62,6 @@ fn report(args: &EvaluateArgs, page: &verdict::io::OutputFile) -> anyhow::Result
             .collect(),
     };
     let name = verdict::page::shown_name(&args.model);
-    crate::output::write_page(page, &fit_html(&model, &name, None, &extras))?;
+    verdict::page::write_page(page, &fit_html(&model, &name, None, &extras))?;
     Ok(())
 }

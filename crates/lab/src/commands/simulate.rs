@@ -1,14 +1,12 @@
 //! `verdict simulate`: a world with exact ground truth written to a directory
-//! ([`verdict_lab::simulation`]).
+//! ([`crate::simulation`]).
 
 use std::time::Instant;
 
-use verdict_lab::simulation::{
-    write_appendix_g, write_arena, AppendixGSimulation, ArenaSimulation,
-};
-use verdict_lab::worlds::arena_world::ArenaWorldSettings;
+use crate::simulation::{write_appendix_g, write_arena, AppendixGSimulation, ArenaSimulation};
+use crate::worlds::arena_world::ArenaWorldSettings;
 
-use crate::args::{SimulateArgs, SimulatedWorld};
+use super::{SimulateArgs, SimulatedWorld};
 
 /// `--propensity-range LO,HI` as a pair.
 pub fn propensity_range(values: &[f64]) -> anyhow::Result<(f64, f64)> {

@@ -1,24 +1,22 @@
 //! `verdict bench nasheval` (the accuracy experiment of
-//! [`verdict_lab::experiment`], its cells appended to `--out` as JSON lines so that an
-//! interrupted run resumes), `bench baselines`, `bench predict` and `bench network`.
+//! [`crate::experiment`], its cells appended to `--out` as JSON lines so that an
+//! interrupted run resumes), `bench summary`, `bench cost`, `bench real`, `bench
+//! baselines` and `bench network`.
 
+use crate::cost_curve::{cost_curves, figure as cost_figure, mean_points, CostSettings};
+use crate::experiment::{
+    network_step_seconds, run_accuracy, AccuracyCell, AccuracySettings, ResultsFile,
+};
+use crate::experiment_summary::{figure, summarize, SUMMARY_COLUMNS};
+use crate::real_benchmark::{run_split, summarize_real, AlpacaEval, JudgePanel, RealSettings};
 use verdict::model_file::load_model;
 use verdict::report::plot_curves;
 use verdict::VerdictError;
-use verdict_lab::cost_curve::{cost_curves, figure as cost_figure, mean_points, CostSettings};
-use verdict_lab::experiment::{
-    network_step_seconds, run_accuracy, AccuracyCell, AccuracySettings, ResultsFile,
-};
-use verdict_lab::experiment_summary::{figure, summarize, SUMMARY_COLUMNS};
-use verdict_lab::real_benchmark::{
-    run_split, summarize_real, AlpacaEval, JudgePanel, RealSettings,
-};
 
-use crate::args::{
-    BenchBaselinesArgs, BenchCostArgs, BenchNashEvalArgs, BenchNetworkArgs, BenchPredictArgs,
-    BenchRealArgs, BenchSummaryArgs,
+use super::{
+    BenchBaselinesArgs, BenchCostArgs, BenchNashEvalArgs, BenchNetworkArgs, BenchRealArgs,
+    BenchSummaryArgs, Shell,
 };
-use crate::timing::median_seconds;
 
 pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
     let mut out = ResultsFile::open(&args.out)?;
@@ -35,7 +33,7 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
         policies: args.policies.clone(),
         variants: args.variants.clone(),
         network_init: args.network_init,
-        propensity_range: crate::simulate::propensity_range(&args.propensity_range)?,
+        propensity_range: super::simulate::propensity_range(&args.propensity_range)?,
         selection_slope: args.selection_slope,
         feedbacks: args.feedbacks.clone(),
         baselines: args.baselines,
@@ -71,9 +69,9 @@ pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
 
 /// `verdict bench summary`: the Markdown table (and with `--plot` the figure) of a
 /// results file.
-pub fn summary(args: &BenchSummaryArgs) -> anyhow::Result<()> {
-    let plot = crate::output::optional(args.plot.as_deref(), "--plot");
-    crate::output::check(std::slice::from_ref(&plot))?;
+pub fn summary(args: &BenchSummaryArgs, shell: Shell) -> anyhow::Result<()> {
+    let plot = shell.outputs.optional(args.plot.as_deref(), "--plot");
+    verdict::outputs::Outputs::check(std::slice::from_ref(&plot))?;
     let rows = summarize(&args.results)?;
     println!("| {} |", SUMMARY_COLUMNS.join(" | "));
     println!("|{}", "---|".repeat(SUMMARY_COLUMNS.len()));
@@ -88,9 +86,9 @@ pub fn summary(args: &BenchSummaryArgs) -> anyhow::Result<()> {
 
 /// `verdict bench cost`: every method's points, averaged over seeds, as a Markdown
 /// table, and with `--plot` the figure.
-pub fn cost(args: &BenchCostArgs) -> anyhow::Result<()> {
-    let plot = crate::output::optional(args.plot.as_deref(), "--plot");
-    crate::output::check(std::slice::from_ref(&plot))?;
+pub fn cost(args: &BenchCostArgs, shell: Shell) -> anyhow::Result<()> {
+    let plot = shell.outputs.optional(args.plot.as_deref(), "--plot");
+    verdict::outputs::Outputs::check(std::slice::from_ref(&plot))?;
     let mut all = Vec::new();
     for &seed in &args.seeds {
         let points = cost_curves(&CostSettings {
@@ -163,26 +161,6 @@ pub fn real(args: &BenchRealArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `verdict bench predict`: load, read and predict, timed separately.
-pub fn predict(args: &BenchPredictArgs) -> anyhow::Result<()> {
-    let (load, model) = median_seconds(args.runs, || Ok(load_model(&args.model)?))?;
-    let (read, (table, features)) = median_seconds(args.runs, || {
-        crate::predict::model_features(&model, &args.contexts)
-    })?;
-    let (policy, policies) = median_seconds(args.runs, || Ok(model.policy(&features)?))?;
-    println!(
-        "{} contexts, {:?} policy: load {:.1} ms, read contexts {:.1} ms, predict {:.1} ms (median of {} runs; {} probabilities)",
-        table.ids.len(),
-        model.options.policy,
-        load * 1e3,
-        read * 1e3,
-        policy * 1e3,
-        args.runs.max(1),
-        policies.len()
-    );
-    Ok(())
-}
-
 /// `verdict bench network`: seconds per full-batch training step.
 pub fn network(args: &BenchNetworkArgs) -> anyhow::Result<()> {
     let per_step = network_step_seconds(args.contexts, args.hidden, args.steps);
@@ -197,7 +175,7 @@ pub fn network(args: &BenchNetworkArgs) -> anyhow::Result<()> {
 
 /// One JSON line per baseline: its name and score on the simulation's test contexts.
 pub fn baselines(args: &BenchBaselinesArgs) -> anyhow::Result<()> {
-    use verdict_lab::simulation::{evaluate_bt_argmax, evaluate_lottery_by, Evaluation};
+    use crate::simulation::{evaluate_bt_argmax, evaluate_lottery_by, Evaluation};
     let show = |name: &str, evaluation: Evaluation| -> anyhow::Result<()> {
         for note in &evaluation.notes {
             eprintln!("{note}");
