@@ -61,3 +61,27 @@ def test_failures_raise_their_class_and_the_builtin_a_user_expects(tmp_path):
         va.report(va.rank(LOG, as_frame=False), page)
     assert isinstance(exists.value, FileExistsError)
     assert page.read_text() == "<p>mine</p>"
+
+
+def test_a_setting_error_names_the_keyword_argument_at_fault():
+    # The library names the setting as data (`SettingError.setting`); Python's keyword
+    # arguments carry the library's names, so no message is searched for it.
+    import verdict_arena as va
+    from verdict_arena import errors
+
+    # The settings are read before any table: these files need not exist.
+    contexts, feedback = "contexts.csv", "feedback.csv"
+    for keywords, setting in [
+        ({"variant": "best"}, "variant"),
+        ({"aggregator": "cubic:-1"}, "aggregator"),
+        ({"hidden": "wide"}, "hidden"),
+        ({"soft_budget": {"budget": 1.0, "tax": 2.0}}, "soft_budget"),
+    ]:
+        with pytest.raises(errors.SettingError) as refused:
+            va.NashEval(policy="solver", backbone="linear", **keywords).fit(contexts, feedback)
+        assert refused.value.setting == setting, (keywords, str(refused.value))
+        assert setting in str(refused.value)
+    assert "tax" in str(refused.value)
+    with pytest.raises(errors.MissingFileError) as missing:
+        va.rank(ROOT / "no-such-dir" / "x.csv")
+    assert missing.value.setting is None

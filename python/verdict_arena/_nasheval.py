@@ -114,22 +114,16 @@ def simulate(
     return Simulation(out, _owned=owned)
 
 
-def _soft_budget(given: Optional[Mapping[str, float]]):
-    """``soft_budget`` as the native call takes it: (budget, price, surcharge, width)."""
-    if given is None:
-        return None
-    unknown = set(given) - {"budget", "price", "surcharge", "width"}
-    if unknown or "budget" not in given:
-        raise SettingError(
-            f"soft_budget {dict(given)!r}: give budget, and optionally price (0), "
-            "surcharge (1) and width (0.01)"
-        )
-    return (
-        float(given["budget"]),
-        float(given.get("price", 0.0)),
-        float(given.get("surcharge", 1.0)),
-        float(given.get("width", 0.01)),
-    )
+# The settings of ``verdict fit`` a NashEval holds, by the library's names: each goes
+# to the library as it is, which checks it and names it when it does not fit.
+_FIT_SETTINGS = (
+    "variant", "policy", "backbone", "rho", "folds", "seed", "budget", "tune",
+    "nuisance_design", "allow_unobserved", "text_dim", "categorical", "method",
+    "groups_by", "robust_radius", "outcome_backbone", "propensity_backbone",
+    "payoff_backbone", "linear_penalty", "payoff_regression", "aggregator",
+    "propensity_floor", "propensity_floor_share", "network_init", "hidden",
+    "learning_rate", "weight_decay", "batch_size", "max_epochs", "patience",
+)
 
 
 class NashEval:
@@ -257,46 +251,17 @@ class NashEval:
         whose ``context_columns`` make the context. Paths or frames. Returns self.
         Ctrl-C stops waiting at once (``KeyboardInterrupt``); the abandoned fit
         finishes unobserved and nothing is written."""
-        self.model_ = _native.fit(
-            contexts=contexts,
-            feedback=feedback,
-            battles=battles,
+        settings = {name: getattr(self, name) for name in _FIT_SETTINGS}
+        settings.update(
             context_columns=list(context_columns),
             text_col=text_col if text_col is not None else self.text_col,
-            text_dim=self.text_dim,
-            categorical=self.categorical,
-            method=self.method,
-            variant=self.variant,
-            policy=self.policy,
-            backbone=self.backbone,
-            rho=self.rho,
-            folds=self.folds,
-            seed=self.seed,
             costs=_costs(self.costs),
-            budget=self.budget,
-            tune=self.tune,
-            nuisance_design=self.nuisance_design,
-            allow_unobserved=self.allow_unobserved,
-            groups_by=self.groups_by,
-            robust_radius=self.robust_radius,
             catalogue=None if self.catalogue is None else [list(menu) for menu in self.catalogue],
-            truth=None if self.truth is None else os.fspath(getattr(self.truth, "directory", self.truth)),
-            outcome_backbone=self.outcome_backbone,
-            propensity_backbone=self.propensity_backbone,
-            payoff_backbone=self.payoff_backbone,
-            linear_penalty=self.linear_penalty,
-            payoff_regression=self.payoff_regression,
-            aggregator=self.aggregator,
-            propensity_floor=self.propensity_floor,
-            propensity_floor_share=self.propensity_floor_share,
-            soft_budget=_soft_budget(self.soft_budget),
-            network_init=self.network_init,
-            hidden=self.hidden,
-            learning_rate=self.learning_rate,
-            weight_decay=self.weight_decay,
-            batch_size=self.batch_size,
-            max_epochs=self.max_epochs,
-            patience=self.patience,
+            soft_budget=None if self.soft_budget is None else dict(self.soft_budget),
+        )
+        truth = None if self.truth is None else os.fspath(getattr(self.truth, "directory", self.truth))
+        self.model_ = _native.fit(
+            json.dumps(settings), contexts=contexts, feedback=feedback, battles=battles, truth=truth
         )
         return self
 

@@ -24,7 +24,12 @@ from __future__ import annotations
 
 
 class VerdictError(Exception):
-    """Any failure verdict_arena reports (the base of every class here)."""
+    """Any failure verdict_arena reports (the base of every class here).
+
+    ``setting`` is the keyword argument at fault when the failure is about one (the
+    library names it as data), else ``None``."""
+
+    setting: "str | None" = None
 
 
 class InputError(VerdictError, ValueError):

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use verdict::equilibrium::SoftBudgetPrices;
 use verdict::io::{Filter, Format};
 use verdict::rank::Method;
 use verdict::ratings::{Solver, TieModel};
@@ -287,26 +288,25 @@ pub struct CostArgs {
     #[arg(long, value_name = "B")]
     pub soft_budget: Option<f64>,
     /// Base marginal price lambda_0 of --soft-budget.
-    #[arg(long, default_value_t = 0.0, requires = "soft_budget")]
+    #[arg(long, default_value_t = SoftBudgetPrices::DEFAULT_BASE_PRICE, requires = "soft_budget")]
     pub price: f64,
     /// Extra marginal price lambda_bar above the soft budget.
-    #[arg(long, default_value_t = 1.0, requires = "soft_budget")]
+    #[arg(long, default_value_t = SoftBudgetPrices::DEFAULT_SURCHARGE, requires = "soft_budget")]
     pub surcharge: f64,
     /// Transition width gamma of the soft budget.
-    #[arg(long, default_value_t = 0.01, requires = "soft_budget")]
+    #[arg(long, default_value_t = SoftBudgetPrices::DEFAULT_WIDTH, requires = "soft_budget")]
     pub width: f64,
 }
 
 impl CostArgs {
     /// The soft budget's prices, when --soft-budget is given.
-    pub fn soft_budget_prices(&self) -> Option<verdict::equilibrium::SoftBudgetPrices> {
-        self.soft_budget
-            .map(|budget| verdict::equilibrium::SoftBudgetPrices {
-                base_price: self.price,
-                surcharge: self.surcharge,
-                budget,
-                width: self.width,
-            })
+    pub fn soft_budget_prices(&self) -> Option<SoftBudgetPrices> {
+        self.soft_budget.map(|budget| SoftBudgetPrices {
+            base_price: self.price,
+            surcharge: self.surcharge,
+            budget,
+            width: self.width,
+        })
     }
 }
 

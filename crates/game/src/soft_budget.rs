@@ -22,20 +22,52 @@ use crate::{regularized_equilibrium, GameError, PayoffMatrix, Regularizer};
 /// Most root-finding steps on the spend (Illinois converges in about ten).
 const ROOT_STEPS: usize = 100;
 
-/// The parameters of the smooth price `phi` of Eq. 53.
+/// The parameters of the smooth price `phi` of Eq. 53. Only the budget has no
+/// default: the prices default to [`SoftBudgetPrices::DEFAULT_BASE_PRICE`],
+/// [`SoftBudgetPrices::DEFAULT_SURCHARGE`] and [`SoftBudgetPrices::DEFAULT_WIDTH`]
+/// (also when read from a document that leaves them out).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SoftBudgetPrices {
-    /// Base marginal price `lambda_0 >= 0`.
+    /// Base marginal price `lambda_0 >= 0` (also read as `price`).
+    #[serde(default, alias = "price")]
     pub base_price: f64,
     /// Extra marginal price above the budget, `lambda_bar >= 0`.
+    #[serde(default = "SoftBudgetPrices::default_surcharge")]
     pub surcharge: f64,
     /// The soft budget `B`.
     pub budget: f64,
     /// Transition width `gamma > 0`.
+    #[serde(default = "SoftBudgetPrices::default_width")]
     pub width: f64,
 }
 
 impl SoftBudgetPrices {
+    /// Default base price `lambda_0`: nothing below the budget.
+    pub const DEFAULT_BASE_PRICE: f64 = 0.0;
+    /// Default surcharge `lambda_bar`: one unit of payoff per unit of cost above it.
+    pub const DEFAULT_SURCHARGE: f64 = 1.0;
+    /// Default transition width `gamma`.
+    pub const DEFAULT_WIDTH: f64 = 0.01;
+
+    /// Budget `budget` with the default prices.
+    pub fn with_budget(budget: f64) -> Self {
+        Self {
+            base_price: Self::DEFAULT_BASE_PRICE,
+            surcharge: Self::DEFAULT_SURCHARGE,
+            budget,
+            width: Self::DEFAULT_WIDTH,
+        }
+    }
+
+    fn default_surcharge() -> f64 {
+        Self::DEFAULT_SURCHARGE
+    }
+
+    fn default_width() -> f64 {
+        Self::DEFAULT_WIDTH
+    }
+
     /// `phi(s) = lambda_0 s + lambda_bar gamma ln(1 + exp((s - B) / gamma))` (Eq. 53),
     /// with the softplus evaluated without overflow.
     pub fn price(&self, spend: f64) -> f64 {

@@ -21,7 +21,7 @@ mod tables;
 /// A failure as the exception of its kind (`verdict_arena.errors`): the library
 /// classifies its errors ([`ErrorKind`]); text written here is bad input.
 pub(crate) fn failure(error: impl Failure) -> PyErr {
-    let (kind, message) = error.classified();
+    let (kind, message, setting) = error.classified();
     let class = match kind {
         ErrorKind::Input => "InputError",
         ErrorKind::Setting => "SettingError",
@@ -35,7 +35,12 @@ pub(crate) fn failure(error: impl Failure) -> PyErr {
         let exception = py
             .import("verdict_arena.errors")
             .and_then(|errors| errors.getattr(class))
-            .and_then(|class| class.call1((message,)));
+            .and_then(|class| class.call1((message,)))
+            .and_then(|exception| {
+                // The setting at fault, by name: the keyword argument that sets it.
+                exception.setattr("setting", setting)?;
+                Ok(exception)
+            });
         match exception {
             Ok(exception) => PyErr::from_value(exception),
             Err(e) => e,
@@ -43,35 +48,38 @@ pub(crate) fn failure(error: impl Failure) -> PyErr {
     })
 }
 
+/// A failure's kind, message and the setting at fault (by name), if any.
+type Classified = (ErrorKind, String, Option<String>);
+
 /// What [`failure`] takes: a library error, classified by the library, or a message
 /// of this crate's own (bad input).
 pub(crate) trait Failure {
-    /// The kind of failure and its message.
-    fn classified(self) -> (ErrorKind, String);
+    /// The kind of failure, its message and its setting.
+    fn classified(self) -> Classified;
 }
 
 impl Failure for String {
-    fn classified(self) -> (ErrorKind, String) {
-        (ErrorKind::Input, self)
+    fn classified(self) -> Classified {
+        (ErrorKind::Input, self, None)
     }
 }
 
 impl Failure for &str {
-    fn classified(self) -> (ErrorKind, String) {
-        (ErrorKind::Input, self.to_string())
+    fn classified(self) -> Classified {
+        (ErrorKind::Input, self.to_string(), None)
     }
 }
 
 impl Failure for (ErrorKind, String) {
-    fn classified(self) -> (ErrorKind, String) {
-        self
+    fn classified(self) -> Classified {
+        (self.0, self.1, None)
     }
 }
 
 impl Failure for serde_json::Error {
     /// Serializing a result the library built cannot fail on valid data.
-    fn classified(self) -> (ErrorKind, String) {
-        (ErrorKind::Internal, self.to_string())
+    fn classified(self) -> Classified {
+        (ErrorKind::Internal, self.to_string(), None)
     }
 }
 
@@ -79,9 +87,10 @@ impl Failure for serde_json::Error {
 macro_rules! library_failures {
     ($($error:ty),* $(,)?) => {$(
         impl Failure for $error {
-            fn classified(self) -> (ErrorKind, String) {
+            fn classified(self) -> Classified {
                 let error = VerdictError::from(self);
-                (error.kind(), error.to_string())
+                let setting = error.setting().map(str::to_owned);
+                (error.kind(), error.to_string(), setting)
             }
         }
     )*};
@@ -97,6 +106,7 @@ library_failures!(
     verdict::report::ReportError,
     verdict::feedback::BattleLogError,
     verdict::feedback::FeedbackError,
+    verdict::settings::SettingError,
 );
 
 /// Runs `work` on its own thread with the interpreter released, answering Ctrl-C:

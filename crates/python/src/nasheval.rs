@@ -6,15 +6,11 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 
 use verdict::contextual::LogSource;
-use verdict::equilibrium::SoftBudgetPrices;
-use verdict::fit_request::{fit_request, Backbones, FitRequest};
-use verdict::io::{CategoricalEncoding, ContextualOptions};
+use verdict::fit_params::FitParams;
+use verdict::fit_request::{fit_request, FitRequest};
 use verdict::model_file::{load_model, read_model_contexts, save_model};
-use verdict::nasheval::{
-    AggregatorKind, BackboneKind, FitMethod, FitOptions, NashEvalModel, NetworkInit,
-    NetworkOptions, NuisanceDesign, PayoffRegression, PolicyKind, Variant, LINEAR_PENALTY,
-};
-use verdict::ErrorKind;
+use verdict::nasheval::NashEvalModel;
+use verdict::settings::from_document;
 use verdict_lab::simulation::{
     evaluate_model, write_appendix_g, write_arena, AppendixGSimulation, ArenaSimulation, Truth,
 };
@@ -92,65 +88,23 @@ impl Model {
     }
 }
 
-/// Fits NashEval, as `verdict fit` with the same settings: on a contexts table
-/// (`context_id` and features) with a feedback table (`context_id, menu, modality,
-/// response`), or on a battle log (`battles`) whose `context_columns` make the
-/// context. Tables are paths or frames.
+/// Fits NashEval, as `verdict fit` with the same settings: `settings` is a settings
+/// document of `verdict fit`'s settings by name ([`FitParams`]); the log is a contexts
+/// table (`context_id` and features) with a feedback table (`context_id, menu,
+/// modality, response`), or a battle log (`battles`) whose `context_columns` make
+/// the context. Tables are paths or frames; `truth` is a simulation directory, for
+/// the oracle variant.
 #[pyfunction]
-#[pyo3(signature = (*, contexts=None, feedback=None, battles=None, context_columns=Vec::new(), text_col=None, text_dim=64, categorical="onehot", catalogue=None, method="nasheval", variant="auto", truth=None, policy="network", backbone="gbdt", outcome_backbone=None, propensity_backbone=None, payoff_backbone=None, linear_penalty=LINEAR_PENALTY, payoff_regression="shared", aggregator="mean", rho=0.001, folds=5, seed=0, costs=None, budget=None, soft_budget=None, tune=false, nuisance_design="auto", allow_unobserved=false, propensity_floor=0.01, propensity_floor_share=0.0, network_init="solver", hidden=64, learning_rate=1e-3, weight_decay=1e-5, batch_size=256, max_epochs=500, patience=30, groups_by=None, robust_radius=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (settings, *, contexts=None, feedback=None, battles=None, truth=None))]
 pub fn fit(
     py: Python<'_>,
+    settings: &str,
     contexts: Option<TableArg>,
     feedback: Option<TableArg>,
     battles: Option<TableArg>,
-    context_columns: Vec<String>,
-    text_col: Option<String>,
-    text_dim: usize,
-    categorical: &str,
-    catalogue: Option<Vec<Vec<String>>>,
-    method: &str,
-    variant: &str,
     truth: Option<PathBuf>,
-    policy: &str,
-    backbone: &str,
-    outcome_backbone: Option<&str>,
-    propensity_backbone: Option<&str>,
-    payoff_backbone: Option<&str>,
-    linear_penalty: f64,
-    payoff_regression: &str,
-    aggregator: &str,
-    rho: f64,
-    folds: usize,
-    seed: u64,
-    costs: Option<Vec<(String, f64)>>,
-    budget: Option<f64>,
-    soft_budget: Option<(f64, f64, f64, f64)>,
-    tune: bool,
-    nuisance_design: &str,
-    allow_unobserved: bool,
-    propensity_floor: f64,
-    propensity_floor_share: f64,
-    network_init: &str,
-    hidden: usize,
-    learning_rate: f64,
-    weight_decay: f64,
-    batch_size: usize,
-    max_epochs: usize,
-    patience: usize,
-    groups_by: Option<String>,
-    robust_radius: Option<f64>,
 ) -> PyResult<Model> {
-    let reading = ContextualOptions {
-        text_column: text_col,
-        text_dim,
-        categorical: choice::<CategoricalEncoding>("categorical", categorical)?,
-        catalogue,
-    };
-    let backbone = choice::<BackboneKind>("backbone", backbone)?;
-    let family = |setting: &str, given: Option<&str>| {
-        given.map_or(Ok(backbone), |name| choice::<BackboneKind>(setting, name))
-    };
+    let params: FitParams = from_document(settings).map_err(failure)?;
     let source = match (contexts, feedback, battles) {
         (Some(contexts), Some(feedback), None) => LogSource::Tables {
             contexts: contexts.source(py, "<contexts table>", None)?,
@@ -158,7 +112,7 @@ pub fn fit(
         },
         (None, None, Some(battles)) => LogSource::Battles {
             log: battles.source(py, "<battles table>", None)?,
-            context_columns,
+            context_columns: params.context_columns.clone(),
         },
         _ => {
             return Err(failure(
@@ -167,56 +121,8 @@ pub fn fit(
         }
     };
     let request = FitRequest {
-        reading,
-        allow_unobserved,
-        costs,
-        options: FitOptions {
-            variant: choice::<Variant>("variant", variant)?,
-            policy: choice::<PolicyKind>("policy", policy)?,
-            rho,
-            budget,
-            soft_budget: soft_budget.map(|(budget, base_price, surcharge, width)| {
-                SoftBudgetPrices {
-                    base_price,
-                    surcharge,
-                    budget,
-                    width,
-                }
-            }),
-            folds,
-            seed,
-            propensity_floor,
-            propensity_floor_share,
-            regression: choice::<PayoffRegression>("payoff_regression", payoff_regression)?,
-            aggregator: aggregator
-                .parse::<AggregatorKind>()
-                .map_err(|e| failure((ErrorKind::Setting, format!("aggregator: {e}"))))?,
-            network: NetworkOptions {
-                hidden,
-                learning_rate,
-                weight_decay,
-                batch_size,
-                max_epochs,
-                patience,
-                ..NetworkOptions::default()
-            },
-            network_init: choice::<NetworkInit>("network_init", network_init)?,
-            tune_learners: tune,
-            tune_network: tune,
-            nuisance_design: choice::<NuisanceDesign>("nuisance_design", nuisance_design)?,
-            groups_by,
-            robust_radius,
-            ..FitOptions::default()
-        },
-        backbones: Backbones {
-            outcome: family("outcome_backbone", outcome_backbone)?,
-            propensity: family("propensity_backbone", propensity_backbone)?,
-            payoff: family("payoff_backbone", payoff_backbone)?,
-            linear_penalty,
-        },
-        method: choice::<FitMethod>("method", method)?,
         oracle: truth.map(Truth::oracle_nuisances),
-        ..FitRequest::new(source)
+        ..params.request(source)
     };
     // The log's warning is shown once the fit is back (Python warnings need the
     // interpreter, which the fit runs without).

@@ -32,6 +32,9 @@ pub enum VerdictError {
     /// A pipeline setting outside its range.
     #[error("{0}")]
     Settings(String),
+    /// A setting, named as data, whose value cannot be used.
+    #[error(transparent)]
+    Setting(#[from] crate::settings::SettingError),
 }
 
 impl From<std::fmt::Error> for VerdictError {
@@ -64,6 +67,18 @@ pub enum ErrorKind {
 }
 
 impl VerdictError {
+    /// The setting at fault, by the library's name, when the error is about one (a
+    /// face spells it its own way: a flag, a keyword argument).
+    pub fn setting(&self) -> Option<&str> {
+        match self {
+            Self::Setting(e) => Some(&e.setting),
+            Self::Ratings(verdict_ratings::RatingsError::Setting { name, .. }) => Some(name),
+            #[cfg(feature = "nasheval")]
+            Self::Fit(verdict_nasheval::FitError::Setting { setting, .. }) => Some(setting),
+            _ => None,
+        }
+    }
+
     /// The kind of failure ([`ErrorKind`]).
     pub fn kind(&self) -> ErrorKind {
         use verdict_game::GameError as G;
@@ -71,7 +86,7 @@ impl VerdictError {
         use verdict_ratings::RatingsError as R;
         match self {
             Self::BattleLog(_) | Self::Feedback(_) | Self::Data(_) => ErrorKind::Input,
-            Self::Settings(_) => ErrorKind::Setting,
+            Self::Settings(_) | Self::Setting(_) => ErrorKind::Setting,
             Self::Io(e) => io_kind(e),
             Self::Report(verdict_report::ReportError::Io(e)) => io_kind(e),
             Self::Report(_) => ErrorKind::Internal,

@@ -19,11 +19,14 @@
 //! - [`plackett_luce`]: the Plackett–Luce leaderboard of rankings.
 //! - [`arrays`]: battles given as parallel arrays (the convention of evalica, choix).
 //! - [`contextual`]: a contextual log made ready for a NashEval fit.
+//! - [`fit_params`]: a fit's settings by name, as a settings document holds them.
 //! - [`fit_request`]: one NashEval fit request (log, featurizing, settings) made in
 //!   one call — what `verdict fit` and Python's `NashEval.fit` call.
 //! - [`model_file`]: NashEval models saved, loaded and applied to new contexts.
 //! - [`outputs`]: the files one run writes, each checked before any work.
 //! - [`page`]: report pages written without overwriting a file verdict did not write.
+//! - [`settings`]: settings by name, read from a settings document, each failure
+//!   naming its setting.
 //! - [`results`]: saved results read back and drawn as one page (`verdict report`).
 //!
 //! # Features
@@ -51,6 +54,8 @@ pub mod arrays;
 pub mod contextual;
 pub mod equilibrium;
 mod error;
+#[cfg(all(feature = "nasheval", feature = "clap"))]
+pub mod fit_params;
 #[cfg(feature = "nasheval")]
 pub mod fit_request;
 pub mod lottery_bootstrap;
@@ -63,6 +68,7 @@ pub mod rank;
 pub mod rank_request;
 #[cfg(feature = "plots")]
 pub mod results;
+pub mod settings;
 pub mod style;
 
 pub use error::{ErrorKind, VerdictError};

@@ -1,0 +1,154 @@
+//! Settings by name. A face that holds its settings as names and values (Python's
+//! keyword arguments) hands the library a settings document — one JSON object, the
+//! library's setting names as keys — and the library reads it into its typed request
+//! (`fit_request::FitParams`, `rank_request::RankParams`,
+//! `judge_request::JudgeParams`). A value that does not fit is a [`SettingError`]
+//! naming the setting as data, which each face spells its own way (a keyword
+//! argument in Python, a flag on the command line).
+//!
+//! Enum settings take the names the command line takes (`by_name`), aliases
+//! included, so every face accepts the same words.
+
+use serde::de::DeserializeOwned;
+#[cfg(feature = "clap")]
+use serde::{de::Deserializer, Deserialize};
+
+/// A setting whose value cannot be used: which setting, and what is wrong with it.
+///
+/// Clarabel's `SettingsError` is the model: the name is data, not text to search.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{setting}`: {problem}")]
+pub struct SettingError {
+    /// The setting, by the library's name (`text_dim`, `ties`).
+    pub setting: String,
+    /// What is wrong and what it must be.
+    pub problem: String,
+}
+
+impl SettingError {
+    /// Setting `setting` refused because of `problem`.
+    pub fn new(setting: impl Into<String>, problem: impl Into<String>) -> Self {
+        Self {
+            setting: setting.into(),
+            problem: problem.into(),
+        }
+    }
+}
+
+/// Reads a settings document (a JSON object of setting names and values) into `T`.
+///
+/// # Errors
+/// A [`SettingError`] naming the first setting that is unknown, of the wrong type or
+/// out of its choices; a document that is not a JSON object names `settings`.
+pub fn from_document<T: DeserializeOwned>(document: &str) -> Result<T, SettingError> {
+    let mut reader = serde_json::Deserializer::from_str(document);
+    serde_path_to_error::deserialize(&mut reader).map_err(|error| {
+        let path = error.path().to_string();
+        let problem = error.into_inner().to_string();
+        // serde_json places its errors in the document; the setting's name already says
+        // where, and the document is not the user's text.
+        let problem = match problem.find(" at line ") {
+            Some(at) => problem[..at].to_owned(),
+            None => problem,
+        };
+        // The setting is the top-level name (the root, or an element of a document that
+        // is not an object, is `settings`); a part within it goes into the problem.
+        let (setting, within) = match path.find(['.', '[']) {
+            _ if path == "." => ("settings", ""),
+            Some(0) => ("settings", path.as_str()),
+            Some(at) => path.split_at(at),
+            None => (path.as_str(), ""),
+        };
+        let problem = match within.trim_start_matches('.') {
+            "" => problem,
+            part => format!("{part}: {problem}"),
+        };
+        let setting = setting.to_owned();
+        SettingError { setting, problem }
+    })
+}
+
+#[cfg(feature = "clap")]
+/// Deserializes an enum setting by the name the command line takes (aliases
+/// included): `#[serde(deserialize_with = "by_name")]`.
+///
+/// # Errors
+/// A name that is not one of the choices, listing them.
+pub fn by_name<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: clap::ValueEnum,
+{
+    let name = String::deserialize(deserializer)?;
+    parse_name(&name).map_err(serde::de::Error::custom)
+}
+
+#[cfg(feature = "clap")]
+/// [`by_name`] of an optional setting (`null` is none).
+///
+/// # Errors
+/// As [`by_name`].
+pub fn by_name_or_none<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: clap::ValueEnum,
+{
+    Option::<String>::deserialize(deserializer)?
+        .map(|name| parse_name(&name).map_err(serde::de::Error::custom))
+        .transpose()
+}
+
+#[cfg(feature = "clap")]
+/// `name` as one of `T`'s choices.
+fn parse_name<T: clap::ValueEnum>(name: &str) -> Result<T, String> {
+    T::from_str(name, false).map_err(|_| {
+        let names: Vec<String> = T::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value())
+            .map(|v| format!("{:?}", v.get_name()))
+            .collect();
+        format!("{name:?} is not one of {}", names.join(", "))
+    })
+}
+
+#[cfg(all(test, feature = "clap"))]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Doc {
+        #[serde(deserialize_with = "by_name", default = "half")]
+        ties: verdict_ratings::TieModel,
+        #[serde(default)]
+        rounds: usize,
+    }
+
+    fn half() -> verdict_ratings::TieModel {
+        verdict_ratings::TieModel::Half
+    }
+
+    #[test]
+    fn a_document_reads_by_the_command_lines_names() {
+        let doc: Doc = from_document(r#"{"ties": "davidson", "rounds": 3}"#).unwrap();
+        assert_eq!(doc.ties, verdict_ratings::TieModel::Davidson);
+        assert_eq!(doc.rounds, 3);
+    }
+
+    #[test]
+    fn each_failure_names_its_setting() {
+        let error = from_document::<Doc>(r#"{"ties": "sometimes"}"#).unwrap_err();
+        assert_eq!(error.setting, "ties");
+        assert!(error.problem.contains("\"half\""), "{error}");
+        let error = from_document::<Doc>(r#"{"rounds": -1}"#).unwrap_err();
+        assert_eq!(error.setting, "rounds");
+        assert!(!error.problem.contains("line"), "{error}");
+        let error = from_document::<Doc>(r#"{"round": 1}"#).unwrap_err();
+        assert!(error.problem.contains("unknown field `round`"), "{error}");
+        let error = from_document::<Doc>("[1]").unwrap_err();
+        assert_eq!(error.setting, "settings");
+        let error = from_document::<Doc>(r#"{"ties": ["half"]}"#).unwrap_err();
+        assert_eq!(error.setting, "ties");
+    }
+}
