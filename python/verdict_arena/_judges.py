@@ -112,8 +112,9 @@ def _run(items, judges, budget, ledger, progress, **settings) -> dict:
     report, close = _progress(progress, float(budget))
     try:
         answer = _native.judge(
+            json.dumps(dict(settings, budget=float(budget))),
             [json.dumps(item) for item in objects], objects, judges,
-            budget=float(budget), ledger=os.fspath(ledger), progress=report, gold=gold, **settings,
+            ledger=os.fspath(ledger), progress=report, gold=gold,
         )
     finally:
         close()

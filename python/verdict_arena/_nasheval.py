@@ -107,10 +107,11 @@ def simulate(
     if out is None:
         owned = tempfile.TemporaryDirectory(prefix="verdict-simulation-")
         out = os.path.join(owned.name, "simulation")
-    _native.simulate(
-        os.fspath(out), world=world, feedback=feedback, voters=voters, agents=agents,
+    settings = dict(
+        world=world, feedback=feedback, voters=voters, agents=agents,
         contexts=contexts, test_contexts=test_contexts, seed=seed, rho=rho,
     )
+    _native.simulate(json.dumps(settings), os.fspath(out))
     return Simulation(out, _owned=owned)
 
 

@@ -113,28 +113,32 @@ def rank(
         raise SettingError(f'ci {ci!r}: give a level in (0, 1) such as 0.95, or "sandwich"')
     report = json.loads(
         _native.rank_json(
+            json.dumps(
+                dict(
+                    method=method,
+                    model_a=model_a,
+                    model_b=model_b,
+                    winner=winner,
+                    ties=ties,
+                    bootstrap=bootstrap,
+                    ci=0.95 if sandwich else float(ci),
+                    sandwich=sandwich,
+                    seed=seed,
+                    anchor=None if anchor is None else (str(anchor[0]), float(anchor[1])),
+                    l2=l2,
+                    filters=_filters(filters),
+                    skip_self_battles=skip_self_battles,
+                    allow_unobserved=allow_unobserved,
+                    rho=rho,
+                    costs=_costs(costs),
+                    budget=budget,
+                    covariates=[] if covariates is None else [str(c) for c in covariates],
+                    style_control=style_control,
+                    covariate_penalty=float(covariate_penalty),
+                    pair_weights=pair_weights,
+                )
+            ),
             battles,
-            method=method,
-            model_a=model_a,
-            model_b=model_b,
-            winner=winner,
-            ties=ties,
-            bootstrap=bootstrap,
-            ci=0.95 if sandwich else float(ci),
-            sandwich=sandwich,
-            seed=seed,
-            anchor=None if anchor is None else (str(anchor[0]), float(anchor[1])),
-            l2=l2,
-            filters=_filters(filters),
-            skip_self_battles=skip_self_battles,
-            allow_unobserved=allow_unobserved,
-            rho=rho,
-            costs=_costs(costs),
-            budget=budget,
-            covariates=[] if covariates is None else [str(c) for c in covariates],
-            style_control=style_control,
-            covariate_penalty=float(covariate_penalty),
-            pair_weights=pair_weights,
         )
     )
     if not as_frame or method == "all":
@@ -214,9 +218,11 @@ def bradley_terry(
     """
     import pandas as pd
 
+    settings = dict(ties=ties, l2=l2, solver=solver, tol=tol, max_iter=max_iter)
     fit = _native.bradley_terry(
+        # A setting left at None takes the library's default.
+        json.dumps({name: value for name, value in settings.items() if value is not None}),
         _names(xs), _names(ys), _winner_labels(winners),
-        ties=ties, l2=l2, solver=solver, tol=tol, max_iter=max_iter,
     )
     names = fit["names"]
     return BradleyTerryResult(
@@ -257,6 +263,6 @@ def elo(
 
     labels = _winner_labels(winners)
     names, ratings = _native.elo(
-        _names(xs), _names(ys), labels, k=k, initial=initial, base=base, scale=scale
+        json.dumps(dict(k=k, initial=initial, base=base, scale=scale)), _names(xs), _names(ys), labels
     )
     return EloResult(scores=pd.Series(ratings, index=names, name="score"), battles=len(labels))

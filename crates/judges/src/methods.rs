@@ -109,6 +109,15 @@ impl EstimateSettings {
     }
 }
 
+impl std::str::FromStr for Method {
+    type Err = JudgeError;
+
+    /// A run's method by name ([`Method::for_run`]).
+    fn from_str(name: &str) -> Result<Self, JudgeError> {
+        Self::for_run(name)
+    }
+}
+
 /// Estimated scores, how precisely they are known, and what they cost.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Estimate {

@@ -7,12 +7,12 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use verdict::judge_request::{judge_request, JudgeOutcome, JudgeParams, JudgeRequest, Judged};
 use verdict::judges::{
-    check_level, explain_failure, gold_labels, item_ids, judge_with_ledger, lost_call_warning,
-    plan_with_ledger, read_gold, BudgetPlan, ConfiguredPool, Estimate, EstimateSettings, GoldLabel,
-    JudgeError, JudgePool, JudgedItems, JudgedScores, JudgesConfig, JudgingRun, Method, Norm,
-    PaidCalls,
+    gold_labels, item_ids, read_gold, ConfiguredPool, GoldLabel, JudgeError, JudgePool,
+    JudgesConfig, Norm, PaidCalls,
 };
+use verdict::settings::from_document;
 
 use verdict::feedback::Interner;
 
@@ -109,30 +109,17 @@ impl JudgePool for CallablePool {
     }
 }
 
-/// What a ledgered run is asked for: the estimate of `run`, or only its plan.
-struct Work<'r> {
-    plan: bool,
-    run: &'r JudgingRun,
-}
-
-/// What a ledgered run returns.
-enum Outcome {
-    Estimate(Estimate),
-    Plan(BudgetPlan),
-}
-
-/// Runs `work` on `pool` through the ledger with the interpreter released, reporting
-/// each paid call's price to `progress` (a Python callable) and stopping on Ctrl-C;
-/// returns what the run did and the Python exception that stopped it, if any.
+/// Makes `request` on `pool` with the interpreter released, reporting each paid
+/// call's price to `progress` (a Python callable) and stopping on Ctrl-C; returns
+/// what the run did and the Python exception that stopped it, if any.
 fn ledgered_run(
     py: Python<'_>,
     pool: &mut (dyn JudgePool + Send),
     ids: &[String],
     names: &[String],
-    work: &Work<'_>,
-    ledger: &std::path::Path,
+    request: &JudgeRequest<'_>,
     progress: Option<&Py<PyAny>>,
-) -> PyResult<(JudgedItems<Outcome>, Option<PyErr>)> {
+) -> PyResult<(Judged, Option<PyErr>)> {
     let report = |cost: f64| {
         if let Some(progress) = progress {
             // A failing progress display must not stop a paid run.
@@ -157,49 +144,34 @@ fn ledgered_run(
     let judged = py
         .detach(|| {
             let mut watched = PaidCalls::new(pool, &report).stopping_when(&mut interrupted);
-            let (ids, names) = (ids.to_vec(), names.to_vec());
-            if work.plan {
-                plan_with_ledger(&mut watched, ids, names, work.run, ledger)
-                    .map(|j| j.map(Outcome::Plan))
-            } else {
-                judge_with_ledger(&mut watched, ids, names, work.run, ledger)
-                    .map(|j| j.map(Outcome::Estimate))
-            }
+            judge_request(&mut watched, ids, names, request)
         })
         .map_err(failure)?;
     Ok((judged, raised))
 }
 
 /// Scores `items` (JSON objects with an `"id"`; `objects` are the same items as
-/// Python values, handed to callable judges) under `budget` with `method`, through
-/// the ledger at `ledger`, as `verdict judge`: `judges` is a TOML configuration's path
-/// or a list of `CallableJudge`; `progress` (a callable) gets each paid call's price;
-/// `gold` is a CSV path or `(id, score)` pairs. Returns a dict: `result` (the JSON of
-/// the library's `JudgedScores`, or of its `BudgetPlan` with `plan`), `replayed`,
+/// Python values, handed to callable judges) as `verdict judge` with `settings`, a
+/// settings document of the run's settings by name ([`JudgeParams`]), through the
+/// ledger at `ledger`: `judges` is a TOML configuration's path or a list of
+/// `CallableJudge`; `progress` (a callable) gets each paid call's price; `gold` is a
+/// CSV path or `(id, score)` pairs. Returns a dict: `result` (the JSON of the
+/// library's `JudgedScores`, or of its `BudgetPlan` with `plan`), `replayed`,
 /// `made`.
 #[pyfunction]
-#[pyo3(signature = (items, objects, judges, *, budget, ledger, p="2", method="adaptive", delta=0.05, n0=None, tau=None, seed=0, range=1.0, progress=None, level=0.95, target_error=None, gold=None, plan=false))]
+#[pyo3(signature = (settings, items, objects, judges, *, ledger, progress=None, gold=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn judge<'py>(
     py: Python<'py>,
+    settings: &str,
     items: Vec<String>,
     objects: Vec<Py<PyAny>>,
     judges: Bound<'py, PyAny>,
-    budget: f64,
     ledger: PathBuf,
-    p: &str,
-    method: &str,
-    delta: f64,
-    n0: Option<u64>,
-    tau: Option<f64>,
-    seed: u64,
-    range: f64,
     progress: Option<Py<PyAny>>,
-    level: f64,
-    target_error: Option<f64>,
     gold: Option<Bound<'py, PyAny>>,
-    plan: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let params: JudgeParams = from_document(settings).map_err(failure)?;
     let items = items
         .iter()
         .enumerate()
@@ -208,76 +180,51 @@ pub fn judge<'py>(
                 .map_err(|e| failure(format!("item {}: {e}", i + 1)))
         })
         .collect::<PyResult<Vec<_>>>()?;
-    let run = JudgingRun {
-        budget,
-        method: Method::for_run(method).map_err(failure)?,
-        settings: EstimateSettings {
-            p: p.parse::<Norm>().map_err(failure)?,
-            delta,
-            exploration: n0,
-            tau,
-            target_error,
-        },
-        seed,
-    };
-    check_level(level).map_err(failure)?;
     let ids = item_ids(&items).map_err(failure)?;
     let progress = progress.as_ref();
-    let work = Work { plan, run: &run };
-    let (judged, names, raised) = if let Ok(path) = judges.extract::<PathBuf>() {
+    let (judged, raised) = if let Ok(path) = judges.extract::<PathBuf>() {
         let config = JudgesConfig::read(&path).map_err(failure)?;
-        let mut pool = ConfiguredPool::new(items, config, seed).map_err(failure)?;
+        let mut pool = ConfiguredPool::new(items, config, params.seed).map_err(failure)?;
         let names = pool.judge_names();
         let labels = gold_of(gold.as_ref(), &ids, pool.range())?;
-        let (judged, raised) = ledgered_run(py, &mut pool, &ids, &names, &work, &ledger, progress)?;
-        (judged.map(|r| (r, labels)), names, raised)
+        let request = params.request(&ledger, labels).map_err(failure)?;
+        let (judged, raised) = ledgered_run(py, &mut pool, &ids, &names, &request, progress)?;
+        (judged, raised)
     } else {
         let judges: Vec<Py<CallableJudge>> = judges.extract().map_err(|_| {
             PyTypeError::new_err("judges: a TOML configuration's path, or a list of verdict.Judge")
         })?;
         let names: Vec<String> = judges.iter().map(|j| j.get().name.clone()).collect();
-        let labels = gold_of(gold.as_ref(), &ids, range)?;
+        let labels = gold_of(gold.as_ref(), &ids, params.range)?;
+        let request = params.request(&ledger, labels).map_err(failure)?;
         let mut pool = CallablePool {
             items: objects,
             ids: ids.clone(),
             costs: judges.iter().map(|j| j.get().cost).collect(),
             judges,
-            range,
+            range: params.range,
             raised: None,
         };
-        let (judged, interrupted) =
-            ledgered_run(py, &mut pool, &ids, &names, &work, &ledger, progress)?;
-        (
-            judged.map(|r| (r, labels)),
-            names,
-            pool.raised.or(interrupted),
-        )
+        let (judged, interrupted) = ledgered_run(py, &mut pool, &ids, &names, &request, progress)?;
+        (judged, pool.raised.or(interrupted))
     };
-    for entry in &judged.lost {
-        crate::warn(py, &lost_call_warning(entry))?;
+    for warning in &judged.warnings {
+        crate::warn(py, warning)?;
     }
-    let (outcome, labels) = match judged.result {
-        Ok(done) => done,
-        Err(error) => {
-            let explained = explain_failure(&error, &ids, &names, &ledger);
+    let json = match judged.outcome {
+        Ok(JudgeOutcome::Plan(plan)) => serde_json::to_string(&plan),
+        Ok(JudgeOutcome::Scores { scores, .. }) => serde_json::to_string(&scores),
+        Err(stopped) => {
             return Err(match raised {
                 Some(raised) => {
-                    crate::warn(py, &explained)?;
+                    crate::warn(py, &stopped.explained)?;
                     raised
                 }
-                None => PyRuntimeError::new_err(explained),
-            });
-        }
-    };
-    let json = match outcome {
-        Outcome::Plan(plan) => serde_json::to_string(&plan),
-        Outcome::Estimate(estimate) => {
-            let result = JudgedScores::new(&ids, &names, &estimate, &run, level, labels.as_deref())
-                .map_err(failure)?;
-            serde_json::to_string(&result)
+                None => PyRuntimeError::new_err(stopped.explained),
+            })
         }
     }
-    .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    .map_err(failure)?;
     let result = PyDict::new(py);
     result.set_item("result", json)?;
     result.set_item("replayed", judged.replayed)?;

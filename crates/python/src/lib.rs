@@ -1,12 +1,12 @@
-//! The native half of the `verdict` Python module: each function turns Python values
-//! into library settings, makes one library call with the interpreter released, and
-//! hands back what the command line prints (`python/verdict_arena` turns it into frames).
-//! No computation lives here.
+//! The native half of the `verdict_arena` Python module: each function reads its
+//! settings as a settings document (the library's setting names, `verdict::settings`),
+//! makes one library call with the interpreter released, and hands back what the
+//! command line prints (`python/verdict_arena` turns it into frames). No computation
+//! lives here.
 
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::time::Duration;
 
-use clap::ValueEnum;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use verdict::{ErrorKind, VerdictError};
@@ -152,19 +152,6 @@ pub(crate) fn warn(py: Python<'_>, message: &str) -> PyResult<()> {
     let message = message.strip_prefix("warning: ").unwrap_or(message);
     let message = std::ffi::CString::new(message.replace('\0', " "))?;
     PyErr::warn(py, &category, &message, 1)
-}
-
-/// `value` of setting `setting` as the library's enum, by the names the command line
-/// takes (aliases included).
-pub(crate) fn choice<T: ValueEnum>(setting: &str, value: &str) -> PyResult<T> {
-    T::from_str(value, false).map_err(|_| {
-        let names: Vec<String> = T::value_variants()
-            .iter()
-            .filter_map(|v| v.to_possible_value().map(|p| format!("{:?}", p.get_name())))
-            .collect();
-        let message = format!("{setting} {value:?}: use {}", names.join(", "));
-        failure((ErrorKind::Setting, message))
-    })
 }
 
 /// The module `verdict_arena._native`.

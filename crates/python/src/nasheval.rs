@@ -11,67 +11,18 @@ use verdict::fit_request::{fit_request, FitRequest};
 use verdict::model_file::{load_model, read_model_contexts, save_model};
 use verdict::nasheval::NashEvalModel;
 use verdict::settings::from_document;
-use verdict_lab::simulation::{
-    evaluate_model, write_appendix_g, write_arena, AppendixGSimulation, ArenaSimulation, Truth,
-};
-use verdict_lab::worlds::arena_world::ArenaWorldSettings;
-use verdict_lab::worlds::nasheval::FeedbackKind;
+use verdict_lab::simulation::{evaluate_model, SimulateParams, Truth};
 
+use crate::failure;
 use crate::tables::TableArg;
-use crate::{choice, failure};
 
 /// Writes a simulation with exact truth to the new directory `out`, as `verdict
-/// simulate`: the Appendix G world (`world="appendix-g"`: `feedback`, `voters`) or
-/// the arena world (`world="arena"`: `agents`). Returns `(contexts, records,
-/// test_contexts)`.
+/// simulate`; `settings` is a settings document of [`SimulateParams`]. Returns
+/// `(contexts, records, test_contexts)`.
 #[pyfunction]
-#[pyo3(signature = (out, *, world="appendix-g", feedback="pairwise", voters=3, agents=16, contexts=20_000, test_contexts=4096, seed=70, rho=0.0))]
-#[allow(clippy::too_many_arguments)]
-pub fn simulate(
-    py: Python<'_>,
-    out: PathBuf,
-    world: &str,
-    feedback: &str,
-    voters: usize,
-    agents: usize,
-    contexts: usize,
-    test_contexts: usize,
-    seed: u64,
-    rho: f64,
-) -> PyResult<(usize, usize, usize)> {
-    let summary = match world {
-        "appendix-g" => {
-            let settings = AppendixGSimulation {
-                feedback: choice::<FeedbackKind>("feedback", feedback)?,
-                voters,
-                contexts,
-                test_contexts,
-                seed,
-                rho,
-                ..AppendixGSimulation::default()
-            };
-            py.detach(|| write_appendix_g(&settings, &out))
-        }
-        "arena" => {
-            let settings = ArenaSimulation {
-                world: ArenaWorldSettings {
-                    agents,
-                    seed,
-                    ..ArenaWorldSettings::default()
-                },
-                contexts,
-                test_contexts,
-                rho,
-            };
-            py.detach(|| write_arena(&settings, &out))
-        }
-        other => {
-            return Err(failure(format!(
-                "world {other:?}: use \"appendix-g\" or \"arena\""
-            )))
-        }
-    }
-    .map_err(failure)?;
+pub fn simulate(py: Python<'_>, settings: &str, out: PathBuf) -> PyResult<(usize, usize, usize)> {
+    let params: SimulateParams = from_document(settings).map_err(failure)?;
+    let summary = py.detach(|| params.write(&out)).map_err(failure)?;
     Ok((summary.contexts, summary.records, summary.test_contexts))
 }
 

@@ -78,7 +78,11 @@ pub enum Solver {
 /// assert!(fit.beta[0] > fit.beta[1]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+///
+/// The settings read by name too (serde, each missing one at its default), so a
+/// settings document of `ties`, `solver`, `tol`, `max_iter`, `l2` makes a fit.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct BradleyTerry {
     /// How ties enter the likelihood.
     pub ties: TieModel,

@@ -18,7 +18,10 @@ use crate::RatingsError;
 /// | `k` | 32 | largest change one battle can cause | > 0 |
 /// | `base` | 10 | odds base of the expected score | > 1 |
 /// | `scale` | 400 | rating difference for odds `base` : 1 | > 0 |
-#[derive(Debug, Clone, PartialEq)]
+///
+/// The settings read by name too (serde, each missing one at its default).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Elo {
     /// Starting rating.
     pub initial: f64,

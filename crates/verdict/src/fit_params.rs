@@ -13,7 +13,7 @@ use verdict_nasheval::{
 
 use crate::contextual::LogSource;
 use crate::fit_request::{Backbones, FitRequest};
-use crate::settings::{by_name, by_name_or_none};
+use crate::settings::{by_name, by_name_or_none, by_text};
 
 /// Every setting of a NashEval fit by name; [`FitParams::request`] makes the request.
 ///
@@ -173,17 +173,6 @@ impl FitParams {
             ..FitRequest::new(source)
         }
     }
-}
-
-/// Deserializes a setting written as text that its type parses (`cubic:0.5`).
-fn by_text<'de, D, T>(deserializer: D) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: std::str::FromStr<Err = String>,
-{
-    String::deserialize(deserializer)?
-        .parse()
-        .map_err(serde::de::Error::custom)
 }
 
 #[cfg(test)]

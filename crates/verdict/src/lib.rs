@@ -13,8 +13,11 @@
 //! - [`ratings`]: win matrix, Elo, Bradley–Terry, bootstrap and sandwich intervals.
 //! - [`report`]: tables, JSON/CSV schemas, plots.
 //! - [`rank`]: the leaderboard pipeline behind `verdict rank`.
+//! - [`rank_params`]: a ranking's settings by name, as a settings document holds them.
 //! - [`rank_request`]: one ranking request (input, reading, settings) routed to the
 //!   reader and leaderboard it needs — what `verdict rank` and Python's `rank` call.
+//! - [`judge_request`]: one judging request through a ledger, made in one call —
+//!   what `verdict judge` and Python's `judge` call.
 //! - [`lottery_bootstrap`]: bootstrap intervals and support shares of the maximal lottery.
 //! - [`plackett_luce`]: the Plackett–Luce leaderboard of rankings.
 //! - [`arrays`]: battles given as parallel arrays (the convention of evalica, choix).
@@ -58,6 +61,7 @@ mod error;
 pub mod fit_params;
 #[cfg(feature = "nasheval")]
 pub mod fit_request;
+pub mod judge_request;
 pub mod lottery_bootstrap;
 #[cfg(feature = "nasheval")]
 pub mod model_file;
@@ -65,6 +69,8 @@ pub mod outputs;
 pub mod page;
 pub mod plackett_luce;
 pub mod rank;
+#[cfg(feature = "clap")]
+pub mod rank_params;
 pub mod rank_request;
 #[cfg(feature = "plots")]
 pub mod results;

@@ -11,7 +11,8 @@
 
 use serde::de::DeserializeOwned;
 #[cfg(feature = "clap")]
-use serde::{de::Deserializer, Deserialize};
+use serde::de::Deserializer;
+use serde::Deserialize;
 
 /// A setting whose value cannot be used: which setting, and what is wrong with it.
 ///
@@ -98,6 +99,38 @@ where
         .transpose()
 }
 
+/// Deserializes a setting written as text that its type parses (`cubic:0.5`, a row
+/// filter `COLUMN=VALUE`): `#[serde(deserialize_with = "by_text")]`.
+///
+/// # Errors
+/// The type's own parse error.
+pub fn by_text<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    String::deserialize(deserializer)?
+        .parse()
+        .map_err(serde::de::Error::custom)
+}
+
+/// [`by_text`] of a list of settings.
+///
+/// # Errors
+/// The first item's parse error that fails.
+pub fn each_by_text<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    Vec::<String>::deserialize(deserializer)?
+        .iter()
+        .map(|text| text.parse().map_err(serde::de::Error::custom))
+        .collect()
+}
+
 #[cfg(feature = "clap")]
 /// `name` as one of `T`'s choices.
 fn parse_name<T: clap::ValueEnum>(name: &str) -> Result<T, String> {
@@ -114,7 +147,6 @@ fn parse_name<T: clap::ValueEnum>(name: &str) -> Result<T, String> {
 #[cfg(all(test, feature = "clap"))]
 mod tests {
     use super::*;
-    use serde::Deserialize;
 
     #[derive(Debug, Deserialize)]
     #[serde(deny_unknown_fields)]

@@ -188,22 +188,12 @@ pub struct EvaluateArgs {
 }
 
 #[cfg(feature = "nasheval")]
-/// `--world` of `verdict simulate`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SimulatedWorld {
-    /// NashEval Appendix G: five agents, every menu selected independently.
-    AppendixG,
-    /// An arena: K agents, every pair a menu, one pair per prompt skewed by popularity.
-    Arena,
-}
-
-#[cfg(feature = "nasheval")]
 /// Flags of `verdict simulate`.
 #[derive(Debug, Clone, Args)]
 pub struct SimulateArgs {
     /// The world: the paper's Appendix G, or an arena-shaped world.
     #[arg(long, value_enum, default_value = "appendix-g")]
-    pub world: SimulatedWorld,
+    pub world: crate::simulation::WorldKind,
     /// Feedback modality [appendix-g; default pairwise]. The arena gives pairwise duels.
     #[arg(long, value_enum)]
     pub feedback: Option<FeedbackKind>,

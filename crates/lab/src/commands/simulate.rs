@@ -6,7 +6,8 @@ use std::time::Instant;
 use crate::simulation::{write_appendix_g, write_arena, AppendixGSimulation, ArenaSimulation};
 use crate::worlds::arena_world::ArenaWorldSettings;
 
-use super::{SimulateArgs, SimulatedWorld};
+use super::SimulateArgs;
+use crate::simulation::WorldKind;
 
 /// `--propensity-range LO,HI` as a pair.
 pub fn propensity_range(values: &[f64]) -> anyhow::Result<(f64, f64)> {
@@ -36,7 +37,7 @@ fn refuse_foreign(world: &str, given: &[(&str, bool)]) -> anyhow::Result<()> {
 pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     let (summary, what) = match args.world {
-        SimulatedWorld::AppendixG => {
+        WorldKind::AppendixG => {
             refuse_foreign(
                 "appendix-g",
                 &[
@@ -67,7 +68,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
             );
             (write_appendix_g(&settings, &args.out)?, what)
         }
-        SimulatedWorld::Arena => {
+        WorldKind::Arena => {
             refuse_foreign(
                 "arena",
                 &[

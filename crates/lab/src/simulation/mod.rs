@@ -9,6 +9,7 @@ mod appendix_g;
 mod arena;
 mod baselines;
 mod evaluate;
+mod params;
 mod truth;
 
 use std::collections::BTreeMap;
@@ -26,6 +27,7 @@ pub use baselines::{
 pub use evaluate::{
     evaluate_file, evaluate_model, evaluate_with_references, test_winners_by, Evaluation,
 };
+pub use params::SimulateParams;
 pub use truth::{equilibria_in, head_to_head, payoff_rmse, score, PolicyScore, Split, Truth};
 
 use crate::worlds::SimulationError;
@@ -37,6 +39,7 @@ pub const MANIFEST: &str = "manifest.json";
 /// Which world a simulation directory holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum WorldKind {
     /// NashEval Appendix G: five agents, menus selected independently (Eq. 63).
     #[default]

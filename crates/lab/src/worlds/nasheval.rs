@@ -44,7 +44,8 @@ pub const PROPENSITY: (f64, f64, f64) = (0.25, 0.75, 2.0);
 pub type Context = [f64; DIMENSIONS];
 
 /// Which feedback the voters give (Appendix G.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum FeedbackKind {
     /// All ten menus of two; the preferred agent is reported.

@@ -1,0 +1,176 @@
+//! A ranking's settings by name ([`RankParams`]), as a settings document holds them
+//! ([`crate::settings`]): the settings of `verdict rank` that a table in memory can
+//! use, under the library's names, each defaulting to the library's default.
+//! Python's `rank` hands its keyword arguments over this way.
+
+use serde::Deserialize;
+use verdict_io::{BattleSchema, Filter, ReadOptions};
+use verdict_ratings::{Bootstrap, BradleyTerry, CovariateBradleyTerry, TieModel};
+
+use crate::equilibrium::EquilibriumSettings;
+use crate::rank::{Intervals, Method, RankSettings};
+use crate::rank_request::Reading;
+use crate::settings::{by_name, each_by_text};
+use crate::style::CovariateRequest;
+
+/// The settings of a ranking by name; [`RankParams::reading`] and
+/// [`RankParams::settings`] make the request's parts.
+///
+/// Names and meanings are those of `verdict rank`'s flags, with these differences:
+/// `model_a`, `model_b` and `winner` name the columns; `bootstrap` is the rounds
+/// (0 for none; given, the lottery is bootstrapped too); `ci` the level and
+/// `sandwich` asks for sandwich intervals in place of the bootstrap.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct RankParams {
+    #[serde(deserialize_with = "by_name")]
+    pub method: Method,
+    pub model_a: Option<String>,
+    pub model_b: Option<String>,
+    pub winner: Option<String>,
+    #[serde(deserialize_with = "by_name")]
+    pub ties: TieModel,
+    pub bootstrap: Option<usize>,
+    pub ci: f64,
+    pub sandwich: bool,
+    pub seed: u64,
+    pub anchor: Option<(String, f64)>,
+    pub l2: Option<f64>,
+    #[serde(deserialize_with = "each_by_text")]
+    pub filters: Vec<Filter>,
+    pub skip_self_battles: bool,
+    pub allow_unobserved: bool,
+    pub rho: f64,
+    pub costs: Option<Vec<(String, f64)>>,
+    pub budget: Option<f64>,
+    pub covariates: Vec<String>,
+    pub style_control: bool,
+    pub covariate_penalty: f64,
+    pub pair_weights: Option<f64>,
+}
+
+impl Default for RankParams {
+    /// The library's defaults, the same as `verdict rank`'s.
+    fn default() -> Self {
+        let settings = RankSettings::default();
+        let covariate_model = CovariateBradleyTerry::default();
+        Self {
+            method: settings.method,
+            model_a: None,
+            model_b: None,
+            winner: None,
+            ties: settings.bradley_terry.ties,
+            bootstrap: None,
+            ci: settings.confidence,
+            sandwich: false,
+            seed: Bootstrap::default().seed,
+            anchor: None,
+            l2: None,
+            filters: Vec::new(),
+            skip_self_battles: false,
+            allow_unobserved: false,
+            rho: settings.equilibrium.rho,
+            costs: None,
+            budget: None,
+            covariates: Vec::new(),
+            style_control: false,
+            covariate_penalty: covariate_model.reg,
+            pair_weights: covariate_model.pair_weights,
+        }
+    }
+}
+
+impl RankParams {
+    /// How the battles are read: columns, filters, self-battles and covariates.
+    pub fn reading(&self) -> Reading {
+        Reading {
+            options: ReadOptions {
+                schema: BattleSchema::named(
+                    self.model_a.clone(),
+                    self.model_b.clone(),
+                    self.winner.clone(),
+                ),
+                filters: self.filters.clone(),
+                skip_self_battles: self.skip_self_battles,
+                ..ReadOptions::default()
+            },
+            covariates: CovariateRequest {
+                columns: self.covariates.clone(),
+                style_control: self.style_control,
+            },
+            covariate_model: CovariateBradleyTerry {
+                reg: self.covariate_penalty,
+                pair_weights: self.pair_weights,
+                ..CovariateBradleyTerry::default()
+            },
+            ..Reading::default()
+        }
+    }
+
+    /// The leaderboards' settings (checked when the ranking is made).
+    pub fn settings(&self) -> RankSettings {
+        let intervals = match self.bootstrap {
+            _ if self.sandwich => Intervals::Sandwich,
+            Some(0) => Intervals::None,
+            rounds => Intervals::Bootstrap(Bootstrap {
+                rounds: rounds.unwrap_or(Bootstrap::default().rounds),
+                seed: self.seed,
+            }),
+        };
+        RankSettings {
+            method: self.method,
+            bradley_terry: BradleyTerry {
+                ties: self.ties,
+                l2: self.l2,
+                ..BradleyTerry::default()
+            },
+            anchor: self.anchor.clone(),
+            intervals,
+            lottery_bootstrap: self.bootstrap.is_some_and(|rounds| rounds > 0),
+            confidence: self.ci,
+            allow_unobserved: self.allow_unobserved,
+            equilibrium: EquilibriumSettings {
+                rho: self.rho,
+                costs: self.costs.clone(),
+                budget: self.budget,
+                ..EquilibriumSettings::default()
+            },
+            ..RankSettings::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::from_document;
+
+    #[test]
+    fn an_empty_document_is_the_library_default() {
+        let params: RankParams = from_document("{}").unwrap();
+        assert_eq!(params, RankParams::default());
+        assert_eq!(params.settings(), RankSettings::default());
+    }
+
+    #[test]
+    fn names_values_and_refusals() {
+        let params: RankParams = from_document(
+            r#"{"method": "lottery", "bootstrap": 50, "filters": ["lang=en"], "ties": "drop"}"#,
+        )
+        .unwrap();
+        let settings = params.settings();
+        assert_eq!(settings.method, Method::Lottery);
+        assert!(settings.lottery_bootstrap);
+        assert_eq!(settings.bradley_terry.ties, TieModel::Drop);
+        assert_eq!(params.reading().options.filters.len(), 1);
+        for (document, setting) in [
+            (r#"{"method": "best"}"#, "method"),
+            (r#"{"filters": ["no operator"]}"#, "filters"),
+            (r#"{"ci": "high"}"#, "ci"),
+        ] {
+            let error = from_document::<RankParams>(document).unwrap_err();
+            assert_eq!(error.setting, setting, "{error}");
+        }
+    }
+}
