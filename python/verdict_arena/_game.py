@@ -47,5 +47,7 @@ def maximal_lottery(
     rows = [[float(x) for x in row] for row in matrix]
     names = [str(n) for n in names] if names is not None else [str(i) for i in range(len(rows))]
     return json.loads(
-        _native.maximal_lottery_json(rows, names, rho=rho, costs=_costs(costs), budget=budget)
+        _native.maximal_lottery_json(
+            json.dumps(dict(rho=rho, costs=_costs(costs), budget=budget)), rows, names
+        )
     )

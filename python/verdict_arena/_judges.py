@@ -113,7 +113,7 @@ def _run(items, judges, budget, ledger, progress, **settings) -> dict:
     try:
         answer = _native.judge(
             json.dumps(dict(settings, budget=float(budget))),
-            [json.dumps(item) for item in objects], objects, judges,
+            json.dumps(objects), objects, judges,
             ledger=os.fspath(ledger), progress=report, gold=gold,
         )
     finally:

@@ -3,7 +3,7 @@
 use anyhow::bail;
 
 use verdict::io::{ContextTable, Source};
-use verdict::model_file::{load_model, read_model_contexts, write_predictions_parquet};
+use verdict::model_file::{load_model, predict_at, read_model_contexts, write_predictions_parquet};
 use verdict::nasheval::NashEvalModel;
 use verdict::report::{predictions_csv, predictions_json};
 
@@ -30,8 +30,8 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<()> {
         &[&args.model, &args.contexts],
     )?;
     let model = load_model(&args.model)?;
-    let (table, features) = model_features(&model, &args.contexts)?;
-    let predictions = model.predict(table.ids, &features, args.payoff)?;
+    let contexts = Source::File(args.contexts.clone());
+    let predictions = predict_at(&model, &contexts, args.payoff, &|w| eprintln!("{w}"))?;
     match (args.format, &out) {
         (PredictFormat::Json, out) => emit(&predictions_json(&predictions), out.as_ref()),
         (PredictFormat::Csv, out) => emit(&predictions_csv(&predictions)?, out.as_ref()),

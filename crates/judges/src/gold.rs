@@ -83,6 +83,23 @@ pub struct GoldLabel {
     pub score: Result<f64, String>,
 }
 
+/// [`gold_labels`] of `(id, score)` pairs given in memory.
+///
+/// # Errors
+/// As [`gold_labels`].
+pub fn gold_from_pairs(
+    pairs: Vec<(String, f64)>,
+    ids: &[String],
+    range: f64,
+) -> Result<Vec<Option<f64>>, JudgeError> {
+    let labels = pairs.into_iter().map(|(id, score)| GoldLabel {
+        place: format!("gold label of {id:?}"),
+        id,
+        score: Ok(score),
+    });
+    gold_labels(labels, ids, range)
+}
+
 /// Each of `ids`' gold label, if any, from `labels`.
 ///
 /// # Errors

@@ -42,8 +42,8 @@ pub use configured::{item_ids, ConfiguredPool, JudgeConfig, JudgesConfig};
 pub use error::JudgeError;
 pub use experiment::{run_experiment, ExperimentRow, ExperimentSettings, COVERAGE_LEVEL, METHODS};
 pub use gold::{
-    gold_labels, gold_report, judge_agreement, krippendorff_alpha, ppi_mean, read_gold, GoldLabel,
-    GoldReport, JudgeAgreement, PpiMean,
+    gold_from_pairs, gold_labels, gold_report, judge_agreement, krippendorff_alpha, ppi_mean,
+    read_gold, GoldLabel, GoldReport, JudgeAgreement, PpiMean,
 };
 pub use http::HttpConfig;
 pub use instance::{CostStructure, Instance, Scenario};

@@ -2,19 +2,20 @@
 //! configuration or Python callables, and the oracle allocation of Theorem 3.2.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use verdict::judge_request::{judge_request, JudgeOutcome, JudgeParams, JudgeRequest, Judged};
+use verdict::judge_request::{judge_request, JudgeOutcome, JudgeParams};
 use verdict::judges::{
-    gold_labels, item_ids, read_gold, ConfiguredPool, GoldLabel, JudgeError, JudgePool,
-    JudgesConfig, Norm, PaidCalls,
+    gold_from_pairs, item_ids, read_gold, ConfiguredPool, JudgeError, JudgePool, JudgesConfig,
+    Norm, PaidCalls,
 };
 use verdict::settings::from_document;
 
-use verdict::feedback::Interner;
+use verdict::arrays::{flatten_rows, ivwe_by_name};
 
 use crate::failure;
 
@@ -55,7 +56,8 @@ struct CallablePool {
     judges: Vec<Py<CallableJudge>>,
     costs: Vec<f64>,
     range: f64,
-    raised: Option<PyErr>,
+    /// The exception that stopped the run, shared with the caller.
+    raised: Arc<Mutex<Option<PyErr>>>,
 }
 
 impl JudgePool for CallablePool {
@@ -83,7 +85,7 @@ impl JudgePool for CallablePool {
                     pool.judges[judge].get().name,
                     pool.ids[item]
                 );
-                pool.raised = Some(error);
+                *pool.raised.lock().unwrap_or_else(PoisonError::into_inner) = Some(error);
                 JudgeError::Stopped(why)
             };
             match called {
@@ -109,49 +111,8 @@ impl JudgePool for CallablePool {
     }
 }
 
-/// Makes `request` on `pool` with the interpreter released, reporting each paid
-/// call's price to `progress` (a Python callable) and stopping on Ctrl-C; returns
-/// what the run did and the Python exception that stopped it, if any.
-fn ledgered_run(
-    py: Python<'_>,
-    pool: &mut (dyn JudgePool + Send),
-    ids: &[String],
-    names: &[String],
-    request: &JudgeRequest<'_>,
-    progress: Option<&Py<PyAny>>,
-) -> PyResult<(Judged, Option<PyErr>)> {
-    let report = |cost: f64| {
-        if let Some(progress) = progress {
-            // A failing progress display must not stop a paid run.
-            Python::attach(|py| {
-                let _ = progress.call1(py, (cost,));
-            });
-        }
-    };
-    // Ctrl-C between calls: a pending signal (`KeyboardInterrupt`) stops the run
-    // before the next wave of calls is written ahead, so no call is left in flight,
-    // and is raised again once the ledger is settled.
-    let mut raised = None;
-    let mut interrupted = || {
-        let (error, kind) = Python::attach(|py| {
-            let error = py.check_signals().err()?;
-            let kind = error.get_type(py).name().map(|n| n.to_string());
-            Some((error, kind.unwrap_or_default()))
-        })?;
-        raised = Some(error);
-        Some(format!("interrupted ({kind})"))
-    };
-    let judged = py
-        .detach(|| {
-            let mut watched = PaidCalls::new(pool, &report).stopping_when(&mut interrupted);
-            judge_request(&mut watched, ids, names, request)
-        })
-        .map_err(failure)?;
-    Ok((judged, raised))
-}
-
-/// Scores `items` (JSON objects with an `"id"`; `objects` are the same items as
-/// Python values, handed to callable judges) as `verdict judge` with `settings`, a
+/// Scores `items` (a JSON array of objects, each with an `"id"`; `objects` are the
+/// same items as Python values, handed to callable judges) as `verdict judge` with `settings`, a
 /// settings document of the run's settings by name ([`JudgeParams`]), through the
 /// ledger at `ledger`: `judges` is a TOML configuration's path or a list of
 /// `CallableJudge`; `progress` (a callable) gets each paid call's price; `gold` is a
@@ -164,7 +125,7 @@ fn ledgered_run(
 pub fn judge<'py>(
     py: Python<'py>,
     settings: &str,
-    items: Vec<String>,
+    items: &str,
     objects: Vec<Py<PyAny>>,
     judges: Bound<'py, PyAny>,
     ledger: PathBuf,
@@ -172,42 +133,67 @@ pub fn judge<'py>(
     gold: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let params: JudgeParams = from_document(settings).map_err(failure)?;
-    let items = items
-        .iter()
-        .enumerate()
-        .map(|(i, text)| {
-            serde_json::from_str::<serde_json::Value>(text)
-                .map_err(|e| failure(format!("item {}: {e}", i + 1)))
-        })
-        .collect::<PyResult<Vec<_>>>()?;
+    let items: Vec<serde_json::Value> = serde_json::from_str(items)
+        .map_err(|e| failure(format!("items are not a JSON array of objects: {e}")))?;
     let ids = item_ids(&items).map_err(failure)?;
-    let progress = progress.as_ref();
-    let (judged, raised) = if let Ok(path) = judges.extract::<PathBuf>() {
+    let raised = Arc::new(Mutex::new(None));
+    let (mut pool, names): (Box<dyn JudgePool + Send>, Vec<String>) = if let Ok(path) =
+        judges.extract::<PathBuf>()
+    {
         let config = JudgesConfig::read(&path).map_err(failure)?;
-        let mut pool = ConfiguredPool::new(items, config, params.seed).map_err(failure)?;
+        let pool = ConfiguredPool::new(items, config, params.seed).map_err(failure)?;
         let names = pool.judge_names();
-        let labels = gold_of(gold.as_ref(), &ids, pool.range())?;
-        let request = params.request(&ledger, labels).map_err(failure)?;
-        let (judged, raised) = ledgered_run(py, &mut pool, &ids, &names, &request, progress)?;
-        (judged, raised)
+        (Box::new(pool), names)
     } else {
         let judges: Vec<Py<CallableJudge>> = judges.extract().map_err(|_| {
             PyTypeError::new_err("judges: a TOML configuration's path, or a list of verdict.Judge")
         })?;
-        let names: Vec<String> = judges.iter().map(|j| j.get().name.clone()).collect();
-        let labels = gold_of(gold.as_ref(), &ids, params.range)?;
-        let request = params.request(&ledger, labels).map_err(failure)?;
-        let mut pool = CallablePool {
+        let names = judges.iter().map(|j| j.get().name.clone()).collect();
+        let pool = CallablePool {
             items: objects,
             ids: ids.clone(),
             costs: judges.iter().map(|j| j.get().cost).collect(),
             judges,
             range: params.range,
-            raised: None,
+            raised: Arc::clone(&raised),
         };
-        let (judged, interrupted) = ledgered_run(py, &mut pool, &ids, &names, &request, progress)?;
-        (judged, pool.raised.or(interrupted))
+        (Box::new(pool), names)
     };
+    let labels = gold_of(gold.as_ref(), &ids, pool.range())?;
+    let request = params.request(&ledger, labels).map_err(failure)?;
+    let report = |cost: f64| {
+        if let Some(progress) = &progress {
+            // A failing progress display must not stop a paid run.
+            Python::attach(|py| {
+                let _ = progress.call1(py, (cost,));
+            });
+        }
+    };
+    // Ctrl-C between calls: a pending signal (`KeyboardInterrupt`) stops the run
+    // before the next wave of calls is written ahead, so no call is left in flight,
+    // and is raised again once the ledger is settled.
+    let mut interrupted = None;
+    let mut interrupt = || {
+        let (error, kind) = Python::attach(|py| {
+            let error = py.check_signals().err()?;
+            let kind = error.get_type(py).name().map(|n| n.to_string());
+            Some((error, kind.unwrap_or_default()))
+        })?;
+        interrupted = Some(error);
+        Some(format!("interrupted ({kind})"))
+    };
+    // The run goes with the interpreter released; callable judges take it back.
+    let judged = py
+        .detach(|| {
+            let mut watched = PaidCalls::new(pool.as_mut(), &report).stopping_when(&mut interrupt);
+            judge_request(&mut watched, &ids, &names, &request)
+        })
+        .map_err(failure)?;
+    let raised = raised
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take()
+        .or(interrupted);
     for warning in &judged.warnings {
         crate::warn(py, warning)?;
     }
@@ -246,15 +232,7 @@ fn gold_of(
         let pairs: Vec<(String, f64)> = gold.extract().map_err(|_| {
             PyTypeError::new_err("gold: a CSV path (id, score) or (id, score) pairs")
         })?;
-        gold_labels(
-            pairs.into_iter().map(|(id, score)| GoldLabel {
-                place: format!("gold label of {id:?}"),
-                id,
-                score: Ok(score),
-            }),
-            ids,
-            range,
-        )
+        gold_from_pairs(pairs, ids, range)
     };
     labels.map(Some).map_err(failure)
 }
@@ -277,19 +255,9 @@ pub fn oracle_allocation(
 ) -> PyResult<OracleAllocation> {
     let norm: Norm = p.parse().map_err(failure)?;
     let judges = costs.len();
-    if let Some((k, row)) = variances
-        .iter()
-        .enumerate()
-        .find(|(_, r)| r.len() != judges)
-    {
-        return Err(failure(format!(
-            "variances row {k} has {} entries for {judges} judges",
-            row.len()
-        )));
-    }
+    let variances = flatten_rows(&variances, judges, "variances").map_err(failure)?;
     let (weights, allocation) =
-        verdict::judges::oracle_allocation(&variances.concat(), &costs, budget, norm)
-            .map_err(failure)?;
+        verdict::judges::oracle_allocation(&variances, &costs, budget, norm).map_err(failure)?;
     let counts = allocation
         .counts
         .chunks(judges)
@@ -310,27 +278,7 @@ pub fn ivwe(
     scores: Vec<f64>,
     variances: Option<Vec<Vec<f64>>>,
 ) -> PyResult<(Vec<String>, Vec<f64>)> {
-    if items.len() != judges.len() || items.len() != scores.len() {
-        return Err(failure(format!(
-            "items, judges and scores must have the same length; got {}, {} and {}",
-            items.len(),
-            judges.len(),
-            scores.len()
-        )));
-    }
-    // Items and judges are numbered in order of first appearance.
-    let (mut item_ids, mut judge_ids) = (Interner::new(), Interner::new());
-    let calls: Vec<(usize, usize, f64)> = items
-        .iter()
-        .zip(&judges)
-        .zip(scores)
-        .map(|((i, j), s)| (item_ids.intern(i).index(), judge_ids.intern(j).index(), s))
-        .collect();
-    let flat = variances.map(|rows| rows.concat());
-    let estimates =
-        verdict::judges::ivwe_from_scores(item_ids.len(), judge_ids.len(), &calls, flat.as_deref())
-            .map_err(failure)?;
-    Ok((item_ids.names().to_vec(), estimates))
+    ivwe_by_name(&items, &judges, &scores, variances.as_deref()).map_err(failure)
 }
 
 /// PPI++'s mean of the gold labels `gold` (with the judged scores of the same items,
@@ -355,14 +303,6 @@ pub fn ppi_mean(
 #[pyfunction]
 pub fn krippendorff_alpha(ratings: Vec<Vec<Option<f64>>>) -> PyResult<Option<f64>> {
     let judges = ratings.first().map_or(0, Vec::len);
-    if let Some(k) = ratings.iter().position(|row| row.len() != judges) {
-        return Err(failure(format!(
-            "ratings row {k} has {} entries, the first has {judges}",
-            ratings[k].len()
-        )));
-    }
-    Ok(verdict::judges::krippendorff_alpha(
-        &ratings.concat(),
-        judges,
-    ))
+    let flat = flatten_rows(&ratings, judges, "ratings").map_err(failure)?;
+    Ok(verdict::judges::krippendorff_alpha(&flat, judges))
 }

@@ -64,18 +64,6 @@ impl Failure for String {
     }
 }
 
-impl Failure for &str {
-    fn classified(self) -> Classified {
-        (ErrorKind::Input, self.to_string(), None)
-    }
-}
-
-impl Failure for (ErrorKind, String) {
-    fn classified(self) -> Classified {
-        (self.0, self.1, None)
-    }
-}
-
 impl Failure for serde_json::Error {
     /// Serializing a result the library built cannot fail on valid data.
     fn classified(self) -> Classified {

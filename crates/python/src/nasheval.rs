@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use verdict::contextual::LogSource;
 use verdict::fit_params::FitParams;
 use verdict::fit_request::{fit_request, FitRequest};
-use verdict::model_file::{load_model, read_model_contexts, save_model};
+use verdict::model_file::{load_model, predict_at, save_model};
 use verdict::nasheval::NashEvalModel;
 use verdict::settings::from_document;
 use verdict_lab::simulation::{evaluate_model, SimulateParams, Truth};
@@ -66,9 +66,8 @@ pub fn fit(
             context_columns: params.context_columns.clone(),
         },
         _ => {
-            return Err(failure(
-                "give contexts and feedback, or battles with context_columns",
-            ))
+            let given = "give contexts and feedback, or battles with context_columns";
+            return Err(failure(given.to_owned()));
         }
     };
     let request = FitRequest {
@@ -150,15 +149,13 @@ impl Model {
         payoffs: bool,
     ) -> PyResult<PredictionParts> {
         let source = contexts.source(py, "<contexts table>", None)?;
-        let read = py
-            .detach(|| read_model_contexts(&self.inner, &source))
-            .map_err(failure)?;
-        if let Some(warning) = read.unseen_warning() {
+        let warnings = std::sync::Mutex::new(Vec::new());
+        let warn = |warning: &str| warnings.lock().unwrap().push(warning.to_owned());
+        let predicted = py.detach(|| predict_at(&self.inner, &source, payoffs, &warn));
+        for warning in warnings.into_inner().unwrap_or_default() {
             crate::warn(py, &warning)?;
         }
-        let p = py
-            .detach(|| self.inner.predict(read.table.ids, &read.features, payoffs))
-            .map_err(failure)?;
+        let p = predicted.map_err(failure)?;
         Ok((p.ids, p.agents, p.probabilities, p.winners, p.payoffs))
     }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use verdict::results::{parse_result, results_page};
+use verdict::results::report_page_of_bytes;
 
 use crate::failure;
 use crate::nasheval::Model;
@@ -20,23 +20,22 @@ pub fn report_html(
     results: Vec<(String, Bound<'_, PyAny>)>,
     title: Option<String>,
 ) -> PyResult<String> {
-    let mut saved = Vec::with_capacity(results.len());
-    for (name, value) in results {
-        let bytes = if let Ok(model) = value.cast::<Model>() {
-            serde_json::to_vec(model.get().model()).map_err(failure)?
-        } else {
-            value.cast::<PyBytes>()?.as_bytes().to_vec()
-        };
-        // Errors name the file as given; the page names it as `verdict report` does.
-        saved.push((
-            verdict::page::shown_name(std::path::Path::new(&name)),
-            parse_result(&name, &bytes, &[verdict_lab::results::LAB_RESULTS]).map_err(failure)?,
-        ));
-    }
-    if saved.is_empty() {
-        return Err(failure("report: give at least one result"));
-    }
-    results_page(&saved, title.as_deref()).map_err(failure)
+    let saved = results
+        .into_iter()
+        .map(|(name, value)| {
+            let bytes = match value.cast::<Model>() {
+                Ok(model) => serde_json::to_vec(model.get().model()).map_err(failure)?,
+                Err(_) => value.cast::<PyBytes>()?.as_bytes().to_vec(),
+            };
+            Ok((name, bytes))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    report_page_of_bytes(
+        &saved,
+        title.as_deref(),
+        &[verdict_lab::results::LAB_RESULTS],
+    )
+    .map_err(failure)
 }
 
 /// Writes `page` to `path` atomically, never over a file verdict did not write unless

@@ -2,7 +2,7 @@
 //! calling convention of `evalica` and `choix`, for drop-in use where a caller holds
 //! columns rather than a file.
 
-use verdict_feedback::{BattleLog, Outcome};
+use verdict_feedback::{BattleLog, Interner, Outcome};
 
 use crate::VerdictError;
 
@@ -61,4 +61,64 @@ mod tests {
         assert!(error.starts_with("battle 1:"), "{error}");
         assert!(battle_log_from_arrays(&["a"], &["b", "c"], &["tie"]).is_err());
     }
+}
+
+/// A matrix given as rows, flattened row by row once every row is checked to hold
+/// `width` values (`what` names the matrix in the message).
+///
+/// # Errors
+/// [`VerdictError::Data`] naming the first row of another length.
+pub fn flatten_rows<T: Clone>(
+    rows: &[Vec<T>],
+    width: usize,
+    what: &str,
+) -> Result<Vec<T>, VerdictError> {
+    match rows.iter().position(|row| row.len() != width) {
+        Some(k) => Err(VerdictError::Data(format!(
+            "{what} row {k} has {} entries, not {width}",
+            rows[k].len()
+        ))),
+        None => Ok(rows.concat()),
+    }
+}
+
+/// IVWE of each item from scores given one call at a time (`items[i]` scored
+/// `scores[i]` by `judges[i]`), items and judges numbered in order of first appearance,
+/// weighted by `variances` (rows of items, one value per judge, in that order) or by
+/// each pair's sample variance (see [`verdict_judges::ivwe_from_scores`]). Returns
+/// the items' names and estimates.
+///
+/// # Errors
+/// Arrays of different lengths, a ragged `variances`, or what
+/// [`verdict_judges::ivwe_from_scores`] refuses.
+pub fn ivwe_by_name<S: AsRef<str>>(
+    items: &[S],
+    judges: &[S],
+    scores: &[f64],
+    variances: Option<&[Vec<f64>]>,
+) -> Result<(Vec<String>, Vec<f64>), VerdictError> {
+    if items.len() != judges.len() || items.len() != scores.len() {
+        return Err(VerdictError::Data(format!(
+            "items, judges and scores must have the same length; got {}, {} and {}",
+            items.len(),
+            judges.len(),
+            scores.len()
+        )));
+    }
+    let (mut item_ids, mut judge_ids) = (Interner::new(), Interner::new());
+    let calls: Vec<(usize, usize, f64)> = items
+        .iter()
+        .zip(judges)
+        .zip(scores)
+        .map(|((item, judge), &score)| {
+            let item = item_ids.intern(item.as_ref()).index();
+            (item, judge_ids.intern(judge.as_ref()).index(), score)
+        })
+        .collect();
+    let flat = variances
+        .map(|rows| flatten_rows(rows, judge_ids.len(), "variances"))
+        .transpose()?;
+    let estimates =
+        verdict_judges::ivwe_from_scores(item_ids.len(), judge_ids.len(), &calls, flat.as_deref())?;
+    Ok((item_ids.names().to_vec(), estimates))
 }

@@ -23,7 +23,10 @@ use crate::VerdictError;
 /// | `budget` | none | hard budget `c^T pi ≤ C` on both players (Eq. 54–55) |
 /// | `max_entropy` | false | canonical choice: maximum entropy instead of minimum norm |
 /// | `soft_budget` | none | smooth price `phi(c^T pi)` of Eq. 53 (needs costs, rho > 0) |
-#[derive(Debug, Clone, PartialEq, Default)]
+///
+/// The settings read by name too (serde, each missing one at its default).
+#[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct EquilibriumSettings {
     /// Regularizer strength, ≥ 0.
     pub rho: f64,

@@ -161,6 +161,25 @@ impl ModelContexts {
     }
 }
 
+/// The model's predictions at the contexts of `source` ([`read_model_contexts`], then
+/// [`NashEvalModel::predict`]), each context's payoff matrix with `payoffs`; the
+/// warning of categories unseen in training goes to `warn`.
+///
+/// # Errors
+/// As [`read_model_contexts`]; the policy's errors.
+pub fn predict_at(
+    model: &NashEvalModel,
+    source: &Source,
+    payoffs: bool,
+    warn: &dyn Fn(&str),
+) -> Result<verdict_nasheval::Predictions, VerdictError> {
+    let read = read_model_contexts(model, source)?;
+    if let Some(warning) = read.unseen_warning() {
+        warn(&warning);
+    }
+    Ok(model.predict(read.table.ids, &read.features, payoffs)?)
+}
+
 /// Reads `source` with `model`'s featurizer and aligns its features to the model.
 ///
 /// # Errors

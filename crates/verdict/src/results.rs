@@ -418,16 +418,41 @@ pub fn report_page(
     results_page(&results, title)
 }
 
+/// [`report_page`] of results held in memory: each a name (a file's, as given) with the
+/// bytes a file of it holds.
+///
+/// # Errors
+/// As [`report_page`], naming each result as given.
+pub fn report_page_of_bytes(
+    results: &[(String, Vec<u8>)],
+    title: Option<&str>,
+    others: &[&dyn ResultReader],
+) -> Result<String, VerdictError> {
+    let results = results
+        .iter()
+        .map(|(name, bytes)| {
+            let result = parse_result(name, bytes, others)?;
+            Ok((crate::page::shown_name(Path::new(name)), result))
+        })
+        .collect::<Result<Vec<_>, VerdictError>>()?;
+    results_page(&results, title)
+}
+
 /// The page of `results` (each with the name of its file): one result's page as its
 /// command draws it, or one page with a part per result (titled `title`, by default
 /// "verdict report").
 ///
 /// # Errors
-/// [`VerdictError::Report`] should a curve fail to draw.
+/// No result; [`VerdictError::Report`] should a curve fail to draw.
 pub fn results_page(
     results: &[(String, SavedResult)],
     title: Option<&str>,
 ) -> Result<String, VerdictError> {
+    if results.is_empty() {
+        return Err(VerdictError::Settings(
+            "a report draws saved results: give at least one".into(),
+        ));
+    }
     if let [(name, result)] = results {
         let title = title.map_or_else(|| result.title(name), str::to_string);
         return Ok(page(&title, &result.sections(name)?));
