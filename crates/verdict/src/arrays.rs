@@ -41,28 +41,6 @@ pub fn battle_log_from_arrays<S: AsRef<str>>(
     Ok(log)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn arrays_become_a_log_in_order_and_errors_name_the_position() {
-        let log = battle_log_from_arrays(&["a", "b"], &["b", "c"], &["model_a", "tie"]).unwrap();
-        assert_eq!(log.len(), 2);
-        assert_eq!(log.models().names(), &["a", "b", "c"]);
-        assert_eq!(log.battle(1).2, Outcome::Tie);
-        let error = battle_log_from_arrays(&["a", "b"], &["b", "c"], &["model_a", "won"])
-            .unwrap_err()
-            .to_string();
-        assert!(error.starts_with("winners[1]:"), "{error}");
-        let error = battle_log_from_arrays(&["a", "b"], &["b", "b"], &["model_a", "tie"])
-            .unwrap_err()
-            .to_string();
-        assert!(error.starts_with("battle 1:"), "{error}");
-        assert!(battle_log_from_arrays(&["a"], &["b", "c"], &["tie"]).is_err());
-    }
-}
-
 /// A matrix given as rows, flattened row by row once every row is checked to hold
 /// `width` values (`what` names the matrix in the message).
 ///
@@ -121,4 +99,26 @@ pub fn ivwe_by_name<S: AsRef<str>>(
     let estimates =
         verdict_judges::ivwe_from_scores(item_ids.len(), judge_ids.len(), &calls, flat.as_deref())?;
     Ok((item_ids.names().to_vec(), estimates))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrays_become_a_log_in_order_and_errors_name_the_position() {
+        let log = battle_log_from_arrays(&["a", "b"], &["b", "c"], &["model_a", "tie"]).unwrap();
+        assert_eq!(log.len(), 2);
+        assert_eq!(log.models().names(), &["a", "b", "c"]);
+        assert_eq!(log.battle(1).2, Outcome::Tie);
+        let error = battle_log_from_arrays(&["a", "b"], &["b", "c"], &["model_a", "won"])
+            .unwrap_err()
+            .to_string();
+        assert!(error.starts_with("winners[1]:"), "{error}");
+        let error = battle_log_from_arrays(&["a", "b"], &["b", "b"], &["model_a", "tie"])
+            .unwrap_err()
+            .to_string();
+        assert!(error.starts_with("battle 1:"), "{error}");
+        assert!(battle_log_from_arrays(&["a"], &["b", "c"], &["tie"]).is_err());
+    }
 }
