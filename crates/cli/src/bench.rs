@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use verdict::ratings::{bootstrap_bradley_terry, Bootstrap, BradleyTerry, EloScale, PairCounts};
+use verdict::ratings::{bootstrap, Bootstrap, BradleyTerry, EloScale, PairCounts};
 use verdict_lab::commands::{median_seconds, Shell};
 
 use crate::args::{BenchCommand, BenchLotteryArgs, BenchRankArgs, OutputFormat};
@@ -42,19 +42,13 @@ fn stages(args: &BenchRankArgs, quiet: bool) -> anyhow::Result<()> {
     );
     let bar = progress::bar(args.bootstrap, "bootstrap", quiet);
     let start = Instant::now();
-    let bootstrap = Bootstrap {
+    let rounds = Bootstrap {
         rounds: args.bootstrap,
         seed: 0,
     };
     if args.bootstrap > 0 {
-        bootstrap_bradley_terry(
-            &counts,
-            &settings,
-            &fit,
-            &EloScale::default(),
-            &bootstrap,
-            &|| bar.inc(1),
-        )?;
+        let scale = EloScale::default();
+        bootstrap(&settings, &counts, &fit, &scale, &rounds, &|| bar.inc(1))?;
     }
     bar.finish_and_clear();
     let boot = seconds(start);

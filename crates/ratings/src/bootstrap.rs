@@ -2,7 +2,7 @@
 //!
 //! Bradley–Terry reads only the per-pair outcome counts, so resampling the N battles
 //! with replacement is the same as drawing the counts of the (pair, outcome) cells from
-//! `Multinomial(N, n_c / N)`. That is what [`bootstrap_bradley_terry`] does, by
+//! `Multinomial(N, n_c / N)`. That is what Bradley–Terry's [`RatingMethod::resample`] does, by
 //! conditional binomials, at a cost that depends on the number of cells, not on N.
 //! Each replicate is refitted from the full-data estimate by chord-Newton steps with
 //! the full-data Hessian factor (falling back to full Newton if they stall).
@@ -10,18 +10,14 @@
 //! Round `r` draws from its own ChaCha8 stream `(seed, r)`, so results are identical
 //! whatever the number of threads.
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rayon::prelude::*;
-use verdict_feedback::BattleLog;
 
 use crate::binomial::sample_binomial;
 use crate::bradley_terry::Problem;
+use crate::method::{RatingKind, RatingMethod, Replicate, Resample};
 use crate::newton::Objective;
-use crate::{
-    BradleyTerry, BtFit, Elo, EloScale, PairCounts, PlFit, PlackettLuce, Rankings, RatingsError,
-    Regularization,
-};
+use crate::{BradleyTerry, BtFit, EloScale, PairCounts, RatingsError, Regularization};
 
 /// Chord iterations tried before a replicate falls back to full Newton.
 const CHORD_MAX_ITER: usize = 50;
@@ -108,14 +104,6 @@ pub fn percentile(sorted: &[f64], q: f64) -> f64 {
     sorted[below] + weight * (sorted[above] - sorted[below])
 }
 
-/// One refitted replicate: its scores, whether it had to carry the fallback prior that
-/// the full fit did not, and whether it converged.
-struct Replicate {
-    scores: Vec<f64>,
-    used_prior: bool,
-    converged: bool,
-}
-
 impl FromIterator<Replicate> for BootstrapDraws {
     fn from_iter<I: IntoIterator<Item = Replicate>>(replicates: I) -> Self {
         let mut draws = BootstrapDraws {
@@ -197,8 +185,12 @@ impl<'a> CountResampler<'a> {
 
     /// Replicate `round` of the bootstrap seeded `seed`.
     pub fn replicate(&self, seed: u64, round: usize) -> PairCounts {
-        let mut rng = round_rng(seed, round);
-        let drawn = resample_cells(&self.cells, self.total, &mut rng);
+        self.replicate_with(&mut round_rng(seed, round))
+    }
+
+    /// Counts resampled with `rng`.
+    pub fn replicate_with(&self, rng: &mut ChaCha8Rng) -> PairCounts {
+        let drawn = resample_cells(&self.cells, self.total, rng);
         let pairs = self
             .counts
             .pairs()
@@ -210,66 +202,65 @@ impl<'a> CountResampler<'a> {
     }
 }
 
-/// Bootstrap replicates of a Bradley–Terry fit, each on the rating `scale`;
-/// `on_round` is called once per finished replicate (for progress bars).
-///
-/// # Errors
-/// [`RatingsError::Setting`] for zero rounds; errors of [`BradleyTerry::fit`].
-pub fn bootstrap_bradley_terry(
-    counts: &PairCounts,
-    settings: &BradleyTerry,
-    fit: &BtFit,
-    scale: &EloScale,
-    bootstrap: &Bootstrap,
-    on_round: &(dyn Fn() + Sync),
-) -> Result<BootstrapDraws, RatingsError> {
-    bootstrap.check()?;
-    let resampler = CountResampler::new(counts);
-    let full = Problem::new(counts, settings.ties, fit.regularization.weight());
-    let start = fit_point(fit, counts.models());
-    let hessian = full.evaluate(&start, true).hessian.expect("requested");
-    let factor = full
-        .factor(hessian)
-        .ok_or_else(|| RatingsError::Numerical("the Hessian at the fit".into()))?;
-    let max_iter = settings
-        .max_iter
-        .unwrap_or(crate::bradley_terry::DEFAULT_NEWTON_MAX_ITER);
-    let replicates: Vec<Replicate> = (0..bootstrap.rounds)
-        .into_par_iter()
-        .map(|round| {
-            let resampled = resampler.replicate(bootstrap.seed, round);
+impl RatingMethod for BradleyTerry {
+    type Data = PairCounts;
+    type Fit = BtFit;
+
+    const KIND: RatingKind = RatingKind::BradleyTerry;
+
+    fn fit(&self, counts: &PairCounts) -> Result<BtFit, RatingsError> {
+        BradleyTerry::fit(self, counts)
+    }
+
+    fn scores(&self, fit: &BtFit, scale: &EloScale) -> Vec<f64> {
+        scale.scores(&fit.beta)
+    }
+
+    /// The battles resampled as the counts of the (pair, outcome) cells (module docs),
+    /// each replicate refitted by chord-Newton steps from the full fit with its
+    /// Hessian factor, falling back to full Newton.
+    fn resample<'a>(
+        &'a self,
+        counts: &'a PairCounts,
+        fit: &'a BtFit,
+        scale: &'a EloScale,
+    ) -> Result<Resample<'a>, RatingsError> {
+        let resampler = CountResampler::new(counts);
+        let full = Problem::new(counts, self.ties, fit.regularization.weight());
+        let start = fit_point(fit, counts.models());
+        let hessian = full.evaluate(&start, true).hessian.expect("requested");
+        let factor = full
+            .factor(hessian)
+            .ok_or_else(|| RatingsError::Numerical("the Hessian at the fit".into()))?;
+        let max_iter = self
+            .max_iter
+            .unwrap_or(crate::bradley_terry::DEFAULT_NEWTON_MAX_ITER);
+        Ok(Box::new(move |rng| {
+            let resampled = resampler.replicate_with(rng);
             let (regularization, used_prior) = replicate_penalty(&fit.regularization, || {
-                if same_beat_graph(counts, &resampled, settings.ties) {
+                if same_beat_graph(counts, &resampled, self.ties) {
                     Regularization::None
                 } else {
-                    settings.regularization(&resampled)
+                    self.regularization(&resampled)
                 }
             });
-            let problem = Problem::new(&resampled, settings.ties, regularization.weight());
+            let problem = Problem::new(&resampled, self.ties, regularization.weight());
             let (beta, converged) =
-                match problem.chord(start.clone(), &factor, settings.tol, CHORD_MAX_ITER) {
-                    Some(x) => (
-                        x.rows(0, counts.models())
-                            .iter()
-                            .copied()
-                            .collect::<Vec<f64>>(),
-                        true,
-                    ),
+                match problem.chord(start.clone(), &factor, self.tol, CHORD_MAX_ITER) {
+                    Some(x) => (x.rows(0, counts.models()).iter().copied().collect(), true),
                     None => {
                         let refit =
-                            problem.newton(start.clone(), settings.tol, max_iter, regularization);
+                            problem.newton(start.clone(), self.tol, max_iter, regularization);
                         (refit.beta, refit.status == crate::FitStatus::Converged)
                     }
                 };
-            on_round();
             Replicate {
                 scores: scale.scores(&beta),
                 used_prior,
                 converged,
             }
-        })
-        .collect();
-    Ok(replicates.into_iter().collect())
+        }))
+    }
 }
 
 /// True when every "i beat j" edge of `original` survives in `resampled` (resampling
@@ -293,79 +284,6 @@ fn fit_point(fit: &BtFit, models: usize) -> nalgebra::DVector<f64> {
     x.extend(fit.theta);
     debug_assert!(x.len() >= models);
     nalgebra::DVector::from_vec(x)
-}
-
-/// Bootstrap replicates of Elo: each round replays N battles drawn with replacement,
-/// in the order drawn (as FastChat's `get_bootstrap_result` did). Costs O(N) a round;
-/// `on_round` is called once per finished replicate.
-///
-/// # Errors
-/// Bad settings, zero rounds, or an empty log.
-pub fn bootstrap_elo(
-    log: &BattleLog,
-    elo: &Elo,
-    bootstrap: &Bootstrap,
-    on_round: &(dyn Fn() + Sync),
-) -> Result<BootstrapDraws, RatingsError> {
-    elo.validate()?;
-    bootstrap.check()?;
-    if log.is_empty() {
-        return Err(RatingsError::NotEnoughData(
-            "the log holds no battles".into(),
-        ));
-    }
-    let n = log.len();
-    let scores = (0..bootstrap.rounds)
-        .into_par_iter()
-        .map(|round| {
-            let mut rng = round_rng(bootstrap.seed, round);
-            let ratings = elo.replay(log, (0..n).map(|_| rng.random_range(0..n)));
-            on_round();
-            ratings
-        })
-        .collect();
-    Ok(BootstrapDraws {
-        scores,
-        prior_rounds: 0,
-        unconverged_rounds: 0,
-    })
-}
-
-/// Bootstrap replicates of a Plackett–Luce fit: each round refits N rankings drawn
-/// with replacement, starting from the full-data estimate `fit` with its penalty (or,
-/// for a replicate whose MLE does not exist, the fallback prior), on the rating
-/// `scale`; `on_round` is called once per finished replicate.
-///
-/// # Errors
-/// [`RatingsError::Setting`] for zero rounds.
-pub fn bootstrap_plackett_luce(
-    rankings: &Rankings,
-    settings: &PlackettLuce,
-    fit: &PlFit,
-    scale: &EloScale,
-    bootstrap: &Bootstrap,
-    on_round: &(dyn Fn() + Sync),
-) -> Result<BootstrapDraws, RatingsError> {
-    bootstrap.check()?;
-    let n = rankings.len();
-    let start = nalgebra::DVector::from_vec(fit.beta.clone());
-    let replicates: Vec<Replicate> = (0..bootstrap.rounds)
-        .into_par_iter()
-        .map(|round| {
-            let mut rng = round_rng(bootstrap.seed, round);
-            let resampled = rankings.resampled((0..n).map(|_| rng.random_range(0..n)));
-            let (regularization, used_prior) =
-                replicate_penalty(&fit.regularization, || settings.regularization(&resampled));
-            let refit = settings.fit_from(&resampled, start.clone(), regularization);
-            on_round();
-            Replicate {
-                scores: scale.scores(&refit.beta),
-                used_prior,
-                converged: refit.status == crate::FitStatus::Converged,
-            }
-        })
-        .collect();
-    Ok(replicates.into_iter().collect())
 }
 
 #[cfg(test)]

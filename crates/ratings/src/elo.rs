@@ -4,11 +4,12 @@
 //! is conserved; the result depends on the order of the battles.
 
 use rand::seq::SliceRandom;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use verdict_feedback::BattleLog;
 
-use crate::RatingsError;
+use crate::method::{RatingKind, RatingMethod, Replicate, Resample};
+use crate::{EloScale, RatingsError};
 
 /// Elo settings.
 ///
@@ -107,6 +108,43 @@ impl Elo {
             ));
         }
         Ok(self.replay(log, 0..log.len()))
+    }
+}
+
+impl RatingMethod for Elo {
+    type Data = BattleLog;
+    type Fit = EloRun;
+
+    const KIND: RatingKind = RatingKind::Elo;
+
+    fn fit(&self, log: &BattleLog) -> Result<EloRun, RatingsError> {
+        self.run(log)
+    }
+
+    fn scores(&self, ratings: &EloRun, _scale: &EloScale) -> Vec<f64> {
+        ratings.clone()
+    }
+
+    /// N battles drawn with replacement, replayed in the order drawn (as FastChat's
+    /// `get_bootstrap_result` did): O(N) a round.
+    fn resample<'a>(
+        &'a self,
+        log: &'a BattleLog,
+        _fit: &'a EloRun,
+        _scale: &'a EloScale,
+    ) -> Result<Resample<'a>, RatingsError> {
+        self.validate()?;
+        if log.is_empty() {
+            return Err(RatingsError::NotEnoughData(
+                "the log holds no battles".into(),
+            ));
+        }
+        let n = log.len();
+        Ok(Box::new(move |rng| Replicate {
+            scores: self.replay(log, (0..n).map(|_| rng.random_range(0..n))),
+            used_prior: false,
+            converged: true,
+        }))
     }
 }
 

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ModelTally;
+use crate::{ModelTally, RatingKind};
 
 /// How intervals were made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -91,8 +91,8 @@ pub enum PointEstimate {
 /// Models sorted by descending score (ties in score by name).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Leaderboard {
-    /// `bradley-terry`, `elo` or `maximal-lottery`.
-    pub method: String,
+    /// The method that made it.
+    pub method: RatingKind,
     /// What the scores are (a result saved before this field read as a fit).
     #[serde(default)]
     pub point: PointEstimate,
@@ -105,7 +105,7 @@ pub struct Leaderboard {
 impl Leaderboard {
     /// Builds and sorts a leaderboard; `intervals[m]` is model m's `(low, high)`.
     pub fn new(
-        method: &str,
+        method: RatingKind,
         names: &[String],
         scores: &[f64],
         intervals: Option<(Interval, Vec<(f64, f64)>)>,
@@ -146,7 +146,7 @@ impl Leaderboard {
                 .then_with(|| x.name.cmp(&y.name))
         });
         Self {
-            method: method.to_owned(),
+            method,
             point: PointEstimate::Fit,
             interval,
             models,
@@ -169,7 +169,7 @@ mod tests {
         // a is clearly above c; b overlaps both.
         let bounds = vec![(1100.0, 1200.0), (1000.0, 1150.0), (900.0, 1050.0)];
         let board = Leaderboard::new(
-            "x",
+            RatingKind::BradleyTerry,
             &names,
             &[1150.0, 1080.0, 980.0],
             Some((interval, bounds)),

@@ -17,15 +17,13 @@ mod error;
 mod existence;
 mod leaderboard;
 mod likelihood;
+mod method;
 mod newton;
 mod plackett_luce;
 mod sandwich;
 mod scale;
 
-pub use bootstrap::{
-    bootstrap_bradley_terry, bootstrap_elo, bootstrap_plackett_luce, percentile, Bootstrap,
-    BootstrapDraws, CountResampler,
-};
+pub use bootstrap::{percentile, Bootstrap, BootstrapDraws, CountResampler};
 pub use bradley_terry::{
     mm_iterates, BradleyTerry, BtFit, FitStatus, Regularization, Solver, DEFAULT_PRIOR_L2,
 };
@@ -38,6 +36,7 @@ pub use error::RatingsError;
 pub use existence::{mle_obstacles, MleObstacle};
 pub use leaderboard::{Interval, IntervalMethod, Leaderboard, PointEstimate, Standing};
 pub use likelihood::TieModel;
+pub use method::{bootstrap, RatingKind, RatingMethod, Replicate, Resample};
 pub use plackett_luce::{PlFit, PlackettLuce, Ranking, Rankings};
 pub use sandwich::sandwich_covariance;
 pub use scale::{Center, EloScale};

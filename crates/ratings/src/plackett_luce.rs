@@ -24,12 +24,15 @@
 //! as Bradley–Terry keeps every strength finite, and the fit says so.
 
 use nalgebra::{DMatrix, DVector};
+use rand::Rng;
 
+use crate::bootstrap::replicate_penalty;
 use crate::bradley_terry::{DEFAULT_NEWTON_MAX_ITER, DEFAULT_TOLERANCE, LN10_SQUARED};
+use crate::method::{RatingKind, RatingMethod, Replicate, Resample};
 use crate::newton::{Evaluation, Objective};
 use crate::{
-    mle_obstacles, FitStatus, PairCounts, PairTally, RatingsError, Regularization, TieModel,
-    DEFAULT_PRIOR_L2,
+    mle_obstacles, EloScale, FitStatus, PairCounts, PairTally, RatingsError, Regularization,
+    TieModel, DEFAULT_PRIOR_L2,
 };
 
 /// One ranking: blocks of model indices, best first. A block of several models is a
@@ -275,6 +278,44 @@ struct Likelihood<'a> {
     rankings: &'a Rankings,
     /// Ridge weight in natural-log units.
     lambda: f64,
+}
+
+impl RatingMethod for PlackettLuce {
+    type Data = Rankings;
+    type Fit = PlFit;
+
+    const KIND: RatingKind = RatingKind::PlackettLuce;
+
+    fn fit(&self, rankings: &Rankings) -> Result<PlFit, RatingsError> {
+        PlackettLuce::fit(self, rankings)
+    }
+
+    fn scores(&self, fit: &PlFit, scale: &EloScale) -> Vec<f64> {
+        scale.scores(&fit.beta)
+    }
+
+    /// N rankings drawn with replacement, refitted from the full-data estimate with its
+    /// penalty (or, for a replicate whose MLE does not exist, the fallback prior).
+    fn resample<'a>(
+        &'a self,
+        rankings: &'a Rankings,
+        fit: &'a PlFit,
+        scale: &'a EloScale,
+    ) -> Result<Resample<'a>, RatingsError> {
+        let n = rankings.len();
+        let start = DVector::from_vec(fit.beta.clone());
+        Ok(Box::new(move |rng| {
+            let resampled = rankings.resampled((0..n).map(|_| rng.random_range(0..n)));
+            let (regularization, used_prior) =
+                replicate_penalty(&fit.regularization, || self.regularization(&resampled));
+            let refit = self.fit_from(&resampled, start.clone(), regularization);
+            Replicate {
+                scores: scale.scores(&refit.beta),
+                used_prior,
+                converged: refit.status == crate::FitStatus::Converged,
+            }
+        }))
+    }
 }
 
 impl Objective for Likelihood<'_> {

@@ -11,7 +11,7 @@
 use std::fmt::Write;
 
 use html_escape::{encode_double_quoted_attribute as attribute, encode_text as text};
-use verdict_ratings::Leaderboard;
+use verdict_ratings::{Leaderboard, RatingKind};
 
 use crate::table::{
     coefficient_table, describe_output, leaderboard_table, score_cell, side_by_side,
@@ -158,7 +158,7 @@ fn per_group(overall: &Leaderboard, boards: &[GroupBoard]) -> String {
                 .map(|r| (g, &r.outputs()[0].leaderboard))
         })
         .collect();
-    let mut header = vec![overall.method.clone()];
+    let mut header = vec![overall.method.name().to_owned()];
     header.extend(
         drawn
             .iter()
@@ -171,7 +171,7 @@ fn per_group(overall: &Leaderboard, boards: &[GroupBoard]) -> String {
             format!(
                 "{} ({})",
                 standing.rank,
-                score_cell(&overall.method, standing.score)
+                score_cell(overall.method, standing.score)
             ),
         ];
         for (_, board) in &drawn {
@@ -182,7 +182,7 @@ fn per_group(overall: &Leaderboard, boards: &[GroupBoard]) -> String {
                     .find(|s| s.name == standing.name)
                     .map_or_else(
                         || "-".into(),
-                        |s| format!("{} ({})", s.rank, score_cell(&board.method, s.score)),
+                        |s| format!("{} ({})", s.rank, score_cell(board.method, s.score)),
                     ),
             );
         }
@@ -207,14 +207,14 @@ fn disagreements(outputs: &[RankOutput]) -> String {
     };
     let mut items = String::new();
     for standing in &first.leaderboard.models {
-        let ranks: Vec<(String, usize)> = outputs
+        let ranks: Vec<(RatingKind, usize)> = outputs
             .iter()
             .filter_map(|o| {
                 o.leaderboard
                     .models
                     .iter()
                     .find(|s| s.name == standing.name)
-                    .map(|s| (o.leaderboard.method.clone(), s.rank))
+                    .map(|s| (o.leaderboard.method, s.rank))
             })
             .collect();
         if ranks.iter().any(|(_, r)| *r != ranks[0].1) {
@@ -312,7 +312,7 @@ fn leaderboard_svg(board: &Leaderboard) -> String {
     let width = left + plot + 70.0;
     let mut svg = format!(
         "<svg class=\"leaderboard\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"{} scores with intervals\">",
-        attribute(&board.method)
+        attribute(board.method.name())
     );
     for tick in 0..=4 {
         let value = low + (high - low) * f64::from(tick) / 4.0;

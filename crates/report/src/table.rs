@@ -2,7 +2,9 @@
 
 use std::fmt::Write;
 
-use verdict_ratings::{FitStatus, IntervalMethod, Leaderboard, PointEstimate, Regularization};
+use verdict_ratings::{
+    FitStatus, IntervalMethod, Leaderboard, PointEstimate, RatingKind, Regularization,
+};
 
 use crate::{Coefficient, Matrices, RankOutput, RankReport, ReportError};
 
@@ -70,27 +72,16 @@ impl TextTable {
     }
 }
 
-fn method_title(method: &str) -> &str {
-    match method {
-        "bradley-terry" => "Bradley–Terry",
-        "elo" => "Elo",
-        "maximal-lottery" => "Maximal lottery",
-        "bradley-terry-covariates" => "Bradley–Terry with covariates",
-        "plackett-luce" => "Plackett–Luce",
-        other => other,
-    }
-}
-
 /// A score as shown: probabilities with four decimals, ratings with one.
-pub(crate) fn score_cell(method: &str, score: f64) -> String {
-    if method == "maximal-lottery" {
+pub(crate) fn score_cell(method: RatingKind, score: f64) -> String {
+    if method.scores_probabilities() {
         format!("{score:.4}")
     } else {
         format!("{score:.1}")
     }
 }
 
-fn interval_cell(method: &str, low: Option<f64>, high: Option<f64>) -> String {
+fn interval_cell(method: RatingKind, low: Option<f64>, high: Option<f64>) -> String {
     match (low, high) {
         (Some(l), Some(h)) => format!("[{}, {}]", score_cell(method, l), score_cell(method, h)),
         _ => "-".into(),
@@ -105,14 +96,10 @@ pub(crate) fn describe_output(output: &RankOutput) -> String {
     let board = &output.leaderboard;
     // Plackett–Luce counts rankings; its wins, losses and ties are the pairwise
     // comparisons the rankings imply.
-    let units = if board.method == "plackett-luce" {
-        "rankings"
-    } else {
-        "battles"
-    };
+    let units = board.method.units();
     let mut text = format!(
         "{}: {} models, {} {units} from {}",
-        method_title(&board.method),
+        board.method.title(),
         board.models.len(),
         output.battles,
         output.source
@@ -197,7 +184,7 @@ pub(crate) fn describe_output(output: &RankOutput) -> String {
 
 pub(crate) fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) -> TextTable {
     let ci_title = confidence.map_or("CI".to_owned(), |c| format!("{}% CI", c * 100.0));
-    if board.method == "maximal-lottery" {
+    if board.method == RatingKind::MaximalLottery {
         // Bootstrapped lotteries add the probability's interval and the share of
         // replicates that keep the model in the winner set.
         let bootstrapped = board.interval.is_some();
@@ -211,10 +198,10 @@ pub(crate) fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) ->
             let mut row = vec![
                 s.rank.to_string(),
                 s.name.clone(),
-                score_cell(&board.method, s.score),
+                score_cell(board.method, s.score),
             ];
             if bootstrapped {
-                row.push(interval_cell(&board.method, s.ci_low, s.ci_high));
+                row.push(interval_cell(board.method, s.ci_low, s.ci_high));
                 row.push(
                     s.support_share
                         .map_or_else(|| "-".into(), |share| format!("{:.1}%", share * 100.0)),
@@ -245,8 +232,8 @@ pub(crate) fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) ->
             s.rank.to_string(),
             optional(s.rank_ub),
             s.name.clone(),
-            score_cell(&board.method, s.score),
-            interval_cell(&board.method, s.ci_low, s.ci_high),
+            score_cell(board.method, s.score),
+            interval_cell(board.method, s.ci_low, s.ci_high),
         ];
         if moved {
             row.push(match s.rank_change {
@@ -359,7 +346,7 @@ fn render_output(output: &RankOutput) -> String {
 pub(crate) fn side_by_side(outputs: &[RankOutput]) -> TextTable {
     let mut header = vec!["model".to_owned()];
     for output in outputs {
-        let title = output.leaderboard.method.clone();
+        let title = output.leaderboard.method;
         header.extend([
             format!("{title} rank"),
             format!("{title} score"),
@@ -381,8 +368,8 @@ pub(crate) fn side_by_side(outputs: &[RankOutput]) -> TextTable {
             {
                 Some(s) => row.extend([
                     s.rank.to_string(),
-                    score_cell(&output.leaderboard.method, s.score),
-                    interval_cell(&output.leaderboard.method, s.ci_low, s.ci_high),
+                    score_cell(output.leaderboard.method, s.score),
+                    interval_cell(output.leaderboard.method, s.ci_low, s.ci_high),
                 ]),
                 None => row.extend(["-".into(), "-".into(), "-".into()]),
             }
@@ -443,7 +430,7 @@ pub fn render_csv(report: &RankReport) -> Result<String, ReportError> {
     for output in report.outputs() {
         for s in &output.leaderboard.models {
             writer.write_record([
-                output.leaderboard.method.clone(),
+                output.leaderboard.method.name().to_owned(),
                 s.name.clone(),
                 s.score.to_string(),
                 text(s.ci_low),

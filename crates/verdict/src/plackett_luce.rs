@@ -4,12 +4,12 @@
 //! bootstrap intervals over resampled rankings.
 
 use verdict_ratings::{
-    bootstrap_plackett_luce, Center, EloScale, FitStatus, Leaderboard, PlackettLuce, Ranking,
-    Rankings, Regularization,
+    Center, EloScale, FitStatus, Leaderboard, PlackettLuce, Ranking, Rankings, RatingKind,
+    Regularization,
 };
 use verdict_report::{RankOutput, RankReport};
 
-use crate::rank::{anchor_index, percentile_intervals, refit_notes, Intervals, RankSettings};
+use crate::rank::{anchor_index, refit_intervals, Intervals, RankSettings};
 use crate::VerdictError;
 
 /// Fits Plackett–Luce to `rankings` of the models `names` and builds its leaderboard.
@@ -89,15 +89,19 @@ pub fn rank_rankings(
             );
             None
         }
-        Intervals::Bootstrap(bootstrap) => {
-            let draws =
-                bootstrap_plackett_luce(&rankings, &model, &fit, &scale, bootstrap, on_round)?;
-            notes.extend(refit_notes(&draws));
-            Some(percentile_intervals(bootstrap, settings.confidence, &draws))
-        }
+        Intervals::Bootstrap(bootstrap) => Some(refit_intervals(
+            &model,
+            &rankings,
+            &fit,
+            &scale,
+            bootstrap,
+            settings.confidence,
+            &mut notes,
+            on_round,
+        )?),
     };
     let leaderboard = Leaderboard::new(
-        "plackett-luce",
+        RatingKind::PlackettLuce,
         names,
         &scores,
         intervals,

@@ -8,9 +8,9 @@ use verdict_game::{
     Lottery, LotteryStatus, PayoffMatrix, SUPPORT_THRESHOLD, TIE_TOLERANCE,
 };
 use verdict_ratings::{
-    bootstrap_bradley_terry, bootstrap_elo, sandwich_covariance, shuffled_order, Bootstrap,
-    BootstrapDraws, BradleyTerry, BtFit, Center, Elo, EloScale, FitStatus, Interval,
-    IntervalMethod, Leaderboard, PairCounts, PointEstimate, RatingsError, Regularization,
+    bootstrap, sandwich_covariance, shuffled_order, Bootstrap, BootstrapDraws, BradleyTerry, BtFit,
+    Center, Elo, EloScale, FitStatus, Interval, IntervalMethod, Leaderboard, PairCounts,
+    PointEstimate, RatingKind, RatingMethod, RatingsError, Regularization,
 };
 use verdict_report::{
     FitSummary, GroupBoard, LotterySummary, Matrices, RankOutput, RankReport, RobustSummary,
@@ -196,6 +196,25 @@ pub(crate) fn percentile_intervals(
         confidence,
     };
     (interval, draws.intervals(confidence))
+}
+
+/// The percentile intervals at `confidence` of a refitting method's bootstrap
+/// (Bradley–Terry, Plackett–Luce) around `fit`, scores on `scale`, with what a
+/// reader must know of the replicates added to `notes` ([`refit_notes`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn refit_intervals<M: RatingMethod>(
+    method: &M,
+    data: &M::Data,
+    fit: &M::Fit,
+    scale: &EloScale,
+    settings: &Bootstrap,
+    confidence: f64,
+    notes: &mut Vec<String>,
+    on_round: &(dyn Fn() + Sync),
+) -> Result<(Interval, Vec<(f64, f64)>), VerdictError> {
+    let draws = bootstrap(method, data, fit, scale, settings, on_round)?;
+    notes.extend(refit_notes(&draws));
+    Ok(percentile_intervals(settings, confidence, &draws))
 }
 
 /// What a reader must know of refitted bootstrap replicates (Bradley–Terry,
@@ -508,7 +527,7 @@ impl Context<'_> {
     /// and the notes.
     pub(crate) fn finish(
         &self,
-        method: &str,
+        method: RatingKind,
         scores: &[f64],
         intervals: Option<(Interval, Vec<(f64, f64)>)>,
         pairwise: Pairwise<'_>,
@@ -613,18 +632,16 @@ impl Context<'_> {
         let mut notes = fit_notes(&fit, self.models.names());
         let intervals = match &settings.intervals {
             Intervals::None => None,
-            Intervals::Bootstrap(bootstrap) => {
-                let draws = bootstrap_bradley_terry(
-                    self.counts,
-                    &settings.bradley_terry,
-                    &fit,
-                    &scale,
-                    bootstrap,
-                    on_round,
-                )?;
-                notes.extend(refit_notes(&draws));
-                Some(self.bootstrap_intervals(bootstrap, &draws))
-            }
+            Intervals::Bootstrap(bootstrap) => Some(refit_intervals(
+                &settings.bradley_terry,
+                self.counts,
+                &fit,
+                &scale,
+                bootstrap,
+                settings.confidence,
+                &mut notes,
+                on_round,
+            )?),
             Intervals::Sandwich => {
                 let covariance = sandwich_covariance(self.counts, &fit)?;
                 let z = Normal::new(0.0, 1.0)
@@ -643,7 +660,7 @@ impl Context<'_> {
         };
         let summary = Some(FitSummary::from(&fit));
         Ok(self.finish(
-            "bradley-terry",
+            RatingKind::BradleyTerry,
             &scores,
             intervals,
             Pairwise::WinProbability(&|i, j| fit.win_probability(i, j)),
@@ -687,7 +704,10 @@ impl Context<'_> {
                 None
             }
             Intervals::Bootstrap(bootstrap) => {
-                let mut draws = bootstrap_elo(log, elo, bootstrap, on_round)?;
+                // Elo's resample replays drawn battles; it starts from no fit.
+                let scale = EloScale::default();
+                let mut draws =
+                    verdict_ratings::bootstrap(elo, log, &ratings, &scale, bootstrap, on_round)?;
                 for round in &mut draws.scores {
                     let offset = shift(round);
                     round.iter_mut().for_each(|r| *r += offset);
@@ -706,7 +726,7 @@ impl Context<'_> {
         };
         let expected = |i: usize, j: usize| elo.expected(ratings[i], ratings[j]);
         let mut output = self.finish(
-            "elo",
+            RatingKind::Elo,
             &ratings,
             intervals,
             Pairwise::WinProbability(&expected),
@@ -757,7 +777,7 @@ impl Context<'_> {
             ));
         }
         let mut output = self.finish(
-            "maximal-lottery",
+            RatingKind::MaximalLottery,
             probabilities,
             intervals,
             Pairwise::Margin(&|i, j| game.get(i, j)),

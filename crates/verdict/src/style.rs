@@ -14,7 +14,7 @@ use verdict_io::{
 use verdict_io::{LoadedBattles, ReadOptions, Source};
 use verdict_ratings::{
     BootstrapDraws, CovariateBattles, CovariateBradleyTerry, CovariateFit, FitStatus,
-    IntervalMethod, Solver, TieModel,
+    IntervalMethod, RatingKind, Solver, TieModel,
 };
 use verdict_report::{Coefficient, FitSummary, RankReport};
 
@@ -306,7 +306,7 @@ pub fn rank_with_covariates(
         tie_parameter: None,
     };
     let mut output = context.finish(
-        "bradley-terry-covariates",
+        RatingKind::BradleyTerryCovariates,
         &scores,
         intervals,
         Pairwise::WinProbability(&|i, j| fit.win_probability(i, j)),

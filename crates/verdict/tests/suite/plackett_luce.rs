@@ -97,7 +97,7 @@ fn the_leaderboard_is_seeded_and_says_what_it_approximated() {
     let (first, second) = (run(), run());
     let board = &first.outputs()[0].leaderboard;
     assert_eq!(board, &second.outputs()[0].leaderboard);
-    assert_eq!(board.method, "plackett-luce");
+    assert_eq!(board.method.name(), "plackett-luce");
     let mean = board.models.iter().map(|s| s.score).sum::<f64>() / 10.0;
     assert!((mean - 1000.0).abs() < 1e-9);
     for s in &board.models {

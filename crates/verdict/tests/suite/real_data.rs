@@ -224,7 +224,7 @@ fn sandwich_intervals_match_arena_rank() {
 #[test]
 fn elo_with_bootstrap_reports_the_median_inside_its_interval() {
     use verdict::rank::{rank, Method, RankSettings};
-    use verdict::ratings::{bootstrap_elo, Bootstrap, PointEstimate};
+    use verdict::ratings::{bootstrap, Bootstrap, EloScale, PointEstimate};
     let Some(folder) = shared_data("mteb-arena") else {
         return;
     };
@@ -237,8 +237,17 @@ fn elo_with_bootstrap_reports_the_median_inside_its_interval() {
     let board = &report.outputs()[0].leaderboard;
     assert_eq!(board.point, PointEstimate::BootstrapMedian);
     let names = loaded.log.models().names();
-    let draws = bootstrap_elo(&loaded.log, &settings.elo, &Bootstrap::default(), &|| {}).unwrap();
     let replay = settings.elo.run(&loaded.log).unwrap();
+    let (log, scale) = (&loaded.log, EloScale::default());
+    let draws = bootstrap(
+        &settings.elo,
+        log,
+        &replay,
+        &scale,
+        &Bootstrap::default(),
+        &|| {},
+    )
+    .unwrap();
     let mut outside = 0;
     for (m, name) in names.iter().enumerate() {
         let standing = board.models.iter().find(|s| &s.name == name).unwrap();

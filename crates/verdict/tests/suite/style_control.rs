@@ -181,7 +181,7 @@ fn the_board_carries_intervals_coefficients_and_rank_changes() {
     };
     let report = board(&settings);
     let output = report.outputs()[0];
-    assert_eq!(output.leaderboard.method, "bradley-terry-covariates");
+    assert_eq!(output.leaderboard.method.name(), "bradley-terry-covariates");
     for s in &output.leaderboard.models {
         let (low, high) = (s.ci_low.unwrap(), s.ci_high.unwrap());
         assert!(
