@@ -14,7 +14,6 @@ use verdict::report::{fit_html, fit_notes, fit_summary, FitPage};
 use verdict_lab::simulation::Truth;
 
 use crate::args::{FitArgs, OutputFormat};
-use crate::flags::in_flags;
 use crate::log::{contextual_options, log_source};
 use crate::progress::bar;
 
@@ -51,14 +50,10 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
         }
     };
     let started = std::time::Instant::now();
-    let model = fit_request(
-        &request,
-        &|warning| eprintln!("{}", in_flags(warning)),
-        &progress,
-    )?;
+    let model = fit_request(&request, &|warning| eprintln!("{warning}"), &progress)?;
     drop(bars);
     for note in fit_notes(&model) {
-        eprintln!("{}", in_flags(&note));
+        eprintln!("{note}");
     }
     verdict::model_file::save_model(&model, &model_file)?;
     let seconds = started.elapsed().as_secs_f64();

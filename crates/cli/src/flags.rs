@@ -1,10 +1,13 @@
-//! The library names its settings in backticks (`` `allow_unobserved` ``); the command
-//! line says which flag sets each. Messages and notes pass through [`in_flags`].
+//! How the command line spells the library's settings: by the flag that sets each. The
+//! library names settings as data in its messages ([`verdict::settings::Setting`]);
+//! `main` installs [`flag`] as this process's spelling, so every error, warning and
+//! note reads in flags.
 
 /// Library setting → the flag that sets it.
 const FLAGS: &[(&str, &str)] = &[
     ("agents", "--agents"),
     ("allow_unobserved", "--allow-unobserved"),
+    ("backbone", "--backbone"),
     ("bootstrap", "--bootstrap"),
     ("budget", "--budget"),
     ("categorical", "--categorical"),
@@ -17,6 +20,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("force", "--force"),
     ("group_by", "--group-by"),
     ("input_format", "--input-format"),
+    ("k", "--k"),
     ("l2", "--l2"),
     ("ledger", "--ledger"),
     ("linear_penalty", "--linear-penalty"),
@@ -24,6 +28,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("method", "--method"),
     ("model_a_column", "--model-a-col"),
     ("model_b_column", "--model-b-col"),
+    ("n0", "--n0"),
     ("nuisance_design", "--nuisance-design"),
     ("order_by", "--order-by"),
     ("policy", "--policy"),
@@ -34,26 +39,32 @@ const FLAGS: &[(&str, &str)] = &[
     ("propensity_range", "--propensity-range"),
     ("rho", "--rho"),
     ("robust", "--robust"),
+    ("rounds", "--bootstrap"),
     ("selection_tilt", "--selection-slope"),
     ("skip_self_battles", "--skip-self-battles"),
     ("style_control", "--style-control"),
+    ("target_error", "--target-error"),
     ("text_column", "--text-col"),
     ("text_dim", "--text-dim"),
     ("tie_rate", "--tie-rate"),
     ("ties", "--ties"),
+    ("tol", "--tol"),
     ("truth", "--truth"),
     ("variant", "--variant"),
     ("voters", "--voters"),
     ("winner_column", "--winner-col"),
 ];
 
-/// `text` with every backticked library setting replaced by its flag.
-pub fn in_flags(text: &str) -> String {
+/// The flag that sets library setting `name`; a setting no flag sets keeps the
+/// library's spelling.
+pub fn flag(name: &str) -> String {
     FLAGS
         .iter()
-        .fold(text.to_string(), |text, (setting, flag)| {
-            text.replace(&format!("`{setting}`"), flag)
-        })
+        .find(|(setting, _)| *setting == name)
+        .map_or_else(
+            || verdict::settings::library_spelling(name),
+            |(_, f)| (*f).to_owned(),
+        )
 }
 
 #[cfg(test)]
@@ -61,10 +72,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn settings_become_flags_and_other_text_stays() {
-        assert_eq!(
-            in_flags("set `allow_unobserved` to count them; use `ties` half; `other`"),
-            "set --allow-unobserved to count them; use --ties half; `other`"
-        );
+    fn settings_are_spelled_as_flags() {
+        assert_eq!(flag("allow_unobserved"), "--allow-unobserved");
+        assert_eq!(flag("selection_tilt"), "--selection-slope");
+        assert_eq!(flag("no_such_setting"), "`no_such_setting`");
+        // Each setting once: a second entry would never be reached.
+        let mut names: Vec<&str> = FLAGS.iter().map(|(name, _)| *name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), FLAGS.len());
     }
 }

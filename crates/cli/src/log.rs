@@ -7,14 +7,13 @@ use verdict::io::{ContextualOptions, Source};
 use verdict::report::log_summary;
 
 use crate::args::{ContextLogArgs, LogSourceArgs, OutputFormat};
-use crate::flags::in_flags;
 
 pub fn run(args: &ContextLogArgs) -> anyhow::Result<()> {
     let log = read_log(&args.source)?;
     let summary = log.summary();
     let text = match args.format {
         OutputFormat::Json => serde_json::to_string_pretty(&summary)? + "\n",
-        OutputFormat::Table | OutputFormat::Csv => in_flags(&log_summary(&summary)),
+        OutputFormat::Table | OutputFormat::Csv => log_summary(&summary),
     };
     print!("{text}");
     Ok(())

@@ -2,7 +2,7 @@
 //!
 //! A thin layer: each subcommand turns its flags into library settings, makes one
 //! library call, and renders the result. Errors print their cause chain, with the
-//! library's setting names turned into flags, and exit 2.
+//! library's settings spelled as flags, and exit 2.
 
 mod args;
 #[cfg(feature = "nasheval")]
@@ -90,6 +90,7 @@ fn quiet_parquet_panics() {
 
 fn main() -> ExitCode {
     quiet_parquet_panics();
+    verdict::settings::spell_settings(flags::flag);
     match run() {
         Ok(code) => code,
         Err(error) => {
@@ -101,7 +102,7 @@ fn main() -> ExitCode {
             if broken_pipe {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {}", flags::in_flags(&message(&error)));
+            eprintln!("error: {}", message(&error));
             ExitCode::from(2)
         }
     }

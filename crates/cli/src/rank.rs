@@ -193,7 +193,7 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
         stripped = report.without_matrices();
         &stripped
     };
-    let text = crate::flags::in_flags(&render(printed, args.format)?);
+    let text = render(printed, args.format)?;
     let source = request.input.shown_name();
     if let Some(page) = &page {
         let title = format!("verdict rank {source}");

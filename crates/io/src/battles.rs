@@ -1,6 +1,7 @@
 //! Battle logs in the LMArena schema: `model_a`, `model_b`, `winner`.
 
 use std::path::Path;
+use verdict_settings::Setting;
 
 use verdict_feedback::{BattleLog, ModelId, Outcome};
 
@@ -365,15 +366,15 @@ pub(crate) fn require_column(table: &Table, column: &str) -> Result<(), IoError>
         return Ok(());
     }
     let hint = match column {
-        "model_a" | "model_b" => "name the model columns with `model_a_column`/`model_b_column`",
-        "winner" => "name the outcome column with `winner_column`, or provide one-hot columns winner_model_a, winner_model_b, winner_tie",
-        _ => "check the column name (names are case-sensitive)",
+        "model_a" | "model_b" => format!("name the model columns with {model_a_column}/{model_b_column}", model_a_column = Setting("model_a_column"), model_b_column = Setting("model_b_column")),
+        "winner" => format!("name the outcome column with {winner_column}, or provide one-hot columns winner_model_a, winner_model_b, winner_tie", winner_column = Setting("winner_column")),
+        _ => "check the column name (names are case-sensitive)".to_owned(),
     };
     Err(IoError::MissingColumn {
         file: table.file().to_owned(),
         column: column.to_owned(),
         present: table.present_columns().join(", "),
-        hint: hint.to_owned(),
+        hint,
     })
 }
 
@@ -493,8 +494,8 @@ pub(crate) fn build_log(
             return Err(IoError::invalid(
                 table.location(row, Some(&schema.model_b)),
                 format!(
-                    "model {:?} battles itself; fix the model name, or set `skip_self_battles` to drop such rows",
-                    log.models().name(a)
+                    "model {:?} battles itself; fix the model name, or set {skip_self_battles} to drop such rows",
+                    log.models().name(a), skip_self_battles = Setting("skip_self_battles")
                 ),
             ));
         }

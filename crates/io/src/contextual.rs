@@ -9,6 +9,7 @@
 //! best–worst; see [`verdict_feedback::Response::from_json`]).
 
 use std::collections::{HashMap, HashSet};
+use verdict_settings::Setting;
 
 use verdict_feedback::{ContextualLog, ContextualLogBuilder, Outcome, Response};
 
@@ -265,13 +266,13 @@ fn featurize(
     let text = match &options.text_column {
         Some(_) if options.text_dim == 0 => return Err(IoError::invalid_file(
             table.file(),
-            "`text_dim` 0 leaves the text column no features; use at least 1 (the default is 64)",
+            format!("{text_dim} 0 leaves the text column no features; use at least 1 (the default is 64)", text_dim = Setting("text_dim")),
         )),
         Some(text) => {
             required(
                 table,
                 text,
-                "`text_column` names a column of the contexts table",
+                &format!("{text_column} names a column of the contexts table", text_column = Setting("text_column")),
             )?;
             let column = table.column(text).expect("checked");
             Some(
@@ -374,9 +375,9 @@ fn encode_features(
                             ..locate(0, name)
                         },
                         format!(
-                            "{} distinct values in {} rows, too many for one-hot features (at most {MAX_ONE_HOT_LEVELS}): name a free-text column with `text_column` {name}, or encode a category with many levels with `categorical` codes",
+                            "{} distinct values in {} rows, too many for one-hot features (at most {MAX_ONE_HOT_LEVELS}): name a free-text column with {text_column} {name}, or encode a category with many levels with {categorical} codes",
                             distinct.len(),
-                            values.len()
+                            values.len(), text_column = Setting("text_column"), categorical = Setting("categorical")
                         ),
                     ));
                 }
@@ -458,19 +459,25 @@ pub fn read_battles_as_contextual(
     let mut wanted: Vec<String> = ["model_a", "model_b", "winner"].map(String::from).to_vec();
     wanted.extend(context_cols.iter().cloned());
     let table = read_table(source, None, Some(&wanted))?;
-    let hint = "`context_columns` names metadata columns of the battle log";
+    let hint = format!(
+        "{context_columns} names metadata columns of the battle log",
+        context_columns = Setting("context_columns")
+    );
     for name in &wanted {
-        required(&table, name, hint)?;
+        required(&table, name, &hint)?;
     }
     if context_cols.is_empty() {
         return Err(IoError::invalid_file(
             table.file(),
-            "no context columns; name at least one with `context_columns`",
+            format!(
+                "no context columns; name at least one with {context_columns}",
+                context_columns = Setting("context_columns")
+            ),
         ));
     }
     let values: Vec<Vec<&str>> = context_cols
         .iter()
-        .map(|name| column_values(&table, required(&table, name, hint)?))
+        .map(|name| column_values(&table, required(&table, name, &hint)?))
         .collect::<Result<_, _>>()?;
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut first_row = Vec::new();
@@ -493,7 +500,7 @@ pub fn read_battles_as_contextual(
     let (feature_names, features) =
         encode_features(&columns, None, options, first_row.len(), &locate)?
             .expect("at least one context column");
-    let column = |name: &str| required(&table, name, hint);
+    let column = |name: &str| required(&table, name, &hint);
     let (model_a, model_b, winner) = (column("model_a")?, column("model_b")?, column("winner")?);
     let mut builder = ContextualLogBuilder::new();
     for (row, &context) in context_of.iter().enumerate() {

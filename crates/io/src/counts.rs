@@ -16,6 +16,7 @@
 //! raw log into the wide layout on any SQL engine.
 
 use std::path::{Path, PathBuf};
+use verdict_settings::Setting;
 
 use verdict_feedback::{Interner, Outcome, PairCounts, PairCountsBuilder};
 
@@ -399,7 +400,7 @@ impl<'a> Reducer<'a> {
             }
             return Err(IoError::invalid(
                 table.location(row, Some(&schema.model_b)),
-                format!("model {a:?} battles itself; fix the model name, or set `skip_self_battles` to drop such rows"),
+                format!("model {a:?} battles itself; fix the model name, or set {skip_self_battles} to drop such rows", skip_self_battles = Setting("skip_self_battles")),
             ));
         }
         if cells.iter().any(|&c| c > 0.0) {

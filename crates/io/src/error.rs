@@ -1,5 +1,6 @@
 use std::fmt;
 use std::path::PathBuf;
+use verdict_settings::Setting;
 
 /// Where in an input a value sits: a line (CSV, JSON Lines) or a record (JSON array,
 /// Parquet), both counted from 1.
@@ -66,7 +67,7 @@ pub enum IoError {
         message: String,
     },
     /// The format could not be told from the file name.
-    #[error("{path}: cannot tell the format from the extension; name the file *.csv, *.jsonl, *.json or *.parquet, or set `input_format` csv|jsonl|json|parquet")]
+    #[error("{path}: cannot tell the format from the extension; name the file *.csv, *.jsonl, *.json or *.parquet, or set {input_format} csv|jsonl|json|parquet", input_format = Setting("input_format"))]
     UnknownFormat {
         /// The file.
         path: String,

@@ -25,6 +25,7 @@
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use verdict_settings::Setting;
 
 use crate::atomic::directory_of;
 use crate::{persist, FileChecksum, IoError, WRITTEN_BY};
@@ -201,10 +202,10 @@ impl OutputFile {
             .ok_or_else(|| self.refusal("is a symbolic link in a loop; name a file"))?;
         if !self.force {
             return Err(self.refusal(&format!(
-                "is a symbolic link to {}; verdict does not write through a link unasked: name the file itself with {}, or set `force` to write to {}",
+                "is a symbolic link to {}; verdict does not write through a link unasked: name the file itself with {}, or set {force} to write to {}",
                 target.display(),
                 self.option,
-                target.display()
+                target.display(), force = Setting("force")
             )));
         }
         if target.is_dir() {
@@ -234,8 +235,8 @@ impl OutputFile {
         Err(IoError::NotOurs {
             path: destination.to_path_buf(),
             message: format!(
-                "exists and was not written by verdict{shown}; it was left untouched: name another file with {}, or set `force` to replace it",
-                self.option
+                "exists and was not written by verdict{shown}; it was left untouched: name another file with {}, or set {force} to replace it",
+                self.option, force = Setting("force")
             ),
         })
     }

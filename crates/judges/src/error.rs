@@ -1,3 +1,5 @@
+use verdict_settings::Setting;
+
 /// What can go wrong when setting up or running a budgeted estimation.
 #[derive(Debug, thiserror::Error)]
 pub enum JudgeError {
@@ -5,7 +7,7 @@ pub enum JudgeError {
     #[error("invalid instance: {0}")]
     Instance(String),
     /// The budget cannot pay for what the method needs at the very least.
-    #[error("budget {budget} is too small: {needed} is needed to {purpose}; raise `budget` or lower the exploration")]
+    #[error("budget {budget} is too small: {needed} is needed to {purpose}; raise {budget_setting} or lower the exploration", budget_setting = Setting("budget"))]
     InfeasibleBudget {
         /// The budget given.
         budget: f64,

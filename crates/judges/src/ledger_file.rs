@@ -16,6 +16,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use verdict_settings::Setting;
 
 use sha2::{Digest, Sha256};
 
@@ -250,7 +251,7 @@ impl Ledger {
         let fail = |m: String| ledger_error(path, m);
         let not_ours = || {
             fail(format!(
-                "not a verdict spend ledger (its first line is not a {LEDGER_FORMAT} header); it was left untouched: give `ledger` a new file name"
+                "not a verdict spend ledger (its first line is not a {LEDGER_FORMAT} header); it was left untouched: give {ledger} a new file name", ledger = Setting("ledger")
             ))
         };
         let mut lines = bytes.split_inclusive(|&b| b == b'\n');

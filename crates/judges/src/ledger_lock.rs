@@ -13,6 +13,7 @@
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use verdict_settings::Setting;
 
 use crate::ledger_file::ledger_error;
 use crate::JudgeError;
@@ -54,7 +55,7 @@ impl LedgerLock {
                         None => String::new(),
                     };
                     return Err(fail(format!(
-                        "another verdict judge run{holder} is using this ledger; wait for it to end, or give this run another `ledger`"
+                        "another verdict judge run{holder} is using this ledger; wait for it to end, or give this run another {ledger}", ledger = Setting("ledger")
                     )));
                 }
                 Err(TryLockError::Error(e)) => {

@@ -133,7 +133,10 @@ pub fn plan_with_ledger(
     ledger: &Path,
 ) -> Result<JudgedItems<BudgetPlan>, JudgeError> {
     let target = run.settings.target_error.ok_or_else(|| {
-        JudgeError::Setting("a plan is made for a target error: give one (--target-error E)".into())
+        JudgeError::Setting(format!(
+            "a plan is made for a target error: give one ({} E)",
+            verdict_settings::Setting("target_error")
+        ))
     })?;
     let mut record = run.record();
     record.insert("method".into(), "plan".into());

@@ -15,7 +15,12 @@ pub(crate) use lightgbm::Booster;
 
 /// What a user reads when a LightGBM model is asked of a build without it.
 #[cfg(not(feature = "lightgbm"))]
-pub(crate) const ABSENT: &str = "this verdict was built without LightGBM (the `lightgbm` feature): use the linear backbone (--backbone linear), or build with default features";
+pub(crate) fn absent() -> String {
+    format!(
+        "this verdict was built without LightGBM (the `lightgbm` feature): use the linear backbone ({} linear), or build with default features",
+        verdict_settings::Setting("backbone")
+    )
+}
 
 /// Rows for LightGBM: features row-major, `f32` labels and optional row weights.
 #[cfg_attr(not(feature = "lightgbm"), allow(dead_code))]

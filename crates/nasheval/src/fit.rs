@@ -3,6 +3,7 @@
 //! surface, chosen by held-out risk for `auto` → the policy ([`fit_prepared`]).
 
 use verdict_feedback::ContextualLog;
+use verdict_settings::Setting;
 
 use crate::crossfit::{cross_fit, menu_floors, CrossFit, CrossFitOptions, Nuisances, Observed};
 use crate::error::FitError;
@@ -254,7 +255,10 @@ pub fn fit_prepared(
             let truth = truth.ok_or_else(|| {
                 FitError::setting(
                     "variant",
-                    "the oracle variant needs the simulator's truth (`truth` DIR)",
+                    format!(
+                        "the oracle variant needs the simulator's truth ({truth} DIR)",
+                        truth = Setting("truth")
+                    ),
                 )
             })?;
             let mut truth = truth.clone();

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use verdict_feedback::ContextualLog;
 use verdict_game::SoftBudgetPrices;
+use verdict_settings::Setting;
 
 use crate::backbone::{Backbone, BackboneKind, GbdtParams};
 use crate::error::FitError;
@@ -335,7 +336,7 @@ impl FitOptions {
         if options.policy == PolicyKind::Network && options.rho <= 0.0 {
             return Err(FitError::setting(
                 "rho",
-                "the network policy needs rho > 0 (a strongly convex regularizer); use `policy` solver for rho = 0",
+                format!("the network policy needs rho > 0 (a strongly convex regularizer); use {policy} solver for rho = 0", policy = Setting("policy")),
             ));
         }
         if !options.costs.is_empty() && options.costs.len() != k {
@@ -359,12 +360,12 @@ impl FitOptions {
         .iter()
         .any(|b| matches!(b, Backbone::Gbdt(_)))
         {
-            return Err(FitError::setting("backbone", crate::booster::ABSENT));
+            return Err(FitError::setting("backbone", crate::booster::absent()));
         }
         if options.rule != PolicyRule::Equilibrium && options.policy == PolicyKind::Network {
             return Err(FitError::setting(
                 "rule",
-                "a baseline rule is its own policy, computed per context from the surface: use `policy` solver (FitMethod sets both)",
+                format!("a baseline rule is its own policy, computed per context from the surface: use {policy} solver (FitMethod sets both)", policy = Setting("policy")),
             ));
         }
         if options.rule == PolicyRule::RobustLottery {
@@ -382,7 +383,11 @@ impl FitOptions {
         if options.budget.is_some() && options.policy == PolicyKind::Network {
             return Err(FitError::setting(
                 "budget",
-                "a hard budget is solved per context; use `policy` solver with `budget`",
+                format!(
+                    "a hard budget is solved per context; use {policy} solver with {budget}",
+                    policy = Setting("policy"),
+                    budget = Setting("budget")
+                ),
             ));
         }
         if options.budget.is_some() && options.costs.is_empty() {

@@ -19,6 +19,7 @@
 
 use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
 use serde::{Deserialize, Serialize};
+use verdict_settings::Setting;
 
 use crate::likelihood::TieModel;
 use crate::newton::{Evaluation, Objective};
@@ -299,15 +300,16 @@ fn check_data(counts: &PairCounts, ties: TieModel) -> Result<(), RatingsError> {
         ));
     }
     if ties == TieModel::Drop && counts.ties() == battles {
-        return Err(RatingsError::NotEnoughData(
-            "every battle is a tie, and `ties` drop leaves nothing to fit; use `ties` half".into(),
-        ));
+        return Err(RatingsError::NotEnoughData(format!(
+            "every battle is a tie, and {ties} drop leaves nothing to fit; use {ties} half",
+            ties = Setting("ties")
+        )));
     }
     if ties == TieModel::Davidson {
         let ties_seen = counts.ties();
         if ties_seen == 0.0 || ties_seen == battles {
             return Err(RatingsError::NotEnoughData(format!(
-                "Davidson's tie model needs both ties and decisive battles, found {ties_seen} ties in {battles} battles; use `ties` half or drop"
+                "Davidson's tie model needs both ties and decisive battles, found {ties_seen} ties in {battles} battles; use {ties} half or drop", ties = Setting("ties")
             )));
         }
     }

@@ -2,7 +2,10 @@
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RatingsError {
     /// A setting outside its range.
-    #[error("invalid setting {name} = {value}: {expected}")]
+    #[error(
+        "invalid setting {} = {value}: {expected}",
+        verdict_settings::Setting(name)
+    )]
     Setting {
         /// The setting.
         name: &'static str,

@@ -3,6 +3,7 @@
 //! each judge made on each item).
 
 use std::fmt::Write;
+use verdict_settings::Setting;
 
 use html_escape::encode_text as text;
 use verdict_judges::{BudgetPlan, GoldReport, ItemScore, JudgedScores, LedgerSpend};
@@ -108,9 +109,9 @@ pub fn budget_plan_text(plan: &BudgetPlan) -> String {
         "pilot: {} calls of every (item, judge) pair, spent {:.4}\n\
          for an estimated l_{} error of {}: the oracle allocation for the pilot's variances \
          (the rule Est-IVWE's Phase II spends by) needs about {:.4} more, {:.4} in all \
-         (--n0 {} --budget {:.4}); the uniform allocation about {:.4} in all\n\
+         ({n0} {} {budget} {:.4}); the uniform allocation about {:.4} in all\n\
          (a prediction that takes the pilot's variances for the true ones: where they are \
-         noisy, judges chosen on them cost more; --target-error stops a run on the error \
+         noisy, judges chosen on them cost more; {target_error} stops a run on the error \
          it measures)",
         plan.pilot_calls_per_pair,
         plan.pilot_spent,
@@ -120,7 +121,10 @@ pub fn budget_plan_text(plan: &BudgetPlan) -> String {
         plan.oracle_total,
         plan.pilot_calls_per_pair,
         plan.oracle_total,
-        plan.uniform_total
+        plan.uniform_total,
+        n0 = Setting("n0"),
+        budget = Setting("budget"),
+        target_error = Setting("target_error"),
     )
 }
 

@@ -1,6 +1,7 @@
 //! A contextual log's summary for people (`verdict log`).
 
 use std::fmt::Write as _;
+use verdict_settings::Setting;
 
 use verdict_feedback::LogSummary;
 
@@ -38,9 +39,10 @@ pub fn log_summary(summary: &LogSummary) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "{} pairs never met in any menu ({}): a fit needs `allow_unobserved` to extrapolate them",
+            "{} pairs never met in any menu ({}): a fit needs {} to extrapolate them",
             pairs.len(),
-            pairs.join(", ")
+            pairs.join(", "),
+            Setting("allow_unobserved")
         );
     }
     out

@@ -2,6 +2,7 @@
 //! searches run, floored propensities, a collapsed network) that go with it.
 
 use std::fmt::Write as _;
+use verdict_settings::Setting;
 
 use verdict_nasheval::tune::Tuned;
 use verdict_nasheval::{
@@ -63,10 +64,15 @@ pub fn fit_notes(model: &NashEvalModel) -> Vec<String> {
             String::new()
         };
         notes.push(format!(
-            "warning: {}{of} out-of-fold propensities of the selected menus were below {} and were raised to it (`propensity_floor`{}); a raised propensity shrinks its correction term: less variance, and less of the outcome model's error corrected",
+            "warning: {}{of} out-of-fold propensities of the selected menus were below {} and were raised to it ({propensity_floor}{}); a raised propensity shrinks its correction term: less variance, and less of the outcome model's error corrected",
             s.clipped_propensities,
             floor_text(o),
-            if o.propensity_floor_share > 0.0 { ", `propensity_floor_share`" } else { "" }
+            if o.propensity_floor_share > 0.0 {
+                format!(", {}", Setting("propensity_floor_share"))
+            } else {
+                String::new()
+            },
+            propensity_floor = Setting("propensity_floor")
         ));
     }
     if let Some(cold) = &s.collapsed_training {
@@ -77,14 +83,14 @@ pub fn fit_notes(model: &NashEvalModel) -> Vec<String> {
             cold.constant_gap.unwrap_or(f64::NAN),
             retrained.map_or(f64::NAN, |t| t.validation_gap),
             if s.solver_fallback {
-                "; still no better, so the model uses the solver policy (as with `policy` solver)"
+                format!("; still no better, so the model uses the solver policy (as with {policy} solver)", policy = Setting("policy"))
             } else {
-                ""
+                String::new()
             }
         ));
     } else if s.solver_fallback {
         notes.push(
-            "warning: the policy network's held-out gap was no better than a constant policy's (it ignored the contexts), so the model uses the solver policy (as with `policy` solver)".into(),
+            format!("warning: the policy network's held-out gap was no better than a constant policy's (it ignored the contexts), so the model uses the solver policy (as with {policy} solver)", policy = Setting("policy")),
         );
     }
     notes

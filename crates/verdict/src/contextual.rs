@@ -4,6 +4,7 @@
 //! model to extrapolate to.
 
 use std::path::Path;
+use verdict_settings::Setting;
 
 use verdict_feedback::ContextualLog;
 use verdict_io::{read_battles_as_contextual, read_contextual_log, ContextualOptions, Source};
@@ -99,12 +100,12 @@ pub fn complete_pairs(
     let (count, names) = (unheld.len(), names.join(", "));
     if !allow_unobserved {
         return Err(VerdictError::Settings(format!(
-            "{count} pairs of agents never met in any menu ({names}{more}): their payoffs cannot be learned from this log; set `allow_unobserved` to extrapolate them through the pooled outcome model"
+            "{count} pairs of agents never met in any menu ({names}{more}): their payoffs cannot be learned from this log; set {allow_unobserved} to extrapolate them through the pooled outcome model", allow_unobserved = Setting("allow_unobserved")
         )));
     }
     if design == NuisanceDesign::PerMenu {
         return Err(VerdictError::Settings(
-            "`allow_unobserved` extrapolates through the pooled outcome model; it does not combine with `nuisance_design` per-menu".into(),
+            format!("{allow_unobserved} extrapolates through the pooled outcome model; it does not combine with {nuisance_design} per-menu", allow_unobserved = Setting("allow_unobserved"), nuisance_design = Setting("nuisance_design")),
         ));
     }
     log.hold_every_pair();

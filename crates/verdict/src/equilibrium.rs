@@ -8,6 +8,7 @@ use verdict_game::{
 };
 use verdict_io::{read_named_matrix, Source};
 use verdict_report::{AgentProbability, GameReport};
+use verdict_settings::Setting;
 
 /// The prices of a soft budget (NashEval Eq. 53); the costs come from the cost file.
 pub use verdict_game::SoftBudgetPrices;
@@ -118,20 +119,23 @@ pub fn solve(
     }
     if settings.soft_budget.is_some() {
         if costs.is_none() {
-            return Err(VerdictError::Settings(
-                "a soft budget needs per-agent costs (`costs` FILE)".into(),
-            ));
+            return Err(VerdictError::Settings(format!(
+                "a soft budget needs per-agent costs ({costs} FILE)",
+                costs = Setting("costs")
+            )));
         }
         if settings.budget.is_some() || rho <= 0.0 {
-            return Err(VerdictError::Settings(
-                "a soft budget needs rho > 0 and does not combine with a hard `budget`".into(),
-            ));
+            return Err(VerdictError::Settings(format!(
+                "a soft budget needs rho > 0 and does not combine with a hard {budget}",
+                budget = Setting("budget")
+            )));
         }
     }
     if settings.budget.is_some() && costs.is_none() {
-        return Err(VerdictError::Settings(
-            "a budget needs per-agent costs (`costs` FILE)".into(),
-        ));
+        return Err(VerdictError::Settings(format!(
+            "a budget needs per-agent costs ({costs} FILE)",
+            costs = Setting("costs")
+        )));
     }
     let costs = costs.unwrap_or_default();
     let problem = Equilibrium::new(rho, costs, settings.budget, settings.soft_budget);

@@ -14,10 +14,12 @@ use verdict_io::ContextualOptions;
 use verdict_nasheval::{
     BackboneKind, FitMethod, FitOptions, NashEvalModel, Nuisances, Stage, Variant, LINEAR_PENALTY,
 };
+use verdict_settings::Setting;
 
 use crate::contextual::{complete_pairs, read_log, LogSource};
 use crate::equilibrium::costs_by_agent;
 use crate::model_file::Featurizer;
+use crate::settings::SettingError;
 use crate::VerdictError;
 
 /// The learner family of each nuisance and of the payoff regression.
@@ -112,9 +114,8 @@ pub fn fit_request(
         linear_penalty,
     } = request.backbones;
     if !(linear_penalty.is_finite() && linear_penalty >= 0.0) {
-        return Err(VerdictError::Settings(format!(
-            "`linear_penalty` {linear_penalty} must be a finite number >= 0"
-        )));
+        let problem = format!("{linear_penalty} must be a finite number >= 0");
+        return Err(SettingError::new("linear_penalty", problem).into());
     }
     let options = request
         .method
@@ -125,9 +126,11 @@ pub fn fit_request(
             linear_penalty,
         ))?;
     if options.variant == Variant::Oracle && request.oracle.is_none() {
-        return Err(VerdictError::Settings(
-            "`variant` oracle needs `truth`, a directory written by verdict simulate".into(),
-        ));
+        return Err(VerdictError::Settings(format!(
+            "{variant} oracle needs {truth}, a directory written by verdict simulate",
+            variant = Setting("variant"),
+            truth = Setting("truth")
+        )));
     }
     let mut log = read_log(&request.source, &request.reading)?;
     if let Some(warning) =

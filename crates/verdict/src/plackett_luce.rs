@@ -8,6 +8,7 @@ use verdict_ratings::{
     Regularization,
 };
 use verdict_report::{RankOutput, RankReport};
+use verdict_settings::Setting;
 
 use crate::rank::{anchor_index, refit_intervals, Intervals, RankSettings};
 use crate::VerdictError;
@@ -83,10 +84,10 @@ pub fn rank_rankings(
     let intervals = match &settings.intervals {
         Intervals::None => None,
         Intervals::Sandwich => {
-            notes.push(
-                "sandwich intervals apply to Bradley–Terry only; use `bootstrap` for Plackett–Luce"
-                    .into(),
-            );
+            notes.push(format!(
+                "sandwich intervals apply to Bradley–Terry only; use {bootstrap} for Plackett–Luce",
+                bootstrap = Setting("bootstrap")
+            ));
             None
         }
         Intervals::Bootstrap(bootstrap) => Some(refit_intervals(

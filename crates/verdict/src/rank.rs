@@ -15,6 +15,7 @@ use verdict_ratings::{
 use verdict_report::{
     FitSummary, GroupBoard, LotterySummary, Matrices, RankOutput, RankReport, RobustSummary,
 };
+use verdict_settings::Setting;
 
 use crate::equilibrium::{solve, EquilibriumSettings};
 use crate::lottery_bootstrap::bootstrap_lottery;
@@ -160,8 +161,9 @@ impl RankSettings {
         }
         if !(self.confidence > 0.0 && self.confidence < 1.0) {
             return Err(VerdictError::Settings(format!(
-                "confidence level {} must lie strictly between 0 and 1 (e.g. `ci` 0.95)",
-                self.confidence
+                "confidence level {} must lie strictly between 0 and 1 (e.g. {ci} 0.95)",
+                self.confidence,
+                ci = Setting("ci")
             )));
         }
         if !self.mean_rating.is_finite() {
@@ -456,7 +458,7 @@ impl Context<'_> {
                 let unplayed = models * (models - 1) / 2 - self.counts.pairs().len();
                 if unplayed > 0 && !settings.allow_unobserved {
                     notes.push(format!(
-                        "maximal lottery left out: {unplayed} pairs of models never met; set `allow_unobserved` to count them as ties"
+                        "maximal lottery left out: {unplayed} pairs of models never met; set {allow_unobserved} to count them as ties", allow_unobserved = Setting("allow_unobserved")
                     ));
                 } else {
                     leaderboards.push(self.lottery(on_round)?);
@@ -700,7 +702,7 @@ impl Context<'_> {
         let intervals = match &settings.intervals {
             Intervals::None => None,
             Intervals::Sandwich => {
-                notes.push("sandwich intervals apply to Bradley–Terry only; Elo is shown without intervals (use `bootstrap`)".into());
+                notes.push(format!("sandwich intervals apply to Bradley–Terry only; Elo is shown without intervals (use {bootstrap})", bootstrap = Setting("bootstrap")));
                 None
             }
             Intervals::Bootstrap(bootstrap) => {
@@ -750,8 +752,8 @@ impl Context<'_> {
         )
         .map_err(|e| match e {
             GameError::Unobserved { count, first_pair: (j, k) } => VerdictError::Settings(format!(
-                "the maximal lottery needs every pair's margin, but {count} pairs of models never met (first: {} vs {}); set `allow_unobserved` to count them as ties",
-                names[j], names[k]
+                "the maximal lottery needs every pair's margin, but {count} pairs of models never met (first: {} vs {}); set {allow_unobserved} to count them as ties",
+                names[j], names[k], allow_unobserved = Setting("allow_unobserved")
             )),
             other => other.into(),
         })?;
@@ -876,9 +878,10 @@ impl Context<'_> {
     ) -> Result<(Lottery, Option<RobustSummary>), VerdictError> {
         let log = self.log_for("the robust lottery (it splits the battles by group)")?;
         let groups = self.groups.ok_or_else(|| {
-            VerdictError::Settings(
-                "the robust lottery needs battle groups (`group_by` COLUMN)".into(),
-            )
+            VerdictError::Settings(format!(
+                "the robust lottery needs battle groups ({group_by} COLUMN)",
+                group_by = Setting("group_by")
+            ))
         })?;
         let mut members: Vec<Vec<usize>> = vec![Vec::new(); groups.names.len()];
         for (battle, &g) in groups.of_battle.iter().enumerate() {
@@ -924,14 +927,14 @@ fn fit_notes(fit: &BtFit, names: &[String]) -> Vec<String> {
     if let Regularization::Prior { l2, obstacles } = &fit.regularization {
         let reasons: Vec<String> = obstacles.iter().map(|o| o.describe(names)).collect();
         notes.push(format!(
-            "the maximum-likelihood estimate does not exist ({}); a weak Gaussian prior (l2 = {l2}) keeps every score finite. Scores of the models named are bounds more than estimates; set `l2` to choose the penalty yourself",
-            reasons.join("; ")
+            "the maximum-likelihood estimate does not exist ({}); a weak Gaussian prior (l2 = {l2}) keeps every score finite. Scores of the models named are bounds more than estimates; set {l2_setting} to choose the penalty yourself",
+            reasons.join("; "), l2_setting = Setting("l2")
         ));
     }
     if fit.status == FitStatus::MaxIterations {
         notes.push(format!(
-            "the fit stopped at the iteration cap ({} iterations) with gradient norm {:.3e}; raise `max_iter` or use the Newton solver",
-            fit.iterations, fit.gradient_norm
+            "the fit stopped at the iteration cap ({} iterations) with gradient norm {:.3e}; raise {max_iter} or use the Newton solver",
+            fit.iterations, fit.gradient_norm, max_iter = Setting("max_iter")
         ));
     }
     notes

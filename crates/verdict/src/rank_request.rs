@@ -17,6 +17,7 @@
 //!   [`rank_with_groups`]), with each battle's group when `group_by` names a column.
 
 use std::path::{Path, PathBuf};
+use verdict_settings::Setting;
 
 use verdict_io::{
     battle_columns, dataset_files, pair_count_columns, read_battles, read_pair_counts,
@@ -127,33 +128,32 @@ impl Reading {
         let dataset = input == InputKind::Dataset;
         if settings.method == Method::PlackettLuce {
             let options = &self.options;
-            let battle_settings = [
-                ("filters", !options.filters.is_empty()),
-                ("order_by", options.order_by.is_some()),
-                ("group_by", self.group_by.is_some()),
-                (
-                    "model_a_column`, `model_b_column` or `winner_column",
-                    options.schema.is_some(),
-                ),
-                ("skip_self_battles", options.skip_self_battles),
+            let columns = ["model_a_column", "model_b_column", "winner_column"];
+            let battle_settings: [(&[&str], bool); 5] = [
+                (&["filters"], !options.filters.is_empty()),
+                (&["order_by"], options.order_by.is_some()),
+                (&["group_by"], self.group_by.is_some()),
+                (&columns, options.schema.is_some()),
+                (&["skip_self_battles"], options.skip_self_battles),
             ];
-            if let Some((setting, _)) = battle_settings.iter().find(|(_, given)| *given) {
-                return Err(format!("`{setting}` applies to battle logs; `method` plackett-luce reads a feedback table (menu, modality, response)"));
+            if let Some((settings, _)) = battle_settings.iter().find(|(_, given)| *given) {
+                let named: Vec<String> = settings.iter().map(|s| Setting(s).to_string()).collect();
+                return Err(format!("{} applies to battle logs; {method} plackett-luce reads a feedback table (menu, modality, response)", named.join(" or "), method = Setting("method")));
             }
             if dataset {
-                return Err(
-                    "`method` plackett-luce reads one feedback table, not a directory or a glob"
-                        .into(),
-                );
+                return Err(format!(
+                    "{method} plackett-luce reads one feedback table, not a directory or a glob",
+                    method = Setting("method")
+                ));
             }
             return Ok(Route::Rankings);
         }
         if !self.covariates.is_empty() {
             if self.group_by.is_some() || settings.robust.is_some() {
-                return Err("`covariates` and `style_control` fit one Bradley–Terry board; drop `group_by`/`robust`".into());
+                return Err(format!("{covariates} and {style_control} fit one Bradley–Terry board; drop {group_by}/{robust}", covariates = Setting("covariates"), style_control = Setting("style_control"), group_by = Setting("group_by"), robust = Setting("robust")));
             }
             if dataset {
-                return Err("`covariates` and `style_control` read one file (every battle with its covariates); a directory or glob is read as pair counts, which keep none".into());
+                return Err(format!("{covariates} and {style_control} read one file (every battle with its covariates); a directory or glob is read as pair counts, which keep none", covariates = Setting("covariates"), style_control = Setting("style_control")));
             }
             return Ok(Route::Covariates);
         }
@@ -310,7 +310,10 @@ fn battle_groups(loaded: &LoadedBattles, column: &str) -> Result<BattleGroups, V
         let code = values.code(row).ok_or_else(|| {
             IoError::invalid(
                 loaded.metadata.location(row, Some(column)),
-                "missing group; every battle needs one for `group_by`",
+                format!(
+                    "missing group; every battle needs one for {group_by}",
+                    group_by = Setting("group_by")
+                ),
             )
         })?;
         of_battle.push(code);

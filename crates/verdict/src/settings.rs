@@ -6,8 +6,13 @@
 //! naming the setting as data, which each face spells its own way (a keyword
 //! argument in Python, a flag on the command line).
 //!
+//! Messages name settings as data too ([`Setting`], spelled as each face installs with
+//! [`spell_settings`]).
+//!
 //! Enum settings take the names the command line takes (`by_name`), aliases
 //! included, so every face accepts the same words.
+
+pub use verdict_settings::{library_spelling, spell_settings, Setting, Spelling};
 
 use serde::de::DeserializeOwned;
 #[cfg(feature = "clap")]
@@ -18,7 +23,7 @@ use serde::Deserialize;
 ///
 /// Clarabel's `SettingsError` is the model: the name is data, not text to search.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{setting}`: {problem}")]
+#[error("{}: {problem}", Setting(setting))]
 pub struct SettingError {
     /// The setting, by the library's name (`text_dim`, `ties`).
     pub setting: String,

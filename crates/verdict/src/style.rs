@@ -17,6 +17,7 @@ use verdict_ratings::{
     IntervalMethod, RatingKind, Solver, TieModel,
 };
 use verdict_report::{Coefficient, FitSummary, RankReport};
+use verdict_settings::Setting;
 
 use crate::rank::{
     anchor_index, percentile_intervals, refit_notes, Context, Intervals, Method, Pairwise,
@@ -96,9 +97,9 @@ fn style_paths(
             .map(|f| format!("{}/{}", f.column_a, f.column_b))
             .collect();
         return Err(VerdictError::Settings(format!(
-            "{}: style control needs per-side counts of LMArena's battle dumps ({}), as columns or as fields of {STYLE_METADATA}, and none are there; name your own covariates with `covariates`",
+            "{}: style control needs per-side counts of LMArena's battle dumps ({}), as columns or as fields of {STYLE_METADATA}, and none are there; name your own covariates with {covariates}",
             table.file(),
-            expected.join(", ")
+            expected.join(", "), covariates = Setting("covariates")
         )));
     }
     Ok(found)

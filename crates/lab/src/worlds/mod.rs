@@ -63,7 +63,10 @@ impl Default for ArenaSimulation {
 
 /// A setting outside its range.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("invalid simulation setting `{name}` {value}: expected {expected}")]
+#[error(
+    "invalid simulation setting {} {value}: expected {expected}",
+    verdict::settings::Setting(name)
+)]
 pub struct SimulationError {
     /// The setting.
     pub name: &'static str,

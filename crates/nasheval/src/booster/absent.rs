@@ -2,7 +2,7 @@
 //! build): the linear backbone works, and asking for the `gbdt` backbone, or loading a
 //! model fitted with it, is refused with the way out.
 
-use super::{Rows, ABSENT};
+use super::{absent, Rows};
 use crate::learner::LearnerError;
 
 /// No booster can exist in this build: the type has no values.
@@ -16,12 +16,12 @@ impl Booster {
         _columns: usize,
         _parameters: &serde_json::Value,
     ) -> Result<Self, LearnerError> {
-        Err(LearnerError(ABSENT.to_string()))
+        Err(LearnerError(absent()))
     }
 
     /// Refused: this build has no LightGBM.
     pub fn from_text(_model: &str) -> Result<Self, String> {
-        Err(ABSENT.to_string())
+        Err(absent())
     }
 
     pub fn to_text(&self) -> Option<String> {
