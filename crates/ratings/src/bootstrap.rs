@@ -216,6 +216,10 @@ impl RatingMethod for BradleyTerry {
         scale.scores(&fit.beta)
     }
 
+    fn win_probability(&self, fit: &BtFit, i: usize, j: usize) -> f64 {
+        fit.win_probability(i, j)
+    }
+
     /// The battles resampled as the counts of the (pair, outcome) cells (module docs),
     /// each replicate refitted by chord-Newton steps from the full fit with its
     /// Hessian factor, falling back to full Newton.

@@ -125,6 +125,11 @@ impl RatingMethod for Elo {
         ratings.clone()
     }
 
+    /// The expected score of `i` against `j` (a tie counts one half).
+    fn win_probability(&self, ratings: &EloRun, i: usize, j: usize) -> f64 {
+        self.expected(ratings[i], ratings[j])
+    }
+
     /// N battles drawn with replacement, replayed in the order drawn (as FastChat's
     /// `get_bootstrap_result` did): O(N) a round.
     fn resample<'a>(

@@ -109,6 +109,10 @@ pub trait RatingMethod: Sync {
     /// rating scale; Elo's ratings as they are).
     fn scores(&self, fit: &Self::Fit, scale: &EloScale) -> Vec<f64>;
 
+    /// The fit's probability that model `i` beats model `j` (the predicted
+    /// win-probability matrix).
+    fn win_probability(&self, fit: &Self::Fit, i: usize, j: usize) -> f64;
+
     /// A bootstrap round of `data` around the full-data `fit`, scores on `scale`:
     /// what is resampled (battles, cells of counts, rankings) and how it is refitted.
     ///

@@ -294,6 +294,11 @@ impl RatingMethod for PlackettLuce {
         scale.scores(&fit.beta)
     }
 
+    /// `P(i ranked above j | menu {i, j}) = 1 / (1 + exp(β_j − β_i))`.
+    fn win_probability(&self, fit: &PlFit, i: usize, j: usize) -> f64 {
+        1.0 / (1.0 + (fit.beta[j] - fit.beta[i]).exp())
+    }
+
     /// N rankings drawn with replacement, refitted from the full-data estimate with its
     /// penalty (or, for a replicate whose MLE does not exist, the fallback prior).
     fn resample<'a>(

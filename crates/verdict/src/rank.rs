@@ -626,49 +626,78 @@ impl Context<'_> {
         }
     }
 
-    fn bradley_terry(&self, on_round: &(dyn Fn() + Sync)) -> Result<RankOutput, VerdictError> {
-        let settings = self.settings;
-        let fit = settings.bradley_terry.fit(self.counts)?;
+    /// The leaderboard of a refitting rating method (`RatingMethod`) on `data`: its
+    /// fit's scores on the rating scale, bootstrap intervals when asked for (sandwich
+    /// intervals are Bradley–Terry's own, [`Self::bradley_terry`]), its predicted
+    /// win probabilities for `--matrix`. A new method's arm in [`Self::rank`] is one
+    /// call of this.
+    fn rated<M: RatingMethod>(
+        &self,
+        method: &M,
+        data: &M::Data,
+        fit: &M::Fit,
+        mut notes: Vec<String>,
+        on_round: &(dyn Fn() + Sync),
+    ) -> Result<RankOutput, VerdictError> {
         let scale = self.rating_scale();
-        let scores = scale.scores(&fit.beta);
-        let mut notes = fit_notes(&fit, self.models.names());
-        let intervals = match &settings.intervals {
+        let intervals = match &self.settings.intervals {
             Intervals::None => None,
             Intervals::Bootstrap(bootstrap) => Some(refit_intervals(
-                &settings.bradley_terry,
-                self.counts,
-                &fit,
+                method,
+                data,
+                fit,
                 &scale,
                 bootstrap,
-                settings.confidence,
+                self.settings.confidence,
                 &mut notes,
                 on_round,
             )?),
             Intervals::Sandwich => {
-                let covariance = sandwich_covariance(self.counts, &fit)?;
-                let z = Normal::new(0.0, 1.0)
-                    .expect("standard normal")
-                    .inverse_cdf(0.5 + settings.confidence / 2.0);
-                let bounds = scale
-                    .score_variances(&covariance)
-                    .iter()
-                    .zip(&scores)
-                    .map(|(variance, score)| {
-                        (score - z * variance.sqrt(), score + z * variance.sqrt())
-                    })
-                    .collect();
-                Some((self.interval(IntervalMethod::Sandwich), bounds))
+                notes.push(format!(
+                    "sandwich intervals apply to Bradley–Terry only; {} is shown without intervals (use {})",
+                    M::KIND.title(),
+                    Setting("bootstrap")
+                ));
+                None
             }
         };
-        let summary = Some(FitSummary::from(&fit));
         Ok(self.finish(
-            RatingKind::BradleyTerry,
-            &scores,
+            M::KIND,
+            &method.scores(fit, &scale),
             intervals,
-            Pairwise::WinProbability(&|i, j| fit.win_probability(i, j)),
-            summary,
+            Pairwise::WinProbability(&|i, j| method.win_probability(fit, i, j)),
+            None,
             notes,
         ))
+    }
+
+    /// Bradley–Terry: [`Self::rated`], or with sandwich intervals (LMArena's), and the
+    /// fit's summary.
+    fn bradley_terry(&self, on_round: &(dyn Fn() + Sync)) -> Result<RankOutput, VerdictError> {
+        let settings = self.settings;
+        let fit = settings.bradley_terry.fit(self.counts)?;
+        let notes = fit_notes(&fit, self.models.names());
+        let mut output = if settings.intervals == Intervals::Sandwich {
+            let scale = self.rating_scale();
+            let scores = scale.scores(&fit.beta);
+            let covariance = sandwich_covariance(self.counts, &fit)?;
+            let z = Normal::new(0.0, 1.0)
+                .expect("standard normal")
+                .inverse_cdf(0.5 + settings.confidence / 2.0);
+            let bounds = scale
+                .score_variances(&covariance)
+                .iter()
+                .zip(&scores)
+                .map(|(variance, score)| (score - z * variance.sqrt(), score + z * variance.sqrt()))
+                .collect();
+            let intervals = Some((self.interval(IntervalMethod::Sandwich), bounds));
+            let pairwise = Pairwise::WinProbability(&|i, j| fit.win_probability(i, j));
+            self.finish(RatingKind::BradleyTerry, &scores, intervals, pairwise, None, notes)
+        } else {
+            self.rated(&settings.bradley_terry, self.counts, &fit, notes, on_round)?
+        };
+        output.fit = Some(FitSummary::from(&fit));
+        Ok(output)
     }
 
     fn elo(&self, on_round: &(dyn Fn() + Sync)) -> Result<RankOutput, VerdictError> {
