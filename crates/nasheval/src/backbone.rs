@@ -131,20 +131,56 @@ pub enum Backbone {
 }
 
 impl Backbone {
-    /// An unfitted regressor.
-    pub fn regressor(&self) -> Model {
-        match self {
-            Self::Linear { lambda } => Model::Ridge(Ridge::new(*lambda)),
-            Self::Gbdt(params) => Model::GbdtRegressor(Gbdt::new(params.clone())),
-        }
+    /// A regressor of `targets` on `features` (`rows × columns`, row-major), returned
+    /// trained: ridge or LightGBM with squared error, each row weighted by `weights`
+    /// when given (a sample weighted by its inverse sampling rate estimates the full
+    /// data's loss without bias).
+    ///
+    /// # Errors
+    /// [`LearnerError`] from the learner or for bad weights.
+    pub fn fit_regressor(
+        &self,
+        features: &[f64],
+        columns: usize,
+        targets: &[f64],
+        weights: Option<&[f64]>,
+    ) -> Result<Model, LearnerError> {
+        Ok(match self {
+            Self::Linear { lambda } => {
+                Model::Ridge(Ridge::new(*lambda).fit_weighted(features, columns, targets, weights)?)
+            }
+            Self::Gbdt(params) => Model::GbdtRegressor(Gbdt::new(params.clone()).train(
+                features, columns, targets, weights, "regression", "l2",
+            )?),
+        })
     }
 
-    /// An unfitted binary classifier.
-    pub fn classifier(&self) -> Model {
-        match self {
-            Self::Linear { lambda } => Model::Logistic(Logistic::new(*lambda)),
-            Self::Gbdt(params) => Model::GbdtClassifier(Gbdt::new(params.clone())),
-        }
+    /// A binary classifier of 0/1 `labels`, returned trained: L2 logistic regression or
+    /// LightGBM with log loss, rows weighted as in [`Self::fit_regressor`].
+    ///
+    /// # Errors
+    /// [`LearnerError`] from the learner, for labels that are not 0/1 or bad weights.
+    pub fn fit_classifier(
+        &self,
+        features: &[f64],
+        columns: usize,
+        labels: &[f64],
+        weights: Option<&[f64]>,
+    ) -> Result<Model, LearnerError> {
+        crate::learner::check_labels(labels)?;
+        Ok(match self {
+            Self::Linear { lambda } => Model::Logistic(
+                Logistic::new(*lambda).fit_weighted(features, columns, labels, weights)?,
+            ),
+            Self::Gbdt(params) => Model::GbdtClassifier(Gbdt::new(params.clone()).train(
+                features,
+                columns,
+                labels,
+                weights,
+                "binary",
+                "binary_logloss",
+            )?),
+        })
     }
 
     /// `linear` or `gbdt`.
@@ -156,7 +192,7 @@ impl Backbone {
     }
 }
 
-/// One learner, fitted or not: the unit saved in a model file.
+/// One fitted learner: the unit saved in a model file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Model {
     /// Ridge regression.
@@ -170,49 +206,6 @@ pub enum Model {
 }
 
 impl Model {
-    /// Fits to `targets` (regressors) or 0/1 `targets` (classifiers).
-    ///
-    /// # Errors
-    /// [`LearnerError`] from the learner.
-    pub fn fit(
-        &mut self,
-        features: &[f64],
-        columns: usize,
-        targets: &[f64],
-    ) -> Result<(), LearnerError> {
-        match self {
-            Self::Ridge(m) => Regressor::fit(m, features, columns, targets),
-            Self::GbdtRegressor(m) => Regressor::fit(m, features, columns, targets),
-            Self::Logistic(m) => Classifier::fit(m, features, columns, targets),
-            Self::GbdtClassifier(m) => Classifier::fit(m, features, columns, targets),
-        }
-    }
-
-    /// Fits with row weights `weights` (one finite non-negative number per row): the
-    /// weighted squared error or log loss. Sampled rows weighted by their inverse
-    /// sampling rate give an unbiased estimate of the full data's loss.
-    ///
-    /// # Errors
-    /// [`LearnerError`] from the learner or for bad weights.
-    pub fn fit_weighted(
-        &mut self,
-        features: &[f64],
-        columns: usize,
-        targets: &[f64],
-        weights: &[f64],
-    ) -> Result<(), LearnerError> {
-        let w = Some(weights);
-        match self {
-            Self::Ridge(m) => m.fit_weighted(features, columns, targets, w),
-            Self::Logistic(m) => m.fit_weighted(features, columns, targets, w),
-            Self::GbdtRegressor(m) => m.train(features, columns, targets, w, "regression", "l2"),
-            Self::GbdtClassifier(m) => {
-                crate::learner::check_labels(targets)?;
-                m.train(features, columns, targets, w, "binary", "binary_logloss")
-            }
-        }
-    }
-
     /// Predictions (regressors) or probabilities of label 1 (classifiers).
     pub fn predict(&self, features: &[f64]) -> Vec<f64> {
         match self {
@@ -321,15 +314,17 @@ impl Gbdt {
         self.booster.as_ref().map_or(0, Booster::trees)
     }
 
+    /// These settings trained on `features` and `targets` (row `weights` when given)
+    /// for LightGBM's `objective`, early-stopped on `metric`: a fitted booster.
     fn train(
-        &mut self,
+        &self,
         features: &[f64],
         columns: usize,
         targets: &[f64],
         weights: Option<&[f64]>,
         objective: &str,
         metric: &str,
-    ) -> Result<(), LearnerError> {
+    ) -> Result<Self, LearnerError> {
         let rows = check(features, columns, targets)?;
         crate::learner::check_weights(weights, rows)?;
         let labels: Vec<f32> = targets.iter().map(|&t| t as f32).collect();
@@ -385,9 +380,11 @@ impl Gbdt {
             };
             Booster::train(&train, None, columns, &parameters)?
         };
-        self.columns = columns;
-        self.booster = Some(booster);
-        Ok(())
+        Ok(Self {
+            params: self.params.clone(),
+            columns,
+            booster: Some(booster),
+        })
     }
 
     fn raw_predict(&self, features: &[f64]) -> Vec<f64> {
@@ -399,12 +396,7 @@ impl Gbdt {
 }
 
 impl Regressor for Gbdt {
-    fn fit(
-        &mut self,
-        features: &[f64],
-        columns: usize,
-        targets: &[f64],
-    ) -> Result<(), LearnerError> {
+    fn fit(&self, features: &[f64], columns: usize, targets: &[f64]) -> Result<Self, LearnerError> {
         self.train(features, columns, targets, None, "regression", "l2")
     }
 
@@ -414,12 +406,7 @@ impl Regressor for Gbdt {
 }
 
 impl Classifier for Gbdt {
-    fn fit(
-        &mut self,
-        features: &[f64],
-        columns: usize,
-        labels: &[f64],
-    ) -> Result<(), LearnerError> {
+    fn fit(&self, features: &[f64], columns: usize, labels: &[f64]) -> Result<Self, LearnerError> {
         crate::learner::check_labels(labels)?;
         self.train(features, columns, labels, None, "binary", "binary_logloss")
     }

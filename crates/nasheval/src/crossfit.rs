@@ -318,8 +318,10 @@ pub fn cross_fit(
                             .unwrap_or(0.0)
                     })
                     .collect();
-                let mut model = options.outcome.regressor();
-                model.fit(&chosen_x, columns, &targets).map_err(at)?;
+                let model = options
+                    .outcome
+                    .fit_regressor(&chosen_x, columns, &targets, None)
+                    .map_err(at)?;
                 for (&i, mu) in held.iter().zip(model.predict(&held_x)) {
                     outcome[i * pairs.columns + holder.column] = mu;
                 }
@@ -475,8 +477,7 @@ fn fit_propensity(
     if share == 0.0 || share == 1.0 {
         return Ok(Propensity::Constant(share));
     }
-    let mut model = backbone.classifier();
-    model.fit(features, columns, labels)?;
+    let model = backbone.fit_classifier(features, columns, labels, None)?;
     Ok(Propensity::Model(model))
 }
 

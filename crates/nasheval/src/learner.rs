@@ -15,31 +15,29 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-/// A regressor of a real target.
-pub trait Regressor {
-    /// Fits on `features` (`rows × columns`, row-major) and `targets`.
+/// A regressor of a real target: its settings, or its settings with a fit.
+pub trait Regressor: Sized {
+    /// These settings fitted on `features` (`rows × columns`, row-major) and
+    /// `targets`: a fitted learner, returned trained (`self` is left as it was).
     ///
     /// # Errors
     /// [`LearnerError`] for mismatched sizes, no rows, or non-finite values.
-    fn fit(
-        &mut self,
-        features: &[f64],
-        columns: usize,
-        targets: &[f64],
-    ) -> Result<(), LearnerError>;
+    #[must_use = "the fitted learner is what comes back; `self` stays unfitted"]
+    fn fit(&self, features: &[f64], columns: usize, targets: &[f64]) -> Result<Self, LearnerError>;
     /// Predictions for `features` (`rows × columns`).
     fn predict(&self, features: &[f64]) -> Vec<f64>;
 }
 
-/// A classifier of a binary label, predicting probabilities.
-pub trait Classifier {
-    /// Fits on `features` and 0/1 `labels`.
+/// A classifier of a binary label, predicting probabilities: its settings, or its
+/// settings with a fit.
+pub trait Classifier: Sized {
+    /// These settings fitted on `features` and 0/1 `labels`, returned trained.
     ///
     /// # Errors
     /// [`LearnerError`] for mismatched sizes, no rows, non-finite values, or labels
     /// that are not 0/1.
-    fn fit(&mut self, features: &[f64], columns: usize, labels: &[f64])
-        -> Result<(), LearnerError>;
+    #[must_use = "the fitted learner is what comes back; `self` stays unfitted"]
+    fn fit(&self, features: &[f64], columns: usize, labels: &[f64]) -> Result<Self, LearnerError>;
     /// `P(label = 1 | x)` for `features`.
     fn predict_probability(&self, features: &[f64]) -> Vec<f64>;
 }
@@ -246,12 +244,12 @@ impl Ridge {
     /// # Errors
     /// [`LearnerError`] for mismatched sizes or singular normal equations.
     pub fn fit_weighted(
-        &mut self,
+        &self,
         features: &[f64],
         columns: usize,
         targets: &[f64],
         weights: Option<&[f64]>,
-    ) -> Result<(), LearnerError> {
+    ) -> Result<Self, LearnerError> {
         check(features, columns, targets)?;
         check_weights(weights, targets.len())?;
         let scaling = Scaling::fit(features, columns);
@@ -279,21 +277,18 @@ impl Ridge {
         let solution = solve_symmetric(gram, &rhs).ok_or_else(|| {
             LearnerError("the normal equations are singular; raise the ridge penalty".into())
         })?;
-        self.fitted = LinearFit {
-            scaling,
-            coefficients: solution.iter().copied().collect(),
-        };
-        Ok(())
+        Ok(Self {
+            lambda: self.lambda,
+            fitted: LinearFit {
+                scaling,
+                coefficients: solution.iter().copied().collect(),
+            },
+        })
     }
 }
 
 impl Regressor for Ridge {
-    fn fit(
-        &mut self,
-        features: &[f64],
-        columns: usize,
-        targets: &[f64],
-    ) -> Result<(), LearnerError> {
+    fn fit(&self, features: &[f64], columns: usize, targets: &[f64]) -> Result<Self, LearnerError> {
         self.fit_weighted(features, columns, targets, None)
     }
 
@@ -360,12 +355,12 @@ impl Logistic {
     /// [`LearnerError`] for mismatched sizes, labels that are not 0/1, or separable
     /// classes.
     pub fn fit_weighted(
-        &mut self,
+        &self,
         features: &[f64],
         columns: usize,
         labels: &[f64],
         weights: Option<&[f64]>,
-    ) -> Result<(), LearnerError> {
+    ) -> Result<Self, LearnerError> {
         check(features, columns, labels)?;
         check_labels(labels)?;
         check_weights(weights, labels.len())?;
@@ -398,21 +393,18 @@ impl Logistic {
                 break;
             }
         }
-        self.fitted = LinearFit {
-            scaling,
-            coefficients: beta.iter().copied().collect(),
-        };
-        Ok(())
+        Ok(Self {
+            lambda: self.lambda,
+            fitted: LinearFit {
+                scaling,
+                coefficients: beta.iter().copied().collect(),
+            },
+        })
     }
 }
 
 impl Classifier for Logistic {
-    fn fit(
-        &mut self,
-        features: &[f64],
-        columns: usize,
-        labels: &[f64],
-    ) -> Result<(), LearnerError> {
+    fn fit(&self, features: &[f64], columns: usize, labels: &[f64]) -> Result<Self, LearnerError> {
         self.fit_weighted(features, columns, labels, None)
     }
 

@@ -228,28 +228,24 @@ impl PayoffSurface {
         let models = match regression {
             PayoffRegression::Shared if pair_columns => {
                 let (design, width) = shared_design(features, columns, pairs);
-                let mut model = backbone.regressor();
-                model.fit(&design, width, targets)?;
-                vec![model]
+                vec![backbone.fit_regressor(&design, width, targets, None)?]
             }
             PayoffRegression::Shared => {
                 let (design, kept, weights) =
                     sampled_design(features, columns, pairs, targets, rows);
                 let width = shared_width(columns, pairs, false);
-                let mut model = backbone.regressor();
-                model.fit_weighted(&design, width, &kept, &weights)?;
-                vec![model]
+                vec![backbone.fit_regressor(&design, width, &kept, Some(&weights))?]
             }
             PayoffRegression::PerPair => (0..npairs)
                 .map(|p| {
                     let column: Vec<f64> =
                         targets.iter().skip(p).step_by(npairs).copied().collect();
-                    let mut model = backbone.regressor();
-                    model.fit(features, columns, &column).map_err(|e| {
-                        let (a, b) = pairs.pairs[p];
-                        LearnerError(format!("payoff of agents {a} and {b}: {e}"))
-                    })?;
-                    Ok(model)
+                    backbone
+                        .fit_regressor(features, columns, &column, None)
+                        .map_err(|e| {
+                            let (a, b) = pairs.pairs[p];
+                            LearnerError(format!("payoff of agents {a} and {b}: {e}"))
+                        })
                 })
                 .collect::<Result<_, LearnerError>>()?,
         };

@@ -141,8 +141,7 @@ impl PooledOutcome {
             push_row(&mut design, x, agents, v.second, v.first);
             targets.push(-v.verdict);
         }
-        let mut model = backbone.regressor();
-        model.fit(&design, width, &targets)?;
+        let model = backbone.fit_regressor(&design, width, &targets, None)?;
         Ok(Self {
             agents,
             columns,
@@ -351,8 +350,8 @@ impl PooledPropensity {
             .iter()
             .map(|&(i, m)| f64::from(u8::from(selected(i, m))))
             .collect();
-        let mut model = backbone.classifier();
-        model.fit_weighted(&design, columns + agents + 1, &labels, &weights)?;
+        let width = columns + agents + 1;
+        let model = backbone.fit_classifier(&design, width, &labels, Some(&weights))?;
         Ok(Self {
             agents,
             columns,

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use verdict_game::PayoffMatrix;
 
-use crate::backbone::{Backbone, GbdtParams, Model};
+use crate::backbone::{Backbone, GbdtParams};
 use crate::crossfit::{gather, Observed};
 use crate::gap::GapLoss;
 use crate::learner::LearnerError;
@@ -161,17 +161,15 @@ pub fn grid_search(
     for (point, params) in grid.iter().enumerate() {
         let mut total = 0.0;
         for (held, train) in &folds {
-            let mut model = match objective {
-                Objective::SquaredError => Backbone::Gbdt(params.clone()).regressor(),
-                Objective::LogLoss => Backbone::Gbdt(params.clone()).classifier(),
-            };
+            let backbone = Backbone::Gbdt(params.clone());
             let train_targets: Vec<f64> = train.iter().map(|&r| targets[r]).collect();
-            Model::fit(
-                &mut model,
-                &gather(features, columns, train),
-                columns,
-                &train_targets,
-            )?;
+            let train_x = gather(features, columns, train);
+            let model = match objective {
+                Objective::SquaredError => {
+                    backbone.fit_regressor(&train_x, columns, &train_targets, None)?
+                }
+                Objective::LogLoss => backbone.fit_classifier(&train_x, columns, &train_targets, None)?,
+            };
             let held_targets: Vec<f64> = held.iter().map(|&r| targets[r]).collect();
             total += loss(
                 objective,

@@ -22,8 +22,7 @@ fn ridge_matches_its_closed_form() {
     let sd = (x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n).sqrt();
     let z: Vec<f64> = x.iter().map(|v| (v - mean) / sd).collect();
     for lambda in [0.0, 3.0, 50.0] {
-        let mut ridge = Ridge::new(lambda);
-        ridge.fit(&x, 1, &y).unwrap();
+        let ridge = Ridge::new(lambda).fit(&x, 1, &y).unwrap();
         let b0 = y.iter().sum::<f64>() / n;
         let b1 = z.iter().zip(&y).map(|(z, y)| z * y).sum::<f64>() / (n + lambda);
         let c = ridge.coefficients();
@@ -39,8 +38,10 @@ fn ridge_matches_its_closed_form() {
         .chunks(3)
         .map(|r| 0.5 + 2.0 * r[0] - r[1] + 0.25 * r[2])
         .collect();
-    let mut ridge = Ridge::new(0.0);
-    ridge.fit(&features, 3, &targets).unwrap();
+    let settings = Ridge::new(0.0);
+    let ridge = settings.fit(&features, 3, &targets).unwrap();
+    // The settings are left unfitted: the fit is what comes back.
+    assert!(settings.coefficients().is_empty());
     for (p, t) in ridge.predict(&features).iter().zip(&targets) {
         assert!((p - t).abs() < 1e-10);
     }
@@ -65,8 +66,7 @@ fn logistic_solves_its_score_equations_and_recovers_the_truth() {
         })
         .collect();
     for lambda in [0.0, 25.0] {
-        let mut model = Logistic::new(lambda);
-        model.fit(&features, 2, &labels).unwrap();
+        let model = Logistic::new(lambda).fit(&features, 2, &labels).unwrap();
         let p = model.predict_probability(&features);
         // Score equations on the standardized design the model uses.
         let column = |c: usize| -> Vec<f64> { features.chunks(2).map(|r| r[c]).collect() };
@@ -90,8 +90,7 @@ fn logistic_solves_its_score_equations_and_recovers_the_truth() {
         }
     }
     // Unpenalized, back on the raw scale: close to (-0.4, 1.2, -0.8).
-    let mut model = Logistic::new(0.0);
-    model.fit(&features, 2, &labels).unwrap();
+    let model = Logistic::new(0.0).fit(&features, 2, &labels).unwrap();
     let probe = [0.0, 0.0, 1.0, 0.0, 0.0, 1.0];
     let logit: Vec<f64> = model
         .predict_probability(&probe)
