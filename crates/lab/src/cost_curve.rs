@@ -191,13 +191,13 @@ pub fn cost_curves(settings: &CostSettings) -> Result<Vec<CostPoint>, VerdictErr
         seed: settings.seed,
         ..FitOptions::default()
     };
-    let prepared = prepare(&log, &base.check(&log)?, &|_, _, _| {})?;
+    let prepared = prepare(&log, &base.check(&log)?, None, &|_, _, _| {})?;
     let surface = |variant: Variant| {
         let options = FitOptions {
             variant,
             ..base.clone()
         };
-        fit_on(&log, options, &prepared, None, serde_json::Value::Null)
+        fit_on(&log, options, &prepared, serde_json::Value::Null)
     };
     let mut points = Vec::new();
     let mut add = |method: &str, parameter: f64, policies: &[f64]| {

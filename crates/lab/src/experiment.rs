@@ -24,8 +24,8 @@ use verdict::io::{read_contexts, read_contextual_log, ContextualOptions, Source}
 use verdict::nasheval::global::fit_global;
 use verdict::nasheval::selection::CandidateRisk;
 use verdict::nasheval::{
-    fit_prepared, prepare, BackboneKind, CrossFitted, FitOptions, NashEvalModel, NetworkInit,
-    Nuisances, PayoffRegression, PolicyKind, PolicyRule, TrainingReport, Variant, LINEAR_PENALTY,
+    fit_prepared, prepare, BackboneKind, FitOptions, NashEvalModel, NetworkInit, PayoffRegression,
+    PolicyKind, PolicyRule, Prepared, TrainingReport, Variant, LINEAR_PENALTY,
 };
 
 use crate::simulation::{
@@ -566,8 +566,19 @@ impl Replication<'_> {
             LINEAR_PENALTY,
         );
         let started = Instant::now();
-        let prepared = prepare(log, &base.check(log)?, &|_, _, _| {})?;
+        let prepared = prepare(log, &base.check(log)?, None, &|_, _, _| {})?;
         let nuisances = started.elapsed().as_secs_f64();
+        // The oracle's surface starts from the truth, not from the cross-fit.
+        let oracle_options = FitOptions {
+            variant: Variant::Oracle,
+            ..base.clone()
+        };
+        let oracle = prepare(
+            log,
+            &oracle_options.check(log)?,
+            Some(&truth),
+            &|_, _, _| {},
+        )?;
         for &(variant, regression) in &CONFIGURATIONS {
             let policies = self.todo(variant, regression);
             let baselines = self.baselines_todo(variant, regression);
@@ -580,7 +591,12 @@ impl Replication<'_> {
                 regression,
                 ..base.clone()
             };
-            let mut model = fit_on(log, options, &prepared, Some(&truth), Value::Null)?;
+            let from = if variant == Variant::Oracle {
+                &oracle
+            } else {
+                &prepared
+            };
+            let mut model = fit_on(log, options, from, Value::Null)?;
             let surface = started.elapsed().as_secs_f64();
             if variant == Variant::Auto && default.is_none() {
                 // Fitted with the solver policy: this is the default's solver policy.
@@ -634,16 +650,16 @@ impl Replication<'_> {
     }
 }
 
-/// A fit of `log` with `options` on nuisances cross-fitted once (`prepared`): the
-/// options checked against the log, then [`fit_prepared`] without progress reports.
+/// A fit of `log` with `options` from a preparation made once (`prepared`: the
+/// cross-fit, or the truth for the oracle): the options checked against the log,
+/// then [`fit_prepared`] without progress reports.
 ///
 /// # Errors
 /// [`VerdictError`] from the check or the fit.
 pub(crate) fn fit_on(
     log: &verdict::feedback::ContextualLog,
     options: FitOptions,
-    prepared: &CrossFitted,
-    truth: Option<&Nuisances>,
+    prepared: &Prepared,
     featurizer: Value,
 ) -> Result<NashEvalModel, VerdictError> {
     let options = options.check(log)?;
@@ -651,7 +667,6 @@ pub(crate) fn fit_on(
         log,
         &options,
         prepared,
-        truth,
         featurizer,
         &|_, _, _| {},
     )?)

@@ -480,7 +480,7 @@ pub fn run_split(
         seed,
         ..FitOptions::default()
     };
-    let prepared = prepare(&log, &base.check(&log)?, &|_, _, _| {})?;
+    let prepared = prepare(&log, &base.check(&log)?, None, &|_, _, _| {})?;
     let featurizer = Featurizer::from_options(&reading).to_value();
     let fit = |variant: Variant, policy: PolicyKind| {
         let options = FitOptions {
@@ -488,7 +488,7 @@ pub fn run_split(
             policy,
             ..base.clone()
         };
-        fit_on(&log, options, &prepared, None, featurizer.clone())
+        fit_on(&log, options, &prepared, featurizer.clone())
     };
     let default = fit(Variant::Auto, PolicyKind::Network)?;
     let plugin = fit(Variant::Plugin, PolicyKind::Solver)?;

@@ -150,7 +150,12 @@ impl Backbone {
                 Model::Ridge(Ridge::new(*lambda).fit_weighted(features, columns, targets, weights)?)
             }
             Self::Gbdt(params) => Model::GbdtRegressor(Gbdt::new(params.clone()).train(
-                features, columns, targets, weights, "regression", "l2",
+                features,
+                columns,
+                targets,
+                weights,
+                "regression",
+                "l2",
             )?),
         })
     }

@@ -23,37 +23,83 @@ use crate::settings::{PayoffRegression, PolicyRule};
 use crate::summary::{FitSummary, Stage};
 use crate::tune::{tune_nuisances, tune_payoff};
 
-/// The part of a fit shared by every variant and policy on one log: the pairs and,
-/// unless the variant is the oracle, the cross-fitted nuisances and the
-/// pseudo-outcomes built from them.
+/// What a fit starts from, made once per log and shared by every variant and policy
+/// fitted on it: the simulator's true nuisances (the oracle), or nuisances
+/// cross-fitted from the log.
+#[derive(Debug)]
+pub enum Prepared {
+    /// The true nuisances at the training contexts, propensities floored as a
+    /// cross-fit's are: the oracle variant's surface is regressed on them.
+    Oracle {
+        /// Pairs and aggregators of the log's catalogue.
+        pairs: PairMap,
+        /// The true nuisances, floored.
+        truth: Nuisances,
+    },
+    /// Cross-fitted nuisances and their pseudo-outcomes: every estimated surface.
+    CrossFitted(Box<CrossFitted>),
+}
+
+impl Prepared {
+    /// Pairs and aggregators of the log's catalogue.
+    pub fn pairs(&self) -> &PairMap {
+        match self {
+            Self::Oracle { pairs, .. } => pairs,
+            Self::CrossFitted(prepared) => &prepared.pairs,
+        }
+    }
+}
+
+/// Nuisances cross-fitted from a log and the pseudo-outcomes built from them.
 #[derive(Debug)]
 pub struct CrossFitted {
     /// Pairs and aggregators of the log's catalogue.
     pub pairs: PairMap,
-    /// Cross-fitted nuisances (all fold outcome models kept).
-    pub crossfit: Option<CrossFit>,
+    /// Cross-fitted nuisances (all fold outcome models kept unless the variant is
+    /// the debiased one).
+    pub crossfit: CrossFit,
     /// Out-of-fold pseudo-outcomes `Γ_i,jk`, `contexts × pairs`.
     pub gamma: Vec<f64>,
 }
 
-/// Cross-fits the nuisances of `log` (Algorithm 1, lines 3–14).
+/// What a fit of `log` with `options` starts from: for the oracle variant the true
+/// nuisances `truth` (required by it, and only by it), floored; for every other one
+/// the nuisances cross-fitted from the log (Algorithm 1, lines 3–14) and their
+/// pseudo-outcomes.
 ///
 /// # Errors
 /// [`FitError`] naming the setting or data at fault.
 pub fn prepare(
     log: &ContextualLog,
     options: &CheckedOptions,
+    truth: Option<&Nuisances>,
     progress: &dyn Fn(Stage, usize, usize),
-) -> Result<CrossFitted, FitError> {
+) -> Result<Prepared, FitError> {
     options.check_log(log)?;
     let pairs =
         PairMap::new(log.agents.len(), &log.menus, options.aggregator).map_err(FitError::Log)?;
     if options.variant == Variant::Oracle {
-        return Ok(CrossFitted {
-            pairs,
-            crossfit: None,
-            gamma: Vec::new(),
-        });
+        let truth = truth.ok_or_else(|| {
+            FitError::setting(
+                "variant",
+                format!(
+                    "the oracle variant needs the simulator's truth ({truth} DIR)",
+                    truth = Setting("truth")
+                ),
+            )
+        })?;
+        let mut truth = truth.clone();
+        let floors = menu_floors(
+            log,
+            options.propensity_floor,
+            options.propensity_floor_share,
+        );
+        truth
+            .propensity
+            .iter_mut()
+            .zip(&log.feedback)
+            .for_each(|(e, record)| *e = e.max(floors[record.menu]));
+        return Ok(Prepared::Oracle { pairs, truth });
     }
     let crossfit = cross_fit(
         log,
@@ -71,16 +117,16 @@ pub fn prepare(
         &|done, total| progress(Stage::Nuisances, done, total),
     )?;
     let gamma = pseudo_outcomes(log, &pairs, &crossfit.nuisances);
-    Ok(CrossFitted {
+    Ok(Prepared::CrossFitted(Box::new(CrossFitted {
         pairs,
-        crossfit: Some(crossfit),
+        crossfit,
         gamma,
-    })
+    })))
 }
 
 /// Fits NashEval on `log` (Algorithm 1), after searching the learners' settings
 /// when [`FitOptions::tune_learners`] asks. `truth` holds the true nuisances at the
-/// training contexts and is required by (only) the oracle variant.
+/// training contexts and is required by (only) the oracle variant ([`prepare`]).
 /// `progress(stage, done, total)` reports work as it goes.
 ///
 /// # Errors
@@ -99,18 +145,18 @@ pub fn fit(
         searches = tune_nuisances(log, &mut options, &tuning)?;
     }
     let mut checked = options.check(log)?;
-    let prepared = prepare(log, &checked, progress)?;
-    if options.tune_learners {
+    let prepared = prepare(log, &checked, truth, progress)?;
+    if let (true, Prepared::CrossFitted(cross_fitted)) = (options.tune_learners, &prepared) {
         searches.extend(tune_payoff(
             log,
             &mut options,
-            &prepared.pairs,
-            &prepared.gamma,
+            &cross_fitted.pairs,
+            &cross_fitted.gamma,
             &tuning,
         )?);
         checked = options.check(log)?;
     }
-    let mut model = fit_prepared(log, &checked, &prepared, truth, featurizer, progress)?;
+    let mut model = fit_prepared(log, &checked, &prepared, featurizer, progress)?;
     model.summary.learner_tuning = searches;
     Ok(model)
 }
@@ -128,7 +174,6 @@ fn select_surface(
     log: &ContextualLog,
     options: &FitOptions,
     prepared: &CrossFitted,
-    crossfit: &CrossFit,
     rows: &SharedRows<'_>,
     summary: &mut FitSummary,
 ) -> Result<(Variant, PayoffRegression), FitError> {
@@ -150,7 +195,7 @@ fn select_surface(
             options.seed ^ 0x0005_E1EC,
         )
     };
-    let plugin = cells.pick(&plugin_pairs(pairs, &crossfit.nuisances.outcome));
+    let plugin = cells.pick(&plugin_pairs(pairs, &prepared.crossfit.nuisances.outcome));
     summary.candidates = vec![held_out_risk("plugin", &prepared.gamma, &plugin, &cells)];
     let plugin_risks = risk_per_context(&prepared.gamma, &plugin, &cells);
     let mut best = (
@@ -207,21 +252,22 @@ fn carries_correction<'a>(
     }
 }
 
-/// [`fit`] from a log's [`prepare`]d cross-fit: the payoff surface of `options.variant` and the
-/// policy (lines 15–19).
+/// [`fit`] from what a log was [`prepare`]d to: the payoff surface and the policy
+/// (lines 15–19). The preparation decides between the oracle and the estimated
+/// surfaces; among the estimated ones `options.variant` picks (auto, plug-in,
+/// debiased).
 ///
 /// # Errors
 /// [`FitError`] naming the setting or data at fault.
 pub fn fit_prepared(
     log: &ContextualLog,
     options: &CheckedOptions,
-    prepared: &CrossFitted,
-    truth: Option<&Nuisances>,
+    prepared: &Prepared,
     featurizer: serde_json::Value,
     progress: &dyn Fn(Stage, usize, usize),
 ) -> Result<NashEvalModel, FitError> {
     options.check_log(log)?;
-    let pairs = &prepared.pairs;
+    let pairs = prepared.pairs();
     let (features, columns) = (&log.features, log.feature_names.len());
     let mut summary = FitSummary {
         contexts: log.contexts.len(),
@@ -250,38 +296,20 @@ pub fn fit_prepared(
         surface
     };
     let mut out_of_fold = None;
-    let payoff = match (&prepared.crossfit, options.variant) {
-        (_, Variant::Oracle) => {
-            let truth = truth.ok_or_else(|| {
-                FitError::setting(
-                    "variant",
-                    format!(
-                        "the oracle variant needs the simulator's truth ({truth} DIR)",
-                        truth = Setting("truth")
-                    ),
-                )
-            })?;
-            let mut truth = truth.clone();
-            let floors = menu_floors(
-                log,
-                options.propensity_floor,
-                options.propensity_floor_share,
-            );
-            truth
-                .propensity
-                .iter_mut()
-                .zip(&log.feedback)
-                .for_each(|(e, record)| *e = e.max(floors[record.menu]));
+    let payoff = match (prepared, options.variant) {
+        (Prepared::Oracle { truth, .. }, _) => {
             summary.chosen = Some(Variant::Oracle);
             summary.chosen_regression = Some(options.regression);
-            regress(&pseudo_outcomes(log, pairs, &truth), options.regression)?
+            regress(&pseudo_outcomes(log, pairs, truth), options.regression)?
         }
-        (None, _) => {
-            return Err(FitError::Log(
-                "the log was prepared for the oracle; prepare it again for this variant".into(),
+        (Prepared::CrossFitted(_), Variant::Oracle) => {
+            return Err(FitError::setting(
+                "variant",
+                "the oracle surface is regressed on the true nuisances: prepare the log with them",
             ))
         }
-        (Some(crossfit), variant) => {
+        (Prepared::CrossFitted(cross_fitted), variant) => {
+            let crossfit = &cross_fitted.crossfit;
             summary.fold_sizes = crossfit.fold_sizes.clone();
             summary.clipped_propensities = crossfit.clipped;
             summary.propensities = Some(crossfit.histogram.clone());
@@ -300,7 +328,7 @@ pub fn fit_prepared(
                     carries: &carries,
                     seed: options.seed,
                 };
-                let chosen = select_surface(log, options, prepared, crossfit, &rows, &mut summary)?;
+                let chosen = select_surface(log, options, cross_fitted, &rows, &mut summary)?;
                 summary.stage_seconds.push((
                     Stage::Selection.label().into(),
                     started.elapsed().as_secs_f64(),
@@ -334,7 +362,7 @@ pub fn fit_prepared(
                     models: crossfit.outcome_models.clone(),
                 }
             } else {
-                regress(&prepared.gamma, regression)?
+                regress(&cross_fitted.gamma, regression)?
             }
         }
     };
@@ -345,7 +373,14 @@ pub fn fit_prepared(
         feature_names: log.feature_names.clone(),
         featurizer,
         menus: log.menus.clone(),
-        options: FitOptions::clone(options),
+        options: FitOptions {
+            // The preparation decided the surface; the model says which it is.
+            variant: match prepared {
+                Prepared::Oracle { .. } => Variant::Oracle,
+                Prepared::CrossFitted(_) => options.variant,
+            },
+            ..FitOptions::clone(options)
+        },
         pairs: pairs.clone(),
         payoff,
         network: None,

@@ -51,7 +51,7 @@ pub use crossfit::{
     cross_fit, menu_floors, CrossFit, CrossFitOptions, Nuisances, Observed, PER_MENU_LIMIT,
 };
 pub use error::FitError;
-pub use fit::{fit, fit_prepared, prepare, CrossFitted};
+pub use fit::{fit, fit_prepared, prepare, CrossFitted, Prepared};
 pub use fitted::{NashEvalModel, Predictions, FORMAT, VERSION};
 pub use gap::{payoff_matrices, GapLoss, GapScratch};
 pub use global::{GlobalDetail, GlobalPolicy};

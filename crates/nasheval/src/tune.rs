@@ -168,7 +168,9 @@ pub fn grid_search(
                 Objective::SquaredError => {
                     backbone.fit_regressor(&train_x, columns, &train_targets, None)?
                 }
-                Objective::LogLoss => backbone.fit_classifier(&train_x, columns, &train_targets, None)?,
+                Objective::LogLoss => {
+                    backbone.fit_classifier(&train_x, columns, &train_targets, None)?
+                }
             };
             let held_targets: Vec<f64> = held.iter().map(|&r| targets[r]).collect();
             total += loss(

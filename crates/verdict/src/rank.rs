@@ -692,7 +692,14 @@ impl Context<'_> {
                 .collect();
             let intervals = Some((self.interval(IntervalMethod::Sandwich), bounds));
             let pairwise = Pairwise::WinProbability(&|i, j| fit.win_probability(i, j));
-            self.finish(RatingKind::BradleyTerry, &scores, intervals, pairwise, None, notes)
+            self.finish(
+                RatingKind::BradleyTerry,
+                &scores,
+                intervals,
+                pairwise,
+                None,
+                notes,
+            )
         } else {
             self.rated(&settings.bradley_terry, self.counts, &fit, notes, on_round)?
         };
