@@ -188,6 +188,6 @@ mod tests {
             k: -1.0,
             ..Elo::default()
         };
-        assert!(elo.validate().unwrap_err().to_string().contains("k = -1"));
+        assert!(elo.validate().unwrap_err().to_string().contains("`k` = -1"));
     }
 }
