@@ -138,23 +138,27 @@ pub fn fit(
     featurizer: serde_json::Value,
     progress: &dyn Fn(Stage, usize, usize),
 ) -> Result<NashEvalModel, FitError> {
-    let mut options = options.check(log)?.into_inner();
+    // Checked once; a tuning step's choices are checked again, once, as they replace
+    // the settings it searched.
+    let mut checked = options.check(log)?;
     let tuning = |done, total| progress(Stage::Tuning, done, total);
     let mut searches = Vec::new();
-    if options.tune_learners {
-        searches = tune_nuisances(log, &mut options, &tuning)?;
+    if checked.tune_learners {
+        let mut tuned = checked.into_inner();
+        searches = tune_nuisances(log, &mut tuned, &tuning)?;
+        checked = tuned.check(log)?;
     }
-    let mut checked = options.check(log)?;
     let prepared = prepare(log, &checked, truth, progress)?;
-    if let (true, Prepared::CrossFitted(cross_fitted)) = (options.tune_learners, &prepared) {
+    if let (true, Prepared::CrossFitted(cross_fitted)) = (checked.tune_learners, &prepared) {
+        let mut tuned = checked.into_inner();
         searches.extend(tune_payoff(
             log,
-            &mut options,
+            &mut tuned,
             &cross_fitted.pairs,
             &cross_fitted.gamma,
             &tuning,
         )?);
-        checked = options.check(log)?;
+        checked = tuned.check(log)?;
     }
     let mut model = fit_prepared(log, &checked, &prepared, featurizer, progress)?;
     model.summary.learner_tuning = searches;
