@@ -26,8 +26,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 use verdict_feedback::BattleLog;
 
-use crate::bootstrap::{replicate_penalty, round_rng};
+use crate::bootstrap::replicate_penalty;
 use crate::bradley_terry::{DEFAULT_NEWTON_MAX_ITER, LN10_SQUARED};
+use crate::method::round_rng;
 use crate::newton::{check_stopping, Evaluation, Objective};
 use crate::{
     Bootstrap, BootstrapDraws, EloScale, FitStatus, PairCounts, RatingsError, Regularization,

@@ -23,7 +23,7 @@ mod plackett_luce;
 mod sandwich;
 mod scale;
 
-pub use bootstrap::{percentile, Bootstrap, BootstrapDraws, CountResampler};
+pub use bootstrap::CountResampler;
 pub use bradley_terry::{
     mm_iterates, BradleyTerry, BtFit, FitStatus, Regularization, Solver, DEFAULT_PRIOR_L2,
 };
@@ -36,7 +36,9 @@ pub use error::RatingsError;
 pub use existence::{mle_obstacles, MleObstacle};
 pub use leaderboard::{Interval, IntervalMethod, Leaderboard, PointEstimate, Standing};
 pub use likelihood::TieModel;
-pub use method::{bootstrap, RatingKind, RatingMethod, Replicate, Resample};
+pub use method::{
+    bootstrap, percentile, Bootstrap, BootstrapDraws, RatingKind, RatingMethod, Replicate, Resample,
+};
 pub use plackett_luce::{PlFit, PlackettLuce, Ranking, Rankings};
 pub use sandwich::sandwich_covariance;
 pub use scale::{Center, EloScale};

@@ -3,6 +3,9 @@
 //! resample of it, so that the bootstrap ([`bootstrap`]) and the leaderboard pipeline
 //! are written once for all of them.
 //!
+//! The bootstrap's settings ([`Bootstrap`]) and draws ([`BootstrapDraws`]) live here
+//! too; what a method resamples (pair counts, battles, rankings) is its own.
+//!
 //! A new method (Glicko-2, say) is its own file implementing [`RatingMethod`], a
 //! [`RatingKind`] variant, and one registration in the leaderboard pipeline.
 
@@ -10,8 +13,9 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::bootstrap::round_rng;
-use crate::{Bootstrap, BootstrapDraws, EloScale, RatingsError};
+use rand::SeedableRng;
+
+use crate::{EloScale, RatingsError};
 
 /// Which method made a leaderboard; saved results carry its name (`bradley-terry`,
 /// `bradley-terry-covariates`, `elo`, `maximal-lottery`, `plackett-luce`).
@@ -72,6 +76,110 @@ impl std::fmt::Display for RatingKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// Bootstrap settings.
+///
+/// | Name | Default | Meaning | Range |
+/// |---|---|---|---|
+/// | `rounds` | 1000 | resamples | ≥ 1 |
+/// | `seed` | 0 | seed of every draw | any |
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bootstrap {
+    /// Number of resamples.
+    pub rounds: usize,
+    /// Seed.
+    pub seed: u64,
+}
+
+impl Bootstrap {
+    /// Refuses zero rounds.
+    ///
+    /// # Errors
+    /// [`RatingsError::Setting`] for zero rounds.
+    pub fn check(&self) -> Result<(), RatingsError> {
+        if self.rounds == 0 {
+            return Err(RatingsError::setting("rounds", 0, "at least 1"));
+        }
+        Ok(())
+    }
+}
+
+impl Default for Bootstrap {
+    fn default() -> Self {
+        Self {
+            rounds: 1000,
+            seed: 0,
+        }
+    }
+}
+
+/// The scores of every bootstrap replicate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BootstrapDraws {
+    /// `scores[r][m]`: model m's score in replicate r.
+    pub scores: Vec<Vec<f64>>,
+    /// Replicates whose MLE did not exist and which carried the fallback prior.
+    pub prior_rounds: usize,
+    /// Replicates that did not converge within the iteration cap.
+    pub unconverged_rounds: usize,
+}
+
+impl BootstrapDraws {
+    /// Percentile interval of every model at `confidence` (e.g. 0.95).
+    pub fn intervals(&self, confidence: f64) -> Vec<(f64, f64)> {
+        let models = self.scores.first().map_or(0, Vec::len);
+        let (lower, upper) = ((1.0 - confidence) / 2.0, (1.0 + confidence) / 2.0);
+        (0..models)
+            .map(|m| {
+                let mut column: Vec<f64> = self.scores.iter().map(|round| round[m]).collect();
+                column.sort_by(f64::total_cmp);
+                (percentile(&column, lower), percentile(&column, upper))
+            })
+            .collect()
+    }
+
+    /// Every model's median score over the replicates (type-7 percentile 0.5: the mean
+    /// of the two middle values for an even number of rounds).
+    pub fn medians(&self) -> Vec<f64> {
+        self.intervals(0.0)
+            .into_iter()
+            .map(|(median, _)| median)
+            .collect()
+    }
+}
+
+/// The `q`-quantile of sorted values by linear interpolation between order statistics
+/// (Hyndman–Fan type 7, numpy's and pandas' default).
+pub fn percentile(sorted: &[f64], q: f64) -> f64 {
+    assert!(!sorted.is_empty() && (0.0..=1.0).contains(&q));
+    let position = q * (sorted.len() - 1) as f64;
+    let below = position.floor() as usize;
+    let above = (below + 1).min(sorted.len() - 1);
+    let weight = position - below as f64;
+    sorted[below] + weight * (sorted[above] - sorted[below])
+}
+
+impl FromIterator<Replicate> for BootstrapDraws {
+    fn from_iter<I: IntoIterator<Item = Replicate>>(replicates: I) -> Self {
+        let mut draws = BootstrapDraws {
+            scores: Vec::new(),
+            prior_rounds: 0,
+            unconverged_rounds: 0,
+        };
+        for replicate in replicates {
+            draws.prior_rounds += usize::from(replicate.used_prior);
+            draws.unconverged_rounds += usize::from(!replicate.converged);
+            draws.scores.push(replicate.scores);
+        }
+        draws
+    }
+}
+
+pub(crate) fn round_rng(seed: u64, round: usize) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(round as u64);
+    rng
 }
 
 /// One refitted bootstrap replicate: its scores, whether it had to carry the fallback
