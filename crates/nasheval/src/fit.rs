@@ -407,7 +407,7 @@ pub fn fit_prepared(
     };
     let games = payoff_matrices(&surfaces, model.agents.len());
     if options.policy == PolicyKind::Network {
-        model.train_network(features, &games, progress)?;
+        model = model.with_trained_network(features, &games, progress)?;
     }
     let (policies, certificates) = if options.rule == PolicyRule::Equilibrium {
         model.policies_for_games(features, &games)?

@@ -93,9 +93,10 @@ pub struct NashEvalModel {
 }
 
 impl NashEvalModel {
-    /// Trains the policy network on the surface's games at the training contexts
-    /// `features` (one game each), after searching Table 14 when
-    /// [`FitOptions::tune_network`] asks, and makes it the model's policy.
+    /// This model with its policy network trained on the surface's games at the
+    /// training contexts `features` (one game each), after searching Table 14 when
+    /// [`FitOptions::tune_network`] asks: the model is returned trained, never left
+    /// half-made.
     ///
     /// Training starts where [`FitOptions::network_init`] says. When a randomly
     /// initialized network collapses ([`TrainingReport::collapsed`]: no better than
@@ -108,12 +109,12 @@ impl NashEvalModel {
     /// # Errors
     /// [`FitError`] when the solver fails on a context while computing the start or
     /// rescuing a collapse.
-    pub(crate) fn train_network(
-        &mut self,
+    pub(crate) fn with_trained_network(
+        mut self,
         features: &[f64],
         games: &[PayoffMatrix],
         progress: &dyn Fn(Stage, usize, usize),
-    ) -> Result<(), FitError> {
+    ) -> Result<Self, FitError> {
         let columns = self.feature_names.len();
         let loss = self.loss();
         // The solver's equilibria: where a solver start begins.
@@ -170,7 +171,7 @@ impl NashEvalModel {
             self.network = Some(network);
             self.options.policy = PolicyKind::Network;
         }
-        Ok(())
+        Ok(self)
     }
 
     /// The gap loss of the fit's regularizer `Omega`: `rho` and the costs as a
@@ -411,7 +412,7 @@ impl NashEvalModel {
                     ));
                 }
                 let games = payoff_matrices(&self.payoffs(features), self.agents.len());
-                self.train_network(features, &games, progress)?;
+                return self.with_trained_network(features, &games, progress);
             }
         }
         Ok(self)
