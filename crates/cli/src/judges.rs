@@ -1,9 +1,9 @@
 //! `verdict judge`: score items under a budget, every call through a ledger.
 
-use verdict::judge_request::{judge_request, JudgeOutcome, JudgeRequest};
+use verdict::judge_request::{judge_request, JudgeOutcome, JudgeParams};
 use verdict::judges::{
-    read_gold, read_items, ConfiguredPool, EstimateSettings, JudgePool, JudgesConfig, JudgingRun,
-    Ledger, LedgerSpend, Method, PaidCalls,
+    read_gold, read_items, ConfiguredPool, JudgePool, JudgesConfig, Ledger, LedgerSpend, Method,
+    PaidCalls,
 };
 use verdict::outputs::Outputs;
 use verdict::report::{budget_plan_csv, budget_plan_text, judge_run_html, judged_scores_csv};
@@ -24,29 +24,26 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
         Some(path) => Some(read_gold(path, &ids, pool.range())?),
         None => None,
     };
-    let request = JudgeRequest {
-        run: JudgingRun {
-            budget: args.budget,
-            method: match args.method {
-                JudgeMethod::EstIvwe => Method::EstIvwe,
-                JudgeMethod::EstIvweGaussian => Method::EstIvweGaussian,
-                JudgeMethod::Uniform => Method::Uniform,
-                JudgeMethod::Adaptive => Method::Adaptive,
-            },
-            settings: EstimateSettings {
-                p: args.p.parse()?,
-                delta: args.delta,
-                exploration: args.n0,
-                tau: args.tau,
-                target_error: args.target_error,
-            },
-            seed: args.seed,
+    // The run's settings, made into a request as Python's are.
+    let params = JudgeParams {
+        budget: Some(args.budget),
+        p: args.p.parse()?,
+        method: match args.method {
+            JudgeMethod::EstIvwe => Method::EstIvwe,
+            JudgeMethod::EstIvweGaussian => Method::EstIvweGaussian,
+            JudgeMethod::Uniform => Method::Uniform,
+            JudgeMethod::Adaptive => Method::Adaptive,
         },
+        delta: args.delta,
+        n0: args.n0,
+        tau: args.tau,
+        seed: args.seed,
         level: args.level,
+        target_error: args.target_error,
         plan: args.plan,
-        ledger: &args.ledger,
-        gold,
+        ..JudgeParams::default()
     };
+    let request = params.request(&args.ledger, gold)?;
     let bar = crate::progress::bar(
         (args.budget * 100.0).round() as usize,
         "budget spent",
