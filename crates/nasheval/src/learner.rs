@@ -196,7 +196,7 @@ impl LinearFit {
 
 /// Solves `matrix · v = rhs` for a symmetric positive (semi)definite `matrix`:
 /// Cholesky, or LU when it is only semidefinite; `None` when singular.
-fn solve_symmetric(matrix: DMatrix<f64>, rhs: &DVector<f64>) -> Option<DVector<f64>> {
+pub(crate) fn solve_symmetric(matrix: DMatrix<f64>, rhs: &DVector<f64>) -> Option<DVector<f64>> {
     matrix
         .clone()
         .cholesky()

@@ -29,6 +29,7 @@ pub mod global;
 mod groups;
 mod histogram;
 mod learner;
+mod mlp;
 pub mod network;
 pub mod options;
 pub mod pairs;
@@ -39,6 +40,7 @@ mod pseudo;
 mod schema;
 pub mod selection;
 mod settings;
+pub mod structured;
 pub mod summary;
 #[cfg(test)]
 mod test_support;

@@ -3,23 +3,24 @@
 //! the empirical gap loss (Eq. 17) with its Danskin gradient (Eq. 33) by Adam with
 //! weight decay, mini-batches and early stopping on held-out contexts (Table 14).
 //!
-//! Written by hand over `nalgebra` rather than with `candle`: the net is tiny
+//! The perceptron is [`crate::mlp`], written by hand over `nalgebra` rather than
+//! with `candle`: the net is tiny
 //! (5-64-64-5), the loss gradient is not an autodiff graph (Danskin: no derivative
 //! through the best response) so autodiff buys nothing, and on the 256-row training
 //! batches a step takes 1.1 ms against candle's best 1.7 ms (BENCHMARKS.md, `verdict
 //! bench network` and `bench/candle-mlp`); candle is faster only on full batches of
 //! 20,000 rows with mimalloc as the allocator.
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DMatrix;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rand_distr::{Distribution, Normal};
 use serde::{Deserialize, Serialize};
 use verdict_game::PayoffMatrix;
 
 use crate::gap::{GapLoss, GapScratch};
 use crate::learner::Scaling;
+use crate::mlp::{check_layers, Adam, Dense, Head, Params};
 
 /// Training settings (one point of NashEval Table 14's grid).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -121,86 +122,6 @@ pub struct Network {
     layers: Vec<Dense>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Dense {
-    inputs: usize,
-    outputs: usize,
-    weights: Vec<f64>,
-    bias: Vec<f64>,
-}
-
-/// Parameters as matrices while training.
-#[derive(Clone)]
-struct Params {
-    w: Vec<DMatrix<f64>>,
-    b: Vec<DVector<f64>>,
-}
-
-impl Params {
-    fn zeros_like(other: &Self) -> Self {
-        Self {
-            w: other.w.iter().map(|m| m.map(|_| 0.0)).collect(),
-            b: other.b.iter().map(|v| v.map(|_| 0.0)).collect(),
-        }
-    }
-
-    /// He-initialized weights, zero biases.
-    fn init(sizes: &[usize], rng: &mut ChaCha8Rng) -> Self {
-        let mut w = Vec::new();
-        let mut b = Vec::new();
-        for pair in sizes.windows(2) {
-            let normal = Normal::new(0.0, (2.0 / pair[0] as f64).sqrt()).expect("positive sd");
-            w.push(DMatrix::from_fn(pair[0], pair[1], |_, _| {
-                normal.sample(rng)
-            }));
-            b.push(DVector::zeros(pair[1]));
-        }
-        Self { w, b }
-    }
-
-    /// Activations of every layer for a batch `x` (`rows × inputs`); the last is the
-    /// softmax output.
-    fn forward(&self, x: &DMatrix<f64>) -> Vec<DMatrix<f64>> {
-        let mut outputs: Vec<DMatrix<f64>> = Vec::with_capacity(self.w.len());
-        for (layer, (w, b)) in self.w.iter().zip(&self.b).enumerate() {
-            let mut z = outputs.last().unwrap_or(x) * w;
-            // Column-major: adding the bias column by column keeps to contiguous memory.
-            for (mut column, &bias) in z.column_iter_mut().zip(b.iter()) {
-                column.add_scalar_mut(bias);
-            }
-            if layer + 1 < self.w.len() {
-                z.apply(|v| *v = v.max(0.0));
-            } else {
-                softmax_rows(&mut z);
-            }
-            outputs.push(z);
-        }
-        outputs
-    }
-
-    /// Gradients of the batch loss given its input, the activations and the
-    /// gradient with respect to the output logits.
-    fn backward(&self, x: &DMatrix<f64>, acts: &[DMatrix<f64>], mut delta: DMatrix<f64>) -> Self {
-        let layers = self.w.len();
-        let mut grad = Self::zeros_like(self);
-        for layer in (0..layers).rev() {
-            let input = if layer == 0 { x } else { &acts[layer - 1] };
-            grad.w[layer] = input.tr_mul(&delta);
-            grad.b[layer] = delta.row_sum().transpose();
-            if layer > 0 {
-                let mut back = &delta * self.w[layer].transpose();
-                back.zip_apply(&acts[layer - 1], |d, a| {
-                    if a <= 0.0 {
-                        *d = 0.0;
-                    }
-                });
-                delta = back;
-            }
-        }
-        grad
-    }
-}
-
 /// The smallest mean gap over `rows` of a policy that ignores the context: each
 /// agent alone, or the uniform mix.
 fn best_constant_gap(
@@ -225,69 +146,6 @@ fn best_constant_gap(
                 / rows.len() as f64
         })
         .fold(f64::INFINITY, f64::min)
-}
-
-fn softmax_rows(z: &mut DMatrix<f64>) {
-    let (rows, columns) = z.shape();
-    let data = z.as_mut_slice();
-    // Column-major: entry (r, c) is data[c * rows + r].
-    for r in 0..rows {
-        let max = (0..columns)
-            .map(|c| data[c * rows + r])
-            .fold(f64::NEG_INFINITY, f64::max);
-        let mut total = 0.0;
-        for c in 0..columns {
-            let e = (data[c * rows + r] - max).exp();
-            data[c * rows + r] = e;
-            total += e;
-        }
-        for c in 0..columns {
-            data[c * rows + r] /= total;
-        }
-    }
-}
-
-/// Adam (Kingma & Ba) with L2 weight decay in the gradient.
-struct Adam {
-    m: Params,
-    v: Params,
-    step: i32,
-    rate: f64,
-    decay: f64,
-}
-
-impl Adam {
-    fn update(&mut self, params: &mut Params, grad: &Params) {
-        const B1: f64 = 0.9;
-        const B2: f64 = 0.999;
-        const EPS: f64 = 1e-8;
-        self.step += 1;
-        let c1 = 1.0 - B1.powi(self.step);
-        let c2 = 1.0 - B2.powi(self.step);
-        let (rate, decay) = (self.rate, self.decay);
-        let apply = |theta: &mut [f64], g: &[f64], m: &mut [f64], v: &mut [f64]| {
-            for (((t, &g), m), v) in theta.iter_mut().zip(g).zip(m).zip(v) {
-                let g = g + decay * *t;
-                *m = B1 * *m + (1.0 - B1) * g;
-                *v = B2 * *v + (1.0 - B2) * g * g;
-                *t -= rate * (*m / c1) / ((*v / c2).sqrt() + EPS);
-            }
-        };
-        for l in 0..params.w.len() {
-            apply(
-                params.w[l].as_mut_slice(),
-                grad.w[l].as_slice(),
-                self.m.w[l].as_mut_slice(),
-                self.v.w[l].as_mut_slice(),
-            );
-            apply(
-                params.b[l].as_mut_slice(),
-                grad.b[l].as_slice(),
-                self.m.b[l].as_mut_slice(),
-                self.v.b[l].as_mut_slice(),
-            );
-        }
-    }
 }
 
 /// What a training phase minimizes.
@@ -336,7 +194,10 @@ impl Trainer<'_> {
             Split::HeldOut => &self.valid,
         };
         let x = self.x_all.select_rows(rows);
-        let pi = params.forward(&x).pop().expect("an output layer");
+        let pi = params
+            .forward(&x, Head::Softmax)
+            .pop()
+            .expect("an output layer");
         let mut p = vec![0.0; pi.ncols()];
         let total: f64 = rows
             .iter()
@@ -366,13 +227,7 @@ impl Trainer<'_> {
         let options = self.options;
         let agents = self.games[0].agents();
         let mut params = best.params.clone();
-        let mut adam = Adam {
-            m: Params::zeros_like(&params),
-            v: Params::zeros_like(&params),
-            step: 0,
-            rate: options.learning_rate,
-            decay: options.weight_decay,
-        };
+        let mut adam = Adam::new(&params, options.learning_rate, options.weight_decay);
         let mut last = first_epoch;
         let mut since_halving = 0;
         let mut logit_gradient = vec![0.0; agents];
@@ -383,7 +238,7 @@ impl Trainer<'_> {
             let visited = self.train.len().min(options.epoch_contexts.max(1));
             for batch in self.train[..visited].chunks(options.batch_size.max(1)) {
                 let x = self.x_all.select_rows(batch);
-                let acts = params.forward(&x);
+                let acts = params.forward(&x, Head::Softmax);
                 let pi = acts.last().expect("an output layer");
                 let mut delta = DMatrix::zeros(batch.len(), agents);
                 for (r, &i) in batch.iter().enumerate() {
@@ -543,17 +398,7 @@ impl Network {
         let params = best.params;
         let network = Self {
             scaling,
-            layers: params
-                .w
-                .iter()
-                .zip(&params.b)
-                .map(|(w, b)| Dense {
-                    inputs: w.nrows(),
-                    outputs: w.ncols(),
-                    weights: w.transpose().as_slice().to_vec(),
-                    bias: b.as_slice().to_vec(),
-                })
-                .collect(),
+            layers: params.to_layers(),
         };
         let report = TrainingReport {
             epochs,
@@ -571,19 +416,11 @@ impl Network {
     pub fn predict(&self, features: &[f64]) -> Vec<f64> {
         let x = self.scaling.standardized(features);
         let n = x.nrows();
-        let params = Params {
-            w: self
-                .layers
-                .iter()
-                .map(|d| DMatrix::from_row_slice(d.inputs, d.outputs, &d.weights))
-                .collect(),
-            b: self
-                .layers
-                .iter()
-                .map(|d| DVector::from_column_slice(&d.bias))
-                .collect(),
-        };
-        let pi = params.forward(&x).pop().expect("an output layer");
+        let params = Params::from_layers(&self.layers);
+        let pi = params
+            .forward(&x, Head::Softmax)
+            .pop()
+            .expect("an output layer");
         (0..n)
             .flat_map(|r| pi.row(r).iter().copied().collect::<Vec<_>>())
             .collect()
@@ -597,42 +434,7 @@ impl Network {
     /// What disagrees.
     pub fn check(&self, inputs: usize, outputs: usize) -> Result<(), String> {
         self.scaling.check(inputs)?;
-        let mut width = inputs;
-        for (number, layer) in self.layers.iter().enumerate() {
-            let number = number + 1;
-            if layer.inputs != width {
-                return Err(format!(
-                    "layer {number} takes {} inputs but receives {width}",
-                    layer.inputs
-                ));
-            }
-            if layer.weights.len() != layer.inputs * layer.outputs
-                || layer.bias.len() != layer.outputs
-            {
-                return Err(format!(
-                    "layer {number} ({} × {}) holds {} weights and {} biases",
-                    layer.inputs,
-                    layer.outputs,
-                    layer.weights.len(),
-                    layer.bias.len()
-                ));
-            }
-            if layer
-                .weights
-                .iter()
-                .chain(&layer.bias)
-                .any(|w| !w.is_finite())
-            {
-                return Err(format!("layer {number} holds a number that is not finite"));
-            }
-            width = layer.outputs;
-        }
-        if self.layers.is_empty() || width != outputs {
-            return Err(format!(
-                "the network gives {width} outputs for {outputs} agents"
-            ));
-        }
-        Ok(())
+        check_layers(&self.layers, inputs, outputs, "agents")
     }
 
     /// Number of input features.
@@ -673,7 +475,7 @@ mod tests {
         let params = Params::init(&[2, 4, 4, 3], &mut rng);
         let mut scratch = GapScratch::default();
         let batch_loss = |p: &Params, scratch: &mut GapScratch| {
-            let pi = p.forward(&x).pop().unwrap();
+            let pi = p.forward(&x, Head::Softmax).pop().unwrap();
             (0..2)
                 .map(|r| {
                     let row: Vec<f64> = pi.row(r).iter().copied().collect();
@@ -682,7 +484,7 @@ mod tests {
                 .sum::<f64>()
                 / 2.0
         };
-        let acts = params.forward(&x);
+        let acts = params.forward(&x, Head::Softmax);
         let mut delta = DMatrix::zeros(2, 3);
         for r in 0..2 {
             let pi: Vec<f64> = acts[2].row(r).iter().copied().collect();
