@@ -128,10 +128,15 @@ pub struct FitArgs {
     /// One shared payoff regressor on (x, j, k), or one per pair.
     #[arg(long, value_enum, default_value = "shared")]
     pub payoff_regression: PayoffRegression,
-    /// Outcome models per (menu, pair), or pooled over menus with the agents as
-    /// inputs (for many or rare menus).
+    /// Outcome models per (menu, pair), pooled over menus with the agents as
+    /// inputs (for many or rare menus), or structured: each agent's score and cyclic
+    /// coordinates from the context.
     #[arg(long, value_enum, default_value = "auto")]
     pub nuisance_design: NuisanceDesign,
+    /// Cyclic rank r of the structured surfaces (0: a contextual Bradley–Terry
+    /// model); chosen among 0, 1, 2 and 4 by held-out loss when not given.
+    #[arg(long, value_name = "R")]
+    pub surface_rank: Option<usize>,
     /// Fit even when some pair of agents never met in any menu: its payoff is
     /// extrapolated by the pooled outcome model, with a warning naming the pairs.
     #[arg(long)]

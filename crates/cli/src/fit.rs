@@ -9,7 +9,7 @@ use indicatif::ProgressBar;
 use verdict::fit_request::{fit_request, Backbones, FitRequest};
 use verdict::io::{read_costs, Source};
 use verdict::model_file::{category_column, winners_by};
-use verdict::nasheval::{FitOptions, NetworkOptions, Stage};
+use verdict::nasheval::{FitOptions, NetworkOptions, Stage, StructuredOptions};
 use verdict::report::{fit_html, fit_notes, fit_summary, FitPage};
 use verdict_lab::simulation::Truth;
 
@@ -129,6 +129,10 @@ fn request(args: &FitArgs) -> anyhow::Result<FitRequest> {
         tune_network: args.tune,
         network_init: args.network_init,
         nuisance_design: args.nuisance_design,
+        structured: StructuredOptions {
+            rank: args.surface_rank,
+            ..StructuredOptions::default()
+        },
         groups_by: args.groups_by.clone(),
         robust_radius: args.robust_radius,
         ..FitOptions::default()

@@ -30,6 +30,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("model_b_column", "--model-b-col"),
     ("n0", "--n0"),
     ("nuisance_design", "--nuisance-design"),
+    ("surface_rank", "--surface-rank"),
     ("order_by", "--order-by"),
     ("policy", "--policy"),
     ("popularity_exponent", "--popularity-exponent"),

@@ -15,6 +15,9 @@ use crate::pooled::{
     sampled_cells, PairVerdict, PooledOutcome, PooledPropensity, SAMPLED_MENUS_PER_CONTEXT,
 };
 use crate::settings::NuisanceDesign;
+use crate::structured::{
+    Objective, PairTarget, StructuredOptions, StructuredReport, StructuredSurface,
+};
 
 /// The largest catalogue `Auto` models menu by menu.
 pub const PER_MENU_LIMIT: usize = 20;
@@ -52,8 +55,11 @@ pub struct CrossFitOptions {
     /// Keep every fold's outcome models (needed to predict the plug-in payoff at new
     /// contexts).
     pub keep_outcome_models: bool,
-    /// Per-menu or pooled outcome models.
+    /// Per-menu, pooled or structured outcome models.
     pub nuisance_design: NuisanceDesign,
+    /// Settings of the structured outcome models (their rank is chosen on the first
+    /// fold when not given, and kept for the others).
+    pub structured: StructuredOptions,
 }
 
 /// What cross-fitting produced.
@@ -80,7 +86,11 @@ pub struct CrossFit {
     pub outcome_models: Vec<Vec<Model>>,
     /// One pooled outcome model per fold when kept and pooled, else empty.
     pub pooled_models: Vec<PooledOutcome>,
-    /// The design used (`PerMenu` or `Pooled`).
+    /// One structured outcome model per fold when kept and structured, else empty.
+    pub structured_models: Vec<StructuredSurface>,
+    /// What each fold's structured outcome model measured (structured design only).
+    pub structured_reports: Vec<StructuredReport>,
+    /// The design used (`PerMenu`, `Pooled` or `Structured`).
     pub nuisance_design: NuisanceDesign,
     /// Menus that some fold's training contexts never selected, with the number of
     /// contexts that did select each (modelled by the pooled design).
@@ -207,6 +217,8 @@ pub fn cross_fit(
         };
     let mut done = 0;
     let mut pooled_models = Vec::new();
+    let (mut structured_models, mut structured_reports) = (Vec::new(), Vec::new());
+    let mut structured = options.structured.clone();
     for fold in 0..options.folds {
         let (held, train): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| folds[i] == fold);
         let held_x = gather(&log.features, columns, &held);
@@ -223,7 +235,7 @@ pub fn cross_fit(
             SAMPLED_MENUS_PER_CONTEXT,
             options.seed ^ (fold as u64) ^ 0x0E7A_1055,
         );
-        let predicted = if design == NuisanceDesign::Pooled {
+        let predicted = if design != NuisanceDesign::PerMenu {
             let model = PooledPropensity::fit(
                 &log.features,
                 columns,
@@ -279,18 +291,26 @@ pub fn cross_fit(
                 propensity[record] = e.max(floor);
             }
         }
+        if design == NuisanceDesign::Structured {
+            let (model, report) = fit_structured(log, &observed, pairs, &train, &structured)
+                .map_err(|e| LearnerError(format!("fold {fold}, structured outcome model: {e}")))?;
+            // The first fold's choice of rank holds for the others.
+            structured.rank = Some(report.rank);
+            structured_reports.push(report);
+            let predicted = model.pair_values(&held_x, &pairs.pairs);
+            fill_outcome_columns(&mut outcome, pairs, &held, &predicted);
+            if options.keep_outcome_models {
+                structured_models.push(model);
+            }
+            done += 1;
+            progress(done, total);
+            continue;
+        }
         if design == NuisanceDesign::Pooled {
             let model = fit_pooled(log, &observed, pairs, &train, &options.outcome)
                 .map_err(|e| LearnerError(format!("fold {fold}, pooled outcome model: {e}")))?;
             let predicted = model.predict(&held_x, &pairs.pairs);
-            let npairs = pairs.pairs.len();
-            for (r, &i) in held.iter().enumerate() {
-                for menu_pairs in &pairs.menu_pairs {
-                    for &(p, holder) in menu_pairs {
-                        outcome[i * pairs.columns + holder.column] = predicted[r * npairs + p];
-                    }
-                }
-            }
+            fill_outcome_columns(&mut outcome, pairs, &held, &predicted);
             if options.keep_outcome_models {
                 pooled_models.push(model);
             }
@@ -361,6 +381,8 @@ pub fn cross_fit(
         propensity_loss: log_loss / (n * menus).max(1) as f64,
         outcome_models,
         pooled_models,
+        structured_models,
+        structured_reports,
         nuisance_design: design,
         sparse_menus,
         seconds: started.elapsed().as_secs_f64(),
@@ -417,6 +439,70 @@ fn sparse_menus(
                 .then_some((m, total))
         })
         .collect()
+}
+
+/// Every holder column of every pair of the `held` contexts set to the pair's
+/// value in `predicted` (`held × pairs`): a model of one mean verdict per pair
+/// gives each holding menu that mean.
+fn fill_outcome_columns(outcome: &mut [f64], pairs: &PairMap, held: &[usize], predicted: &[f64]) {
+    let npairs = pairs.pairs.len();
+    for (r, &i) in held.iter().enumerate() {
+        for menu_pairs in &pairs.menu_pairs {
+            for &(p, holder) in menu_pairs {
+                outcome[i * pairs.columns + holder.column] = predicted[r * npairs + p];
+            }
+        }
+    }
+}
+
+/// Every observed verdict of the `train` contexts, as the structured model's
+/// targets, each weighted by the responses its mean averages (so a constant
+/// context's `r = 0` fit is Bradley–Terry on the battles themselves).
+fn verdict_targets(
+    log: &ContextualLog,
+    observed: &Observed,
+    pairs: &PairMap,
+    train: &[usize],
+) -> Vec<PairTarget> {
+    let mut targets = Vec::new();
+    for &i in train {
+        for (m, menu_pairs) in pairs.menu_pairs.iter().enumerate() {
+            let Some(record) = observed.record(i, m) else {
+                continue;
+            };
+            let weight = log.feedback[record].responses as f64;
+            for &(_, h) in menu_pairs {
+                if let Some(target) = observed.verdict(log, i, m, h.first, h.second) {
+                    targets.push(PairTarget {
+                        row: i,
+                        first: log.menus[m][h.first],
+                        second: log.menus[m][h.second],
+                        target,
+                        weight,
+                    });
+                }
+            }
+        }
+    }
+    targets
+}
+
+/// The structured outcome model on every verdict of the `train` contexts.
+fn fit_structured(
+    log: &ContextualLog,
+    observed: &Observed,
+    pairs: &PairMap,
+    train: &[usize],
+    options: &StructuredOptions,
+) -> Result<(StructuredSurface, StructuredReport), LearnerError> {
+    StructuredSurface::fit(
+        &log.features,
+        log.feature_names.len(),
+        log.agents.len(),
+        &verdict_targets(log, observed, pairs, train),
+        Objective::Verdict,
+        options,
+    )
 }
 
 /// The pooled outcome model on every verdict of the `train` contexts.

@@ -13,8 +13,8 @@ use crate::learner::context_folds;
 use crate::options::{CheckedOptions, FitOptions, PolicyKind, Variant};
 use crate::pairs::PairMap;
 use crate::payoff::{
-    has_pair_columns, matrices_from_pairs, plugin_pairs, pseudo_outcomes, PayoffSurface,
-    SharedRows, SAMPLED_PAIRS_PER_CONTEXT,
+    has_pair_columns, matrices_from_pairs, plugin_pairs, pseudo_outcomes, PayoffLearners,
+    PayoffSurface, SharedRows, SAMPLED_PAIRS_PER_CONTEXT,
 };
 use crate::selection::{
     held_out_risk, out_of_fold_regression, paired_difference, risk_per_context, RiskCells,
@@ -113,6 +113,7 @@ pub fn prepare(
             propensity: options.propensity_backbone.clone(),
             keep_outcome_models: options.variant != Variant::Debiased,
             nuisance_design: options.nuisance_design,
+            structured: options.structured.seeded(options.seed ^ 0x5EED_0C0E),
         },
         &|done, total| progress(Stage::Nuisances, done, total),
     )?;
@@ -214,9 +215,13 @@ fn select_surface(
         &[
             ("debiased-shared", PayoffRegression::Shared),
             ("debiased-per-pair", PayoffRegression::PerPair),
+            ("debiased-structured", PayoffRegression::Structured),
         ]
     } else {
-        &[("debiased-shared", PayoffRegression::Shared)]
+        &[
+            ("debiased-shared", PayoffRegression::Shared),
+            ("debiased-structured", PayoffRegression::Structured),
+        ]
     };
     for &(name, regression) in candidates {
         let predicted = out_of_fold_regression(
@@ -227,7 +232,10 @@ fn select_surface(
             &folds,
             &cells,
             regression,
-            &options.payoff_backbone,
+            PayoffLearners {
+                backbone: &options.payoff_backbone,
+                structured: &options.structured.seeded(options.seed ^ 0x5EED_9A0F),
+            },
             rows,
         )?;
         let mut risk = held_out_risk(name, &prepared.gamma, &predicted, &cells);
@@ -280,6 +288,7 @@ pub fn fit_prepared(
     let observed = Observed::new(log);
     let carries = carries_correction(&observed, pairs);
     let payoff_seconds = std::cell::Cell::new(None);
+    let structured = options.structured.seeded(options.seed ^ 0x5EED_9A0F);
     let regress = |gamma: &[f64], regression: PayoffRegression| {
         progress(Stage::Payoff, 0, 1);
         let started = std::time::Instant::now();
@@ -289,7 +298,10 @@ pub fn fit_prepared(
             pairs,
             gamma,
             regression,
-            &options.payoff_backbone,
+            PayoffLearners {
+                backbone: &options.payoff_backbone,
+                structured: &structured,
+            },
             &SharedRows {
                 carries: &carries,
                 seed: options.seed,
@@ -322,6 +334,7 @@ pub fn fit_prepared(
             summary.propensity_loss = Some(crossfit.propensity_loss);
             summary.nuisance_design = Some(crossfit.nuisance_design);
             summary.sparse_menus = crossfit.sparse_menus.clone();
+            summary.outcome_structure = crossfit.structured_reports.clone();
             summary
                 .stage_seconds
                 .push((Stage::Nuisances.label().into(), crossfit.seconds));
@@ -352,7 +365,11 @@ pub fn fit_prepared(
                 // five pooled models × 16 million pairs).
                 out_of_fold = Some(plugin_pairs(pairs, &crossfit.nuisances.outcome));
             }
-            if chosen == Variant::Plugin && !crossfit.pooled_models.is_empty() {
+            if chosen == Variant::Plugin && !crossfit.structured_models.is_empty() {
+                PayoffSurface::StructuredPlugIn {
+                    models: crossfit.structured_models.clone(),
+                }
+            } else if chosen == Variant::Plugin && !crossfit.pooled_models.is_empty() {
                 PayoffSurface::PooledPlugIn {
                     models: crossfit.pooled_models.clone(),
                 }
@@ -370,6 +387,9 @@ pub fn fit_prepared(
             }
         }
     };
+    if let PayoffSurface::Structured { report, .. } = &payoff {
+        summary.payoff_structure = Some(report.clone());
+    }
     let mut model = NashEvalModel {
         format: FORMAT.into(),
         version: VERSION,

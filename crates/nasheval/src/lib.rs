@@ -71,5 +71,6 @@ pub use pooled::{PairVerdict, PooledOutcome};
 pub use pseudo::{plugin_payoff, pseudo_outcome, MenuObservation};
 pub use schema::AlignedFeatures;
 pub use settings::{NuisanceDesign, PayoffRegression, PolicyRule};
+pub use structured::{PairTarget, StructuredOptions, StructuredReport, StructuredSurface};
 pub use summary::{FitSummary, Stage};
 pub use winners::WinnerFrequency;

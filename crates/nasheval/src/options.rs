@@ -13,6 +13,7 @@ use crate::groups::context_groups;
 use crate::network::NetworkOptions;
 use crate::pairs::AggregatorKind;
 use crate::settings::{NuisanceDesign, PayoffRegression, PolicyRule};
+use crate::structured::StructuredOptions;
 
 /// Which payoff surface the policy is trained on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -238,6 +239,10 @@ pub struct FitOptions {
     /// The robust lottery's radius `τ` in `[0, 1]` (default: Eq. 80's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub robust_radius: Option<f64>,
+    /// Settings of the structured outcome model and payoff regression
+    /// ([`crate::structured`]); their seed is derived from [`FitOptions::seed`].
+    #[serde(default, skip_serializing_if = "StructuredOptions::is_default")]
+    pub structured: StructuredOptions,
 }
 
 /// The linear learners' default penalty (ridge and L2 logistic `lambda`).
@@ -308,6 +313,7 @@ impl Default for FitOptions {
             nuisance_design: NuisanceDesign::Auto,
             groups_by: None,
             robust_radius: None,
+            structured: StructuredOptions::default(),
         }
     }
 }

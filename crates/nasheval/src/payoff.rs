@@ -14,6 +14,9 @@ use crate::pairs::PairMap;
 use crate::pooled::{sampled_cells, PooledOutcome, PREDICTION_CHUNK};
 use crate::pseudo::{plugin_payoff, pseudo_outcome, MenuObservation};
 use crate::settings::PayoffRegression;
+use crate::structured::{
+    Objective, PairTarget, StructuredOptions, StructuredReport, StructuredSurface,
+};
 
 /// The menus of pair `p` at context `i`, as Eq. 42 sees them.
 fn observations(
@@ -108,6 +111,29 @@ pub enum PayoffSurface {
         /// One pooled outcome model per fold.
         models: Vec<PooledOutcome>,
     },
+    /// Pseudo-outcomes regressed by one structured model ([`crate::structured`]).
+    Structured {
+        /// The model.
+        model: StructuredSurface,
+        /// The rank it kept and every candidate's held-out squared error.
+        report: StructuredReport,
+    },
+    /// The plug-in from every fold's structured outcome model, averaged over folds
+    /// (as [`PayoffSurface::PooledPlugIn`]).
+    StructuredPlugIn {
+        /// One structured outcome model per fold.
+        models: Vec<StructuredSurface>,
+    },
+}
+
+/// The learners a payoff regression draws on: the backbone of the shared and
+/// per-pair designs and the structured model's settings.
+#[derive(Debug, Clone, Copy)]
+pub struct PayoffLearners<'a> {
+    /// Backbone of the shared and per-pair regressions.
+    pub backbone: &'a Backbone,
+    /// Settings of the structured regression.
+    pub structured: &'a StructuredOptions,
 }
 
 /// The largest catalogue of pairs whose shared design has one one-hot column per
@@ -208,6 +234,45 @@ fn sampled_design(
     (design, kept, weights)
 }
 
+/// The structured regression's targets: every (context, pair) cell of `targets`
+/// (`contexts × pairs`) for small catalogues, else the cells [`SharedRows`] samples,
+/// with their weights.
+fn structured_targets(
+    pairs: &PairMap,
+    targets: &[f64],
+    rows: &SharedRows<'_>,
+    all_cells: bool,
+) -> Vec<PairTarget> {
+    let npairs = pairs.pairs.len().max(1);
+    let contexts = targets.len() / npairs;
+    let (cells, weights) = if all_cells {
+        let cells: Vec<(usize, usize)> = (0..contexts)
+            .flat_map(|i| (0..npairs).map(move |p| (i, p)))
+            .collect();
+        let weights = vec![1.0; cells.len()];
+        (cells, weights)
+    } else {
+        sampled_cells(
+            0..contexts,
+            npairs,
+            rows.carries,
+            SAMPLED_PAIRS_PER_CONTEXT,
+            rows.seed ^ 0x5A3D_1E05,
+        )
+    };
+    cells
+        .into_iter()
+        .zip(weights)
+        .map(|((row, p), weight)| PairTarget {
+            row,
+            first: pairs.pairs[p].0,
+            second: pairs.pairs[p].1,
+            target: targets[row * npairs + p],
+            weight,
+        })
+        .collect()
+}
+
 impl PayoffSurface {
     /// Regresses `targets` (`contexts × pairs`, e.g. [`pseudo_outcomes`]) on
     /// `features` (`contexts × columns`).
@@ -220,12 +285,24 @@ impl PayoffSurface {
         pairs: &PairMap,
         targets: &[f64],
         regression: PayoffRegression,
-        backbone: &Backbone,
+        learners: PayoffLearners<'_>,
         rows: &SharedRows<'_>,
     ) -> Result<Self, LearnerError> {
         let npairs = pairs.pairs.len();
         let pair_columns = has_pair_columns(pairs);
+        let backbone = learners.backbone;
         let models = match regression {
+            PayoffRegression::Structured => {
+                let (model, report) = StructuredSurface::fit(
+                    features,
+                    columns,
+                    pairs.agents,
+                    &structured_targets(pairs, targets, rows, pair_columns),
+                    Objective::Squared,
+                    learners.structured,
+                )?;
+                return Ok(Self::Structured { model, report });
+            }
             PayoffRegression::Shared if pair_columns => {
                 let (design, width) = shared_design(features, columns, pairs);
                 vec![backbone.fit_regressor(&design, width, targets, None)?]
@@ -294,6 +371,15 @@ impl PayoffSurface {
                     .iter()
                     .try_for_each(|m| m.check(pairs.agents, columns));
             }
+            Self::Structured { model, .. } => return model.check(pairs.agents, columns),
+            Self::StructuredPlugIn { models } => {
+                if models.is_empty() {
+                    return Err("the structured plug-in surface has no outcome model".into());
+                }
+                return models
+                    .iter()
+                    .try_for_each(|m| m.check(pairs.agents, columns));
+            }
         };
         if models.len() != expected {
             return Err(format!(
@@ -351,6 +437,19 @@ impl PayoffSurface {
                 let mut out = vec![0.0; n * npairs];
                 for model in models {
                     for (o, v) in out.iter_mut().zip(model.predict(features, &pairs.pairs)) {
+                        *o += v / models.len() as f64;
+                    }
+                }
+                out
+            }
+            Self::Structured { model, .. } => model.pair_values(features, &pairs.pairs),
+            Self::StructuredPlugIn { models } => {
+                let mut out = vec![0.0; n * npairs];
+                for model in models {
+                    for (o, v) in out
+                        .iter_mut()
+                        .zip(model.pair_values(features, &pairs.pairs))
+                    {
                         *o += v / models.len() as f64;
                     }
                 }

@@ -11,11 +11,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::backbone::Backbone;
 use crate::crossfit::gather;
 use crate::learner::LearnerError;
 use crate::pairs::PairMap;
-use crate::payoff::{PayoffSurface, SharedRows};
+use crate::payoff::{PayoffLearners, PayoffSurface, SharedRows};
 use crate::pooled::sampled_cells;
 use crate::settings::PayoffRegression;
 
@@ -155,7 +154,7 @@ pub fn out_of_fold_regression(
     folds: &[usize],
     cells: &RiskCells,
     regression: PayoffRegression,
-    backbone: &Backbone,
+    learners: PayoffLearners<'_>,
     rows: &SharedRows<'_>,
 ) -> Result<Vec<f64>, LearnerError> {
     let npairs = pairs.pairs.len();
@@ -171,7 +170,7 @@ pub fn out_of_fold_regression(
             pairs,
             &train_targets,
             regression,
-            backbone,
+            learners,
             &SharedRows {
                 carries: &carries,
                 seed: rows.seed ^ fold as u64,

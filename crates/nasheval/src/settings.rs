@@ -23,6 +23,17 @@ pub enum NuisanceDesign {
         )
     )]
     Pooled,
+    /// Per fold, the pooled propensity model and one structured outcome model: each
+    /// agent's score and `r` cyclic coordinates from the context, every pair's
+    /// `μ_jk(x) = tanh(d_jk(x)/2)` from them ([`crate::structured`]), trained on
+    /// every verdict by likelihood. Outputs grow with K, not with the pairs.
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "Pooled propensities and one outcome model of each agent's score and cyclic coordinates per fold (grows with K, not K²)"
+        )
+    )]
+    Structured,
     /// Per menu when the catalogue is small (at most [`crate::crossfit::PER_MENU_LIMIT`] menus) and
     /// every menu has feedback in every fold's training contexts; pooled otherwise.
     #[default]
@@ -48,6 +59,10 @@ pub enum PayoffRegression {
     Shared,
     /// One regressor per pair on `x` (Section 5.2).
     PerPair,
+    /// One structured model of the context whose pair values are
+    /// `tanh(d_jk(x)/2)` ([`crate::structured`]), fitted by squared error to the
+    /// pseudo-outcomes: skew-symmetric by construction, with `K (1 + 2r)` outputs.
+    Structured,
 }
 
 /// How a fitted surface's games become policies.

@@ -150,6 +150,21 @@ impl Default for StructuredOptions {
     }
 }
 
+impl StructuredOptions {
+    /// Whether these are the defaults (a model file leaves them out then).
+    pub fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// These settings with the seed of a fit's stage.
+    pub fn seeded(&self, seed: u64) -> Self {
+        Self {
+            seed,
+            ..self.clone()
+        }
+    }
+}
+
 /// One rank tried by `auto`, and its held-out loss.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RankCandidate {

@@ -7,6 +7,7 @@ use crate::network::TrainingReport;
 use crate::options::Variant;
 use crate::selection::CandidateRisk;
 use crate::settings::{NuisanceDesign, PayoffRegression};
+use crate::structured::StructuredReport;
 use crate::tune::{Tuned, TunedNetwork};
 
 /// What the fit measured along the way.
@@ -68,6 +69,14 @@ pub struct FitSummary {
     /// per menu (`None` for the oracle and in files written before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub propensities: Option<PropensityHistogram>,
+    /// What each fold's structured outcome model measured: the rank it kept and
+    /// every candidate rank's held-out log loss (structured design only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outcome_structure: Vec<StructuredReport>,
+    /// What the structured payoff regression measured (its rank and candidates'
+    /// held-out squared error), when the surface is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payoff_structure: Option<StructuredReport>,
 }
 
 /// A stage of [`fit`], for progress reports.

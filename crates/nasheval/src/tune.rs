@@ -267,6 +267,8 @@ pub fn tune_payoff(
     let columns = log.feature_names.len();
     let npairs = pairs.pairs.len();
     let (features, width, targets) = match options.regression {
+        // The structured regression trains its own perceptron: no LightGBM to tune.
+        PayoffRegression::Structured => return Ok(None),
         PayoffRegression::Shared => {
             let (design, width) = crate::payoff::shared_design(&log.features, columns, pairs);
             (design, width, gamma.to_vec())

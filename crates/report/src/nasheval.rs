@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use verdict_settings::Setting;
 
+use verdict_nasheval::structured::StructuredReport;
 use verdict_nasheval::tune::Tuned;
 use verdict_nasheval::{
     FitOptions, GlobalDetail, GlobalPolicy, NashEvalModel, NuisanceDesign, PolicyRule, Predictions,
@@ -108,6 +109,23 @@ fn training_line(t: &TrainingReport, detail: &str) -> String {
     )
 }
 
+/// A structured model's rank and the held-out loss of the global scores and of
+/// each candidate rank, e.g. `rank 1 of held-out log loss: global 0.69315, r=0
+/// 0.67750, r=1 0.50766`.
+fn structure_line(report: &StructuredReport, loss: &str) -> String {
+    let candidates: Vec<String> = report
+        .candidates
+        .iter()
+        .map(|c| format!("r={} {:.5}", c.rank, c.held_out_loss))
+        .collect();
+    format!(
+        "rank {} of held-out {loss}: global {:.5}, {}",
+        report.rank,
+        report.global_held_out_loss,
+        candidates.join(", ")
+    )
+}
+
 /// The summary table of a fit written to `model_name` in `seconds` (when known: a
 /// loaded model does not record its time): data, folds,
 /// backbones, nuisance losses, stage times, the candidates' held-out risks, the
@@ -149,6 +167,8 @@ pub fn fit_summary(model: &NashEvalModel, model_name: &str, seconds: Option<f64>
                 "outcome models        {}{}",
                 match design {
                     NuisanceDesign::Pooled => "pooled over menus",
+                    NuisanceDesign::Structured =>
+                        "structured (agent scores and cyclic coordinates)",
                     _ => "per menu",
                 },
                 if sparse > 0 {
@@ -179,6 +199,20 @@ pub fn fit_summary(model: &NashEvalModel, model_name: &str, seconds: Option<f64>
             text,
             "risk {:<16} {:.5} ± {:.5}{paired}",
             c.name, c.risk, c.standard_error
+        );
+    }
+    if let Some(first) = s.outcome_structure.first() {
+        let _ = writeln!(
+            text,
+            "outcome structure     {}",
+            structure_line(first, "log loss")
+        );
+    }
+    if let Some(report) = &s.payoff_structure {
+        let _ = writeln!(
+            text,
+            "payoff structure      {}",
+            structure_line(report, "squared error")
         );
     }
     if let Some(chosen) = s.chosen {

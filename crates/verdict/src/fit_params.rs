@@ -8,7 +8,7 @@ use verdict_game::SoftBudgetPrices;
 use verdict_io::{CategoricalEncoding, ContextualOptions};
 use verdict_nasheval::{
     AggregatorKind, BackboneKind, FitMethod, FitOptions, NetworkInit, NetworkOptions,
-    NuisanceDesign, PayoffRegression, PolicyKind, Variant,
+    NuisanceDesign, PayoffRegression, PolicyKind, StructuredOptions, Variant,
 };
 
 use crate::contextual::LogSource;
@@ -58,6 +58,7 @@ pub struct FitParams {
     pub tune: bool,
     #[serde(deserialize_with = "by_name")]
     pub nuisance_design: NuisanceDesign,
+    pub surface_rank: Option<usize>,
     pub allow_unobserved: bool,
     pub propensity_floor: f64,
     pub propensity_floor_share: f64,
@@ -104,6 +105,7 @@ impl Default for FitParams {
             soft_budget: options.soft_budget,
             tune: options.tune_learners,
             nuisance_design: options.nuisance_design,
+            surface_rank: options.structured.rank,
             allow_unobserved: false,
             propensity_floor: options.propensity_floor,
             propensity_floor_share: options.propensity_floor_share,
@@ -159,6 +161,10 @@ impl FitParams {
                 tune_learners: self.tune,
                 tune_network: self.tune,
                 nuisance_design: self.nuisance_design,
+                structured: StructuredOptions {
+                    rank: self.surface_rank,
+                    ..StructuredOptions::default()
+                },
                 groups_by: self.groups_by,
                 robust_radius: self.robust_radius,
                 ..FitOptions::default()
