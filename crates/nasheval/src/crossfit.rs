@@ -200,7 +200,7 @@ pub fn cross_fit(
         NuisanceDesign::Auto if menus <= PER_MENU_LIMIT && sparse_menus.is_empty() => {
             NuisanceDesign::PerMenu
         }
-        NuisanceDesign::Auto => NuisanceDesign::Pooled,
+        NuisanceDesign::Auto => NuisanceDesign::Structured,
         NuisanceDesign::PerMenu if !sparse_menus.is_empty() => {
             let (m, count) = sparse_menus[0];
             return Err(LearnerError(format!(

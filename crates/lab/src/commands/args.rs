@@ -234,6 +234,10 @@ pub struct SimulateArgs {
     /// How decided voters are: the scale of their utilities [arena; default 1.5].
     #[arg(long)]
     pub preference_scale: Option<f64>,
+    /// Strength of a cyclic preference every voter shares among three styles of
+    /// agents, strongest on code and non-English prompts [arena; default 0: none].
+    #[arg(long)]
+    pub cycle_strength: Option<f64>,
     /// Output directory (created, or updated if it holds an earlier simulation; files
     /// verdict did not write are never touched).
     #[arg(long, value_name = "DIR")]

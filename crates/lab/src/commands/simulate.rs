@@ -45,6 +45,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
                     ("--popularity-exponent", args.popularity_exponent.is_some()),
                     ("--tie-rate", args.tie_rate.is_some()),
                     ("--preference-scale", args.preference_scale.is_some()),
+                    ("--cycle-strength", args.cycle_strength.is_some()),
                 ],
             )?;
             let defaults = AppendixGSimulation::default();
@@ -87,6 +88,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
                     selection_tilt: args.selection_slope.unwrap_or(defaults.selection_tilt),
                     tie_rate: args.tie_rate.unwrap_or(defaults.tie_rate),
                     preference_scale: args.preference_scale.unwrap_or(defaults.preference_scale),
+                    cycle_strength: args.cycle_strength.unwrap_or(defaults.cycle_strength),
                     seed: args.seed,
                 },
                 contexts: args.contexts,

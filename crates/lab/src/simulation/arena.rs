@@ -227,6 +227,7 @@ pub fn write_arena(
             "tie_rate": w.tie_rate,
             "bothbad_share": BOTHBAD_SHARE,
             "preference_scale": w.preference_scale,
+            "cycle_strength": w.cycle_strength,
             "skill_spread": SKILL_SPREAD,
             "languages": LANGUAGES,
             "language_shares": LANGUAGE_SHARES,

@@ -15,10 +15,16 @@
 //! - utilities `u_gj(x) = s (β_gj + γ_j · φ(x))` with group tastes `β_gj ~ N(0, 1)`,
 //!   agent skills `γ_jf ~ N(0, 0.6²)` (`γ_j0 = 0`) and scale `s` ([`ArenaWorldSettings::
 //!   preference_scale`]);
+//! - a group's margin of `j` over `k` is `m_gjk = u_gj − u_gk + c(x) sin(θ_j − θ_k)`:
+//!   the utilities' difference plus, when [`ArenaWorldSettings::cycle_strength`] `c`
+//!   is not 0, a cyclic preference every group shares — each agent has one of three
+//!   styles at angles `θ ∈ {0, 2π/3, 4π/3}` (assigned in turn over a random order of
+//!   the agents), each style beating the next as rock beats scissors, strongest on
+//!   code and non-English prompts: `c(x) = c (0.5 + code + 0.5 [ℓ ≠ en])`;
 //! - a battle of `j` and `k` judged by group `g` is a tie with probability
-//!   `t_g = τ · 2 σ(−|u_gj − u_gk|)` (close answers tie more; a share of ties is "both
-//!   bad"), else `j` wins with probability `σ(u_gj − u_gk)`; so the mean verdict is
-//!   `μ0_jk(x) = Σ_g w_g(x) (1 − t_g) (2 σ(u_gj − u_gk) − 1)`, and since every pair is
+//!   `t_g = τ · 2 σ(−|m_gjk|)` (close answers tie more; a share of ties is "both
+//!   bad"), else `j` wins with probability `σ(m_gjk)`; so the mean verdict is
+//!   `μ0_jk(x) = Σ_g w_g(x) (1 − t_g) (2 σ(m_gjk) − 1)`, and since every pair is
 //!   exactly one menu the payoff is `A_jk(x) = μ0_jk(x)` (NashEval Eq. 66);
 //! - the pair shown: `e0^{jk}(x) ∝ p_j p_k exp(η (γ_j + γ_k) · φ_task(x))` with
 //!   popularity `p_j = (r_j + 1)^(−α)` (`r` a random order of the agents) and `φ_task`
@@ -63,6 +69,7 @@ const LENGTH: usize = CODE + 2;
 /// | `selection_tilt` | 1.0 | `η`: how much the prompt moves which pair is shown | finite |
 /// | `tie_rate` | 0.3 | `τ`: tie probability of two equal answers | [0, 1) |
 /// | `preference_scale` | 1.5 | `s`: how decided voters are | > 0 |
+/// | `cycle_strength` | 0 | `c`: the shared cyclic preference among the three styles | finite, ≥ 0 |
 /// | `seed` | 0 | the world (tastes, skills, popularity) | any |
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArenaWorldSettings {
@@ -76,6 +83,9 @@ pub struct ArenaWorldSettings {
     pub tie_rate: f64,
     /// Utility scale `s`.
     pub preference_scale: f64,
+    /// Strength `c` of the cyclic preference among styles (0: none; the world's
+    /// draws do not depend on it, so `c = 0` is the world as before).
+    pub cycle_strength: f64,
     /// Seed of the world.
     pub seed: u64,
 }
@@ -88,6 +98,7 @@ impl Default for ArenaWorldSettings {
             selection_tilt: 1.0,
             tie_rate: 0.3,
             preference_scale: 1.5,
+            cycle_strength: 0.0,
             seed: 0,
         }
     }
@@ -198,6 +209,8 @@ pub struct ArenaWorld {
     skills: Vec<f64>,
     /// `p_j`.
     popularity: Vec<f64>,
+    /// Style angle `θ_j`.
+    angles: Vec<f64>,
     menus: Vec<[usize; 2]>,
 }
 
@@ -267,6 +280,13 @@ impl ArenaWorld {
         if !(0.0..1.0).contains(&s.tie_rate) {
             return Err(bad("tie_rate", s.tie_rate.to_string(), "in [0, 1)"));
         }
+        if !(s.cycle_strength.is_finite() && s.cycle_strength >= 0.0) {
+            return Err(bad(
+                "cycle_strength",
+                s.cycle_strength.to_string(),
+                "a finite number >= 0",
+            ));
+        }
         if !(s.preference_scale.is_finite() && s.preference_scale > 0.0) {
             return Err(bad(
                 "preference_scale",
@@ -299,11 +319,20 @@ impl ArenaWorld {
         let menus = (0..k)
             .flat_map(|j| (j + 1..k).map(move |l| [j, l]))
             .collect();
+        // Styles from a stream of their own, so the rest of the world is the same
+        // whatever the cycle strength.
+        let mut styles: Vec<usize> = (0..k).collect();
+        styles.shuffle(&mut ChaCha8Rng::seed_from_u64(s.seed ^ 0x0C1C_1E57));
+        let mut angles = vec![0.0; k];
+        for (turn, &agent) in styles.iter().enumerate() {
+            angles[agent] = 2.0 * std::f64::consts::PI * (turn % 3) as f64 / 3.0;
+        }
         Ok(Self {
             settings: s.clone(),
             tastes,
             skills,
             popularity,
+            angles,
             menus,
         })
     }
@@ -405,7 +434,20 @@ impl ArenaWorld {
             .collect()
     }
 
-    /// Tie probability of a group whose utilities differ by `difference`.
+    /// The margin `m_gjk` of `j` over `l` for group `g`, from the utilities `u`
+    /// (groups × K) at `phi`.
+    fn margin(&self, u: &[f64], phi: &[f64; LATENT], g: usize, j: usize, l: usize) -> f64 {
+        let k = self.agents();
+        let c = self.settings.cycle_strength;
+        let cyclic = if c == 0.0 {
+            0.0
+        } else {
+            c * (0.5 + phi[CODE] + 0.5 * (1.0 - phi[1])) * (self.angles[j] - self.angles[l]).sin()
+        };
+        u[g * k + j] - u[g * k + l] + cyclic
+    }
+
+    /// Tie probability of a group whose margin is `difference`.
     fn tie_probability(&self, difference: f64) -> f64 {
         self.settings.tie_rate * 2.0 * sigmoid(-difference.abs())
     }
@@ -442,7 +484,7 @@ impl ArenaWorld {
             for l in j + 1..k {
                 let mean: f64 = (0..GROUPS)
                     .map(|g| {
-                        let d = u[g * k + j] - u[g * k + l];
+                        let d = self.margin(&u, &phi, g, j, l);
                         shares[g] * (1.0 - self.tie_probability(d)) * (2.0 * sigmoid(d) - 1.0)
                     })
                     .sum();
@@ -476,8 +518,7 @@ impl ArenaWorld {
         let group = pick(&Self::group_shares(&phi), rng);
         let [j, l] = self.menus[menu];
         let u = self.utilities(&phi);
-        let k = self.agents();
-        let d = u[group * k + j] - u[group * k + l];
+        let d = self.margin(&u, &phi, group, j, l);
         let verdict = if rng.random::<f64>() < self.tie_probability(d) {
             if rng.random::<f64>() < BOTHBAD_SHARE {
                 ArenaVerdict::BothBad

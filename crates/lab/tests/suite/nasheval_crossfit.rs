@@ -8,7 +8,7 @@ use verdict::nasheval::payoff::pseudo_outcomes;
 use verdict::nasheval::selection::{held_out_risk, RiskCells};
 use verdict::nasheval::{
     cross_fit, menu_floors, AggregatorKind, Backbone, CrossFitOptions, GbdtParams, NuisanceDesign,
-    Nuisances, Observed, PairMap,
+    Nuisances, Observed, PairMap, StructuredOptions,
 };
 use verdict_lab::worlds::nasheval::{
     replication_contexts, simulate_feedback, truth, FeedbackKind, Truth, World, AGENTS,
@@ -112,12 +112,16 @@ fn pair_maps_follow_each_catalogue() {
 /// outcomes track `mu0`; folds are balanced; the pseudo-outcomes built from the
 /// estimated nuisances average to the average true payoff within 4 standard errors
 /// for every pair (Theorem 1 with cross-fitting: the bias is second order).
-/// Both outcome designs meet the same bounds: on ranking menus every menu's mean
-/// verdict of a pair is the population margin, so the pooled model (which ignores
-/// the menu) estimates the same `mu0` as the per-menu models.
+/// Every outcome design meets the same bounds: on ranking menus every menu's mean
+/// verdict of a pair is the population margin, so the pooled and structured models
+/// (which ignore the menu) estimate the same `mu0` as the per-menu models.
 #[test]
 fn cross_fitted_nuisances_and_pseudo_outcomes_on_the_simulator() {
-    for design in [NuisanceDesign::PerMenu, NuisanceDesign::Pooled] {
+    for design in [
+        NuisanceDesign::PerMenu,
+        NuisanceDesign::Pooled,
+        NuisanceDesign::Structured,
+    ] {
         nuisances_and_pseudo_outcomes_with(design);
     }
 }
@@ -134,6 +138,7 @@ fn nuisances_and_pseudo_outcomes_with(design: NuisanceDesign) {
         propensity: Backbone::Gbdt(GbdtParams::nuisance()),
         keep_outcome_models: false,
         nuisance_design: design,
+        structured: StructuredOptions::default(),
     };
     let fitted = cross_fit(&log, &pairs, &options, &|_, _| {}).unwrap();
     assert_eq!(fitted.nuisance_design, design);
@@ -192,9 +197,10 @@ fn nuisances_and_pseudo_outcomes_with(design: NuisanceDesign) {
 
 /// A menu selected by one context only is missing from the training contexts of
 /// that context's fold: per menu it cannot be modelled (a clear error), `Auto`
-/// pools the outcome models and says which menu it was.
+/// models the outcomes by the structured design (one model of agent scores over
+/// every menu) and says which menu it was.
 #[test]
-fn a_menu_seen_in_one_fold_only_is_pooled_and_reported() {
+fn a_menu_seen_in_one_fold_only_is_modelled_across_menus_and_reported() {
     let (mut log, _) = simulated(FeedbackKind::Pairwise, 3, 1000);
     let rare = 7;
     let first = log.feedback.iter().position(|f| f.menu == rare).unwrap();
@@ -214,15 +220,16 @@ fn a_menu_seen_in_one_fold_only_is_pooled_and_reported() {
         propensity: Backbone::Linear { lambda: 1.0 },
         keep_outcome_models: true,
         nuisance_design,
+        structured: StructuredOptions::default(),
     };
     let error = cross_fit(&log, &pairs, &options(NuisanceDesign::PerMenu), &|_, _| {})
         .unwrap_err()
         .to_string();
     assert!(error.contains("has feedback in 1 contexts"), "{error}");
     let fitted = cross_fit(&log, &pairs, &options(NuisanceDesign::Auto), &|_, _| {}).unwrap();
-    assert_eq!(fitted.nuisance_design, NuisanceDesign::Pooled);
+    assert_eq!(fitted.nuisance_design, NuisanceDesign::Structured);
     assert_eq!(fitted.sparse_menus, vec![(rare, 1)]);
-    assert_eq!(fitted.pooled_models.len(), 5);
+    assert_eq!(fitted.structured_models.len(), 5);
     // Floors: the rare menu's is a tenth of its selection rate (1 in 1,000 contexts);
     // the others, selected at about half the contexts, keep the absolute 0.01.
     let floors = menu_floors(&log, 0.01, 0.1);
