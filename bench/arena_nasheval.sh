@@ -11,6 +11,10 @@
 #   bench/arena_nasheval.sh 20000 16 70 71 72
 # WORK=DIR keeps the simulations and models in DIR (a new directory) for later study;
 # otherwise they go to a temporary directory removed at the end.
+# METHODS="default plugin ..." chooses the fits (default: default debiased plugin
+# oracle); besides those four: debiased-structured (the structured payoff
+# regression), pooled-plugin and pooled-debiased (the pooled outcome design).
+# CYCLE=C plants the arena world's cyclic preference of strength C.
 set -euo pipefail
 contexts=${1:-20000}
 agents=${2:-16}
@@ -32,22 +36,28 @@ printf 'seed\tmethod\texploitability\tsupport_f1\tpayoff_rmse\tchosen (fit time)
 for seed in "${seeds[@]}"; do
     sim="$work/sim$seed"
     "$verdict" simulate --world arena --agents "$agents" --contexts "$contexts" \
-        --test-contexts 4096 --seed "$seed" --rho 0.001 --out "$sim" 2>/dev/null
+        --test-contexts 4096 --seed "$seed" --rho 0.001 --cycle-strength "${CYCLE:-0}" \
+        --out "$sim" 2>/dev/null
     common=(--contexts "$sim/contexts.parquet" --feedback "$sim/feedback.parquet"
         --text-col prompt --allow-unobserved --seed "$seed")
-    for method in default debiased plugin oracle; do
+    for method in ${METHODS:-default debiased plugin oracle}; do
         model="$work/$method$seed.json"
         case $method in
             default) extra=() ;;
             oracle) extra=(--variant oracle --truth "$sim" --policy solver) ;;
+            debiased-structured) extra=(--variant debiased --payoff-regression structured --policy solver) ;;
+            pooled-*) extra=(--nuisance-design pooled --variant "${method#pooled-}" --policy solver) ;;
             *) extra=(--variant "$method" --policy solver) ;;
         esac
         chosen=$("$verdict" fit "${common[@]}" "${extra[@]}" --out "$model" --format json 2>/dev/null |
             python3 -c "import json,sys; d=json.load(sys.stdin); s=d['summary']; print(s['chosen'], s.get('chosen_regression'), '%.0f s' % d['seconds'])")
         printf '%s\t%s\t%s\t%s\n' "$seed" "$method" "$(score "$model" "$sim")" "$chosen"
     done
-    "$verdict" bench baselines --truth "$sim" --by language \
-        --model "$work/plugin$seed.json" --model "$work/debiased$seed.json" 2>/dev/null |
+    surfaces=()
+    for method in plugin debiased; do
+        [ -f "$work/$method$seed.json" ] && surfaces+=(--model "$work/$method$seed.json")
+    done
+    "$verdict" bench baselines --truth "$sim" --by language "${surfaces[@]}" 2>/dev/null |
         python3 -c "
 import json, sys
 for line in sys.stdin:

@@ -260,3 +260,65 @@ def test_a_users_file_is_never_replaced_without_force(fitted, tmp_path):
     assert page.read_text() == "<p>mine</p>"
     verdict.report(fitted, page, force=True)
     assert "verdict" in page.read_text()
+
+
+def _embedded_log(n=240, seed=3):
+    """Contexts with a 4-d embedding and a length; three agents meet in pairs, and who
+    wins depends on the embedding's first coordinate (a drawn, seeded log)."""
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(seed)
+    embedding = rng.normal(size=(n, 4))
+    contexts = pd.DataFrame({"context_id": [f"c{i}" for i in range(n)], "length": rng.integers(1, 5, n)})
+    pairs = [("a", "b"), ("b", "c"), ("a", "c")]
+    feedback = []
+    for i in range(n):
+        first, second = pairs[i % 3]
+        wins = rng.random() < 1 / (1 + np.exp(-2 * embedding[i, 0]))
+        feedback.append({"context_id": f"c{i}", "menu": [first, second], "modality": "pairwise",
+                         "response": first if wins else second})
+    return contexts, pd.DataFrame(feedback), embedding
+
+
+def test_embeddings_from_numpy_a_frame_column_and_files_give_one_model(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    feather = pytest.importorskip("pyarrow.feather")
+    contexts, feedback, embedding = _embedded_log()
+    settings = {"policy": "solver", "folds": 3, "backbone": "linear",
+                "nuisance_design": "structured", "surface_rank": 0}
+    flags = ["--policy", "solver", "--folds", "3", "--backbone", "linear",
+             "--nuisance-design", "structured", "--surface-rank", "0"]
+    # The file a user's own model writes: a fixed-size list column, in Parquet and Arrow.
+    table = pa.table({
+        "context_id": contexts["context_id"], "length": contexts["length"],
+        "embedding": pa.FixedSizeListArray.from_arrays(pa.array(embedding.ravel()), 4),
+    })
+    pq.write_table(table, tmp_path / "contexts.parquet")
+    feather.write_feather(table, tmp_path / "contexts.arrow")
+    feedback.to_json(tmp_path / "feedback.jsonl", orient="records", lines=True)
+    for name in ("contexts.parquet", "contexts.arrow"):
+        cli("fit", "--contexts", str(tmp_path / name), "--feedback", str(tmp_path / "feedback.jsonl"),
+            *flags, "--out", str(tmp_path / f"cli-{name}.json"))
+    expected = (tmp_path / "cli-contexts.parquet.json").read_bytes()
+    assert (tmp_path / "cli-contexts.arrow.json").read_bytes() == expected
+    from_numpy = verdict.NashEval(**settings).fit(contexts, feedback, embeddings=embedding)
+    from_numpy.save(tmp_path / "numpy.json")
+    assert (tmp_path / "numpy.json").read_bytes() == expected
+    assert from_numpy.summary["nuisance_design"] == "Structured"
+    column = contexts.assign(embedding=list(embedding))
+    verdict.NashEval(**settings).fit(column, feedback).save(tmp_path / "column.json")
+    assert (tmp_path / "column.json").read_bytes() == expected
+    # Predictions read the embedding the same way.
+    assert from_numpy.predict(contexts, embeddings=embedding).equals(from_numpy.predict(column))
+
+
+def test_a_bad_embedding_is_refused_naming_the_row():
+    contexts, feedback, embedding = _embedded_log(n=60)
+    broken = embedding.copy()
+    broken[7, 2] = float("nan")
+    with pytest.raises(verdict.errors.InputError, match=r"(?s)row 8.*embedding.*missing value \(null or NaN\)"):
+        verdict.NashEval(policy="solver", folds=3).fit(contexts, feedback, embeddings=broken)
+    with pytest.raises(verdict.errors.InputError, match="59 rows for 60 contexts"):
+        verdict.NashEval(policy="solver", folds=3).fit(contexts, feedback, embeddings=embedding[:59])
+    with pytest.raises(verdict.errors.InputError, match="2-D array"):
+        verdict.NashEval(policy="solver", folds=3).fit(contexts, feedback, embeddings=embedding[:, 0])

@@ -124,7 +124,36 @@ _FIT_SETTINGS = (
     "payoff_backbone", "linear_penalty", "payoff_regression", "aggregator",
     "propensity_floor", "propensity_floor_share", "network_init", "hidden",
     "learning_rate", "weight_decay", "batch_size", "max_epochs", "patience",
+    "surface_rank",
 )
+
+
+def _with_embeddings(contexts: Any, embeddings: Any, column: str) -> Any:
+    """``contexts`` (a frame) with the rows of the 2-D array ``embeddings`` as the
+    list column ``column``, which the library reads as one feature per dimension
+    (and checks: a NaN names its row). A frame column of arrays needs no help."""
+    if embeddings is None:
+        return contexts
+    import numpy as np
+    import pandas as pd
+
+    array = np.asarray(embeddings, dtype=float)
+    if array.ndim != 2:
+        raise InputError(
+            f"embeddings: a 2-D array (one row per context) is needed, not a {array.ndim}-D one"
+        )
+    if not isinstance(contexts, pd.DataFrame):
+        raise InputError(
+            "embeddings: pass the contexts as a pandas frame to add them, or store "
+            "them in the contexts file as a list column"
+        )
+    if len(array) != len(contexts):
+        raise InputError(
+            f"embeddings: {len(array)} rows for {len(contexts)} contexts; give one row per context, in the frame's order"
+        )
+    if column in contexts.columns:
+        raise InputError(f"embeddings: the contexts already have a column {column!r}; name another with embeddings_col")
+    return contexts.assign(**{column: list(array)})
 
 
 class NashEval:
@@ -139,7 +168,7 @@ class NashEval:
     ``backbone``: ``"gbdt"`` (LightGBM) or ``"linear"``; ``rho``: entropy
     regularization (Eq. 74); ``folds`` of cross-fitting; ``costs`` (agent → cost)
     with ``budget``; ``tune`` runs the learner searches; ``nuisance_design``:
-    ``"auto"``, ``"pooled"`` or ``"per-menu"``; ``allow_unobserved`` extrapolates pairs that never
+    ``"auto"``, ``"structured"``, ``"pooled"`` or ``"per-menu"``; ``allow_unobserved`` extrapolates pairs that never
     met. ``text_col``/``text_dim``/``categorical`` set how contexts become features.
     ``method``: ``"nasheval"``, or one of the paper's per-context baselines on the
     surface it uses (Appendix I.3): ``"bt-plugin"``, ``"bt-debiased"``, ``"borda"``,
@@ -154,12 +183,19 @@ class NashEval:
     menus, lists of agent names), ``truth`` (a :class:`Simulation` or its directory,
     for ``variant="oracle"``), ``outcome_backbone``, ``propensity_backbone`` and
     ``payoff_backbone`` (each model's family; ``backbone`` by default),
-    ``linear_penalty``, ``payoff_regression`` (``"shared"`` or ``"per-pair"``),
+    ``linear_penalty``, ``payoff_regression`` (``"shared"``, ``"per-pair"`` or
+    ``"structured"``),
     ``aggregator`` (``"mean"`` or ``"cubic:ALPHA"``), ``propensity_floor`` and
     ``propensity_floor_share``, ``soft_budget`` (``{"budget": B, "price": p,
     "surcharge": s, "width": w}``, the last three optional), and the policy network's
     ``network_init``, ``hidden``, ``learning_rate``, ``weight_decay``,
-    ``batch_size``, ``max_epochs`` and ``patience``.
+    ``batch_size``, ``max_epochs`` and ``patience``; ``surface_rank``, the cyclic
+    rank of the structured surfaces (``nuisance_design="structured"``,
+    ``payoff_regression="structured"``; chosen by held-out loss when ``None``).
+
+    Contexts may carry embeddings: a frame column of arrays, a list column of a
+    Parquet or Arrow file, or ``embeddings=`` (a 2-D array, one row per context) in
+    :meth:`fit`, :meth:`predict` and :meth:`payoffs`.
     """
 
     def __init__(
@@ -200,7 +236,9 @@ class NashEval:
         batch_size: int = 256,
         max_epochs: int = 500,
         patience: int = 30,
+        surface_rank: Optional[int] = None,
     ):
+        self.surface_rank = surface_rank
         self.catalogue = catalogue
         self.truth = truth
         self.outcome_backbone = outcome_backbone
@@ -246,10 +284,14 @@ class NashEval:
         battles: Any = None,
         context_columns: Sequence[str] = (),
         text_col: Optional[str] = None,
+        embeddings: Any = None,
+        embeddings_col: str = "embedding",
     ) -> "NashEval":
         """Fits on a contexts table (``context_id`` and features) with a feedback table
         (``context_id, menu, modality, response``), or on a battle log (``battles=``)
-        whose ``context_columns`` make the context. Paths or frames. Returns self.
+        whose ``context_columns`` make the context. Paths or frames. ``embeddings``:
+        a 2-D array, one row per context of the ``contexts`` frame, added as the
+        list column ``embeddings_col`` (features ``embedding_0``, ...). Returns self.
         Ctrl-C stops waiting at once (``KeyboardInterrupt``); the abandoned fit
         finishes unobserved and nothing is written."""
         settings = {name: getattr(self, name) for name in _FIT_SETTINGS}
@@ -261,6 +303,7 @@ class NashEval:
             soft_budget=None if self.soft_budget is None else dict(self.soft_budget),
         )
         truth = None if self.truth is None else os.fspath(getattr(self.truth, "directory", self.truth))
+        contexts = _with_embeddings(contexts, embeddings, embeddings_col)
         self.model_ = _native.fit(
             json.dumps(settings), contexts=contexts, feedback=feedback, battles=battles, truth=truth
         )
@@ -290,13 +333,15 @@ class NashEval:
         stability). ``None`` otherwise."""
         return json.loads(self._model().global_json())
 
-    def predict(self, contexts: Any):
+    def predict(self, contexts: Any, *, embeddings: Any = None, embeddings_col: str = "embedding"):
         """Each context's equilibrium over agents and its winner set (agents with
         probability above the support threshold), as ``verdict predict``: a pandas
         DataFrame indexed by ``context_id`` with one column per agent and ``winners``
-        (a list). ``contexts``: a path or a frame with the training features."""
+        (a list). ``contexts``: a path or a frame with the training features
+        (``embeddings`` as in :meth:`fit`)."""
         import pandas as pd
 
+        contexts = _with_embeddings(contexts, embeddings, embeddings_col)
         ids, agents, probabilities, winners, _ = self._model().predict(contexts, False)
         import numpy as np
 
@@ -308,11 +353,12 @@ class NashEval:
         frame["winners"] = winners
         return frame
 
-    def payoffs(self, contexts: Any):
+    def payoffs(self, contexts: Any, *, embeddings: Any = None, embeddings_col: str = "embedding"):
         """Each context's predicted payoff matrix ``Â(x)``: a numpy array of shape
         ``(contexts, agents, agents)`` (rows: the agent played; entries in [-1, 1])."""
         import numpy as np
 
+        contexts = _with_embeddings(contexts, embeddings, embeddings_col)
         ids, agents, _, _, payoffs = self._model().predict(contexts, True)
         return np.asarray(payoffs).reshape(len(ids), len(agents), len(agents))
 

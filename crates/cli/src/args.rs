@@ -233,7 +233,7 @@ pub struct LogArgs {
     /// response), as NashEval reads.
     pub log: PathBuf,
     /// Input format, overriding the extension (required for standard input).
-    #[arg(long, value_name = "csv|jsonl|json|parquet")]
+    #[arg(long, value_name = "csv|jsonl|json|parquet|arrow")]
     pub input_format: Option<Format>,
     /// Keep only rows where COLUMN=VALUE (also COLUMN!=VALUE, COLUMN~TEXT); repeatable.
     #[arg(long = "filter", value_name = "COLUMN=VALUE")]

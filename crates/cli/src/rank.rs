@@ -21,7 +21,7 @@ fn input_source(input: &LogArgs) -> anyhow::Result<Source> {
     Ok(if input.log == Path::new("-") {
         let format = input
             .input_format
-            .context("reading standard input needs --input-format csv|jsonl|json|parquet")?;
+            .context("reading standard input needs --input-format csv|jsonl|json|parquet|arrow")?;
         let mut data = Vec::new();
         std::io::stdin()
             .read_to_end(&mut data)
@@ -31,6 +31,7 @@ fn input_source(input: &LogArgs) -> anyhow::Result<Source> {
             verdict::io::Format::JsonLines => "<stdin>.jsonl",
             verdict::io::Format::Json => "<stdin>.json",
             verdict::io::Format::Parquet => "<stdin>.parquet",
+            verdict::io::Format::Arrow => "<stdin>.arrow",
         };
         Source::Bytes {
             label: label.into(),

@@ -7,7 +7,7 @@ use verdict_feedback::{BattleLog, ModelId, Outcome};
 
 use crate::filter::Filter;
 #[cfg(feature = "parquet")]
-use crate::parquet_io::read_parquet;
+use crate::parquet_io::{read_arrow_ipc, read_parquet};
 use crate::text::{read_csv, read_json_array, read_json_lines};
 use crate::{Format, IoError, Table};
 
@@ -226,8 +226,10 @@ pub fn read_table(
                 Format::Json => read_json_array(file, &label, wanted),
                 #[cfg(feature = "parquet")]
                 Format::Parquet => read_parquet(file, &label, wanted),
+                #[cfg(feature = "parquet")]
+                Format::Arrow => read_arrow_ipc(file, &label, wanted),
                 #[cfg(not(feature = "parquet"))]
-                Format::Parquet => Err(without_parquet(&label)),
+                Format::Parquet | Format::Arrow => Err(without_parquet(&label)),
             }
         }
         Source::Bytes { data, .. } => match format()? {
@@ -236,8 +238,10 @@ pub fn read_table(
             Format::Json => read_json_array(data.as_slice(), &label, wanted),
             #[cfg(feature = "parquet")]
             Format::Parquet => read_parquet(bytes::Bytes::from(data.clone()), &label, wanted),
+            #[cfg(feature = "parquet")]
+            Format::Arrow => read_arrow_ipc(std::io::Cursor::new(data.as_slice()), &label, wanted),
             #[cfg(not(feature = "parquet"))]
-            Format::Parquet => Err(without_parquet(&label)),
+            Format::Parquet | Format::Arrow => Err(without_parquet(&label)),
         },
     }
 }
@@ -251,7 +255,7 @@ fn without_parquet(label: &str) -> IoError {
             row: None,
             column: None,
         },
-        message: "this build of verdict reads no Parquet (built without the `parquet` feature); convert the table to CSV or JSON Lines, or build with the feature".into(),
+        message: "this build of verdict reads no Parquet or Arrow (built without the `parquet` feature); convert the table to CSV or JSON Lines, or build with the feature".into(),
     }
 }
 

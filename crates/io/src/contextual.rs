@@ -353,7 +353,7 @@ fn encode_features(
             continue;
         }
         // A precomputed embedding: a list of numbers per row, all of one length.
-        if let Some(vectors) = embeddings(values) {
+        if let Some(vectors) = embeddings(values, &|row| locate(row, name))? {
             for d in 0..vectors[0].len() {
                 names.push(format!("{name}_{d}"));
                 encoded.push(vectors.iter().map(|v| v[d]).collect());
@@ -428,19 +428,64 @@ fn encode_features(
     Ok(Some((names, features)))
 }
 
-/// Rows that are all lists of finite numbers of one length (JSON arrays, or Parquet
-/// lists read as such), or `None`.
-fn embeddings(values: &[&str]) -> Option<Vec<Vec<f64>>> {
-    let vectors: Vec<Vec<f64>> = values
-        .iter()
-        .map(|v| serde_json::from_str::<Vec<f64>>(v).ok())
-        .collect::<Option<_>>()?;
-    let length = vectors.first()?.len();
-    (length > 0
-        && vectors
-            .iter()
-            .all(|v| v.len() == length && v.iter().all(|x| x.is_finite())))
-    .then_some(vectors)
+/// The numbers of a list's text (`[0.25, -1.5, NaN]`: a JSON array, or a Parquet or
+/// Arrow `list<float>` / `fixed_size_list` as it reads), each parsed on its own so a
+/// NaN or infinity is seen rather than failing the whole row; `None` when the text
+/// is not a bracketed list whose first item is a number.
+fn number_list(text: &str) -> Option<Vec<Result<f64, &str>>> {
+    let inner = text.trim().strip_prefix('[')?.strip_suffix(']')?.trim();
+    if inner.is_empty() {
+        return Some(Vec::new());
+    }
+    let items: Vec<Result<f64, &str>> = inner
+        .split(',')
+        .map(|item| item.trim().parse::<f64>().map_err(|_| item.trim()))
+        .collect();
+    items[0].is_ok().then_some(items)
+}
+
+/// A column of precomputed embeddings — more than half of its rows lists of numbers
+/// ([`number_list`]) — as one vector per row, or `None` for another kind of column.
+/// Every row must then be a list of finite numbers as long as the first row's.
+///
+/// # Errors
+/// [`IoError`] at `locate(row)` for the first row that is not such a list: of
+/// another length, with NaN, an infinity or a word in it, or not a list at all.
+fn embeddings(
+    values: &[&str],
+    locate: &dyn Fn(usize) -> Location,
+) -> Result<Option<Vec<Vec<f64>>>, IoError> {
+    let lists: Vec<Option<Vec<Result<f64, &str>>>> =
+        values.iter().map(|v| number_list(v)).collect();
+    if lists.iter().filter(|l| l.is_some()).count() * 2 <= values.len() {
+        return Ok(None);
+    }
+    let dimension = lists.iter().flatten().next().map_or(0, Vec::len);
+    let mut vectors = Vec::with_capacity(values.len());
+    for (row, list) in lists.into_iter().enumerate() {
+        let problem = match &list {
+            None => Some(format!("{:?} is not a list of numbers", values[row])),
+            Some(items) if items.len() != dimension || dimension == 0 => Some(format!(
+                "an embedding of {} numbers where the first row's has {dimension}; every row needs the same dimension",
+                items.len()
+            )),
+            Some(items) => items.iter().find_map(|item| match item {
+                Ok(x) if x.is_finite() => None,
+                Ok(x) => Some(format!("{x} in an embedding; every entry must be a finite number")),
+                Err("") => Some("a missing value (null or NaN) in an embedding; every entry must be a finite number".into()),
+                Err(word) => Some(format!("{word:?} in an embedding; every entry must be a finite number")),
+            }),
+        };
+        if let Some(problem) = problem {
+            return Err(IoError::invalid(
+                locate(row),
+                format!("{problem} (fix or drop the row)"),
+            ));
+        }
+        let items = list.expect("checked");
+        vectors.push(items.into_iter().map(|x| x.expect("checked")).collect());
+    }
+    Ok(Some(vectors))
 }
 
 /// An LMArena battle log (`model_a`, `model_b`, `winner`) as a contextual log of

@@ -67,7 +67,7 @@ pub enum IoError {
         message: String,
     },
     /// The format could not be told from the file name.
-    #[error("{path}: cannot tell the format from the extension; name the file *.csv, *.jsonl, *.json or *.parquet, or set {input_format} csv|jsonl|json|parquet", input_format = Setting("input_format"))]
+    #[error("{path}: cannot tell the format from the extension; name the file *.csv, *.jsonl, *.json, *.parquet or *.arrow, or set {input_format} csv|jsonl|json|parquet|arrow", input_format = Setting("input_format"))]
     UnknownFormat {
         /// The file.
         path: String,

@@ -14,12 +14,15 @@ pub enum Format {
     Json,
     /// Apache Parquet.
     Parquet,
+    /// An Arrow IPC file (Feather v2), as pyarrow's `feather.write_feather` and
+    /// polars' `write_ipc` write it.
+    Arrow,
 }
 
 impl Format {
     /// The format named by the file's extension (`.csv`, `.tsv` is not supported,
-    /// `.jsonl`/`.ndjson`, `.json`, `.parquet`/`.pq`); compression suffixes are not
-    /// recognised.
+    /// `.jsonl`/`.ndjson`, `.json`, `.parquet`/`.pq`, `.arrow`/`.feather`/`.ipc`);
+    /// compression suffixes are not recognised.
     ///
     /// # Errors
     /// [`IoError::UnknownFormat`] for any other extension.
@@ -33,6 +36,7 @@ impl Format {
             Some("jsonl" | "ndjson") => Ok(Format::JsonLines),
             Some("json") => Ok(Format::Json),
             Some("parquet" | "pq") => Ok(Format::Parquet),
+            Some("arrow" | "feather" | "ipc") => Ok(Format::Arrow),
             _ => Err(IoError::UnknownFormat {
                 path: path.display().to_string(),
             }),
@@ -49,8 +53,9 @@ impl FromStr for Format {
             "jsonl" | "ndjson" | "json-lines" => Ok(Format::JsonLines),
             "json" => Ok(Format::Json),
             "parquet" => Ok(Format::Parquet),
+            "arrow" | "feather" | "ipc" => Ok(Format::Arrow),
             other => Err(format!(
-                "unknown input format {other:?}; expected csv, jsonl, json or parquet"
+                "unknown input format {other:?}; expected csv, jsonl, json, parquet or arrow"
             )),
         }
     }

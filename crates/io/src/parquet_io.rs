@@ -157,6 +157,27 @@ pub fn read_record_batches(
     Ok(whole.expect("a stream hands over at least one table"))
 }
 
+/// Reads an Arrow IPC file (Feather v2) the way a Parquet file's record batches are
+/// read ([`read_record_batches`]).
+///
+/// # Errors
+/// [`IoError`] when the data is not an Arrow IPC file, a batch cannot be decoded, or
+/// a column is of a nested type.
+pub(crate) fn read_arrow_ipc<R: std::io::Read + std::io::Seek>(
+    handle: R,
+    file: &str,
+    wanted: Wanted<'_>,
+) -> Result<Table, IoError> {
+    let reader = arrow::ipc::reader::FileReader::try_new(handle, None).map_err(|e| {
+        IoError::invalid_file(
+            file,
+            format!("not a readable Arrow IPC (Feather) file: {e}"),
+        )
+    })?;
+    let schema = reader.schema();
+    read_record_batches(reader, &schema, file, wanted)
+}
+
 fn column_names(schema: &Schema) -> Vec<String> {
     schema.fields().iter().map(|f| f.name().clone()).collect()
 }

@@ -361,6 +361,114 @@ fn embedding_columns_are_used_as_they_are() {
     assert_eq!(from_parquet, from_jsonl);
 }
 
+/// The contexts `u`, `v`, `w` with a three-dimensional embedding each, as a record
+/// batch whose `emb` column is a `fixed_size_list<float64, 3>` (what pyarrow writes
+/// for a 2-D numpy array) with `rows` as its values.
+fn fixed_size_embeddings(rows: [[f64; 3]; 3]) -> arrow::record_batch::RecordBatch {
+    use std::sync::Arc;
+
+    use arrow::array::{ArrayRef, FixedSizeListArray, Float64Array, StringArray};
+    use arrow::datatypes::{DataType, Field};
+    let item = Arc::new(Field::new("item", DataType::Float64, false));
+    let values = Float64Array::from(rows.iter().flatten().copied().collect::<Vec<_>>());
+    let emb = FixedSizeListArray::new(item, 3, Arc::new(values), None);
+    let ids = StringArray::from(vec!["u", "v", "w"]);
+    arrow::record_batch::RecordBatch::try_from_iter([
+        ("context_id", Arc::new(ids) as ArrayRef),
+        ("emb", Arc::new(emb) as ArrayRef),
+    ])
+    .unwrap()
+}
+
+/// An embedding column stored as a fixed-size list, in Parquet and in an Arrow IPC
+/// (Feather) file, reads to the same features as the JSON arrays of JSON Lines.
+#[test]
+fn fixed_size_list_embeddings_read_from_parquet_and_arrow() {
+    let rows = [[0.25, -1.5, 3.0], [1.0, 0.0, -0.125], [2.0, 0.5, 0.75]];
+    let batch = fixed_size_embeddings(rows);
+    let dir = tempfile::tempdir().unwrap();
+    let parquet = dir.path().join("contexts.parquet");
+    let mut writer = parquet::arrow::ArrowWriter::try_new(
+        std::fs::File::create(&parquet).unwrap(),
+        batch.schema(),
+        None,
+    )
+    .unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let arrow_file = dir.path().join("contexts.arrow");
+    let mut writer = arrow::ipc::writer::FileWriter::try_new(
+        std::fs::File::create(&arrow_file).unwrap(),
+        &batch.schema(),
+    )
+    .unwrap();
+    writer.write(&batch).unwrap();
+    writer.finish().unwrap();
+    let jsonl = bytes(
+        "contexts.jsonl",
+        "{\"context_id\": \"u\", \"emb\": [0.25, -1.5, 3.0]}\n{\"context_id\": \"v\", \"emb\": [1.0, 0.0, -0.125]}\n{\"context_id\": \"w\", \"emb\": [2.0, 0.5, 0.75]}\n",
+    );
+    let options = ContextualOptions::default();
+    let expected = read_contexts(&jsonl, &options).unwrap();
+    assert_eq!(expected.feature_names, ["emb_0", "emb_1", "emb_2"]);
+    assert_eq!(expected.features, rows.concat());
+    for file in [parquet, arrow_file] {
+        let read = read_contexts(&Source::File(file.clone()), &options).unwrap();
+        assert_eq!(read.features, expected.features, "{}", file.display());
+        assert_eq!(read.feature_names, expected.feature_names);
+    }
+}
+
+/// An embedding of another length, or with a word in it, or not a list, is refused
+/// naming its row and the fix in JSON Lines (which has no NaN), and a NaN in a
+/// Parquet float list likewise — instead of the column turning into categories.
+#[test]
+fn a_ragged_or_nan_embedding_is_refused_naming_the_row() {
+    let row = |id: usize, emb: &str| format!("{{\"context_id\": \"c{id}\", \"emb\": {emb}}}\n");
+    for (bad, expected) in [
+        ("[1.0, 2.0]", "2 numbers where the first row's has 3"),
+        ("[1.0, \"x\", 2.0]", "in an embedding"),
+        ("\"none\"", "is not a list of numbers"),
+    ] {
+        let text: String = (0..6)
+            .map(|i| row(i, if i == 4 { bad } else { "[0.5, 1.5, 2.5]" }))
+            .collect();
+        let message = read_contexts(
+            &bytes("contexts.jsonl", &text),
+            &ContextualOptions::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(message.contains("contexts.jsonl:5"), "{bad}: {message}");
+        assert!(message.contains("\"emb\""), "{bad}: {message}");
+        assert!(message.contains(expected), "{bad}: {message}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let parquet = dir.path().join("contexts.parquet");
+    let ids = (0..4).map(|i| format!("c{i}")).collect();
+    write_parquet_table(
+        &parquet,
+        &[
+            ("context_id", ColumnData::Text(ids)),
+            (
+                "emb",
+                ColumnData::FloatList(vec![
+                    vec![0.5, 1.5],
+                    vec![0.5, 1.5],
+                    vec![0.5, f64::NAN],
+                    vec![0.5, 1.5],
+                ]),
+            ),
+        ],
+    )
+    .unwrap();
+    let message = read_contexts(&Source::File(parquet), &ContextualOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("row 3"), "{message}");
+    assert!(message.contains("NaN in an embedding"), "{message}");
+}
+
 /// One NaN, inf, 1e400 or word in a numeric column is an error naming its row, not a
 /// silent switch of the whole column to one-hot categories; a column of free text read
 /// as a category with hundreds of levels is refused with the fix.
