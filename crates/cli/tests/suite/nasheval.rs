@@ -609,3 +609,94 @@ fn library_and_command_line_fits_are_byte_identical() {
         "the command line's model file differs from the library's"
     );
 }
+
+/// A structured surface of rank 0 on a constant context is the Bradley–Terry model:
+/// fitted on LLMFAO's battles (each battle one context with the same feature) by
+/// the structured learner's own Newton iteration, its win probabilities equal those
+/// of `verdict rank --method bt` on the same file to 1e-6 — two solvers, one
+/// likelihood (ties as half a win).
+#[test]
+fn structured_rank_zero_on_a_constant_context_is_verdict_rank_bt() {
+    use verdict::feedback::Outcome;
+    use verdict::io::{read_battles, ReadOptions, Source};
+    use verdict::nasheval::structured::Objective;
+    use verdict::nasheval::{PairTarget, StructuredOptions, StructuredSurface};
+
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/data/llmfao.csv"
+    );
+    let board = json(&[
+        "rank",
+        file,
+        "--method",
+        "bt",
+        "--bootstrap",
+        "0",
+        "--format",
+        "json",
+    ]);
+    let scores: std::collections::HashMap<String, f64> = board["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["name"].as_str().unwrap().to_string(),
+                m["score"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let loaded = read_battles(&Source::File(file.into()), &ReadOptions::default()).unwrap();
+    let log = loaded.log;
+    let targets: Vec<PairTarget> = log
+        .iter()
+        .enumerate()
+        .map(|(row, (a, b, outcome))| PairTarget {
+            row,
+            first: a.index(),
+            second: b.index(),
+            target: match outcome {
+                Outcome::WinA => 1.0,
+                Outcome::WinB => -1.0,
+                Outcome::Tie | Outcome::TieBothBad => 0.0,
+            },
+            weight: 1.0,
+        })
+        .collect();
+    let agents = log.models().len();
+    let (surface, report) = StructuredSurface::fit(
+        &vec![1.0; log.len()],
+        1,
+        agents,
+        &targets,
+        Objective::Verdict,
+        &StructuredOptions {
+            rank: Some(0),
+            ..StructuredOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(report.rank, 0);
+    let pairs: Vec<(usize, usize)> = (0..agents)
+        .flat_map(|j| (j + 1..agents).map(move |k| (j, k)))
+        .collect();
+    let values = surface.pair_values(&[1.0], &pairs);
+    let names = log.models();
+    let mut worst: f64 = 0.0;
+    for (&(j, k), value) in pairs.iter().zip(&values) {
+        let (sj, sk) = (
+            scores[names.name(verdict::feedback::ModelId(j as u32))],
+            scores[names.name(verdict::feedback::ModelId(k as u32))],
+        );
+        // Elo scale: P(j beats k) = 1 / (1 + 10^((s_k − s_j) / 400)).
+        let bt = 1.0 / (1.0 + 10f64.powf((sk - sj) / 400.0));
+        let difference = ((1.0 + value) / 2.0 - bt).abs();
+        assert!(difference.is_finite(), "{j} vs {k}: {value} against {bt}");
+        worst = worst.max(difference);
+    }
+    assert!(
+        worst < 1e-6,
+        "largest difference in win probability {worst}"
+    );
+}
