@@ -12,8 +12,10 @@
 # WORK=DIR keeps the simulations and models in DIR (a new directory) for later study;
 # otherwise they go to a temporary directory removed at the end.
 # METHODS="default plugin ..." chooses the fits (default: default debiased plugin
-# oracle); besides those four: debiased-structured (the structured payoff
-# regression), pooled-plugin and pooled-debiased (the pooled outcome design).
+# oracle); besides those four: debiased-structured and debiased-per-pair (those
+# payoff regressions), oracle-structured (the true pseudo-outcomes regressed by the
+# structured model), plugin-rR (the structured plug-in at cyclic rank R),
+# pooled-plugin and pooled-debiased (the pooled outcome design).
 # CYCLE=C plants the arena world's cyclic preference of strength C.
 set -euo pipefail
 contexts=${1:-20000}
@@ -45,7 +47,10 @@ for seed in "${seeds[@]}"; do
         case $method in
             default) extra=() ;;
             oracle) extra=(--variant oracle --truth "$sim" --policy solver) ;;
+            oracle-structured) extra=(--variant oracle --truth "$sim" --payoff-regression structured --policy solver) ;;
             debiased-structured) extra=(--variant debiased --payoff-regression structured --policy solver) ;;
+            debiased-per-pair) extra=(--variant debiased --payoff-regression per-pair --policy solver) ;;
+            plugin-r*) extra=(--variant plugin --surface-rank "${method#plugin-r}" --policy solver) ;;
             pooled-*) extra=(--nuisance-design pooled --variant "${method#pooled-}" --policy solver) ;;
             *) extra=(--variant "$method" --policy solver) ;;
         esac

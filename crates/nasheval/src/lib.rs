@@ -9,8 +9,9 @@
 //! - learners behind regressor/classifier traits: LightGBM and ridge/logistic
 //!   ([`backbone`], [`learner`]);
 //! - cross-fitted nuisances ([`crossfit`]), payoff surfaces — debiased, plug-in,
-//!   oracle, shared or per pair ([`payoff`]) — and a data-driven choice between them
-//!   ([`selection`]);
+//!   oracle, shared, per pair or structured ([`payoff`], [`structured`]: each agent's
+//!   score and cyclic coordinates from one model of the context) — and a data-driven
+//!   choice between them ([`selection`]);
 //! - the gap loss (Eq. 17, [`gap`]) and the policy network ([`network`]);
 //! - the whole fit in the order data flows: checked options ([`options`]) → cross-fit
 //!   and surface ([`fit`]) → a fitted model ([`fitted`]) with its schema checks

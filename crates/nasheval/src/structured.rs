@@ -374,14 +374,27 @@ impl Training<'_> {
     fn mean_loss(&self, params: &Params, at: &[usize]) -> f64 {
         let mut items = Vec::with_capacity(at.len());
         for chunk in at.chunks(PREDICTION_CHUNK) {
-            let rows: Vec<usize> = chunk.iter().map(|&t| self.targets[t].row).collect();
+            // Targets of one context are consecutive (`at` is in target order, and
+            // targets are built context by context): the network runs once per
+            // context, not once per target.
+            let mut rows: Vec<usize> = Vec::new();
+            let slots: Vec<usize> = chunk
+                .iter()
+                .map(|&t| {
+                    let row = self.targets[t].row;
+                    if rows.last() != Some(&row) {
+                        rows.push(row);
+                    }
+                    rows.len() - 1
+                })
+                .collect();
             let out = params
                 .forward(&self.x.select_rows(&rows), Head::Linear)
                 .pop()
                 .expect("an output layer");
-            for (r, &t) in chunk.iter().enumerate() {
+            for (&slot, &t) in slots.iter().zip(chunk) {
                 let t = self.targets[t];
-                let o = |c: usize| out[(r, c)];
+                let o = |c: usize| out[(slot, c)];
                 let d = self.layout.margin(self.base, Some(&o), t.first, t.second);
                 items.push((t.weight, self.objective.at(d, t.target).0));
             }

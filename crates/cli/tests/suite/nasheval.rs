@@ -118,7 +118,12 @@ fn fit_predict_evaluate_round_trip() {
         .collect();
     assert_eq!(
         candidates,
-        ["plugin", "debiased-shared", "debiased-per-pair"]
+        [
+            "plugin",
+            "debiased-shared",
+            "debiased-per-pair",
+            "debiased-structured"
+        ]
     );
     assert!(["plugin", "debiased"].contains(&s["chosen"].as_str().unwrap()));
     // The network starts from the solver's equilibria by default.
@@ -439,7 +444,7 @@ fn the_linear_penalty_is_a_setting() {
 
 /// The arena world end to end: sixteen agents, one pair per prompt, so some pairs
 /// never meet in 600 prompts and some menus are seen in one fold only. The fit
-/// refuses unmet pairs by name, fits with --allow-unobserved (pooled outcome models,
+/// refuses unmet pairs by name, fits with --allow-unobserved (structured outcome models,
 /// a warning naming the pairs), and the model is evaluated against the truth; the
 /// same battles read as an LMArena log with --battles fit too.
 #[test]
@@ -507,7 +512,7 @@ fn arena_world_fits_with_rare_and_unmet_pairs() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("never met (model_"), "{stderr}");
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(report["summary"]["nuisance_design"], "Pooled");
+    assert_eq!(report["summary"]["nuisance_design"], "Structured");
     assert!(!report["summary"]["sparse_menus"]
         .as_array()
         .unwrap()
