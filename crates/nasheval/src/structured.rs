@@ -424,7 +424,11 @@ impl Training<'_> {
                 let x = self.x.select_rows(&rows);
                 let acts = params.forward(&x, Head::Linear);
                 let out = acts.last().expect("an output layer");
+                // A batch of zero weights (possible only in a sampled design) moves nothing.
                 let total: f64 = batch.iter().map(|&t| self.targets[t].weight).sum();
+                if total <= 0.0 {
+                    continue;
+                }
                 let mut delta = DMatrix::zeros(batch.len(), width);
                 for (r, &t) in batch.iter().enumerate() {
                     let t = self.targets[t];
@@ -489,6 +493,11 @@ fn check_targets(targets: &[PairTarget], agents: usize, rows: usize) -> Result<(
     if targets.is_empty() {
         return Err(LearnerError(
             "no pair target to fit the structured surface on".into(),
+        ));
+    }
+    if targets.iter().all(|t| t.weight == 0.0) {
+        return Err(LearnerError(
+            "every pair target has weight 0; give some a positive weight".into(),
         ));
     }
     for (index, t) in targets.iter().enumerate() {
@@ -979,6 +988,7 @@ mod tests {
             ..ok
         })
         .contains("finite"));
+        assert!(bad(PairTarget { weight: 0.0, ..ok }).contains("weight 0"));
         let none =
             StructuredSurface::fit(&[0.0], 1, 3, &[], Objective::Verdict, &options).unwrap_err();
         assert!(none.0.contains("no pair target"));
