@@ -291,29 +291,32 @@ pub fn cross_fit(
                 propensity[record] = e.max(floor);
             }
         }
-        if design == NuisanceDesign::Structured {
-            let (model, report) = fit_structured(log, &observed, pairs, &train, &structured)
-                .map_err(|e| LearnerError(format!("fold {fold}, structured outcome model: {e}")))?;
-            // The first fold's choice of rank holds for the others.
-            structured.rank = Some(report.rank);
-            structured_reports.push(report);
-            let predicted = model.pair_values(&held_x, &pairs.pairs);
+        if design != NuisanceDesign::PerMenu {
+            // One outcome model over every menu: one value per pair, on the held-out
+            // contexts.
+            let targets = verdict_targets(log, &observed, pairs, &train);
+            let predicted = if design == NuisanceDesign::Structured {
+                let (model, report) = fit_structured(log, &targets, &structured).map_err(|e| {
+                    LearnerError(format!("fold {fold}, structured outcome model: {e}"))
+                })?;
+                // The first fold's choice of rank holds for the others.
+                structured.rank = Some(report.rank);
+                structured_reports.push(report);
+                let predicted = model.pair_values(&held_x, &pairs.pairs);
+                if options.keep_outcome_models {
+                    structured_models.push(model);
+                }
+                predicted
+            } else {
+                let model = fit_pooled(log, &targets, &options.outcome)
+                    .map_err(|e| LearnerError(format!("fold {fold}, pooled outcome model: {e}")))?;
+                let predicted = model.predict(&held_x, &pairs.pairs);
+                if options.keep_outcome_models {
+                    pooled_models.push(model);
+                }
+                predicted
+            };
             fill_outcome_columns(&mut outcome, pairs, &held, &predicted);
-            if options.keep_outcome_models {
-                structured_models.push(model);
-            }
-            done += 1;
-            progress(done, total);
-            continue;
-        }
-        if design == NuisanceDesign::Pooled {
-            let model = fit_pooled(log, &observed, pairs, &train, &options.outcome)
-                .map_err(|e| LearnerError(format!("fold {fold}, pooled outcome model: {e}")))?;
-            let predicted = model.predict(&held_x, &pairs.pairs);
-            fill_outcome_columns(&mut outcome, pairs, &held, &predicted);
-            if options.keep_outcome_models {
-                pooled_models.push(model);
-            }
             done += 1;
             progress(done, total);
             continue;
@@ -455,9 +458,10 @@ fn fill_outcome_columns(outcome: &mut [f64], pairs: &PairMap, held: &[usize], pr
     }
 }
 
-/// Every observed verdict of the `train` contexts, as the structured model's
-/// targets, each weighted by the responses its mean averages (so a constant
-/// context's `r = 0` fit is Bradley–Terry on the battles themselves).
+/// Every observed verdict of the `train` contexts as a pair target, each weighted
+/// by the responses its mean averages (the structured model's weight, so a constant
+/// context's `r = 0` fit is Bradley–Terry on the battles themselves; the pooled
+/// model ignores it).
 fn verdict_targets(
     log: &ContextualLog,
     observed: &Observed,
@@ -487,47 +491,37 @@ fn verdict_targets(
     targets
 }
 
-/// The structured outcome model on every verdict of the `train` contexts.
+/// The structured outcome model on the verdict `targets` ([`verdict_targets`]).
 fn fit_structured(
     log: &ContextualLog,
-    observed: &Observed,
-    pairs: &PairMap,
-    train: &[usize],
+    targets: &[PairTarget],
     options: &StructuredOptions,
 ) -> Result<(StructuredSurface, StructuredReport), LearnerError> {
     StructuredSurface::fit(
         &log.features,
         log.feature_names.len(),
         log.agents.len(),
-        &verdict_targets(log, observed, pairs, train),
+        targets,
         Objective::Verdict,
         options,
     )
 }
 
-/// The pooled outcome model on every verdict of the `train` contexts.
+/// The pooled outcome model on the verdict `targets` ([`verdict_targets`]).
 fn fit_pooled(
     log: &ContextualLog,
-    observed: &Observed,
-    pairs: &PairMap,
-    train: &[usize],
+    targets: &[PairTarget],
     backbone: &Backbone,
 ) -> Result<PooledOutcome, LearnerError> {
-    let mut verdicts = Vec::new();
-    for &i in train {
-        for (m, menu_pairs) in pairs.menu_pairs.iter().enumerate() {
-            for &(_, h) in menu_pairs {
-                if let Some(verdict) = observed.verdict(log, i, m, h.first, h.second) {
-                    verdicts.push(PairVerdict {
-                        row: i,
-                        first: log.menus[m][h.first],
-                        second: log.menus[m][h.second],
-                        verdict,
-                    });
-                }
-            }
-        }
-    }
+    let verdicts: Vec<PairVerdict> = targets
+        .iter()
+        .map(|t| PairVerdict {
+            row: t.row,
+            first: t.first,
+            second: t.second,
+            verdict: t.target,
+        })
+        .collect();
     PooledOutcome::fit(
         &log.features,
         log.feature_names.len(),

@@ -20,6 +20,7 @@ use crate::selection::{
     held_out_risk, out_of_fold_regression, paired_difference, risk_per_context, RiskCells,
 };
 use crate::settings::{PayoffRegression, PolicyRule};
+use crate::structured::StructuredOptions;
 use crate::summary::{FitSummary, Stage};
 use crate::tune::{tune_nuisances, tune_payoff};
 
@@ -180,6 +181,7 @@ fn select_surface(
     options: &FitOptions,
     prepared: &CrossFitted,
     rows: &SharedRows<'_>,
+    structured: &StructuredOptions,
     summary: &mut FitSummary,
 ) -> Result<(Variant, PayoffRegression), FitError> {
     let pairs = &prepared.pairs;
@@ -234,7 +236,7 @@ fn select_surface(
             regression,
             PayoffLearners {
                 backbone: &options.payoff_backbone,
-                structured: &options.structured.seeded(options.seed ^ 0x5EED_9A0F),
+                structured,
             },
             rows,
         )?;
@@ -345,7 +347,8 @@ pub fn fit_prepared(
                     carries: &carries,
                     seed: options.seed,
                 };
-                let chosen = select_surface(log, options, cross_fitted, &rows, &mut summary)?;
+                let chosen =
+                    select_surface(log, options, cross_fitted, &rows, &structured, &mut summary)?;
                 summary.stage_seconds.push((
                     Stage::Selection.label().into(),
                     started.elapsed().as_secs_f64(),

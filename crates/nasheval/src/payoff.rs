@@ -161,6 +161,44 @@ pub struct SharedRows<'a> {
     pub seed: u64,
 }
 
+impl SharedRows<'_> {
+    /// The (context, pair) cells of `contexts × npairs` kept, with their weights.
+    fn cells(&self, contexts: usize, npairs: usize) -> (Vec<(usize, usize)>, Vec<f64>) {
+        sampled_cells(
+            0..contexts,
+            npairs,
+            self.carries,
+            SAMPLED_PAIRS_PER_CONTEXT,
+            self.seed ^ 0x5A3D_1E05,
+        )
+    }
+}
+
+/// The mean over fold models of their `contexts × pairs` values.
+fn fold_mean<M>(models: &[M], values: impl Fn(&M) -> Vec<f64>) -> Vec<f64> {
+    let mut out: Vec<f64> = Vec::new();
+    for model in models {
+        let fold = values(model);
+        out.resize(fold.len(), 0.0);
+        for (o, v) in out.iter_mut().zip(fold) {
+            *o += v / models.len() as f64;
+        }
+    }
+    out
+}
+
+/// Checks one outcome model per fold (`what` names the surface).
+fn check_folds<M>(
+    models: &[M],
+    what: &str,
+    check: impl Fn(&M) -> Result<(), String>,
+) -> Result<(), String> {
+    if models.is_empty() {
+        return Err(format!("the {what} plug-in surface has no outcome model"));
+    }
+    models.iter().try_for_each(check)
+}
+
 /// The shared regressor's design row of `(x, j, k)`: `x`, one-hot `j` (K columns),
 /// one-hot `k` (K columns) and, for small catalogues, one-hot pair. One-hot columns
 /// stand in for LightGBM's categorical features, which its Rust binding cannot
@@ -210,13 +248,7 @@ fn sampled_design(
     rows: &SharedRows<'_>,
 ) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let npairs = pairs.pairs.len();
-    let (cells, weights) = sampled_cells(
-        0..targets.len() / npairs.max(1),
-        npairs,
-        rows.carries,
-        SAMPLED_PAIRS_PER_CONTEXT,
-        rows.seed ^ 0x5A3D_1E05,
-    );
+    let (cells, weights) = rows.cells(targets.len() / npairs.max(1), npairs);
     let mut design = Vec::new();
     for &(i, p) in &cells {
         push_shared_row(
@@ -252,13 +284,7 @@ fn structured_targets(
         let weights = vec![1.0; cells.len()];
         (cells, weights)
     } else {
-        sampled_cells(
-            0..contexts,
-            npairs,
-            rows.carries,
-            SAMPLED_PAIRS_PER_CONTEXT,
-            rows.seed ^ 0x5A3D_1E05,
-        )
+        rows.cells(contexts, npairs)
     };
     cells
         .into_iter()
@@ -364,21 +390,11 @@ impl PayoffSurface {
                 (all, count, columns)
             }
             Self::PooledPlugIn { models } => {
-                if models.is_empty() {
-                    return Err("the pooled plug-in surface has no outcome model".into());
-                }
-                return models
-                    .iter()
-                    .try_for_each(|m| m.check(pairs.agents, columns));
+                return check_folds(models, "pooled", |m| m.check(pairs.agents, columns));
             }
             Self::Structured { model, .. } => return model.check(pairs.agents, columns),
             Self::StructuredPlugIn { models } => {
-                if models.is_empty() {
-                    return Err("the structured plug-in surface has no outcome model".into());
-                }
-                return models
-                    .iter()
-                    .try_for_each(|m| m.check(pairs.agents, columns));
+                return check_folds(models, "structured", |m| m.check(pairs.agents, columns));
             }
         };
         if models.len() != expected {
@@ -434,26 +450,11 @@ impl PayoffSurface {
                 plugin_pairs(pairs, &outcome)
             }
             Self::PooledPlugIn { models } => {
-                let mut out = vec![0.0; n * npairs];
-                for model in models {
-                    for (o, v) in out.iter_mut().zip(model.predict(features, &pairs.pairs)) {
-                        *o += v / models.len() as f64;
-                    }
-                }
-                out
+                fold_mean(models, |m| m.predict(features, &pairs.pairs))
             }
             Self::Structured { model, .. } => model.pair_values(features, &pairs.pairs),
             Self::StructuredPlugIn { models } => {
-                let mut out = vec![0.0; n * npairs];
-                for model in models {
-                    for (o, v) in out
-                        .iter_mut()
-                        .zip(model.pair_values(features, &pairs.pairs))
-                    {
-                        *o += v / models.len() as f64;
-                    }
-                }
-                out
+                fold_mean(models, |m| m.pair_values(features, &pairs.pairs))
             }
         }
     }
