@@ -16,7 +16,7 @@ use crate::pooled::{
 };
 use crate::settings::NuisanceDesign;
 use crate::structured::{
-    Objective, PairTarget, StructuredOptions, StructuredReport, StructuredSurface,
+    HeadTable, Objective, PairTarget, StructuredOptions, StructuredReport, StructuredSurface,
 };
 
 /// The largest catalogue `Auto` models menu by menu.
@@ -24,15 +24,66 @@ pub const PER_MENU_LIMIT: usize = 20;
 
 /// Nuisance values at a log's contexts: `propensity` has one value per feedback
 /// record (the propensity of the selected menu at its context: the only ones Eq. 42
-/// divides by), `outcome` is `contexts × columns` (one column per (menu, pair), see
-/// [`crate::pairs::PairHolder::column`]).
+/// divides by), `outcome` the outcome means at every context.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Nuisances {
     /// `e^m(X_i)` of each record `(i, m)` of `log.feedback`, in its order, raised to
     /// the menu's floor.
     pub propensity: Vec<f64>,
     /// `μ^m_jk(X_i)` for `j < k` (the other orientation is its negative).
-    pub outcome: Vec<f64>,
+    pub outcome: Outcomes,
+}
+
+/// The outcome means `μ^m_jk(X_i)` at a log's contexts.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcomes {
+    /// `contexts × columns`, one column per (menu, pair) (see
+    /// [`crate::pairs::PairHolder::column`]): per-menu and pooled models, and the
+    /// simulator's truth.
+    Columns(Vec<f64>),
+    /// One structured surface row per context ([`HeadTable`]): every menu holding a
+    /// pair gets the pair's value, and the table is linear in the agents.
+    Heads(HeadTable),
+}
+
+impl Outcomes {
+    /// `μ` of pair `pair` at context `i` in the menu column `column` holding it.
+    pub fn value(&self, pairs: &PairMap, i: usize, pair: usize, column: usize) -> f64 {
+        match self {
+            Self::Columns(values) => values[i * pairs.columns + column],
+            Self::Heads(table) => {
+                let (j, k) = pairs.pairs[pair];
+                table.pair_value(i, j, k)
+            }
+        }
+    }
+
+    /// Every value as `contexts × columns` (quadratic in the agents for a catalogue
+    /// of pairs: for inspection and small catalogues).
+    pub fn columns(&self, pairs: &PairMap, contexts: usize) -> Vec<f64> {
+        match self {
+            Self::Columns(values) => values.clone(),
+            Self::Heads(_) => {
+                let mut out = vec![0.0; contexts * pairs.columns];
+                for (i, row) in out.chunks_mut(pairs.columns.max(1)).enumerate() {
+                    for (p, holders) in pairs.holders.iter().enumerate() {
+                        for h in holders {
+                            row[h.column] = self.value(pairs, i, p, h.column);
+                        }
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    /// Numbers held.
+    pub fn values_held(&self) -> usize {
+        match self {
+            Self::Columns(values) => values.len(),
+            Self::Heads(table) => table.values_held(),
+        }
+    }
 }
 
 /// Settings of [`cross_fit`].
@@ -99,43 +150,58 @@ pub struct CrossFit {
     pub seconds: f64,
 }
 
-/// Where each (context, menu) verdict sits in a log: `index[i * menus + m]` is the
-/// position in `log.feedback`, if observed.
+/// Where each (context, menu) verdict sits in a log: for each context, its
+/// records' menus and positions in `log.feedback`, sorted by menu. Sixteen bytes per
+/// record, whatever the catalogue (a table over every (context, menu) would grow
+/// with the square of the agents on a catalogue of pairs).
 #[derive(Debug, Clone)]
 pub struct Observed {
-    menus: usize,
-    /// Position in `log.feedback`, or [`Observed::NONE`]: four bytes per (context,
-    /// menu), which at 135,000 contexts and 120 menus is 65 MB.
-    index: Vec<u32>,
+    /// Where each context's entries start in `entries` (one more than contexts).
+    starts: Vec<usize>,
+    /// `(menu, record)` of every record, context by context, sorted by menu.
+    entries: Vec<(usize, usize)>,
 }
 
 impl Observed {
-    const NONE: u32 = u32::MAX;
-
     /// Indexes `log`.
-    ///
-    /// # Panics
-    /// With more than four billion feedback records, which no log in memory holds.
     pub fn new(log: &ContextualLog) -> Self {
-        let menus = log.menus.len();
-        let mut index = vec![Self::NONE; log.contexts.len() * menus];
-        for (f, feedback) in log.feedback.iter().enumerate() {
-            index[feedback.context * menus + feedback.menu] =
-                u32::try_from(f).expect("fewer than 2^32 feedback records");
+        let mut starts = vec![0usize; log.contexts.len() + 1];
+        for feedback in &log.feedback {
+            starts[feedback.context + 1] += 1;
         }
-        Self { menus, index }
+        for i in 0..log.contexts.len() {
+            starts[i + 1] += starts[i];
+        }
+        let mut next = starts.clone();
+        let mut entries = vec![(0, 0); log.feedback.len()];
+        for (f, feedback) in log.feedback.iter().enumerate() {
+            entries[next[feedback.context]] = (feedback.menu, f);
+            next[feedback.context] += 1;
+        }
+        for i in 0..log.contexts.len() {
+            entries[starts[i]..starts[i + 1]].sort_unstable();
+        }
+        Self { starts, entries }
+    }
+
+    /// The `(menu, record)` entries of context `context`, sorted by menu.
+    pub fn records(&self, context: usize) -> &[(usize, usize)] {
+        &self.entries[self.starts[context]..self.starts[context + 1]]
     }
 
     /// `S^m_i`.
     pub fn selected(&self, context: usize, menu: usize) -> bool {
-        self.index[context * self.menus + menu] != Self::NONE
+        self.record(context, menu).is_some()
     }
 
     /// The position in `log.feedback` of context `context`'s feedback on `menu`, if
     /// observed.
     pub fn record(&self, context: usize, menu: usize) -> Option<usize> {
-        let f = self.index[context * self.menus + menu];
-        (f != Self::NONE).then_some(f as usize)
+        let entries = self.records(context);
+        entries
+            .binary_search_by_key(&menu, |&(m, _)| m)
+            .ok()
+            .map(|at| entries[at].1)
     }
 
     /// The mean verdict `Z^m_jk` of context `context` at positions `(first, second)`
@@ -148,11 +214,15 @@ impl Observed {
         first: usize,
         second: usize,
     ) -> Option<f64> {
-        let f = self.index[context * self.menus + menu];
-        (f != Self::NONE).then(|| {
+        self.record(context, menu).map(|f| {
             let size = log.menus[menu].len();
-            log.feedback[f as usize].verdicts[first * size + second]
+            log.feedback[f].verdicts[first * size + second]
         })
+    }
+
+    /// Numbers held: two per record and one per context.
+    pub fn values_held(&self) -> usize {
+        2 * self.entries.len() + self.starts.len()
     }
 }
 
@@ -193,7 +263,6 @@ pub fn cross_fit(
     );
     let (mut clipped, mut log_loss) = (0, 0.0);
     let mut histogram = PropensityHistogram::new(menus);
-    let mut outcome = vec![0.0; n * pairs.columns];
     let mut outcome_models = Vec::new();
     let sparse_menus = sparse_menus(&observed, &folds, options.folds, menus, n);
     let design = match options.nuisance_design {
@@ -210,6 +279,12 @@ pub fn cross_fit(
         }
         other => other,
     };
+    // Structured outcome models fill a head table (sized once the first fold has
+    // chosen the rank); the others one value per (context, menu, pair).
+    let mut outcome = Outcomes::Columns(match design {
+        NuisanceDesign::Structured => Vec::new(),
+        _ => vec![0.0; n * pairs.columns],
+    });
     let total = options.folds
         * match design {
             NuisanceDesign::PerMenu => menus + pairs.columns,
@@ -295,28 +370,33 @@ pub fn cross_fit(
             // One outcome model over every menu: one value per pair, on the held-out
             // contexts.
             let targets = verdict_targets(log, &observed, pairs, &train);
-            let predicted = if design == NuisanceDesign::Structured {
+            if design == NuisanceDesign::Structured {
                 let (model, report) = fit_structured(log, &targets, &structured).map_err(|e| {
                     LearnerError(format!("fold {fold}, structured outcome model: {e}"))
                 })?;
                 // The first fold's choice of rank holds for the others.
                 structured.rank = Some(report.rank);
+                if fold == 0 {
+                    outcome = Outcomes::Heads(HeadTable::new(n, log.agents.len(), report.rank));
+                }
                 structured_reports.push(report);
-                let predicted = model.pair_values(&held_x, &pairs.pairs);
+                if let Outcomes::Heads(table) = &mut outcome {
+                    model.write_heads(&held_x, &held, table);
+                }
                 if options.keep_outcome_models {
                     structured_models.push(model);
                 }
-                predicted
             } else {
                 let model = fit_pooled(log, &targets, &options.outcome)
                     .map_err(|e| LearnerError(format!("fold {fold}, pooled outcome model: {e}")))?;
                 let predicted = model.predict(&held_x, &pairs.pairs);
+                if let Outcomes::Columns(outcome) = &mut outcome {
+                    fill_outcome_columns(outcome, pairs, &held, &predicted);
+                }
                 if options.keep_outcome_models {
                     pooled_models.push(model);
                 }
-                predicted
-            };
-            fill_outcome_columns(&mut outcome, pairs, &held, &predicted);
+            }
             done += 1;
             progress(done, total);
             continue;
@@ -345,8 +425,10 @@ pub fn cross_fit(
                     .outcome
                     .fit_regressor(&chosen_x, columns, &targets, None)
                     .map_err(at)?;
-                for (&i, mu) in held.iter().zip(model.predict(&held_x)) {
-                    outcome[i * pairs.columns + holder.column] = mu;
+                if let Outcomes::Columns(outcome) = &mut outcome {
+                    for (&i, mu) in held.iter().zip(model.predict(&held_x)) {
+                        outcome[i * pairs.columns + holder.column] = mu;
+                    }
                 }
                 if options.keep_outcome_models {
                     fold_models.push(model);
@@ -361,14 +443,12 @@ pub fn cross_fit(
         }
     }
     let (mut squared, mut count) = (0.0, 0usize);
-    for i in 0..n {
-        for menu_pairs in &pairs.menu_pairs {
-            for &(_, h) in menu_pairs {
-                if let Some(z) = observed.verdict(log, i, h.menu, h.first, h.second) {
-                    squared += (z - outcome[i * pairs.columns + h.column]).powi(2);
-                    count += 1;
-                }
-            }
+    for record in &log.feedback {
+        let size = log.menus[record.menu].len();
+        for &(p, h) in &pairs.menu_pairs[record.menu] {
+            let z = record.verdicts[h.first * size + h.second];
+            squared += (z - outcome.value(pairs, record.context, p, h.column)).powi(2);
+            count += 1;
         }
     }
     Ok(CrossFit {

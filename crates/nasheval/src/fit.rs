@@ -2,19 +2,23 @@
 //! cross-fitted nuisances → pseudo-outcomes (Eq. 42) ([`prepare`]) → the payoff
 //! surface, chosen by held-out risk for `auto` → the policy ([`fit_prepared`]).
 
+use std::borrow::Cow;
+
 use verdict_feedback::ContextualLog;
 use verdict_settings::Setting;
 
-use crate::crossfit::{cross_fit, menu_floors, CrossFit, CrossFitOptions, Nuisances, Observed};
+use crate::crossfit::{
+    cross_fit, menu_floors, CrossFit, CrossFitOptions, Nuisances, Observed, Outcomes,
+};
 use crate::error::FitError;
 use crate::fitted::{NashEvalModel, FORMAT, VERSION};
-use crate::gap::payoff_matrices;
+use crate::gap::{payoff_matrices, Games};
 use crate::learner::context_folds;
 use crate::options::{CheckedOptions, FitOptions, PolicyKind, Variant};
 use crate::pairs::PairMap;
 use crate::payoff::{
-    has_pair_columns, matrices_from_pairs, plugin_pairs, pseudo_outcomes, PayoffLearners,
-    PayoffSurface, SharedRows, SAMPLED_PAIRS_PER_CONTEXT,
+    has_pair_columns, matrices_from_pairs, plugin_pairs, plugin_value, PairTargets, PayoffLearners,
+    PayoffSurface, PseudoOutcomes, SharedRows, SAMPLED_PAIRS_PER_CONTEXT,
 };
 use crate::selection::{
     held_out_risk, out_of_fold_regression, paired_difference, risk_per_context, RiskCells,
@@ -51,7 +55,7 @@ impl Prepared {
     }
 }
 
-/// Nuisances cross-fitted from a log and the pseudo-outcomes built from them.
+/// Nuisances cross-fitted from a log, from which its pseudo-outcomes follow.
 #[derive(Debug)]
 pub struct CrossFitted {
     /// Pairs and aggregators of the log's catalogue.
@@ -59,8 +63,29 @@ pub struct CrossFitted {
     /// Cross-fitted nuisances (all fold outcome models kept unless the variant is
     /// the debiased one).
     pub crossfit: CrossFit,
-    /// Out-of-fold pseudo-outcomes `Γ_i,jk`, `contexts × pairs`.
-    pub gamma: Vec<f64>,
+    /// The log's index of observed menus.
+    pub observed: Observed,
+}
+
+impl CrossFitted {
+    /// The out-of-fold pseudo-outcomes `Γ_i,jk` of `log` (the log prepared),
+    /// computed where read.
+    pub fn pseudo_outcomes<'a>(&'a self, log: &'a ContextualLog) -> PseudoOutcomes<'a> {
+        PseudoOutcomes {
+            log,
+            observed: &self.observed,
+            pairs: &self.pairs,
+            nuisances: &self.crossfit.nuisances,
+        }
+    }
+
+    /// Numbers held per training context beyond the log itself: the nuisances and
+    /// the index of observed menus (what must not grow as the pairs do).
+    pub fn values_held(&self) -> usize {
+        self.crossfit.nuisances.outcome.values_held()
+            + self.crossfit.nuisances.propensity.len()
+            + self.observed.values_held()
+    }
 }
 
 /// What a fit of `log` with `options` starts from: for the oracle variant the true
@@ -118,11 +143,10 @@ pub fn prepare(
         },
         &|done, total| progress(Stage::Nuisances, done, total),
     )?;
-    let gamma = pseudo_outcomes(log, &pairs, &crossfit.nuisances);
     Ok(Prepared::CrossFitted(Box::new(CrossFitted {
         pairs,
         crossfit,
-        gamma,
+        observed: Observed::new(log),
     })))
 }
 
@@ -153,11 +177,17 @@ pub fn fit(
     let prepared = prepare(log, &checked, truth, progress)?;
     if let (true, Prepared::CrossFitted(cross_fitted)) = (checked.tune_learners, &prepared) {
         let mut tuned = checked.into_inner();
+        let carries = carries_correction(&cross_fitted.observed, &cross_fitted.pairs);
+        let seed = tuned.seed;
         searches.extend(tune_payoff(
             log,
             &mut tuned,
             &cross_fitted.pairs,
-            &cross_fitted.gamma,
+            &cross_fitted.pseudo_outcomes(log),
+            &SharedRows {
+                carries: &carries,
+                seed,
+            },
             &tuning,
         )?);
         checked = tuned.check(log)?;
@@ -202,9 +232,16 @@ fn select_surface(
             options.seed ^ 0x0005_E1EC,
         )
     };
-    let plugin = cells.pick(&plugin_pairs(pairs, &prepared.crossfit.nuisances.outcome));
-    summary.candidates = vec![held_out_risk("plugin", &prepared.gamma, &plugin, &cells)];
-    let plugin_risks = risk_per_context(&prepared.gamma, &plugin, &cells);
+    let gamma = prepared.pseudo_outcomes(log);
+    let gamma_at_cells = cells.read(&gamma);
+    let outcome = &prepared.crossfit.nuisances.outcome;
+    let plugin: Vec<f64> = cells
+        .at
+        .iter()
+        .map(|&(i, p)| plugin_value(pairs, outcome, i, p))
+        .collect();
+    summary.candidates = vec![held_out_risk("plugin", &gamma_at_cells, &plugin, &cells)];
+    let plugin_risks = risk_per_context(&gamma_at_cells, &plugin, &cells);
     let mut best = (
         summary.candidates[0].risk,
         Variant::Plugin,
@@ -230,7 +267,7 @@ fn select_surface(
             &log.features,
             log.feature_names.len(),
             pairs,
-            &prepared.gamma,
+            &gamma,
             &folds,
             &cells,
             regression,
@@ -240,9 +277,9 @@ fn select_surface(
             },
             rows,
         )?;
-        let mut risk = held_out_risk(name, &prepared.gamma, &predicted, &cells);
+        let mut risk = held_out_risk(name, &gamma_at_cells, &predicted, &cells);
         risk.difference = Some(paired_difference(
-            &risk_per_context(&prepared.gamma, &predicted, &cells),
+            &risk_per_context(&gamma_at_cells, &predicted, &cells),
             &plugin_risks,
         ));
         if risk.risk < best.0 {
@@ -263,6 +300,30 @@ fn carries_correction<'a>(
         pairs.holders[p]
             .iter()
             .any(|h| observed.selected(i, h.menu))
+    }
+}
+
+/// The games of the training contexts the policy is trained and scored on: the
+/// out-of-fold plug-in (`out_of_fold`, the cross-fitted outcome means) when the
+/// plug-in was chosen, else the model's surface; a structured surface's games are
+/// its head rows, built into matrices only as read.
+fn training_games<'a>(
+    model: &NashEvalModel,
+    features: &[f64],
+    out_of_fold: Option<&'a Outcomes>,
+) -> Games<'a> {
+    let (pairs, k) = (&model.pairs, model.agents.len());
+    match (out_of_fold, &model.payoff) {
+        (Some(Outcomes::Heads(table)), _) => Games::Heads(Cow::Borrowed(table)),
+        (Some(outcome), _) => {
+            let n = features.len() / model.feature_names.len().max(1);
+            let values = plugin_pairs(pairs, outcome, n);
+            Games::Matrices(payoff_matrices(&matrices_from_pairs(&values, pairs), k))
+        }
+        (None, PayoffSurface::Structured { model: surface, .. }) => {
+            Games::Heads(Cow::Owned(surface.heads(features)))
+        }
+        (None, _) => Games::Matrices(payoff_matrices(&model.payoffs(features), k)),
     }
 }
 
@@ -287,11 +348,14 @@ pub fn fit_prepared(
         contexts: log.contexts.len(),
         ..FitSummary::default()
     };
-    let observed = Observed::new(log);
+    let observed = match prepared {
+        Prepared::CrossFitted(cross_fitted) => std::borrow::Cow::Borrowed(&cross_fitted.observed),
+        Prepared::Oracle { .. } => std::borrow::Cow::Owned(Observed::new(log)),
+    };
     let carries = carries_correction(&observed, pairs);
     let payoff_seconds = std::cell::Cell::new(None);
     let structured = options.structured.seeded(options.seed ^ 0x5EED_9A0F);
-    let regress = |gamma: &[f64], regression: PayoffRegression| {
+    let regress = |gamma: &dyn PairTargets, regression: PayoffRegression| {
         progress(Stage::Payoff, 0, 1);
         let started = std::time::Instant::now();
         let surface = PayoffSurface::regress(
@@ -318,7 +382,13 @@ pub fn fit_prepared(
         (Prepared::Oracle { truth, .. }, _) => {
             summary.chosen = Some(Variant::Oracle);
             summary.chosen_regression = Some(options.regression);
-            regress(&pseudo_outcomes(log, pairs, truth), options.regression)?
+            let gamma = PseudoOutcomes {
+                log,
+                observed: &observed,
+                pairs,
+                nuisances: truth,
+            };
+            regress(&gamma, options.regression)?
         }
         (Prepared::CrossFitted(_), Variant::Oracle) => {
             return Err(FitError::setting(
@@ -366,7 +436,7 @@ pub fn fit_prepared(
                 // train on the context), instead of every fold's model predicting
                 // every pair at every training context again (at 135,000 contexts,
                 // five pooled models × 16 million pairs).
-                out_of_fold = Some(plugin_pairs(pairs, &crossfit.nuisances.outcome));
+                out_of_fold = Some(&crossfit.nuisances.outcome);
             }
             if chosen == Variant::Plugin && !crossfit.structured_models.is_empty() {
                 PayoffSurface::StructuredPlugIn {
@@ -386,7 +456,7 @@ pub fn fit_prepared(
                     models: crossfit.outcome_models.clone(),
                 }
             } else {
-                regress(&cross_fitted.gamma, regression)?
+                regress(&cross_fitted.pseudo_outcomes(log), regression)?
             }
         }
     };
@@ -424,11 +494,7 @@ pub fn fit_prepared(
     if options.rule.is_global() {
         model.global = Some(crate::global::fit_global(log, options)?);
     }
-    let surfaces = match out_of_fold {
-        Some(values) => matrices_from_pairs(&values, pairs),
-        None => model.payoffs(features),
-    };
-    let games = payoff_matrices(&surfaces, model.agents.len());
+    let games = training_games(&model, features, out_of_fold);
     if options.policy == PolicyKind::Network {
         model = model.with_trained_network(features, &games, progress)?;
     }
@@ -436,7 +502,7 @@ pub fn fit_prepared(
         model.policies_for_games(features, &games)?
     } else {
         // A baseline's gap on the surface: how far from the equilibrium it plays.
-        (model.rule_policies(options.rule, &surfaces)?, None)
+        (model.rule_policies(options.rule, &games)?, None)
     };
     model.summary.final_gap = match certificates {
         // The solver's own certificate (the budgeted gap when a budget applies).
@@ -448,4 +514,104 @@ pub fn fit_prepared(
         started.elapsed().as_secs_f64(),
     ));
     Ok(model)
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use verdict_feedback::{ContextualLogBuilder, Response};
+
+    use super::*;
+    use crate::gap::GameSet;
+
+    const CONTEXTS: usize = 600;
+
+    /// One battle per context over a random pair of `agents` agents (every pair a
+    /// menu), won with Bradley–Terry probability `σ(s_j − s_k)` at scores
+    /// `s_j = (j / K − 1/2) x`, `x` the context's one feature in `[-2, 2]`.
+    fn pair_log(agents: usize) -> ContextualLog {
+        let name = |j: usize| format!("agent_{j:03}");
+        let menus: Vec<Vec<String>> = (0..agents)
+            .flat_map(|j| (j + 1..agents).map(move |k| vec![name(j), name(k)]))
+            .collect();
+        let mut builder = ContextualLogBuilder::with_catalogue(&menus).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(agents as u64);
+        let mut features = Vec::new();
+        for i in 0..CONTEXTS {
+            let x: f64 = rng.random_range(-2.0..2.0);
+            features.push(x);
+            let j = rng.random_range(0..agents);
+            let k = (j + rng.random_range(1..agents)) % agents;
+            let score = |a: usize| (a as f64 / agents as f64 - 0.5) * x;
+            let first_wins = rng.random::<f64>() < 1.0 / (1.0 + (score(k) - score(j)).exp());
+            let winner = if first_wins { j } else { k };
+            let menu = menus
+                .iter()
+                .position(|m| m.contains(&name(j)) && m.contains(&name(k)))
+                .unwrap();
+            builder
+                .add_to_menu(i, menu, &Response::Duel(Some(name(winner))))
+                .unwrap();
+        }
+        builder.finish(
+            (0..CONTEXTS).map(|i| format!("c{i}")).collect(),
+            vec!["x".into()],
+            features,
+        )
+    }
+
+    /// Numbers a default fit of the pair log of `agents` agents holds per training
+    /// context, besides the log: the nuisances, the index of observed menus and the
+    /// games its policy is trained and scored on.
+    fn held_per_context(agents: usize) -> f64 {
+        let log = pair_log(agents);
+        let options = FitOptions {
+            folds: 2,
+            policy: PolicyKind::Solver,
+            structured: StructuredOptions {
+                rank: Some(1),
+                hidden: 8,
+                max_epochs: 3,
+                ..StructuredOptions::default()
+            },
+            ..FitOptions::default()
+        };
+        let checked = options.check(&log).unwrap();
+        let prepared = prepare(&log, &checked, None, &|_, _, _| {}).unwrap();
+        let model = fit_prepared(
+            &log,
+            &checked,
+            &prepared,
+            serde_json::Value::Null,
+            &|_, _, _| {},
+        )
+        .unwrap();
+        let Prepared::CrossFitted(cross_fitted) = &prepared else {
+            panic!("an estimated fit is cross-fitted")
+        };
+        assert_eq!(
+            cross_fitted.crossfit.nuisance_design,
+            crate::settings::NuisanceDesign::Structured
+        );
+        let out_of_fold = &cross_fitted.crossfit.nuisances.outcome;
+        let games = training_games(&model, &log.features, Some(out_of_fold));
+        assert!(matches!(games, Games::Heads(_)));
+        assert_eq!(games.len(), CONTEXTS);
+        (cross_fitted.values_held() + games.values_held()) as f64 / CONTEXTS as f64
+    }
+
+    /// Memory linear in K: from 8 to 32 agents the pairs grow 17.7-fold (28 to 496)
+    /// and the numbers held per context at most 4-fold — the outcome means are one
+    /// head row of `K (1 + 2r)` values (`r ≤ 1` here) that the plug-in's games
+    /// borrow, the propensities and the index of observed menus one and three per
+    /// record. Before, the outcome means, the pseudo-outcomes and the games were each
+    /// one value per pair and context (the games two), the index one per menu.
+    #[test]
+    fn the_values_a_fit_holds_grow_linearly_with_the_agents() {
+        let (small, large) = (held_per_context(8), held_per_context(32));
+        assert!(small <= 3.0 * 8.0 + 5.0, "{small}");
+        assert!(large <= 3.0 * 32.0 + 5.0, "{large}");
+        assert!(large / small < 4.1, "{small} → {large}");
+    }
 }

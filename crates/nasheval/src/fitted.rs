@@ -4,12 +4,12 @@
 
 use serde::{Deserialize, Serialize};
 use verdict_game::{
-    support, Equilibrium, PayoffMatrix, Regularizer, SoftBudget, SoftRegularizer, SUPPORT_THRESHOLD,
+    support, Equilibrium, Regularizer, SoftBudget, SoftRegularizer, SUPPORT_THRESHOLD,
 };
 
 use crate::baselines::{rule_policy, RulePolicy};
 use crate::error::FitError;
-use crate::gap::{payoff_matrices, GapLoss};
+use crate::gap::{payoff_matrices, GameSet, GapLoss};
 use crate::global::GlobalPolicy;
 use crate::network::{Network, NetworkOptions};
 use crate::options::{FitOptions, NetworkInit, PolicyKind};
@@ -92,6 +92,10 @@ pub struct NashEvalModel {
     pub global: Option<GlobalPolicy>,
 }
 
+/// Games the solver holds at once: what a fit holds of them is `SOLVER_CHUNK × K²`
+/// however many contexts it solves.
+const SOLVER_CHUNK: usize = 4096;
+
 impl NashEvalModel {
     /// This model with its policy network trained on the surface's games at the
     /// training contexts `features` (one game each), after searching Table 14 when
@@ -109,10 +113,10 @@ impl NashEvalModel {
     /// # Errors
     /// [`FitError`] when the solver fails on a context while computing the start or
     /// rescuing a collapse.
-    pub(crate) fn with_trained_network(
+    pub(crate) fn with_trained_network<G: GameSet + ?Sized>(
         mut self,
         features: &[f64],
-        games: &[PayoffMatrix],
+        games: &G,
         progress: &dyn Fn(Stage, usize, usize),
     ) -> Result<Self, FitError> {
         let columns = self.feature_names.len();
@@ -286,7 +290,8 @@ impl NashEvalModel {
             let contexts = features.len() / self.feature_names.len().max(1);
             return self.global_policies(rule, contexts);
         }
-        self.rule_policies(rule, &self.payoffs(features))
+        let surfaces = payoff_matrices(&self.payoffs(features), self.agents.len());
+        self.rule_policies(rule, &surfaces)
     }
 
     /// The global rule's lottery (a global baseline's model) at each of `contexts`
@@ -304,26 +309,30 @@ impl NashEvalModel {
     }
 
     /// The policies of baseline `rule` ([`PolicyRule`]) at the surfaces `surfaces`
-    /// (`contexts × K × K`): computed per context, BT-Reg's transitive games solved
+    /// (one game per context): computed per context, BT-Reg's transitive games solved
     /// with the fit's regularizer.
     ///
     /// # Errors
     /// [`FitError`] from a rule or the solver, naming the context.
-    pub(crate) fn rule_policies(
+    pub(crate) fn rule_policies<G: GameSet + ?Sized>(
         &self,
         rule: PolicyRule,
-        surfaces: &[f64],
+        surfaces: &G,
     ) -> Result<Vec<f64>, FitError> {
         let k = self.agents.len();
         if rule.is_global() {
-            return self.global_policies(rule, surfaces.len() / (k * k).max(1));
+            return self.global_policies(rule, surfaces.len());
         }
         let o = &self.options;
-        let mut out = Vec::with_capacity(surfaces.len() / k.max(1));
+        let mut out = Vec::with_capacity(surfaces.len() * k);
         let mut games = Vec::new();
         let mut slots = Vec::new();
-        for (i, a) in surfaces.chunks(k * k).enumerate() {
-            match rule_policy(rule, a, k, &o.costs, o.budget)? {
+        let mut a = Vec::with_capacity(k * k);
+        for i in 0..surfaces.len() {
+            let game = surfaces.game(i);
+            a.clear();
+            (0..k).for_each(|j| a.extend_from_slice(game.row(j)));
+            match rule_policy(rule, &a, k, &o.costs, o.budget)? {
                 RulePolicy::Ready(pi) => out.extend(pi),
                 RulePolicy::Solve(game) => {
                     slots.push(i);
@@ -344,10 +353,10 @@ impl NashEvalModel {
 
     /// Policies at `features` given their payoff games; for the solver also each
     /// equilibrium's certified gap.
-    pub(crate) fn policies_for_games(
+    pub(crate) fn policies_for_games<G: GameSet + ?Sized>(
         &self,
         features: &[f64],
-        games: &[PayoffMatrix],
+        games: &G,
     ) -> Result<(Vec<f64>, Option<Vec<f64>>), FitError> {
         if let Some(network) = &self.network {
             return Ok((network.predict(features), None));
@@ -364,18 +373,22 @@ impl NashEvalModel {
     }
 
     /// The regularized (and budgeted, when asked) equilibrium of every game
-    /// (`contexts × K`) and each one's certified gap.
-    fn solve(&self, games: &[PayoffMatrix]) -> Result<(Vec<f64>, Vec<f64>), FitError> {
-        let solved = self.equilibrium().solve_all(games);
+    /// (`contexts × K`) and each one's certified gap, [`SOLVER_CHUNK`] games held at
+    /// a time.
+    fn solve<G: GameSet + ?Sized>(&self, games: &G) -> Result<(Vec<f64>, Vec<f64>), FitError> {
+        let equilibrium = self.equilibrium();
         let mut out = Vec::with_capacity(games.len() * self.agents.len());
         let mut gaps = Vec::with_capacity(games.len());
-        for (i, lottery) in solved.into_iter().enumerate() {
-            let lottery = lottery.map_err(|e| FitError::Solver {
-                context: i,
-                message: e.to_string(),
-            })?;
-            out.extend(lottery.probabilities);
-            gaps.push(lottery.gap);
+        for start in (0..games.len()).step_by(SOLVER_CHUNK) {
+            let chunk = games.games(start..games.len().min(start + SOLVER_CHUNK));
+            for (i, lottery) in equilibrium.solve_all(&chunk).into_iter().enumerate() {
+                let lottery = lottery.map_err(|e| FitError::Solver {
+                    context: start + i,
+                    message: e.to_string(),
+                })?;
+                out.extend(lottery.probabilities);
+                gaps.push(lottery.gap);
+            }
         }
         Ok((out, gaps))
     }

@@ -4,7 +4,124 @@
 //! taken through a softmax output layer, for the linear price of Eq. 20 or the soft
 //! budget of Eq. 52–53.
 
+use std::borrow::Cow;
+
 use verdict_game::{PayoffMatrix, Regularizer, SoftRegularizer};
+
+use crate::structured::HeadTable;
+
+/// The payoff games a policy is trained and scored on, one per context, read one
+/// at a time: held as matrices, or built when read from a structured surface's head
+/// rows, which are linear in the agents where the matrices are quadratic.
+pub trait GameSet: Sync {
+    /// Contexts.
+    fn len(&self) -> usize;
+    /// Whether there is no game.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Agents K (0 without a game).
+    fn agents(&self) -> usize;
+    /// The game of context `i`.
+    fn game(&self, i: usize) -> Cow<'_, PayoffMatrix>;
+    /// The games of contexts `range`, held (for the solver, a chunk at a time).
+    fn games(&self, range: std::ops::Range<usize>) -> Vec<PayoffMatrix> {
+        range.map(|i| self.game(i).into_owned()).collect()
+    }
+    /// Numbers held.
+    fn values_held(&self) -> usize;
+}
+
+/// The games of a fit's training contexts: matrices held, or a structured surface's
+/// head rows (held by the fit or borrowed from the cross-fit) built into a game when
+/// read.
+#[derive(Debug)]
+pub enum Games<'a> {
+    /// One matrix per context.
+    Matrices(Vec<PayoffMatrix>),
+    /// One head row per context.
+    Heads(Cow<'a, HeadTable>),
+}
+
+impl Games<'_> {
+    fn set(&self) -> &dyn GameSet {
+        match self {
+            Self::Matrices(games) => games,
+            Self::Heads(table) => table.as_ref(),
+        }
+    }
+}
+
+impl GameSet for Games<'_> {
+    fn len(&self) -> usize {
+        self.set().len()
+    }
+    fn agents(&self) -> usize {
+        self.set().agents()
+    }
+    fn game(&self, i: usize) -> Cow<'_, PayoffMatrix> {
+        self.set().game(i)
+    }
+    /// Numbers held by the games themselves (a borrowed table is held by its
+    /// owner).
+    fn values_held(&self) -> usize {
+        match self {
+            Self::Heads(Cow::Borrowed(_)) => 0,
+            _ => self.set().values_held(),
+        }
+    }
+}
+
+impl GameSet for [PayoffMatrix] {
+    fn len(&self) -> usize {
+        <[PayoffMatrix]>::len(self)
+    }
+    fn agents(&self) -> usize {
+        self.first().map_or(0, PayoffMatrix::agents)
+    }
+    fn game(&self, i: usize) -> Cow<'_, PayoffMatrix> {
+        Cow::Borrowed(&self[i])
+    }
+    fn values_held(&self) -> usize {
+        self.iter().map(|a| a.agents() * a.agents()).sum()
+    }
+}
+
+impl GameSet for Vec<PayoffMatrix> {
+    fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+    fn agents(&self) -> usize {
+        GameSet::agents(self.as_slice())
+    }
+    fn game(&self, i: usize) -> Cow<'_, PayoffMatrix> {
+        Cow::Borrowed(&self[i])
+    }
+    fn values_held(&self) -> usize {
+        GameSet::values_held(self.as_slice())
+    }
+}
+
+impl GameSet for HeadTable {
+    fn len(&self) -> usize {
+        self.contexts()
+    }
+    fn agents(&self) -> usize {
+        HeadTable::agents(self)
+    }
+    fn game(&self, i: usize) -> Cow<'_, PayoffMatrix> {
+        let k = HeadTable::agents(self);
+        let mut values = vec![0.0; k * k];
+        self.matrix_into(i, &mut values);
+        Cow::Owned(
+            PayoffMatrix::from_row_major(&values, k)
+                .expect("a structured surface is skew-symmetric in [-1, 1]"),
+        )
+    }
+    fn values_held(&self) -> usize {
+        HeadTable::values_held(self)
+    }
+}
 
 /// Reusable buffers for [`GapLoss::softmax_gradient`].
 #[derive(Debug, Default)]
@@ -59,13 +176,14 @@ impl GapLoss {
     }
 
     /// The mean gap of `policies` (`contexts × K`) on `games`.
-    pub fn mean(&self, games: &[PayoffMatrix], policies: &[f64]) -> f64 {
+    pub fn mean<G: GameSet + ?Sized>(&self, games: &G, policies: &[f64]) -> f64 {
         let mut scratch = GapScratch::default();
-        let k = games.first().map_or(1, PayoffMatrix::agents);
-        let total: f64 = games
-            .iter()
-            .zip(policies.chunks(k))
-            .map(|(a, pi)| self.value(a, pi, &mut scratch))
+        let k = games.agents().max(1);
+        let total: f64 = policies
+            .chunks(k)
+            .take(games.len())
+            .enumerate()
+            .map(|(i, pi)| self.value(&games.game(i), pi, &mut scratch))
             .sum();
         total / games.len().max(1) as f64
     }

@@ -51,12 +51,13 @@ pub mod winners;
 pub use aggregator::{Aggregator, AggregatorError};
 pub use backbone::{Backbone, BackboneKind, GbdtParams, Model};
 pub use crossfit::{
-    cross_fit, menu_floors, CrossFit, CrossFitOptions, Nuisances, Observed, PER_MENU_LIMIT,
+    cross_fit, menu_floors, CrossFit, CrossFitOptions, Nuisances, Observed, Outcomes,
+    PER_MENU_LIMIT,
 };
 pub use error::FitError;
 pub use fit::{fit, fit_prepared, prepare, CrossFitted, Prepared};
 pub use fitted::{NashEvalModel, Predictions, FORMAT, VERSION};
-pub use gap::{payoff_matrices, GapLoss, GapScratch};
+pub use gap::{payoff_matrices, GameSet, Games, GapLoss, GapScratch};
 pub use global::{GlobalDetail, GlobalPolicy};
 pub use groups::context_groups;
 pub use histogram::PropensityHistogram;
@@ -66,12 +67,14 @@ pub use options::{
     CheckedOptions, FitMethod, FitOptions, NetworkInit, PolicyKind, Variant, LINEAR_PENALTY,
 };
 pub use pairs::{AggregatorKind, PairHolder, PairMap};
-pub use payoff::PayoffSurface;
+pub use payoff::{PairTargets, PayoffSurface, PseudoOutcomes};
 pub use pluralistic::PluralisticBoard;
 pub use pooled::{PairVerdict, PooledOutcome};
 pub use pseudo::{plugin_payoff, pseudo_outcome, MenuObservation};
 pub use schema::AlignedFeatures;
 pub use settings::{NuisanceDesign, PayoffRegression, PolicyRule};
-pub use structured::{PairTarget, StructuredOptions, StructuredReport, StructuredSurface};
+pub use structured::{
+    HeadTable, PairTarget, StructuredOptions, StructuredReport, StructuredSurface,
+};
 pub use summary::{FitSummary, Stage};
 pub use winners::WinnerFrequency;

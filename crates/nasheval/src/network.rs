@@ -16,9 +16,8 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use verdict_game::PayoffMatrix;
 
-use crate::gap::{GapLoss, GapScratch};
+use crate::gap::{GameSet, GapLoss, GapScratch};
 use crate::learner::Scaling;
 use crate::mlp::{check_layers, Adam, Dense, Head, Params};
 
@@ -124,13 +123,13 @@ pub struct Network {
 
 /// The smallest mean gap over `rows` of a policy that ignores the context: each
 /// agent alone, or the uniform mix.
-fn best_constant_gap(
+fn best_constant_gap<G: GameSet + ?Sized>(
     loss: &GapLoss,
-    games: &[PayoffMatrix],
+    games: &G,
     rows: &[usize],
     scratch: &mut GapScratch,
 ) -> f64 {
-    let agents = games[0].agents();
+    let agents = games.agents();
     let uniform = vec![1.0 / agents as f64; agents];
     let vertices = (0..agents).map(|j| {
         let mut vertex = vec![0.0; agents];
@@ -141,7 +140,7 @@ fn best_constant_gap(
         .chain(vertices)
         .map(|policy| {
             rows.iter()
-                .map(|&i| loss.value(&games[i], &policy, scratch))
+                .map(|&i| loss.value(&games.game(i), &policy, scratch))
                 .sum::<f64>()
                 / rows.len() as f64
         })
@@ -160,9 +159,9 @@ enum Objective<'a> {
 
 /// The state shared by the training phases: standardized inputs, the split, the
 /// games and the loss.
-struct Trainer<'a> {
+struct Trainer<'a, G: GameSet + ?Sized> {
     x_all: DMatrix<f64>,
-    games: &'a [PayoffMatrix],
+    games: &'a G,
     loss: &'a GapLoss,
     options: &'a NetworkOptions,
     train: Vec<usize>,
@@ -187,7 +186,7 @@ enum Split {
     HeldOut,
 }
 
-impl Trainer<'_> {
+impl<G: GameSet + ?Sized> Trainer<'_, G> {
     fn mean_gap(&mut self, params: &Params, split: Split) -> f64 {
         let rows = match split {
             Split::Training => &self.train,
@@ -206,7 +205,7 @@ impl Trainer<'_> {
                 p.iter_mut()
                     .zip(pi.row(r).iter())
                     .for_each(|(p, v)| *p = *v);
-                self.loss.value(&self.games[i], &p, &mut self.scratch)
+                self.loss.value(&self.games.game(i), &p, &mut self.scratch)
             })
             .sum();
         total / rows.len() as f64
@@ -225,7 +224,7 @@ impl Trainer<'_> {
         progress: &dyn Fn(usize, usize),
     ) -> usize {
         let options = self.options;
-        let agents = self.games[0].agents();
+        let agents = self.games.agents();
         let mut params = best.params.clone();
         let mut adam = Adam::new(&params, options.learning_rate, options.weight_decay);
         let mut last = first_epoch;
@@ -248,7 +247,7 @@ impl Trainer<'_> {
                     match objective {
                         Objective::Gap => {
                             self.loss.softmax_gradient(
-                                &self.games[i],
+                                &self.games.game(i),
                                 &probabilities,
                                 &mut self.scratch,
                                 &mut logit_gradient,
@@ -302,10 +301,10 @@ impl Network {
     /// # Panics
     /// When `games` and `features` disagree in length, or there are fewer than two
     /// contexts (the caller checks).
-    pub fn train(
+    pub fn train<G: GameSet + ?Sized>(
         features: &[f64],
         columns: usize,
-        games: &[PayoffMatrix],
+        games: &G,
         loss: &GapLoss,
         options: &NetworkOptions,
         progress: &dyn Fn(usize, usize),
@@ -324,10 +323,10 @@ impl Network {
     ///
     /// # Panics
     /// As [`Network::train`], and when `start` is not `contexts × K`.
-    pub fn train_from(
+    pub fn train_from<G: GameSet + ?Sized>(
         features: &[f64],
         columns: usize,
-        games: &[PayoffMatrix],
+        games: &G,
         loss: &GapLoss,
         options: &NetworkOptions,
         start: Option<&[f64]>,
@@ -338,7 +337,7 @@ impl Network {
             n >= 2 && features.len() == n * columns,
             "one game per context"
         );
-        let agents = games[0].agents();
+        let agents = games.agents();
         assert!(
             start.is_none_or(|start| start.len() == n * agents),
             "one target policy per context"
@@ -446,6 +445,7 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use verdict_game::PayoffMatrix;
     use verdict_game::Regularizer;
 
     /// Backpropagation of the batch gap loss against central finite differences of

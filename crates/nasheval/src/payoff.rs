@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use verdict_feedback::ContextualLog;
 
 use crate::backbone::{Backbone, Model};
-use crate::crossfit::{Nuisances, Observed};
+use crate::crossfit::{Nuisances, Observed, Outcomes};
 use crate::learner::LearnerError;
 use crate::pairs::PairMap;
 use crate::pooled::{sampled_cells, PooledOutcome, PREDICTION_CHUNK};
@@ -32,7 +32,7 @@ fn observations(
         .map(|h| {
             let record = observed.record(i, h.menu);
             MenuObservation {
-                outcome: nuisances.outcome[i * pairs.columns + h.column],
+                outcome: nuisances.outcome.value(pairs, i, p, h.column),
                 // Read only where a verdict was observed.
                 propensity: record.map_or(1.0, |f| nuisances.propensity[f]),
                 verdict: observed.verdict(log, i, h.menu, h.first, h.second),
@@ -41,42 +41,114 @@ fn observations(
         .collect()
 }
 
+/// Per-(context, pair) regression targets, read cell by cell.
+pub trait PairTargets: Sync {
+    /// Contexts.
+    fn contexts(&self) -> usize;
+    /// The target of pair `p` at context `i`.
+    fn value(&self, i: usize, p: usize) -> f64;
+}
+
+/// A `contexts × pairs` row-major table of targets.
+#[derive(Debug, Clone, Copy)]
+pub struct TargetTable<'a> {
+    /// The values.
+    pub values: &'a [f64],
+    /// Pairs per context.
+    pub pairs: usize,
+}
+
+impl PairTargets for TargetTable<'_> {
+    fn contexts(&self) -> usize {
+        self.values.len() / self.pairs.max(1)
+    }
+    fn value(&self, i: usize, p: usize) -> f64 {
+        self.values[i * self.pairs + p]
+    }
+}
+
+/// The rows `rows` of `targets` (a fold's training contexts), renumbered from 0.
+pub struct TargetRows<'a> {
+    /// The targets of every context.
+    pub targets: &'a dyn PairTargets,
+    /// The contexts kept, in order.
+    pub rows: &'a [usize],
+}
+
+impl PairTargets for TargetRows<'_> {
+    fn contexts(&self) -> usize {
+        self.rows.len()
+    }
+    fn value(&self, i: usize, p: usize) -> f64 {
+        self.targets.value(self.rows[i], p)
+    }
+}
+
+/// The pseudo-outcomes `Γ_i,jk` (Eq. 42) of a log, computed at each cell asked
+/// for from nuisances at its contexts (out-of-fold for the debiased variant, the
+/// truth for the oracle of Eq. 73): a fit reads them at the cells it trains and
+/// scores on, and never holds all `contexts × pairs` of them.
+pub struct PseudoOutcomes<'a> {
+    /// The log.
+    pub log: &'a ContextualLog,
+    /// Its index of observed menus.
+    pub observed: &'a Observed,
+    /// Its pairs.
+    pub pairs: &'a PairMap,
+    /// Nuisances at its contexts.
+    pub nuisances: &'a Nuisances,
+}
+
+impl PairTargets for PseudoOutcomes<'_> {
+    fn contexts(&self) -> usize {
+        self.log.contexts.len()
+    }
+    fn value(&self, i: usize, p: usize) -> f64 {
+        pseudo_outcome(
+            &self.pairs.aggregators[p],
+            &observations(self.log, self.observed, self.pairs, self.nuisances, i, p),
+        )
+    }
+}
+
 /// `Γ_i,jk` (Eq. 42) for every training context and pair `j < k`, `contexts × pairs`
-/// row-major, from nuisances at the training contexts (out-of-fold for the debiased
-/// variant, the truth for the oracle of Eq. 73).
+/// row-major ([`PseudoOutcomes`] as a table: for small catalogues and inspection).
 pub fn pseudo_outcomes(log: &ContextualLog, pairs: &PairMap, nuisances: &Nuisances) -> Vec<f64> {
     let observed = Observed::new(log);
-    (0..log.contexts.len())
-        .flat_map(|i| {
-            let observed = &observed;
-            (0..pairs.pairs.len()).map(move |p| {
-                pseudo_outcome(
-                    &pairs.aggregators[p],
-                    &observations(log, observed, pairs, nuisances, i, p),
-                )
-            })
-        })
+    let gamma = PseudoOutcomes {
+        log,
+        observed: &observed,
+        pairs,
+        nuisances,
+    };
+    all_values(&gamma, pairs.pairs.len())
+}
+
+/// Every value of `targets`, `contexts × pairs` row-major.
+pub fn all_values(targets: &dyn PairTargets, npairs: usize) -> Vec<f64> {
+    (0..targets.contexts())
+        .flat_map(|i| (0..npairs).map(move |p| targets.value(i, p)))
         .collect()
 }
 
-/// The plug-in payoffs `f_jk((μ^m_jk(x))_m)` (Eq. 8) of pair values, `contexts × pairs`,
-/// from outcome predictions `contexts × outcomes`.
-pub fn plugin_pairs(pairs: &PairMap, outcome: &[f64]) -> Vec<f64> {
-    outcome
-        .chunks(pairs.columns)
-        .flat_map(|row| {
-            (0..pairs.pairs.len()).map(move |p| {
-                let menus: Vec<MenuObservation> = pairs.holders[p]
-                    .iter()
-                    .map(|h| MenuObservation {
-                        outcome: row[h.column],
-                        propensity: 1.0,
-                        verdict: None,
-                    })
-                    .collect();
-                plugin_payoff(&pairs.aggregators[p], &menus)
-            })
+/// The plug-in payoff `f_jk((μ^m_jk(x_i))_m)` (Eq. 8) of pair `p` at context `i`.
+pub fn plugin_value(pairs: &PairMap, outcome: &Outcomes, i: usize, p: usize) -> f64 {
+    let menus: Vec<MenuObservation> = pairs.holders[p]
+        .iter()
+        .map(|h| MenuObservation {
+            outcome: outcome.value(pairs, i, p, h.column),
+            propensity: 1.0,
+            verdict: None,
         })
+        .collect();
+    plugin_payoff(&pairs.aggregators[p], &menus)
+}
+
+/// The plug-in payoffs (Eq. 8) of every pair at every context, `contexts × pairs`,
+/// from outcome means at `contexts` contexts.
+pub fn plugin_pairs(pairs: &PairMap, outcome: &Outcomes, contexts: usize) -> Vec<f64> {
+    (0..contexts)
+        .flat_map(|i| (0..pairs.pairs.len()).map(move |p| plugin_value(pairs, outcome, i, p)))
         .collect()
 }
 
@@ -240,15 +312,15 @@ pub fn shared_design(features: &[f64], columns: usize, pairs: &PairMap) -> (Vec<
 
 /// The rows (with weights) a large catalogue's shared regression trains on, drawn
 /// as [`SharedRows`] says; `targets` are `contexts × pairs`.
-fn sampled_design(
+pub(crate) fn sampled_design(
     features: &[f64],
     columns: usize,
     pairs: &PairMap,
-    targets: &[f64],
+    targets: &dyn PairTargets,
     rows: &SharedRows<'_>,
 ) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let npairs = pairs.pairs.len();
-    let (cells, weights) = rows.cells(targets.len() / npairs.max(1), npairs);
+    let (cells, weights) = rows.cells(targets.contexts(), npairs);
     let mut design = Vec::new();
     for &(i, p) in &cells {
         push_shared_row(
@@ -259,24 +331,20 @@ fn sampled_design(
             false,
         );
     }
-    let kept = cells
-        .iter()
-        .map(|&(i, p)| targets[i * npairs + p])
-        .collect();
+    let kept = cells.iter().map(|&(i, p)| targets.value(i, p)).collect();
     (design, kept, weights)
 }
 
 /// The structured regression's targets: every (context, pair) cell of `targets`
-/// (`contexts × pairs`) for small catalogues, else the cells [`SharedRows`] samples,
-/// with their weights.
+/// for small catalogues, else the cells [`SharedRows`] samples, with their weights.
 fn structured_targets(
     pairs: &PairMap,
-    targets: &[f64],
+    targets: &dyn PairTargets,
     rows: &SharedRows<'_>,
     all_cells: bool,
 ) -> Vec<PairTarget> {
     let npairs = pairs.pairs.len().max(1);
-    let contexts = targets.len() / npairs;
+    let contexts = targets.contexts();
     let (cells, weights) = if all_cells {
         let cells: Vec<(usize, usize)> = (0..contexts)
             .flat_map(|i| (0..npairs).map(move |p| (i, p)))
@@ -293,15 +361,15 @@ fn structured_targets(
             row,
             first: pairs.pairs[p].0,
             second: pairs.pairs[p].1,
-            target: targets[row * npairs + p],
+            target: targets.value(row, p),
             weight,
         })
         .collect()
 }
 
 impl PayoffSurface {
-    /// Regresses `targets` (`contexts × pairs`, e.g. [`pseudo_outcomes`]) on
-    /// `features` (`contexts × columns`).
+    /// Regresses `targets` (e.g. [`PseudoOutcomes`]) on `features` (`contexts ×
+    /// columns`), reading them only at the cells the design trains on.
     ///
     /// # Errors
     /// [`LearnerError`] from the backbone, naming the pair for per-pair models.
@@ -309,7 +377,7 @@ impl PayoffSurface {
         features: &[f64],
         columns: usize,
         pairs: &PairMap,
-        targets: &[f64],
+        targets: &dyn PairTargets,
         regression: PayoffRegression,
         learners: PayoffLearners<'_>,
         rows: &SharedRows<'_>,
@@ -331,7 +399,8 @@ impl PayoffSurface {
             }
             PayoffRegression::Shared if pair_columns => {
                 let (design, width) = shared_design(features, columns, pairs);
-                vec![backbone.fit_regressor(&design, width, targets, None)?]
+                let targets = all_values(targets, npairs);
+                vec![backbone.fit_regressor(&design, width, &targets, None)?]
             }
             PayoffRegression::Shared => {
                 let (design, kept, weights) =
@@ -341,8 +410,9 @@ impl PayoffSurface {
             }
             PayoffRegression::PerPair => (0..npairs)
                 .map(|p| {
-                    let column: Vec<f64> =
-                        targets.iter().skip(p).step_by(npairs).copied().collect();
+                    let column: Vec<f64> = (0..targets.contexts())
+                        .map(|i| targets.value(i, p))
+                        .collect();
                     backbone
                         .fit_regressor(features, columns, &column, None)
                         .map_err(|e| {
@@ -447,7 +517,7 @@ impl PayoffSurface {
                         }
                     }
                 }
-                plugin_pairs(pairs, &outcome)
+                plugin_pairs(pairs, &Outcomes::Columns(outcome), n)
             }
             Self::PooledPlugIn { models } => {
                 fold_mean(models, |m| m.predict(features, &pairs.pairs))
@@ -462,7 +532,8 @@ impl PayoffSurface {
     /// Unclipped values at the `(row, pair)` cells `at` of `features` (`contexts ×
     /// columns`), `at` sorted by row (as [`crate::selection::RiskCells`] are): a shared
     /// regression predicts the cells alone, built `PREDICTION_CHUNK × pairs` rows at a
-    /// time; other surfaces predict every pair of the cells' contexts.
+    /// time; a structured surface the head rows of the cells' contexts; other
+    /// surfaces every pair of the cells' contexts.
     pub fn values_at(
         &self,
         features: &[f64],
@@ -491,19 +562,43 @@ impl PayoffSurface {
         }
         let mut contexts: Vec<usize> = at.iter().map(|&(row, _)| row).collect();
         contexts.dedup();
+        // Each cell's context as a row of `contexts`, and its pair.
+        let mut slot = 0;
+        let slots: Vec<(usize, usize)> = at
+            .iter()
+            .map(|&(row, p)| {
+                while contexts[slot] != row {
+                    slot += 1;
+                }
+                (slot, p)
+            })
+            .collect();
+        let structured = match self {
+            Self::Structured { model, .. } => std::slice::from_ref(model),
+            Self::StructuredPlugIn { models } => models.as_slice(),
+            _ => &[],
+        };
+        if !structured.is_empty() {
+            let x = crate::crossfit::gather(features, columns, &contexts);
+            return fold_mean(structured, |model| {
+                let heads = model.heads(&x);
+                slots
+                    .iter()
+                    .map(|&(slot, p)| {
+                        let (j, k) = pairs.pairs[p];
+                        heads.pair_value(slot, j, k)
+                    })
+                    .collect()
+            });
+        }
         let values = self.pair_values(
             &crate::crossfit::gather(features, columns, &contexts),
             columns,
             pairs,
         );
-        let mut slot = 0;
-        at.iter()
-            .map(|&(row, p)| {
-                while contexts[slot] != row {
-                    slot += 1;
-                }
-                values[slot * npairs + p]
-            })
+        slots
+            .iter()
+            .map(|&(slot, p)| values[slot * npairs + p])
             .collect()
     }
 

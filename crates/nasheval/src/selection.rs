@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 use crate::crossfit::gather;
 use crate::learner::LearnerError;
 use crate::pairs::PairMap;
-use crate::payoff::{PayoffLearners, PayoffSurface, SharedRows};
+use crate::payoff::{
+    PairTargets, PayoffLearners, PayoffSurface, SharedRows, TargetRows, TargetTable,
+};
 use crate::pooled::sampled_cells;
 use crate::settings::PayoffRegression;
 
@@ -87,19 +89,30 @@ impl RiskCells {
 
     /// `values` (`contexts × pairs`) at the cells.
     pub fn pick(&self, values: &[f64]) -> Vec<f64> {
-        self.at
-            .iter()
-            .map(|&(i, p)| values[i * self.pairs + p])
-            .collect()
+        self.read(&TargetTable {
+            values,
+            pairs: self.pairs,
+        })
+    }
+
+    /// `targets` at the cells.
+    pub fn read(&self, targets: &dyn PairTargets) -> Vec<f64> {
+        self.at.iter().map(|&(i, p)| targets.value(i, p)).collect()
     }
 }
 
-/// `(Γ - clip(â))²` averaged over pairs, for each context: `gamma` is `contexts ×
-/// pairs`, `predictions` one value per cell of `cells`.
+/// `(Γ - clip(â))²` averaged over pairs, for each context: `gamma` and
+/// `predictions` one value per cell of `cells` (`gamma` read by [`RiskCells::read`]).
 pub fn risk_per_context(gamma: &[f64], predictions: &[f64], cells: &RiskCells) -> Vec<f64> {
     let mut risks = vec![0.0; cells.contexts];
-    for ((&(i, p), w), a) in cells.at.iter().zip(&cells.weights).zip(predictions) {
-        risks[i] += w * (gamma[i * cells.pairs + p] - a.clamp(-1.0, 1.0)).powi(2);
+    for (((&(i, _), w), a), g) in cells
+        .at
+        .iter()
+        .zip(&cells.weights)
+        .zip(predictions)
+        .zip(gamma)
+    {
+        risks[i] += w * (g - a.clamp(-1.0, 1.0)).powi(2);
     }
     risks.iter_mut().for_each(|r| *r /= cells.pairs as f64);
     risks
@@ -114,7 +127,7 @@ fn mean_and_error(values: impl ExactSizeIterator<Item = f64> + Clone) -> (f64, f
 }
 
 /// `(Γ - clip(â))²` averaged over pairs, per context, then mean and standard error
-/// (`predictions` one value per cell of `cells`).
+/// (`gamma` and `predictions` one value per cell of `cells`).
 pub fn held_out_risk(
     name: &str,
     gamma: &[f64],
@@ -138,8 +151,8 @@ pub fn paired_difference(candidate: &[f64], reference: &[f64]) -> (f64, f64) {
 }
 
 /// Out-of-fold predictions of a payoff regression at `cells`: for every fold, the
-/// surface regressed on the other folds' `gamma` predicts the fold's cells
-/// (unclipped, one value per cell).
+/// surface regressed on the other folds' pseudo-outcomes `gamma` predicts the fold's
+/// cells (unclipped, one value per cell).
 ///
 /// # Errors
 /// [`LearnerError`] from the backbone.
@@ -150,19 +163,21 @@ pub fn out_of_fold_regression(
     features: &[f64],
     columns: usize,
     pairs: &PairMap,
-    gamma: &[f64],
+    gamma: &dyn PairTargets,
     folds: &[usize],
     cells: &RiskCells,
     regression: PayoffRegression,
     learners: PayoffLearners<'_>,
     rows: &SharedRows<'_>,
 ) -> Result<Vec<f64>, LearnerError> {
-    let npairs = pairs.pairs.len();
     let fold_count = folds.iter().max().map_or(0, |f| f + 1);
     let mut out = vec![0.0; cells.at.len()];
     for fold in 0..fold_count {
         let train: Vec<usize> = (0..folds.len()).filter(|&i| folds[i] != fold).collect();
-        let train_targets = gather(gamma, npairs, &train);
+        let train_targets = TargetRows {
+            targets: gamma,
+            rows: &train,
+        };
         let carries = |r: usize, p: usize| (rows.carries)(train[r], p);
         let surface = PayoffSurface::regress(
             &gather(features, columns, &train),

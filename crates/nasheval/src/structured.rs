@@ -204,7 +204,7 @@ pub struct StructuredSurface {
 type Heads<'a> = Option<&'a dyn Fn(usize) -> f64>;
 
 /// Where agent `j`'s heads sit in an output row of `K (1 + 2r)` values.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Layout {
     agents: usize,
     rank: usize,
@@ -233,6 +233,17 @@ impl Layout {
         d
     }
 
+    /// `d_jk` from a head row holding the scores themselves (`β` folded in).
+    fn row_margin(self, row: &[f64], j: usize, k: usize) -> f64 {
+        let mut d = row[j] - row[k];
+        let (uj, vj) = (self.u(j, 0), self.v(j, 0));
+        let (uk, vk) = (self.u(k, 0), self.v(k, 0));
+        for l in 0..self.rank {
+            d += row[uj + l] * row[vk + l] - row[vj + l] * row[uk + l];
+        }
+        d
+    }
+
     /// Adds `slope · ∂d_jk/∂o` to the gradient row `g` at output row `o`.
     fn add_gradient(
         self,
@@ -250,6 +261,76 @@ impl Layout {
             g(vk, slope * o(uj));
             g(vj, -slope * o(uk));
             g(uk, -slope * o(vj));
+        }
+    }
+}
+
+/// The structured surface at many contexts, `K (1 + 2r)` values each: per context
+/// the scores `s_j = β_j + h_j(x)`, then the cyclic coordinates `u` and `v`. Every
+/// pair's payoff follows from its two agents' values (module doc), so a fit holds
+/// this table — linear in K — where a table of pair values would be quadratic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeadTable {
+    layout: Layout,
+    rows: Vec<f64>,
+}
+
+impl HeadTable {
+    /// A table of `contexts` rows of zeros (every payoff 0) for `agents` agents
+    /// and cyclic rank `rank`.
+    pub fn new(contexts: usize, agents: usize, rank: usize) -> Self {
+        let layout = Layout { agents, rank };
+        Self {
+            layout,
+            rows: vec![0.0; contexts * layout.width()],
+        }
+    }
+
+    /// Contexts held.
+    pub fn contexts(&self) -> usize {
+        self.rows.len() / self.layout.width().max(1)
+    }
+
+    /// Agents K.
+    pub fn agents(&self) -> usize {
+        self.layout.agents
+    }
+
+    /// Numbers held: `contexts × K (1 + 2r)`.
+    pub fn values_held(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn row(&self, i: usize) -> &[f64] {
+        let width = self.layout.width();
+        &self.rows[i * width..(i + 1) * width]
+    }
+
+    fn row_mut(&mut self, i: usize) -> &mut [f64] {
+        let width = self.layout.width();
+        &mut self.rows[i * width..(i + 1) * width]
+    }
+
+    /// `A_jk` at context `i`, computed in the orientation `j < k` so that
+    /// `A_kj = −A_jk` exactly, and `A_jj = 0`.
+    pub fn pair_value(&self, i: usize, j: usize, k: usize) -> f64 {
+        if j == k {
+            return 0.0;
+        }
+        let (sign, a, b) = if j < k { (1.0, j, k) } else { (-1.0, k, j) };
+        sign * (self.layout.row_margin(self.row(i), a, b) / 2.0).tanh()
+    }
+
+    /// Writes `A(x_i)` (`K × K` row-major) into `out`.
+    pub fn matrix_into(&self, i: usize, out: &mut [f64]) {
+        let k = self.layout.agents;
+        out[..k * k].fill(0.0);
+        for j in 0..k {
+            for l in j + 1..k {
+                let a = self.pair_value(i, j, l);
+                out[j * k + l] = a;
+                out[l * k + j] = -a;
+            }
         }
     }
 }
@@ -616,27 +697,64 @@ impl StructuredSurface {
         &self.base
     }
 
-    /// Calls `each(heads)` for every context of `features`, in order, `heads` the
-    /// `K (1 + 2r)` outputs of the context model (`None` when there is none), built
-    /// [`PREDICTION_CHUNK`] contexts at a time.
-    fn for_each_context(&self, features: &[f64], each: &mut dyn FnMut(Heads<'_>)) {
-        let columns = self.scaling.mean.len();
-        let rows = features.len() / columns.max(1);
+    /// Writes the head rows of the contexts of `features` (`contexts × columns`,
+    /// in order) into rows `rows` of `table`, [`PREDICTION_CHUNK`] contexts at a
+    /// time: each row is `(β_j + h_j(x))_j`, then `u`, then `v` (cyclic coordinates
+    /// beyond this model's rank are zero).
+    ///
+    /// # Panics
+    /// When `rows` and `features` disagree in length, or the table's rank is below
+    /// this model's (the caller sizes it).
+    pub fn write_heads(&self, features: &[f64], rows: &[usize], table: &mut HeadTable) {
+        let columns = self.scaling.mean.len().max(1);
+        assert_eq!(rows.len() * columns, features.len(), "one row per context");
+        assert!(
+            table.layout.agents == self.agents && table.layout.rank >= self.rank,
+            "a head table of this model's agents and at least its rank"
+        );
+        let (k, rank, layout) = (self.agents, self.rank, table.layout);
+        let mut write = |row: usize, o: Option<&dyn Fn(usize) -> f64>| {
+            let out = table.row_mut(row);
+            out.fill(0.0);
+            for (j, (score, base)) in out.iter_mut().zip(&self.base).enumerate() {
+                *score = base + o.map_or(0.0, |o| o(j));
+            }
+            if let Some(o) = o {
+                let own = self.layout();
+                for j in 0..k {
+                    for l in 0..rank {
+                        out[layout.u(j, l)] = o(own.u(j, l));
+                        out[layout.v(j, l)] = o(own.v(j, l));
+                    }
+                }
+            }
+        };
         if self.layers.is_empty() {
-            (0..rows).for_each(|_| each(None));
+            rows.iter().for_each(|&row| write(row, None));
             return;
         }
         let params = Params::from_layers(&self.layers);
-        for chunk in features.chunks(PREDICTION_CHUNK * columns.max(1)) {
+        for (chunk, chunk_rows) in features
+            .chunks(PREDICTION_CHUNK * columns)
+            .zip(rows.chunks(PREDICTION_CHUNK))
+        {
             let out = params
                 .forward(&self.scaling.standardized(chunk), Head::Linear)
                 .pop()
                 .expect("an output layer");
-            for r in 0..out.nrows() {
-                let o = |c: usize| out[(r, c)];
-                each(Some(&o));
+            for (r, &row) in chunk_rows.iter().enumerate() {
+                write(row, Some(&|c: usize| out[(r, c)]));
             }
         }
+    }
+
+    /// The head rows of every context of `features`, in order.
+    pub fn heads(&self, features: &[f64]) -> HeadTable {
+        let contexts = features.len() / self.scaling.mean.len().max(1);
+        let mut table = HeadTable::new(contexts, self.agents, self.rank);
+        let rows: Vec<usize> = (0..contexts).collect();
+        self.write_heads(features, &rows, &mut table);
+        table
     }
 
     fn layout(&self) -> Layout {
@@ -650,35 +768,31 @@ impl StructuredSurface {
     /// `pairs`, `contexts × pairs` row-major; computed in the orientation `j < k`,
     /// so `A_kj` is exactly `−A_jk`.
     pub fn pair_values(&self, features: &[f64], pairs: &[(usize, usize)]) -> Vec<f64> {
-        let layout = self.layout();
-        let rows = features.len() / self.scaling.mean.len().max(1);
-        let mut out = Vec::with_capacity(rows * pairs.len());
-        self.for_each_context(features, &mut |o| {
-            out.extend(pairs.iter().map(|&(j, k)| {
-                let (sign, a, b) = if j <= k { (1.0, j, k) } else { (-1.0, k, j) };
-                sign * (layout.margin(&self.base, o, a, b) / 2.0).tanh()
-            }));
-        });
+        let columns = self.scaling.mean.len().max(1);
+        let mut out = Vec::with_capacity(features.len() / columns * pairs.len());
+        for chunk in features.chunks(PREDICTION_CHUNK * columns) {
+            let table = self.heads(chunk);
+            for i in 0..table.contexts() {
+                out.extend(pairs.iter().map(|&(j, k)| table.pair_value(i, j, k)));
+            }
+        }
         out
     }
 
     /// `A(x)` at every context of `features`: `contexts × K × K` row-major,
     /// skew-symmetric with a zero diagonal.
     pub fn matrices(&self, features: &[f64]) -> Vec<f64> {
-        let (layout, k) = (self.layout(), self.agents);
-        let mut out = Vec::with_capacity(features.len() / self.scaling.mean.len().max(1) * k * k);
-        self.for_each_context(features, &mut |o| {
-            let start = out.len();
-            out.resize(start + k * k, 0.0);
-            let matrix = &mut out[start..];
-            for j in 0..k {
-                for l in j + 1..k {
-                    let a = (layout.margin(&self.base, o, j, l) / 2.0).tanh();
-                    matrix[j * k + l] = a;
-                    matrix[l * k + j] = -a;
-                }
+        let (columns, k) = (self.scaling.mean.len().max(1), self.agents);
+        let mut out = vec![0.0; features.len() / columns * k * k];
+        for (chunk, matrices) in features
+            .chunks(PREDICTION_CHUNK * columns)
+            .zip(out.chunks_mut(PREDICTION_CHUNK * k * k))
+        {
+            let table = self.heads(chunk);
+            for (i, matrix) in matrices.chunks_mut(k * k).enumerate() {
+                table.matrix_into(i, matrix);
             }
-        });
+        }
         out
     }
 

@@ -19,11 +19,15 @@ use verdict_game::PayoffMatrix;
 
 use crate::backbone::{Backbone, GbdtParams};
 use crate::crossfit::{gather, Observed};
-use crate::gap::GapLoss;
+use crate::gap::{GameSet, GapLoss};
 use crate::learner::LearnerError;
 use crate::network::{Network, NetworkOptions};
 use crate::options::{FitOptions, Variant};
 use crate::pairs::PairMap;
+use crate::payoff::{
+    all_values, has_pair_columns, sampled_design, shared_design, shared_width, PairTargets,
+    SharedRows,
+};
 use crate::settings::PayoffRegression;
 
 /// Rows a search uses at most.
@@ -249,8 +253,10 @@ pub fn tune_nuisances(
 }
 
 /// Tunes a LightGBM payoff backbone in place on the prepared pseudo-outcomes (the
-/// shared design, or the first pair for per-pair regression). Nothing to tune for
-/// the oracle (no cross-fitted pseudo-outcomes) or a linear backbone.
+/// shared design — for a large catalogue the rows its regression samples, weights
+/// aside, as [`crate::payoff::SharedRows`] draws them — or the first pair for
+/// per-pair regression). Nothing to tune for the oracle (no cross-fitted
+/// pseudo-outcomes) or a linear backbone.
 ///
 /// # Errors
 /// [`LearnerError`] from the search.
@@ -258,10 +264,11 @@ pub fn tune_payoff(
     log: &verdict_feedback::ContextualLog,
     options: &mut FitOptions,
     pairs: &PairMap,
-    gamma: &[f64],
+    gamma: &dyn PairTargets,
+    rows: &SharedRows<'_>,
     progress: &dyn Fn(usize, usize),
 ) -> Result<Option<Tuned>, LearnerError> {
-    if gamma.is_empty() || !matches!(options.payoff_backbone, Backbone::Gbdt(_)) {
+    if gamma.contexts() == 0 || !matches!(options.payoff_backbone, Backbone::Gbdt(_)) {
         return Ok(None);
     }
     let columns = log.feature_names.len();
@@ -269,14 +276,18 @@ pub fn tune_payoff(
     let (features, width, targets) = match options.regression {
         // The structured regression trains its own perceptron: no LightGBM to tune.
         PayoffRegression::Structured => return Ok(None),
+        PayoffRegression::Shared if has_pair_columns(pairs) => {
+            let (design, width) = shared_design(&log.features, columns, pairs);
+            (design, width, all_values(gamma, npairs))
+        }
         PayoffRegression::Shared => {
-            let (design, width) = crate::payoff::shared_design(&log.features, columns, pairs);
-            (design, width, gamma.to_vec())
+            let (design, targets, _) = sampled_design(&log.features, columns, pairs, gamma, rows);
+            (design, shared_width(columns, pairs, false), targets)
         }
         PayoffRegression::PerPair => (
             log.features.clone(),
             columns,
-            gamma.iter().step_by(npairs).copied().collect(),
+            (0..gamma.contexts()).map(|i| gamma.value(i, 0)).collect(),
         ),
     };
     let tuned = grid_search(
@@ -340,10 +351,10 @@ pub struct TunedNetwork {
 /// # Panics
 /// When `grid` is empty or `games`, `features` and `start` disagree (the caller
 /// checks).
-pub fn tune_network(
+pub fn tune_network<G: GameSet + ?Sized>(
     features: &[f64],
     columns: usize,
-    games: &[PayoffMatrix],
+    games: &G,
     loss: &GapLoss,
     grid: &[NetworkOptions],
     start: Option<&[f64]>,
@@ -357,8 +368,9 @@ pub fn tune_network(
     // In their original order: with all contexts, the search trains exactly as a fit.
     rows.sort_unstable();
     let sample = gather(features, columns, &rows);
-    let sample_games: Vec<PayoffMatrix> = rows.iter().map(|&i| games[i].clone()).collect();
-    let agents = games.first().map_or(0, PayoffMatrix::agents);
+    let sample_games: Vec<PayoffMatrix> =
+        rows.iter().map(|&i| games.game(i).into_owned()).collect();
+    let agents = games.agents();
     let sample_start = start.map(|start| gather(start, agents, &rows));
     let mut best: Option<(f64, &NetworkOptions)> = None;
     for (done, options) in grid.iter().enumerate() {

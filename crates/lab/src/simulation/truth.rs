@@ -10,7 +10,7 @@ use verdict::game::{
     condorcet_winner, exploitability, game_value, support_f1, PayoffMatrix, SUPPORT_THRESHOLD,
 };
 use verdict::io::{read_table, Column, Source};
-use verdict::nasheval::{AggregatorKind, Nuisances, PairMap};
+use verdict::nasheval::{AggregatorKind, Nuisances, Outcomes, PairMap};
 
 use super::SimulationManifest;
 use verdict::VerdictError;
@@ -250,7 +250,7 @@ impl Truth {
             .collect();
         Ok(Nuisances {
             propensity,
-            outcome,
+            outcome: Outcomes::Columns(outcome),
         })
     }
 

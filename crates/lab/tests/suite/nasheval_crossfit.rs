@@ -8,7 +8,7 @@ use verdict::nasheval::payoff::pseudo_outcomes;
 use verdict::nasheval::selection::{held_out_risk, RiskCells};
 use verdict::nasheval::{
     cross_fit, menu_floors, AggregatorKind, Backbone, CrossFitOptions, GbdtParams, NuisanceDesign,
-    Nuisances, Observed, PairMap, StructuredOptions,
+    Nuisances, Observed, Outcomes, PairMap, StructuredOptions,
 };
 use verdict_lab::worlds::nasheval::{
     replication_contexts, simulate_feedback, truth, FeedbackKind, Truth, World, AGENTS,
@@ -77,7 +77,7 @@ fn true_nuisances(log: &ContextualLog, pairs: &PairMap, truths: &[Truth]) -> Nui
     }
     Nuisances {
         propensity,
-        outcome,
+        outcome: Outcomes::Columns(outcome),
     }
 }
 
@@ -142,10 +142,15 @@ fn nuisances_and_pseudo_outcomes_with(design: NuisanceDesign) {
     };
     let fitted = cross_fit(&log, &pairs, &options, &|_, _| {}).unwrap();
     assert_eq!(fitted.nuisance_design, design);
-    // One stored prediction per context and (menu, pair) slot, one propensity per
-    // feedback record (the selected menus Eq. 42 divides by): nothing grows with
-    // |Q| × K², and the propensities not even with |Q|.
-    assert_eq!(fitted.nuisances.outcome.len(), 6000 * pairs.columns);
+    // One stored prediction per context and (menu, pair) slot — or, structured,
+    // K (1 + 2r) values per context — and one propensity per feedback record (the
+    // selected menus Eq. 42 divides by): nothing grows with |Q| × K², and the
+    // propensities not even with |Q|.
+    let held = fitted.nuisances.outcome.values_held();
+    match &fitted.nuisances.outcome {
+        Outcomes::Columns(_) => assert_eq!(held, 6000 * pairs.columns),
+        Outcomes::Heads(_) => assert!(held <= 6000 * 5 * 9, "{held}"),
+    }
     assert_eq!(fitted.nuisances.propensity.len(), log.feedback.len());
     assert_eq!(fitted.fold_sizes, vec![1200; 5]);
     assert_eq!(fitted.clipped, 0);
@@ -158,8 +163,10 @@ fn nuisances_and_pseudo_outcomes_with(design: NuisanceDesign) {
         propensity_error < 0.06,
         "propensity error {propensity_error}"
     );
-    let outcome_error = mean_abs(&fitted.nuisances.outcome, &truth.outcome);
-    let spread = mean_abs(&truth.outcome, &vec![0.0; truth.outcome.len()]);
+    let estimated = fitted.nuisances.outcome.columns(&pairs, 6000);
+    let true_outcome = truth.outcome.columns(&pairs, 6000);
+    let outcome_error = mean_abs(&estimated, &true_outcome);
+    let spread = mean_abs(&true_outcome, &vec![0.0; true_outcome.len()]);
     // The pooled model learns ten pairs' context effects with one model's tree
     // budget, so it is less accurate here than ten per-menu models with plenty of data
     // each (measured 0.29 against a spread of 0.55); that is why `Auto` models small,
@@ -239,7 +246,12 @@ fn a_menu_seen_in_one_fold_only_is_modelled_across_menus_and_reported() {
         .enumerate()
         .all(|(m, &f)| m == rare || f == 0.01));
     assert_eq!(menu_floors(&log, 0.01, 0.0), vec![0.01; log.menus.len()]);
-    assert!(fitted.nuisances.outcome.iter().all(|v| v.is_finite()));
+    assert!(fitted
+        .nuisances
+        .outcome
+        .columns(&pairs, log.contexts.len())
+        .iter()
+        .all(|v| v.is_finite()));
 }
 
 /// The selection criterion's identity: with pseudo-outcomes from the true
@@ -265,7 +277,7 @@ fn held_out_risk_ranks_candidates_by_true_error() {
         .collect();
     let npairs = pairs.pairs.len();
     let cells = RiskCells::all(truths.len(), npairs);
-    let base = held_out_risk("truth", &gamma, &exact, &cells);
+    let base = held_out_risk("truth", &cells.pick(&gamma), &exact, &cells);
     // The sampled cells of a large catalogue: every cell carrying a correction and
     // two of the others per context, weighted: an unbiased estimate of each risk.
     let observed = Observed::new(&log);
@@ -292,8 +304,13 @@ fn held_out_risk_ranks_candidates_by_true_error() {
             .map(|(a, b)| (a - b).powi(2))
             .sum::<f64>()
             / exact.len() as f64;
-        let risk = held_out_risk("perturbed", &gamma, &perturbed, &cells);
-        let estimate = held_out_risk("sampled", &gamma, &sampled.pick(&perturbed), &sampled);
+        let risk = held_out_risk("perturbed", &cells.pick(&gamma), &perturbed, &cells);
+        let estimate = held_out_risk(
+            "sampled",
+            &sampled.pick(&gamma),
+            &sampled.pick(&perturbed),
+            &sampled,
+        );
         assert!(
             (estimate.risk - risk.risk).abs() < 4.0 * estimate.standard_error,
             "sampled {} vs every cell {}",
