@@ -134,7 +134,9 @@ pub struct FitArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub nuisance_design: NuisanceDesign,
     /// Cyclic rank r of the structured surfaces (0: a contextual Bradley–Terry
-    /// model); chosen among 0, 1, 2 and 4 by held-out loss when not given.
+    /// model); when not given, the structured outcome models choose among 0, 1, 2
+    /// and 4 by held-out loss and the structured payoff regression takes their
+    /// choice.
     #[arg(long, value_name = "R")]
     pub surface_rank: Option<usize>,
     /// Fit even when some pair of agents never met in any menu: its payoff is

@@ -30,6 +30,7 @@ pub(crate) fn nasheval_part(text: &mut String) -> Result<PagePart, VerdictError>
         contexts: 10_000,
         test_contexts: 500,
         rho: RHO,
+        training_truth: true,
     };
     write_arena(&settings, &sim)?;
     let reading = ContextualOptions {

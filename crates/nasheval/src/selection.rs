@@ -9,6 +9,7 @@
 //! out-of-fold outcome models themselves; a regressed candidate is refitted fold by
 //! fold on the other folds' pseudo-outcomes.
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::crossfit::gather;
@@ -171,8 +172,7 @@ pub fn out_of_fold_regression(
     rows: &SharedRows<'_>,
 ) -> Result<Vec<f64>, LearnerError> {
     let fold_count = folds.iter().max().map_or(0, |f| f + 1);
-    let mut out = vec![0.0; cells.at.len()];
-    for fold in 0..fold_count {
+    let one_fold = |fold: usize| -> Result<Vec<(usize, f64)>, LearnerError> {
         let train: Vec<usize> = (0..folds.len()).filter(|&i| folds[i] != fold).collect();
         let train_targets = TargetRows {
             targets: gamma,
@@ -195,10 +195,22 @@ pub fn out_of_fold_regression(
             .filter(|&c| folds[cells.at[c].0] == fold)
             .collect();
         let at: Vec<(usize, usize)> = held.iter().map(|&c| cells.at[c]).collect();
-        for (&c, v) in held
-            .iter()
+        Ok(held
+            .into_iter()
             .zip(surface.values_at(features, columns, pairs, &at))
-        {
+            .collect())
+    };
+    // The structured regression's perceptron is single-threaded, so its folds run
+    // in parallel; LightGBM already uses every core itself.
+    let per_fold: Vec<Result<Vec<(usize, f64)>, LearnerError>> =
+        if regression == PayoffRegression::Structured {
+            (0..fold_count).into_par_iter().map(one_fold).collect()
+        } else {
+            (0..fold_count).map(one_fold).collect()
+        };
+    let mut out = vec![0.0; cells.at.len()];
+    for values in per_fold {
+        for (c, v) in values? {
             out[c] = v;
         }
     }

@@ -238,6 +238,11 @@ pub struct SimulateArgs {
     /// agents, strongest on code and non-English prompts [arena; default 0: none].
     #[arg(long)]
     pub cycle_strength: Option<f64>,
+    /// Leave out the training prompts' truth (`truth.parquet`: K² payoffs per
+    /// prompt, read only by `fit --variant oracle`) for simulations too large to
+    /// hold it; the test prompts' truth is written as always [arena].
+    #[arg(long)]
+    pub no_training_truth: bool,
     /// Output directory (created, or updated if it holds an earlier simulation; files
     /// verdict did not write are never touched).
     #[arg(long, value_name = "DIR")]

@@ -46,6 +46,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
                     ("--tie-rate", args.tie_rate.is_some()),
                     ("--preference-scale", args.preference_scale.is_some()),
                     ("--cycle-strength", args.cycle_strength.is_some()),
+                    ("--no-training-truth", args.no_training_truth),
                 ],
             )?;
             let defaults = AppendixGSimulation::default();
@@ -94,6 +95,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
                 contexts: args.contexts,
                 test_contexts: args.test_contexts,
                 rho: args.rho,
+                training_truth: !args.no_training_truth,
             };
             let what = format!("battles among {} agents", settings.world.agents);
             (write_arena(&settings, &args.out)?, what)

@@ -24,6 +24,7 @@ use verdict::VerdictError;
 /// | `world` | see [`ArenaWorldSettings`] | agents, popularity, tilt, ties, scale, seed |
 /// | `contexts` / `test_contexts` | 20,000 / 4,096 | prompts with a battle; test prompts (truth only) |
 /// | `rho` | 0 | regularization of the true equilibria |
+/// | `training_truth` | true | write `truth.parquet` (K² payoffs per training prompt) |
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArenaSimulation {
     /// The world.
@@ -34,6 +35,11 @@ pub struct ArenaSimulation {
     pub test_contexts: usize,
     /// Regularization of the true equilibria.
     pub rho: f64,
+    /// Whether the training prompts' truth is written (`truth.parquet`, read only
+    /// by the oracle variant): `K²` payoffs and an equilibrium per prompt, 200 GB
+    /// at 128 agents and a million prompts. The test prompts' truth is always
+    /// written.
+    pub training_truth: bool,
 }
 
 impl Default for ArenaSimulation {
@@ -43,6 +49,7 @@ impl Default for ArenaSimulation {
             contexts: 20_000,
             test_contexts: 4096,
             rho: 0.0,
+            training_truth: true,
         }
     }
 }
@@ -166,10 +173,11 @@ pub fn write_arena(
     ];
     log.extend(context_columns(&training));
     write_parquet_table(&dir.join("battles.parquet"), &log)?;
-    for (file, prefix, contexts) in [
-        ("truth.parquet", "c", &training),
-        ("test_truth.parquet", "t", &test),
-    ] {
+    let mut truths = vec![("test_truth.parquet", "t", &test)];
+    if settings.training_truth {
+        truths.insert(0, ("truth.parquet", "c", &training));
+    }
+    for (file, prefix, contexts) in truths {
         let truths: Vec<ArenaTruth> = contexts.par_iter().map(|x| world.truth(x)).collect();
         let payoffs: Vec<Vec<f64>> = truths.iter().map(|t| t.payoff.clone()).collect();
         let equilibria = true_equilibria(&payoffs, k, settings.rho)?;
@@ -197,7 +205,7 @@ pub fn write_arena(
     }
     let note = FileNote::new;
     let context_columns = "context_id, language, is_code, is_math, length (tokens), prompt (free text, for the text featurizer)";
-    let files = BTreeMap::from([
+    let mut files = BTreeMap::from([
         ("contexts.parquet".to_string(), note(training.len(), context_columns)),
         ("test_contexts.parquet".to_string(), note(test.len(), context_columns)),
         ("feedback.parquet".to_string(), note(battles.len(), "context_id, menu (the pair, model_a first), modality (pairwise), response (winner name or \"tie\"), voter (the voter group; ground truth, not for learning)")),
@@ -205,6 +213,9 @@ pub fn write_arena(
         ("truth.parquet".to_string(), note(training.len(), "context_id, propensity e0 (one per menu, in manifest order; they sum to 1), payoff A = mu0 (KxK row-major; every menu is one pair), group_shares w (voter groups), equilibrium pi*")),
         ("test_truth.parquet".to_string(), note(test.len(), "as truth.parquet, for the test prompts")),
     ]);
+    if !settings.training_truth {
+        files.remove("truth.parquet");
+    }
     let w = &settings.world;
     let manifest = SimulationManifest {
         generator: "verdict arena world".into(),

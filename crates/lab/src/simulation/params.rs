@@ -73,6 +73,7 @@ impl SimulateParams {
                     contexts: self.contexts,
                     test_contexts: self.test_contexts,
                     rho: self.rho,
+                    training_truth: true,
                 };
                 write_arena(&settings, out)
             }

@@ -64,7 +64,7 @@ const LENGTH: usize = CODE + 2;
 ///
 /// | Name | Default | Meaning | Range |
 /// |---|---|---|---|
-/// | `agents` | 16 | agents K (menus: all K(K−1)/2 pairs) | 2..=64 |
+/// | `agents` | 16 | agents K (menus: all K(K−1)/2 pairs) | 2..=256 |
 /// | `popularity_exponent` | 1.0 | `α`: the most shown pair over the rarest is about (K(K−1)/2)^α | ≥ 0 |
 /// | `selection_tilt` | 1.0 | `η`: how much the prompt moves which pair is shown | finite |
 /// | `tie_rate` | 0.3 | `τ`: tie probability of two equal answers | [0, 1) |
@@ -260,8 +260,8 @@ impl ArenaWorld {
             expected,
         };
         let s = settings;
-        if !(2..=64).contains(&s.agents) {
-            return Err(bad("agents", s.agents.to_string(), "2 to 64"));
+        if !(2..=256).contains(&s.agents) {
+            return Err(bad("agents", s.agents.to_string(), "2 to 256"));
         }
         if !(s.popularity_exponent.is_finite() && s.popularity_exponent >= 0.0) {
             return Err(bad(

@@ -19,7 +19,41 @@ fn small_arena(seed: u64) -> ArenaSimulation {
         contexts: 400,
         test_contexts: 50,
         rho: 0.0,
+        training_truth: true,
     }
+}
+
+/// Without the training truth (for simulations too large to hold it) every other
+/// file is the same byte for byte, the manifest no longer lists `truth.parquet`, and
+/// opening the training truth is an error naming the file.
+#[test]
+fn an_arena_simulation_without_training_truth_writes_the_rest_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let (full, lean) = (dir.path().join("full"), dir.path().join("lean"));
+    write_arena(&small_arena(3), &full).unwrap();
+    write_arena(
+        &ArenaSimulation {
+            training_truth: false,
+            ..small_arena(3)
+        },
+        &lean,
+    )
+    .unwrap();
+    assert!(!lean.join("truth.parquet").exists());
+    for file in [
+        "contexts.parquet",
+        "feedback.parquet",
+        "battles.parquet",
+        "test_truth.parquet",
+        "test_contexts.parquet",
+    ] {
+        let read = |d: &std::path::Path| std::fs::read(d.join(file)).unwrap();
+        assert_eq!(read(&full), read(&lean), "{file}");
+    }
+    let manifest = std::fs::read_to_string(lean.join("manifest.json")).unwrap();
+    assert!(!manifest.contains("\"truth.parquet\""), "{manifest}");
+    let error = Truth::open(&lean, Split::Training).unwrap_err().to_string();
+    assert!(error.contains("truth.parquet"), "{error}");
 }
 
 #[test]
