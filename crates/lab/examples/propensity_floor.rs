@@ -28,6 +28,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             contexts,
             test_contexts: 1,
             rho: 0.0,
+            training_truth: true,
         },
         &sim,
     )?;

@@ -2,7 +2,9 @@
 //! pseudo-outcomes `Γ_i,jk` of Eq. 42 regressed on the context — one shared regressor
 //! on `(x, j, k)` or one regressor per pair (Section 5.2) — or the plug-in of Eq. 8
 //! from the fold-averaged outcome models. Every surface is clipped to `[-1, 1]`,
-//! antisymmetric with a zero diagonal.
+//! antisymmetric with a zero diagonal. Pseudo-outcomes are read cell by cell
+//! ([`PairTargets`]): a large catalogue's regressions and risks read a weighted
+//! sample of cells, so no table of all `contexts × pairs` is made.
 
 use serde::{Deserialize, Serialize};
 use verdict_feedback::ContextualLog;
@@ -311,7 +313,7 @@ pub fn shared_design(features: &[f64], columns: usize, pairs: &PairMap) -> (Vec<
 }
 
 /// The rows (with weights) a large catalogue's shared regression trains on, drawn
-/// as [`SharedRows`] says; `targets` are `contexts × pairs`.
+/// as [`SharedRows`] says, with their targets read at those cells only.
 pub(crate) fn sampled_design(
     features: &[f64],
     columns: usize,
