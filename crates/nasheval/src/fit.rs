@@ -79,8 +79,8 @@ impl CrossFitted {
         }
     }
 
-    /// Numbers held per training context beyond the log itself: the nuisances and
-    /// the index of observed menus (what must not grow as the pairs do).
+    /// Numbers held over all training contexts beyond the log itself: the nuisances
+    /// and the index of observed menus (what must not grow as the pairs do).
     pub fn values_held(&self) -> usize {
         self.crossfit.nuisances.outcome.values_held()
             + self.crossfit.nuisances.propensity.len()
