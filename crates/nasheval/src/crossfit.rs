@@ -279,12 +279,13 @@ pub fn cross_fit(
         }
         other => other,
     };
-    // Structured outcome models fill a head table (sized once the first fold has
+    // Structured outcome models fill a head table (made once the first fold has
     // chosen the rank); the others one value per (context, menu, pair).
-    let mut outcome = Outcomes::Columns(match design {
+    let mut heads: Option<HeadTable> = None;
+    let mut column_values = match design {
         NuisanceDesign::Structured => Vec::new(),
         _ => vec![0.0; n * pairs.columns],
-    });
+    };
     let total = options.folds
         * match design {
             NuisanceDesign::PerMenu => menus + pairs.columns,
@@ -376,13 +377,10 @@ pub fn cross_fit(
                 })?;
                 // The first fold's choice of rank holds for the others.
                 structured.rank = Some(report.rank);
-                if fold == 0 {
-                    outcome = Outcomes::Heads(HeadTable::new(n, log.agents.len(), report.rank));
-                }
+                let table =
+                    heads.get_or_insert_with(|| HeadTable::new(n, log.agents.len(), report.rank));
+                model.write_heads(&held_x, &held, table);
                 structured_reports.push(report);
-                if let Outcomes::Heads(table) = &mut outcome {
-                    model.write_heads(&held_x, &held, table);
-                }
                 if options.keep_outcome_models {
                     structured_models.push(model);
                 }
@@ -390,9 +388,7 @@ pub fn cross_fit(
                 let model = fit_pooled(log, &targets, &options.outcome)
                     .map_err(|e| LearnerError(format!("fold {fold}, pooled outcome model: {e}")))?;
                 let predicted = model.predict(&held_x, &pairs.pairs);
-                if let Outcomes::Columns(outcome) = &mut outcome {
-                    fill_outcome_columns(outcome, pairs, &held, &predicted);
-                }
+                fill_outcome_columns(&mut column_values, pairs, &held, &predicted);
                 if options.keep_outcome_models {
                     pooled_models.push(model);
                 }
@@ -425,10 +421,8 @@ pub fn cross_fit(
                     .outcome
                     .fit_regressor(&chosen_x, columns, &targets, None)
                     .map_err(at)?;
-                if let Outcomes::Columns(outcome) = &mut outcome {
-                    for (&i, mu) in held.iter().zip(model.predict(&held_x)) {
-                        outcome[i * pairs.columns + holder.column] = mu;
-                    }
+                for (&i, mu) in held.iter().zip(model.predict(&held_x)) {
+                    column_values[i * pairs.columns + holder.column] = mu;
                 }
                 if options.keep_outcome_models {
                     fold_models.push(model);
@@ -442,6 +436,10 @@ pub fn cross_fit(
             outcome_models.push(fold_models);
         }
     }
+    let outcome = match heads {
+        Some(table) => Outcomes::Heads(table),
+        None => Outcomes::Columns(column_values),
+    };
     let (mut squared, mut count) = (0.0, 0usize);
     for record in &log.feedback {
         let size = log.menus[record.menu].len();

@@ -382,8 +382,8 @@ pub fn fit_prepared(
         ..FitSummary::default()
     };
     let observed = match prepared {
-        Prepared::CrossFitted(cross_fitted) => std::borrow::Cow::Borrowed(&cross_fitted.observed),
-        Prepared::Oracle { .. } => std::borrow::Cow::Owned(Observed::new(log)),
+        Prepared::CrossFitted(cross_fitted) => Cow::Borrowed(&cross_fitted.observed),
+        Prepared::Oracle { .. } => Cow::Owned(Observed::new(log)),
     };
     let carries = carries_correction(&observed, pairs);
     let payoff_seconds = std::cell::Cell::new(None);

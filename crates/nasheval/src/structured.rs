@@ -202,10 +202,6 @@ pub struct StructuredSurface {
     layers: Vec<Dense>,
 }
 
-/// One context's output row of the context model, read by column (`None`: the
-/// global model, all zero).
-type Heads<'a> = Option<&'a dyn Fn(usize) -> f64>;
-
 /// Where agent `j`'s heads sit in an output row of `K (1 + 2r)` values.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Layout {
@@ -224,14 +220,12 @@ impl Layout {
         self.agents * (1 + self.rank) + j * self.rank + l
     }
 
-    /// `d_jk` from the scores `base` and an output row `o` (`None`: all zero).
-    fn margin(self, base: &[f64], o: Heads<'_>, j: usize, k: usize) -> f64 {
-        let mut d = base[j] - base[k];
-        if let Some(o) = o {
-            d += o(j) - o(k);
-            for l in 0..self.rank {
-                d += o(self.u(j, l)) * o(self.v(k, l)) - o(self.v(j, l)) * o(self.u(k, l));
-            }
+    /// `d_jk` from the scores `base` and the context model's output row `o`, read
+    /// by column.
+    fn margin(self, base: &[f64], o: &dyn Fn(usize) -> f64, j: usize, k: usize) -> f64 {
+        let mut d = base[j] - base[k] + (o(j) - o(k));
+        for l in 0..self.rank {
+            d += o(self.u(j, l)) * o(self.v(k, l)) - o(self.v(j, l)) * o(self.u(k, l));
         }
         d
     }
@@ -493,7 +487,7 @@ impl Training<'_> {
             for (&slot, &t) in slots.iter().zip(chunk) {
                 let t = self.targets[t];
                 let o = |c: usize| out[(slot, c)];
-                let d = self.layout.margin(self.base, Some(&o), t.first, t.second);
+                let d = self.layout.margin(self.base, &o, t.first, t.second);
                 items.push((t.weight, self.objective.at(d, t.target).0));
             }
         }
@@ -531,7 +525,7 @@ impl Training<'_> {
                 for (r, &t) in batch.iter().enumerate() {
                     let t = self.targets[t];
                     let o = |c: usize| out[(r, c)];
-                    let d = self.layout.margin(self.base, Some(&o), t.first, t.second);
+                    let d = self.layout.margin(self.base, &o, t.first, t.second);
                     let slope = t.weight * self.objective.at(d, t.target).1 / total;
                     self.layout.add_gradient(
                         &o,

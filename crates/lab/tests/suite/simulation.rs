@@ -23,6 +23,20 @@ fn small_arena(seed: u64) -> ArenaSimulation {
     }
 }
 
+/// Files of an arena simulation that both tests compare (each adds its own: the
+/// training truth, or the test prompts).
+const DATA_FILES: [&str; 4] = [
+    "contexts.parquet",
+    "feedback.parquet",
+    "battles.parquet",
+    "test_truth.parquet",
+];
+
+/// The bytes of `file` in simulation `dir`.
+fn bytes(dir: &std::path::Path, file: &str) -> Vec<u8> {
+    std::fs::read(dir.join(file)).unwrap()
+}
+
 /// Without the training truth (for simulations too large to hold it) every other
 /// file is the same byte for byte, the manifest no longer lists `truth.parquet`, and
 /// opening the training truth is an error naming the file.
@@ -40,15 +54,8 @@ fn an_arena_simulation_without_training_truth_writes_the_rest_unchanged() {
     )
     .unwrap();
     assert!(!lean.join("truth.parquet").exists());
-    for file in [
-        "contexts.parquet",
-        "feedback.parquet",
-        "battles.parquet",
-        "test_truth.parquet",
-        "test_contexts.parquet",
-    ] {
-        let read = |d: &std::path::Path| std::fs::read(d.join(file)).unwrap();
-        assert_eq!(read(&full), read(&lean), "{file}");
+    for file in DATA_FILES.iter().chain(&["test_contexts.parquet"]) {
+        assert_eq!(bytes(&full, file), bytes(&lean, file), "{file}");
     }
     let manifest = std::fs::read_to_string(lean.join("manifest.json")).unwrap();
     assert!(!manifest.contains("\"truth.parquet\""), "{manifest}");
@@ -67,16 +74,9 @@ fn arena_simulations_are_seeded_byte_for_byte() {
     write_arena(&small_arena(3), &a).unwrap();
     write_arena(&small_arena(3), &b).unwrap();
     write_arena(&small_arena(4), &c).unwrap();
-    for file in [
-        "contexts.parquet",
-        "feedback.parquet",
-        "battles.parquet",
-        "truth.parquet",
-        "test_truth.parquet",
-    ] {
-        let read = |d: &std::path::Path| std::fs::read(d.join(file)).unwrap();
-        assert_eq!(read(&a), read(&b), "{file}");
-        assert_ne!(read(&a), read(&c), "{file}");
+    for file in DATA_FILES.iter().chain(&["truth.parquet"]) {
+        assert_eq!(bytes(&a, file), bytes(&b, file), "{file}");
+        assert_ne!(bytes(&a, file), bytes(&c, file), "{file}");
     }
     let manifest = SimulationManifest::open(&a).unwrap();
     assert_eq!(manifest.world, WorldKind::Arena);
