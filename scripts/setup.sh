@@ -56,5 +56,14 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 if [ ! -x "$root/.venv/bin/python" ]; then
   python3 -m venv "$root/.venv"
 fi
-"$root/.venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-  -r "$root/python/requirements-test.txt"
+# A wheel whose download arrives damaged fails pip's check against the index's hash;
+# such a transfer is tried twice more, without pip's cache, before set-up gives up.
+install_test_requirements() {
+  "$root/.venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@" \
+    -r "$root/python/requirements-test.txt"
+}
+install_test_requirements ||
+  { echo "set-up: retrying the Python packages without pip's cache" >&2; sleep 5
+    install_test_requirements --no-cache-dir; } ||
+  { echo "set-up: retrying the Python packages once more" >&2; sleep 20
+    install_test_requirements --no-cache-dir; }
