@@ -62,6 +62,22 @@ impl Params {
         Self { w, b }
     }
 
+    /// The head's output for each row of `x`, computed one row at a time so that a
+    /// row's output does not depend on the rows beside it: nalgebra picks its product
+    /// kernel by the matrices' size, which moved the last digits of a context's
+    /// prediction with the size of its batch. Inference only; training keeps the
+    /// batched [`Params::forward`].
+    pub(crate) fn outputs_by_row(&self, x: &DMatrix<f64>, head: Head) -> DMatrix<f64> {
+        let outputs = self.b.last().map_or(0, DVector::len);
+        let mut result = DMatrix::zeros(x.nrows(), outputs);
+        for r in 0..x.nrows() {
+            let row = DMatrix::from_row_slice(1, x.ncols(), x.row(r).transpose().as_slice());
+            let out = self.forward(&row, head).pop().expect("an output layer");
+            result.row_mut(r).copy_from(&out.row(0));
+        }
+        result
+    }
+
     /// Activations of every layer for a batch `x` (`rows × inputs`); the last is the
     /// head's output.
     pub(crate) fn forward(&self, x: &DMatrix<f64>, head: Head) -> Vec<DMatrix<f64>> {
@@ -259,6 +275,37 @@ impl Adam {
                 self.m.b[l].as_mut_slice(),
                 self.v.b[l].as_mut_slice(),
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// A context's output is the same to the last bit whether it is predicted alone,
+    /// in a small batch or in a large one (the batched product gave different last
+    /// digits by batch size).
+    #[test]
+    fn a_row_output_does_not_depend_on_its_batch() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let params = Params::init(&[5, 64, 64, 16], &mut rng);
+        let normal = Normal::new(0.0, 1.0).unwrap();
+        let x = DMatrix::from_fn(200, 5, |_, _| normal.sample(&mut rng));
+        for head in [Head::Softmax, Head::Linear] {
+            let all = params.outputs_by_row(&x, head);
+            for (start, len) in [(0, 1), (3, 7), (17, 64), (0, 200)] {
+                let part = params.outputs_by_row(&x.rows(start, len).into_owned(), head);
+                for r in 0..len {
+                    assert_eq!(
+                        part.row(r),
+                        all.row(start + r),
+                        "row {} in a batch of {len}",
+                        start + r
+                    );
+                }
+            }
         }
     }
 }

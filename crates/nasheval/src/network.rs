@@ -416,10 +416,7 @@ impl Network {
         let x = self.scaling.standardized(features);
         let n = x.nrows();
         let params = Params::from_layers(&self.layers);
-        let pi = params
-            .forward(&x, Head::Softmax)
-            .pop()
-            .expect("an output layer");
+        let pi = params.outputs_by_row(&x, Head::Softmax);
         (0..n)
             .flat_map(|r| pi.row(r).iter().copied().collect::<Vec<_>>())
             .collect()

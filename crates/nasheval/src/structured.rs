@@ -766,10 +766,7 @@ impl StructuredSurface {
             .chunks(PREDICTION_CHUNK * columns)
             .zip(rows.chunks(PREDICTION_CHUNK))
         {
-            let out = params
-                .forward(&self.scaling.standardized(chunk), Head::Linear)
-                .pop()
-                .expect("an output layer");
+            let out = params.outputs_by_row(&self.scaling.standardized(chunk), Head::Linear);
             for (r, &row) in chunk_rows.iter().enumerate() {
                 write(row, Some(&|c: usize| out[(r, c)]));
             }
