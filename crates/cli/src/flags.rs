@@ -36,6 +36,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("popularity_exponent", "--popularity-exponent"),
     ("preference_scale", "--preference-scale"),
     ("cycle_strength", "--cycle-strength"),
+    ("propensity_column", "--propensity-col"),
     ("propensity_floor", "--propensity-floor"),
     ("propensity_floor_share", "--propensity-floor-share"),
     ("propensity_range", "--propensity-range"),

@@ -32,6 +32,7 @@ pub fn contextual_options(args: &LogSourceArgs) -> anyhow::Result<ContextualOpti
         text_dim: args.text_dim,
         categorical: args.categorical,
         catalogue: args.catalogue.as_deref().map(read_catalogue).transpose()?,
+        propensity_column: args.propensity_col.clone(),
     })
 }
 

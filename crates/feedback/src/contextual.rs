@@ -18,6 +18,10 @@ pub struct MenuFeedback {
     pub verdicts: Vec<f64>,
     /// Number of responses averaged.
     pub responses: usize,
+    /// The probability with which this menu was offered at this context, when the log
+    /// records it (a router's decision log does: `verdict fit --propensity-col`);
+    /// NashEval's debiased payoff then divides by it instead of a learned `e^m(x)`.
+    pub logged_propensity: Option<f64>,
 }
 
 /// Contexts, catalogue and observed feedback.
@@ -153,6 +157,7 @@ pub struct ContextualLogBuilder {
     menus: Vec<Vec<usize>>,
     menu_index: HashMap<Vec<usize>, usize>,
     sums: HashMap<(usize, usize), (Vec<f64>, usize)>,
+    propensities: HashMap<(usize, usize), f64>,
 }
 
 impl ContextualLogBuilder {
@@ -266,6 +271,32 @@ impl ContextualLogBuilder {
         Ok(())
     }
 
+    /// Records that menu `menu` was offered at context index `context` with
+    /// probability `propensity` (in (0, 1]); every record of one (context, menu) must
+    /// give the same value.
+    ///
+    /// # Errors
+    /// [`FeedbackError`] for a value outside (0, 1] or one that differs from the value
+    /// already recorded for this (context, menu).
+    pub fn log_propensity(
+        &mut self,
+        context: usize,
+        menu: usize,
+        propensity: f64,
+    ) -> Result<(), FeedbackError> {
+        if !(propensity > 0.0 && propensity <= 1.0) {
+            return Err(FeedbackError(format!(
+                "propensity {propensity} is not a probability in (0, 1]: it is the probability with which the menu was offered"
+            )));
+        }
+        match self.propensities.insert((context, menu), propensity) {
+            Some(before) if before != propensity => Err(FeedbackError(format!(
+                "propensity {propensity} differs from {before}, given for the same context and menu earlier; one offer has one probability"
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     /// The log over `contexts` (ids) with their features.
     pub fn finish(
         self,
@@ -281,6 +312,7 @@ impl ContextualLogBuilder {
                 menu,
                 verdicts: sum.iter().map(|s| s / responses as f64).collect(),
                 responses,
+                logged_propensity: self.propensities.get(&(context, menu)).copied(),
             })
             .collect();
         feedback.sort_by_key(|f| (f.context, f.menu));

@@ -41,6 +41,10 @@ pub struct ContextualOptions {
     pub categorical: CategoricalEncoding,
     /// The menu catalogue Q; `None` infers it from the feedback.
     pub catalogue: Option<Vec<Vec<String>>>,
+    /// A feedback column holding the probability with which each row's menu was
+    /// offered at its context (a router's decision log records it exactly); `None`
+    /// leaves the propensities to be learned.
+    pub propensity_column: Option<String>,
 }
 
 impl Default for ContextualOptions {
@@ -50,6 +54,7 @@ impl Default for ContextualOptions {
             text_dim: 64,
             categorical: CategoricalEncoding::OneHot,
             catalogue: None,
+            propensity_column: None,
         }
     }
 }
@@ -149,6 +154,20 @@ fn read_feedback(
     let hint = "feedback needs columns context_id, menu, modality, response";
     let context_column = required(&log, "context_id", hint)?;
     let responses = FeedbackColumns::new(&log, hint)?;
+    let propensity_column = options
+        .propensity_column
+        .as_deref()
+        .map(|name| {
+            required(
+                &log,
+                name,
+                &format!(
+                    "{} names the feedback column of logged propensities",
+                    Setting("propensity_column")
+                ),
+            )
+        })
+        .transpose()?;
     let mut builder = match &options.catalogue {
         Some(menus) => ContextualLogBuilder::with_catalogue(menus)
             .map_err(|e| IoError::invalid_file(log.file(), format!("catalogue: {e}")))?,
@@ -169,6 +188,16 @@ fn read_feedback(
         builder
             .add_to_menu(context, menu, &response)
             .map_err(|e| IoError::invalid(log.location(row, Some("response")), e.0))?;
+        if let Some(column) = propensity_column {
+            let at = || log.location(row, Some(column.name()));
+            let text = cell(&log, column, row)?;
+            let propensity = text.trim().parse::<f64>().map_err(|_| {
+                IoError::invalid(at(), format!("propensity {text:?} is not a number"))
+            })?;
+            builder
+                .log_propensity(context, menu, propensity)
+                .map_err(|e| IoError::invalid(at(), e.0))?;
+        }
     }
     Ok(builder.finish(names, feature_names, features))
 }

@@ -240,6 +240,7 @@ mod tests {
                     menu: 0,
                     verdicts: vec![0.0, 1.0, -1.0, 0.0],
                     responses: 1,
+                    logged_propensity: None,
                 },
                 MenuFeedback {
                     context: 1,
@@ -251,12 +252,14 @@ mod tests {
                         -0.2, -1.0, 0.0,
                     ],
                     responses: 2,
+                    logged_propensity: None,
                 },
                 MenuFeedback {
                     context: 2,
                     menu: 0,
                     verdicts: vec![0.0, 0.0, 0.0, 0.0],
                     responses: 1,
+                    logged_propensity: None,
                 },
             ],
         };

@@ -6,6 +6,8 @@
 //! out-of-fold nuisances the pseudo-outcomes of Eq. 42 are built from.
 
 use verdict_feedback::ContextualLog;
+#[cfg(doc)]
+use verdict_feedback::MenuFeedback;
 
 use crate::backbone::{Backbone, Model};
 use crate::histogram::PropensityHistogram;
@@ -133,6 +135,10 @@ pub struct CrossFit {
     /// estimated from the selected cells and a weighted sample of the others
     /// (exact when `|Q| ≤ SAMPLED_MENUS_PER_CONTEXT`).
     pub propensity_loss: f64,
+    /// Whether the propensities are the log's own ([`MenuFeedback::logged_propensity`]
+    /// of every record) rather than learned; no propensity model was fitted, nothing
+    /// was floored and `propensity_loss` is 0.
+    pub logged_propensities: bool,
     /// `[fold][outcome]` outcome models when kept and modelled per menu, else empty.
     pub outcome_models: Vec<Vec<Model>>,
     /// One pooled outcome model per fold when kept and pooled, else empty.
@@ -255,7 +261,12 @@ pub fn cross_fit(
     let folds = context_folds(n, options.folds, options.seed)?;
     let mut fold_sizes = vec![0; options.folds];
     folds.iter().for_each(|&f| fold_sizes[f] += 1);
-    let mut propensity = vec![0.0; log.feedback.len()];
+    // A log that records each offer's probability (a router's decision log) needs no
+    // propensity model: Eq. 42 divides by the exact value, unfloored.
+    let logged: Option<Vec<f64>> = log.feedback.iter().map(|f| f.logged_propensity).collect();
+    let mut propensity = logged
+        .clone()
+        .unwrap_or_else(|| vec![0.0; log.feedback.len()]);
     let floors = menu_floors(
         log,
         options.propensity_floor,
@@ -263,6 +274,11 @@ pub fn cross_fit(
     );
     let (mut clipped, mut log_loss) = (0, 0.0);
     let mut histogram = PropensityHistogram::new(menus);
+    if logged.is_some() {
+        for (record, &e) in log.feedback.iter().zip(&propensity) {
+            histogram.add(record.menu, e);
+        }
+    }
     let mut outcome_models = Vec::new();
     let sparse_menus = sparse_menus(&observed, &folds, options.folds, menus, n);
     let design = match options.nuisance_design {
@@ -286,11 +302,16 @@ pub fn cross_fit(
         NuisanceDesign::Structured => Vec::new(),
         _ => vec![0.0; n * pairs.columns],
     };
-    let total = options.folds
-        * match design {
-            NuisanceDesign::PerMenu => menus + pairs.columns,
-            _ => 2,
-        };
+    let propensity_models = match (&logged, design) {
+        (Some(_), _) => 0,
+        (None, NuisanceDesign::PerMenu) => menus,
+        (None, _) => 1,
+    };
+    let outcome_models_per_fold = match design {
+        NuisanceDesign::PerMenu => pairs.columns,
+        _ => 1,
+    };
+    let total = options.folds * (propensity_models + outcome_models_per_fold);
     let mut done = 0;
     let mut pooled_models = Vec::new();
     let (mut structured_models, mut structured_reports) = (Vec::new(), Vec::new());
@@ -304,67 +325,69 @@ pub fn cross_fit(
         // sample of the others for an unbiased out-of-fold log loss: about
         // `1 + SAMPLED_MENUS_PER_CONTEXT` cells per context instead of `|Q|` (9
         // instead of 120 at K = 16).
-        let (cells, weights) = sampled_cells(
-            held.iter().copied(),
-            menus,
-            |i, m| observed.selected(i, m),
-            SAMPLED_MENUS_PER_CONTEXT,
-            options.seed ^ (fold as u64) ^ 0x0E7A_1055,
-        );
-        let predicted = if design != NuisanceDesign::PerMenu {
-            let model = PooledPropensity::fit(
-                &log.features,
-                columns,
-                log.agents.len(),
-                &log.menus,
-                &train,
-                &|i, m| observed.selected(i, m),
-                &options.propensity,
-                options.seed ^ fold as u64,
-            )
-            .map_err(|e| LearnerError(format!("fold {fold}, pooled propensity model: {e}")))?;
-            done += 1;
-            progress(done, total);
-            model.predict_at(&log.features, &cells, &log.menus)
-        } else {
-            let mut predicted = vec![0.0; cells.len()];
-            for m in 0..menus {
-                let at = |e: LearnerError| {
-                    LearnerError(format!("fold {fold}, menu {}: {e}", menu_label(log, m)))
-                };
-                let labels: Vec<f64> = train
-                    .iter()
-                    .map(|&i| f64::from(u8::from(observed.selected(i, m))))
-                    .collect();
-                let model =
-                    fit_propensity(&options.propensity, &train_x, columns, &labels).map_err(at)?;
-                let slots: Vec<usize> = (0..cells.len()).filter(|&c| cells[c].1 == m).collect();
-                let contexts: Vec<usize> = slots.iter().map(|&c| cells[c].0).collect();
-                if !contexts.is_empty() {
-                    let x = gather(&log.features, columns, &contexts);
-                    for (&c, e) in slots.iter().zip(model.predict_at(&x, columns)) {
-                        predicted[c] = e;
-                    }
-                }
+        if logged.is_none() {
+            let (cells, weights) = sampled_cells(
+                held.iter().copied(),
+                menus,
+                |i, m| observed.selected(i, m),
+                SAMPLED_MENUS_PER_CONTEXT,
+                options.seed ^ (fold as u64) ^ 0x0E7A_1055,
+            );
+            let predicted = if design != NuisanceDesign::PerMenu {
+                let model = PooledPropensity::fit(
+                    &log.features,
+                    columns,
+                    log.agents.len(),
+                    &log.menus,
+                    &train,
+                    &|i, m| observed.selected(i, m),
+                    &options.propensity,
+                    options.seed ^ fold as u64,
+                )
+                .map_err(|e| LearnerError(format!("fold {fold}, pooled propensity model: {e}")))?;
                 done += 1;
                 progress(done, total);
-            }
-            predicted
-        };
-        for ((&(context, menu), weight), e) in cells.iter().zip(&weights).zip(predicted) {
-            let record = observed.record(context, menu);
-            let p = e.clamp(1e-12, 1.0 - 1e-12);
-            log_loss -= weight
-                * if record.is_some() {
-                    p.ln()
-                } else {
-                    (1.0 - p).ln()
-                };
-            if let Some(record) = record {
-                let floor = floors[menu];
-                clipped += usize::from(e < floor);
-                histogram.add(menu, e);
-                propensity[record] = e.max(floor);
+                model.predict_at(&log.features, &cells, &log.menus)
+            } else {
+                let mut predicted = vec![0.0; cells.len()];
+                for m in 0..menus {
+                    let at = |e: LearnerError| {
+                        LearnerError(format!("fold {fold}, menu {}: {e}", menu_label(log, m)))
+                    };
+                    let labels: Vec<f64> = train
+                        .iter()
+                        .map(|&i| f64::from(u8::from(observed.selected(i, m))))
+                        .collect();
+                    let model = fit_propensity(&options.propensity, &train_x, columns, &labels)
+                        .map_err(at)?;
+                    let slots: Vec<usize> = (0..cells.len()).filter(|&c| cells[c].1 == m).collect();
+                    let contexts: Vec<usize> = slots.iter().map(|&c| cells[c].0).collect();
+                    if !contexts.is_empty() {
+                        let x = gather(&log.features, columns, &contexts);
+                        for (&c, e) in slots.iter().zip(model.predict_at(&x, columns)) {
+                            predicted[c] = e;
+                        }
+                    }
+                    done += 1;
+                    progress(done, total);
+                }
+                predicted
+            };
+            for ((&(context, menu), weight), e) in cells.iter().zip(&weights).zip(predicted) {
+                let record = observed.record(context, menu);
+                let p = e.clamp(1e-12, 1.0 - 1e-12);
+                log_loss -= weight
+                    * if record.is_some() {
+                        p.ln()
+                    } else {
+                        (1.0 - p).ln()
+                    };
+                if let Some(record) = record {
+                    let floor = floors[menu];
+                    clipped += usize::from(e < floor);
+                    histogram.add(menu, e);
+                    propensity[record] = e.max(floor);
+                }
             }
         }
         if design != NuisanceDesign::PerMenu {
@@ -460,6 +483,7 @@ pub fn cross_fit(
         histogram,
         outcome_loss: squared / count.max(1) as f64,
         propensity_loss: log_loss / (n * menus).max(1) as f64,
+        logged_propensities: logged.is_some(),
         outcome_models,
         pooled_models,
         structured_models,

@@ -436,7 +436,9 @@ pub fn fit_prepared(
             summary.propensities = Some(crossfit.histogram.clone());
             summary.feedback_records = log.feedback.len();
             summary.outcome_loss = Some(crossfit.outcome_loss);
-            summary.propensity_loss = Some(crossfit.propensity_loss);
+            summary.logged_propensities = crossfit.logged_propensities;
+            summary.propensity_loss =
+                (!crossfit.logged_propensities).then_some(crossfit.propensity_loss);
             summary.nuisance_design = Some(crossfit.nuisance_design);
             summary.sparse_menus = crossfit.sparse_menus.clone();
             summary.outcome_structure = crossfit.structured_reports.clone();

@@ -422,6 +422,7 @@ mod tests {
                         menu: m,
                         verdicts: vec![0.0, z, -z, 0.0],
                         responses: 1,
+                        logged_propensity: None,
                     });
                 }
             }

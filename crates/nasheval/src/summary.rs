@@ -25,8 +25,13 @@ pub struct FitSummary {
     pub feedback_records: usize,
     /// Out-of-fold mean squared error of the outcome models on observed verdicts.
     pub outcome_loss: Option<f64>,
-    /// Out-of-fold log loss of the propensity models.
+    /// Out-of-fold log loss of the propensity models (`None` when the propensities
+    /// were logged).
     pub propensity_loss: Option<f64>,
+    /// Whether the propensities came from the log (a router's decision log records
+    /// them exactly) rather than from propensity models.
+    #[serde(default)]
+    pub logged_propensities: bool,
     /// The variant the surface was built with (the choice, for `auto`).
     pub chosen: Option<Variant>,
     /// The payoff regression of the surface (the choice, for `auto`).

@@ -154,12 +154,19 @@ pub fn fit_summary(model: &NashEvalModel, model_name: &str, seconds: Option<f64>
             o.payoff_backbone.name(),
             o.regression
         );
-        let _ = writeln!(
-            text,
-            "clipped propensities  {} (floor {})",
-            s.clipped_propensities,
-            floor_text(o)
-        );
+        if s.logged_propensities {
+            let _ = writeln!(
+                text,
+                "propensities          logged (the log's own, no propensity model)"
+            );
+        } else {
+            let _ = writeln!(
+                text,
+                "clipped propensities  {} (floor {})",
+                s.clipped_propensities,
+                floor_text(o)
+            );
+        }
         if let Some(design) = s.nuisance_design {
             let sparse = s.sparse_menus.len();
             let _ = writeln!(
@@ -178,8 +185,10 @@ pub fn fit_summary(model: &NashEvalModel, model_name: &str, seconds: Option<f64>
                 }
             );
         }
-        if let (Some(outcome), Some(propensity)) = (s.outcome_loss, s.propensity_loss) {
+        if let Some(outcome) = s.outcome_loss {
             let _ = writeln!(text, "outcome MSE (OOF)     {outcome:.5}");
+        }
+        if let Some(propensity) = s.propensity_loss {
             let _ = writeln!(text, "propensity log loss   {propensity:.5}");
         }
     }

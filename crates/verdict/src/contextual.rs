@@ -45,6 +45,12 @@ pub fn read_log(
         LogSource::Tables { contexts, feedback } => {
             read_contextual_log(contexts, feedback, options)?
         }
+        LogSource::Battles { .. } if options.propensity_column.is_some() => {
+            return Err(VerdictError::Settings(format!(
+                "{} reads a feedback table's column; a battle log has none: give the log as contexts and feedback tables",
+                Setting("propensity_column")
+            )))
+        }
         LogSource::Battles {
             log,
             context_columns,

@@ -30,6 +30,7 @@ pub struct FitParams {
     #[serde(deserialize_with = "by_name")]
     pub categorical: CategoricalEncoding,
     pub catalogue: Option<Vec<Vec<String>>>,
+    pub propensity_col: Option<String>,
     #[serde(deserialize_with = "by_name")]
     pub method: FitMethod,
     #[serde(deserialize_with = "by_name")]
@@ -87,6 +88,7 @@ impl Default for FitParams {
             text_dim: reading.text_dim,
             categorical: reading.categorical,
             catalogue: reading.catalogue,
+            propensity_col: reading.propensity_column,
             method: FitMethod::Nasheval,
             variant: options.variant,
             policy: options.policy,
@@ -133,6 +135,7 @@ impl FitParams {
                 text_dim: self.text_dim,
                 categorical: self.categorical,
                 catalogue: self.catalogue,
+                propensity_column: self.propensity_col,
             },
             allow_unobserved: self.allow_unobserved,
             costs: self.costs,

@@ -56,6 +56,7 @@ impl Featurizer {
             text_dim: self.text_dim,
             categorical: self.categorical,
             catalogue: None,
+            propensity_column: None,
         }
     }
 

@@ -510,3 +510,61 @@ fn a_bad_cell_in_a_numeric_column_is_an_error() {
     };
     assert!(read_contexts(&bytes("contexts.csv", &text), &coded).is_ok());
 }
+
+/// A propensity column gives each (context, menu) the probability it was offered
+/// with: kept on its feedback, the same for repeats (in either menu order), and
+/// refused with its row when it is no probability or contradicts an earlier row.
+#[test]
+fn logged_propensities_are_read_checked_and_kept_per_offer() {
+    let contexts = bytes("c.csv", CONTEXTS_CSV);
+    let options = ContextualOptions {
+        propensity_column: Some("propensity".into()),
+        ..options()
+    };
+    let feedback = "context_id,menu,modality,response,propensity
+p1,a|b,pairwise,a,0.25
+p1,b|a,pairwise,b,0.25
+p2,a|c,pairwise,c,1
+";
+    let log = read_contextual_log(&contexts, &bytes("f.csv", feedback), &options).unwrap();
+    let logged: Vec<Option<f64>> = log.feedback.iter().map(|f| f.logged_propensity).collect();
+    assert_eq!(logged, vec![Some(0.25), Some(1.0)]);
+    assert_eq!(log.feedback[0].responses, 2);
+    let without =
+        read_contextual_log(&contexts, &bytes("f.csv", feedback), &self::options()).unwrap();
+    assert!(without
+        .feedback
+        .iter()
+        .all(|f| f.logged_propensity.is_none()));
+    for (bad, says) in [
+        (
+            "p1,a|b,pairwise,a,0.25\np1,a|b,pairwise,b,0.5\n",
+            "differs from 0.25",
+        ),
+        ("p1,a|b,pairwise,a,0\n", "(0, 1]"),
+        ("p1,a|b,pairwise,a,1.5\n", "(0, 1]"),
+        ("p1,a|b,pairwise,a,NaN\n", "(0, 1]"),
+        ("p1,a|b,pairwise,a,often\n", "not a number"),
+        ("p1,a|b,pairwise,a,\n", "missing value"),
+    ] {
+        let text = format!("context_id,menu,modality,response,propensity\n{bad}");
+        let err = read_contextual_log(&contexts, &bytes("f.csv", &text), &options)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(says) && err.contains("propensity"),
+            "{bad}: {err}"
+        );
+    }
+    let err = read_contextual_log(
+        &contexts,
+        &bytes(
+            "f.csv",
+            "context_id,menu,modality,response\np1,a|b,pairwise,a\n",
+        ),
+        &options,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("propensity"), "{err}");
+}

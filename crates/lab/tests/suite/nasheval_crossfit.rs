@@ -325,3 +325,43 @@ fn held_out_risk_ranks_candidates_by_true_error() {
         );
     }
 }
+
+/// A log that records each offer's probability (what `verdict serve`'s decision log
+/// holds) is debiased with exactly those values: no propensity model is fitted,
+/// nothing is floored, and the pseudo-outcomes built on them are the ones built on
+/// the true propensities.
+#[test]
+fn logged_propensities_are_used_as_they_are() {
+    let (mut log, truths) = simulated(FeedbackKind::Pairwise, 3, 1000);
+    let pairs = PairMap::new(5, &log.menus, AggregatorKind::Mean).unwrap();
+    let truth = true_nuisances(&log, &pairs, &truths);
+    for (record, &e) in log.feedback.iter_mut().zip(&truth.propensity) {
+        record.logged_propensity = Some(e);
+    }
+    // A floor far above every true propensity: a learned propensity would be raised
+    // to it; a logged one is exact and is not.
+    let options = CrossFitOptions {
+        folds: 5,
+        seed: 4,
+        propensity_floor: 0.9,
+        propensity_floor_share: 0.0,
+        outcome: Backbone::Linear { lambda: 1.0 },
+        propensity: Backbone::Linear { lambda: 1.0 },
+        keep_outcome_models: false,
+        nuisance_design: NuisanceDesign::Auto,
+        structured: StructuredOptions::default(),
+    };
+    let fitted = cross_fit(&log, &pairs, &options, &|_, _| {}).unwrap();
+    assert!(fitted.logged_propensities);
+    assert_eq!(fitted.nuisances.propensity, truth.propensity);
+    assert_eq!(fitted.clipped, 0);
+    let counted: u64 = fitted.histogram.counts.iter().flatten().sum();
+    assert_eq!(counted as usize, log.feedback.len());
+    // Without them, the same log's propensities are learned (and floored).
+    for record in &mut log.feedback {
+        record.logged_propensity = None;
+    }
+    let learned = cross_fit(&log, &pairs, &options, &|_, _| {}).unwrap();
+    assert!(!learned.logged_propensities);
+    assert_ne!(learned.nuisances.propensity, truth.propensity);
+}
