@@ -46,6 +46,11 @@ pub struct LogSourceArgs {
     /// other menu is refused. Default: inferred from the log.
     #[arg(long, value_name = "FILE")]
     pub catalogue: Option<PathBuf>,
+    /// A feedback column holding the probability with which each row's menu was
+    /// offered (the `propensity` of a `verdict serve` decision log): the fit divides
+    /// by these instead of learning the propensities.
+    #[arg(long, value_name = "COLUMN", conflicts_with = "battles")]
+    pub propensity_col: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -215,6 +220,44 @@ pub struct PredictArgs {
     /// Write here instead of standard output (required for parquet).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+}
+
+#[cfg(feature = "serve")]
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// A model written by `verdict fit`; SIGHUP or `POST /admin/reload` reads it again.
+    pub model: PathBuf,
+    /// Address to listen on. Loopback unless told otherwise; port 0 takes a free port.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8750")]
+    pub listen: std::net::SocketAddr,
+    /// TOML naming each model's upstream: `[upstream.NAME]` with `base_url`,
+    /// `api_key_env`, `cost` and optionally `model` (the name the upstream knows).
+    #[arg(long, value_name = "FILE")]
+    pub upstreams: Option<PathBuf>,
+    /// Directory that receives a new JSON Lines file of routing decisions per run.
+    #[arg(long, value_name = "DIR")]
+    pub decisions: Option<PathBuf>,
+    /// Environment variable holding a bearer token every endpoint but /health asks for.
+    #[arg(long, value_name = "VAR")]
+    pub token_env: Option<String>,
+    /// Largest request body, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 8 << 20)]
+    pub max_body_bytes: usize,
+    /// Most contexts in one /v1/predict request.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub max_contexts: usize,
+    /// Seconds a client has to send a request's headers, and then its body.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub read_timeout: f64,
+    /// Seconds one write to a client may take before the connection is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub write_timeout: f64,
+    /// Seconds an upstream has to answer before the next model is tried.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub upstream_timeout: f64,
+    /// Connections served at once; further clients wait to be accepted.
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    pub max_connections: usize,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -21,6 +21,8 @@ mod predict;
 mod progress;
 mod rank;
 mod report;
+#[cfg(feature = "serve")]
+mod serve;
 
 use std::process::ExitCode;
 
@@ -52,6 +54,8 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Fit(args) => fit::run(&args, cli.quiet)?,
         #[cfg(feature = "nasheval")]
         Command::Predict(args) => predict::run(&args)?,
+        #[cfg(feature = "serve")]
+        Command::Serve(args) => serve::run(&args)?,
         Command::Bench(args) => bench::run(args, shell)?,
         Command::Lab(command) => verdict_lab::commands::run(command, shell)?,
     }

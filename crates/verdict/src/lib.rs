@@ -26,6 +26,8 @@
 //! - [`fit_request`]: one NashEval fit request (log, featurizing, settings) made in
 //!   one call — what `verdict fit` and Python's `NashEval.fit` call.
 //! - [`model_file`]: NashEval models saved, loaded and applied to new contexts.
+//! - [`routing`]: one context routed with a fitted model: `pi(x)` under a request's
+//!   budget, a model or a duel drawn per request id, and its exact propensity.
 //! - [`outputs`]: the files one run writes, each checked before any work.
 //! - [`page`]: report pages written without overwriting a file verdict did not write.
 //! - [`settings`]: settings by name, read from a settings document, each failure
@@ -74,6 +76,8 @@ pub mod rank_params;
 pub mod rank_request;
 #[cfg(feature = "plots")]
 pub mod results;
+#[cfg(feature = "nasheval")]
+pub mod routing;
 pub mod settings;
 pub mod style;
 

@@ -16,3 +16,7 @@ mod nasheval_report;
 #[cfg(feature = "nasheval")]
 mod outputs;
 mod report_command;
+#[cfg(feature = "serve")]
+mod serve;
+#[cfg(feature = "serve")]
+mod serving;

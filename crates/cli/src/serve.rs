@@ -1,0 +1,72 @@
+//! `verdict serve`: flags → [`verdict_serve::ServeOptions`], then the server.
+
+use std::io::Write;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use verdict_serve::{Limits, ServeOptions};
+
+use crate::args::ServeArgs;
+
+/// A number of seconds as a duration, refused unless positive and finite.
+fn seconds(value: f64, flag: &str) -> anyhow::Result<Duration> {
+    if !(value.is_finite() && value > 0.0) {
+        bail!("{flag} {value}: give a positive number of seconds");
+    }
+    Duration::try_from_secs_f64(value).with_context(|| format!("{flag} {value}"))
+}
+
+/// The bearer token read from the variable `--token-env` names; an unset or empty
+/// variable is an error rather than a server without the token the user asked for.
+fn token(variable: Option<&str>) -> anyhow::Result<Option<String>> {
+    let Some(variable) = variable else {
+        return Ok(None);
+    };
+    match std::env::var(variable) {
+        Ok(token) if !token.trim().is_empty() => Ok(Some(token.trim().to_string())),
+        _ => {
+            bail!("--token-env {variable}: the variable is unset or empty; export the token in it")
+        }
+    }
+}
+
+pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
+    if args.max_body_bytes == 0 || args.max_contexts == 0 || args.max_connections == 0 {
+        bail!("--max-body-bytes, --max-contexts and --max-connections must be at least 1");
+    }
+    let options = ServeOptions {
+        model: args.model.clone(),
+        listen: args.listen,
+        upstreams: args.upstreams.clone(),
+        decisions: args.decisions.clone(),
+        token: token(args.token_env.as_deref())?,
+        limits: Limits {
+            max_body_bytes: args.max_body_bytes,
+            max_contexts: args.max_contexts,
+            read_timeout: seconds(args.read_timeout, "--read-timeout")?,
+            write_timeout: seconds(args.write_timeout, "--write-timeout")?,
+            max_connections: args.max_connections,
+            upstream_timeout: seconds(args.upstream_timeout, "--upstream-timeout")?,
+        },
+    };
+    if !options.listen.ip().is_loopback() {
+        eprintln!(
+            "verdict serve: listening on {}, reachable from other machines{}",
+            options.listen,
+            if options.token.is_some() {
+                ""
+            } else {
+                " without a token (--token-env)"
+            }
+        );
+    }
+    verdict_serve::run(options, |address, decisions| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "listening on http://{address}");
+        if let Some(path) = decisions {
+            let _ = writeln!(out, "decisions to {}", path.display());
+        }
+        let _ = out.flush();
+    })?;
+    Ok(())
+}

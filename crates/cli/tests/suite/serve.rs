@@ -1,0 +1,788 @@
+//! `verdict serve` end to end: the real server on a free loopback port, real HTTP,
+//! and its answers checked against `verdict predict`, against `pi(x)` by a
+//! chi-square test, against the budget, and against a fake upstream.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common::{succeed, write};
+use crate::serving::{client, contexts, fitted, get, post, raw_exchange, FakeUpstream, Server};
+
+/// `POST /v1/predict` answers with the bytes `verdict predict --format json` writes
+/// for the same contexts, with and without payoff matrices; a context predicted alone
+/// gets the bytes it gets in a batch.
+#[test]
+fn predictions_over_http_are_the_bytes_verdict_predict_writes() {
+    let fitted = fitted();
+    let dir = tempfile::tempdir().unwrap();
+    let batch = contexts(40, 1);
+    let file = write(
+        dir.path(),
+        "contexts.json",
+        &Value::Array(batch.clone()).to_string(),
+    );
+    let model = fitted.model.display().to_string();
+    let server = Server::start(&fitted.model, &[], &[]);
+    let agent = client();
+    let url = format!("{}/v1/predict", server.base);
+    for payoff in [false, true] {
+        let mut args = vec![
+            "predict",
+            model.as_str(),
+            "--contexts",
+            file.as_str(),
+            "--format",
+            "json",
+        ];
+        if payoff {
+            args.push("--payoff");
+        }
+        let expected = succeed(&args);
+        let reply = post(
+            &agent,
+            &url,
+            &json!({"contexts": batch, "payoff": payoff}).to_string(),
+            None,
+        );
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        assert_eq!(reply.header("content-type"), Some("application/json"));
+        assert_eq!(reply.body, expected, "payoff {payoff}");
+    }
+    // The bare array is a batch too; each context alone is its row of the batch.
+    let whole = post(&agent, &url, &Value::Array(batch.clone()).to_string(), None).json();
+    for (i, context) in batch.iter().enumerate().step_by(7) {
+        let alone = post(&agent, &url, &json!([context]).to_string(), None).json();
+        assert_eq!(alone[0], whole[i], "context {i}");
+    }
+    let models = get(&agent, &format!("{}/v1/models", server.base), None).json();
+    let ids: Vec<&str> = models["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        fitted.agents.iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    let health = get(&agent, &format!("{}/health", server.base), None).json();
+    assert_eq!(health["status"], "ok");
+    assert_eq!(health["agents"], 5);
+}
+
+/// Critical values of the chi-square distribution at p = 0.001 for 1 … 4 degrees of
+/// freedom (any statistics table, e.g. NIST/SEMATECH e-Handbook, Table 1.3.6.7.4).
+const CHI_SQUARE_999: [f64; 4] = [10.828, 13.816, 16.266, 18.467];
+
+/// `sample` draws from `pi(x)`: over 3,000 request ids the models come up with the
+/// equilibrium's frequencies (chi-square, p = 0.001); one id always gets one model;
+/// `argmax` is the most probable model; a duel's propensity is the probability of
+/// drawing that pair without replacement.
+#[test]
+fn sampled_routes_come_up_with_the_equilibrium_frequencies() {
+    let fitted = fitted();
+    let server = Server::start(&fitted.model, &[], &[]);
+    let agent = client();
+    let url = format!("{}/v1/route", server.base);
+    let (context, _) = most_mixed_context(&agent, &server, contexts(200, 5));
+    let route = |extra: Value| {
+        let mut body = json!({"context": context});
+        body.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        let reply = post(&agent, &url, &body.to_string(), None);
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        reply.json()
+    };
+    let first = route(json!({"request_id": "r0"}));
+    let pi: Vec<f64> = fitted
+        .agents
+        .iter()
+        .map(|a| first["probabilities"][a].as_f64().unwrap())
+        .collect();
+    assert!((pi.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{pi:?}");
+    let draws = 3000;
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for r in 0..draws {
+        let routed = route(json!({"request_id": format!("r{r}")}));
+        let model = routed["model"].as_str().unwrap().to_string();
+        let j = fitted.agents.iter().position(|a| *a == model).unwrap();
+        assert_eq!(routed["propensity"].as_f64().unwrap(), pi[j]);
+        *counts.entry(model).or_default() += 1;
+    }
+    // Models expected fewer than 5 times are pooled into one cell.
+    let (mut statistic, mut cells) = (0.0, 0);
+    let (mut pooled_observed, mut pooled_expected) = (0.0, 0.0);
+    for (j, a) in fitted.agents.iter().enumerate() {
+        let observed = *counts.get(a).unwrap_or(&0) as f64;
+        let expected = pi[j] * f64::from(draws);
+        if expected < 5.0 {
+            pooled_observed += observed;
+            pooled_expected += expected;
+        } else {
+            statistic += (observed - expected).powi(2) / expected;
+            cells += 1;
+        }
+    }
+    if pooled_expected >= 5.0 {
+        statistic += (pooled_observed - pooled_expected).powi(2) / pooled_expected;
+        cells += 1;
+    } else {
+        assert!(
+            pooled_observed <= 5.0 + pooled_expected * 3.0,
+            "{counts:?} vs {pi:?}"
+        );
+    }
+    assert!(
+        cells >= 2,
+        "pi(x) {pi:?} is too concentrated to test this context"
+    );
+    assert!(
+        statistic < CHI_SQUARE_999[cells - 2],
+        "chi-square {statistic} on {} df: {counts:?} vs {pi:?}",
+        cells - 1
+    );
+    // The same id, the same model.
+    assert_eq!(
+        route(json!({"request_id": "r7"}))["model"],
+        route(json!({"request_id": "r7"}))["model"]
+    );
+    let best = (0..5)
+        .max_by(|&a, &b| pi[a].partial_cmp(&pi[b]).unwrap().then(b.cmp(&a)))
+        .unwrap();
+    assert_eq!(
+        route(json!({"rule": "argmax"}))["model"],
+        fitted.agents[best].as_str()
+    );
+    let duel = route(json!({"menu_size": 2, "request_id": "d1"}));
+    let menu: Vec<usize> = duel["menu"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            fitted
+                .agents
+                .iter()
+                .position(|a| a == m.as_str().unwrap())
+                .unwrap()
+        })
+        .collect();
+    let (j, k) = (menu[0], menu[1]);
+    let expected = pi[j] * pi[k] / (1.0 - pi[j]) + pi[k] * pi[j] / (1.0 - pi[k]);
+    assert!(
+        (duel["propensity"].as_f64().unwrap() - expected).abs() < 1e-12,
+        "{duel}"
+    );
+}
+
+/// The context of `candidates` whose policy is most mixed (the largest second
+/// probability), with its payoff matrix `Â(x)` (row agent's payoff), from
+/// `/v1/predict`.
+fn most_mixed_context(
+    agent: &ureq::Agent,
+    server: &Server,
+    candidates: Vec<Value>,
+) -> (Value, Vec<Vec<f64>>) {
+    let url = format!("{}/v1/predict", server.base);
+    let body = json!({"contexts": candidates, "payoff": true}).to_string();
+    let predictions = post(agent, &url, &body, None).json();
+    let second = |p: &Value| {
+        let mut values: Vec<f64> = p["equilibrium"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        values.sort_by(f64::total_cmp);
+        values[values.len() - 2]
+    };
+    let best = (0..candidates.len())
+        .max_by(|&a, &b| second(&predictions[a]).total_cmp(&second(&predictions[b])))
+        .unwrap();
+    let payoff = predictions[best]["payoff"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            row.as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect()
+        })
+        .collect();
+    (candidates[best].clone(), payoff)
+}
+
+/// How much the best feasible deviation gains against `pi` in the game `payoff`
+/// with each player's choice of `j` charged `price_j`, deviations restricted to
+/// `c^T q <= limit`: the best response of a bilinear game is a vertex of the
+/// feasible polytope — a pure strategy within the limit, or a mix of a cheaper and a
+/// dearer one on it — so enumerating those is exact (brute force, independent of the
+/// library's solvers). 0 for an exact equilibrium of the skew-symmetric game.
+fn exploitability(
+    payoff: &[Vec<f64>],
+    pi: &[f64],
+    price: &[f64],
+    costs: &[f64],
+    limit: f64,
+) -> f64 {
+    let k = pi.len();
+    let gain: Vec<f64> = (0..k)
+        .map(|j| (0..k).map(|l| payoff[j][l] * pi[l]).sum::<f64>() - price[j])
+        .collect();
+    let own: f64 = (0..k).map(|j| pi[j] * gain[j]).sum();
+    let mut best = f64::NEG_INFINITY;
+    for j in 0..k {
+        if costs[j] <= limit {
+            best = best.max(gain[j]);
+        }
+        for l in 0..k {
+            if costs[j] < limit && limit < costs[l] {
+                let t = (costs[l] - limit) / (costs[l] - costs[j]);
+                best = best.max(t * gain[j] + (1.0 - t) * gain[l]);
+            }
+        }
+    }
+    best - own
+}
+
+/// With costs 1 … 5 (from the upstreams file): under a `max_cost` the routed policy
+/// spends at most the limit and no deviation within the limit gains more than the
+/// regularizer allows (`rho/2 max‖pi − 1/K‖² < rho/2`, `rho` = 0.001 by default); a
+/// surcharge `λ` gives an equilibrium of the game with each choice charged `λ c_j`;
+/// a limit every model meets is the surcharge-free equilibrium; a limit below the
+/// cheapest model, or both budgets at once, is refused.
+#[test]
+fn a_cost_limit_is_honoured_and_an_impossible_one_refused() {
+    let fitted = fitted();
+    let dir = tempfile::tempdir().unwrap();
+    let upstream = FakeUpstream::start();
+    let upstreams = upstream.upstreams_file(dir.path(), &fitted.agents);
+    let server = Server::start(
+        &fitted.model,
+        &["--upstreams", upstreams.to_str().unwrap()],
+        &[("FAKE_UPSTREAM_KEY", "sk-test")],
+    );
+    let agent = client();
+    let url = format!("{}/v1/route", server.base);
+    let costs = [1.0, 2.0, 3.0, 4.0, 5.0];
+    let tolerance = 0.001 / 2.0 + 1e-6;
+    let (mixed, mixed_payoff) = most_mixed_context(&agent, &server, contexts(100, 9));
+    for (context, payoff) in
+        [(mixed, mixed_payoff)]
+            .into_iter()
+            .chain(contexts(3, 10).into_iter().map(|c| {
+                let (c, p) = most_mixed_context(&agent, &server, vec![c]);
+                (c, p)
+            }))
+    {
+        let route = |extra: Value| {
+            let mut body = json!({"context": context, "rule": "argmax"});
+            body.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            post(&agent, &url, &body.to_string(), None)
+        };
+        let pi_of = |answer: &Value| -> Vec<f64> {
+            fitted
+                .agents
+                .iter()
+                .map(|a| answer["probabilities"][a].as_f64().unwrap())
+                .collect()
+        };
+        // The check has teeth: the uniform policy is far from an equilibrium here.
+        let uniform = exploitability(&payoff, &[0.2; 5], &[0.0; 5], &costs, f64::INFINITY);
+        assert!(uniform > 10.0 * tolerance, "uniform gains only {uniform}");
+        let free = route(json!({})).json();
+        let own: f64 = pi_of(&free).iter().zip(costs).map(|(p, c)| p * c).sum();
+        assert!((free["expected_cost"].as_f64().unwrap() - own).abs() < 1e-12);
+        for limit in [1.5, 2.5, 3.5] {
+            let answer = route(json!({"max_cost": limit})).json();
+            let pi = pi_of(&answer);
+            let spent: f64 = pi.iter().zip(costs).map(|(p, c)| p * c).sum();
+            assert!(spent <= limit + 1e-6, "limit {limit}: c^T pi = {spent}");
+            assert!((answer["expected_cost"].as_f64().unwrap() - spent).abs() < 1e-9);
+            assert!(pi.iter().all(|&p| p >= -1e-12) && (pi.iter().sum::<f64>() - 1.0).abs() < 1e-6);
+            let gap = exploitability(&payoff, &pi, &[0.0; 5], &costs, limit);
+            assert!(
+                gap <= tolerance,
+                "limit {limit}: a deviation gains {gap} against {pi:?}"
+            );
+        }
+        for lambda in [0.0, 0.05, 0.5] {
+            let pi = pi_of(&route(json!({"surcharge": lambda})).json());
+            let price: Vec<f64> = costs.iter().map(|c| lambda * c).collect();
+            let gap = exploitability(&payoff, &pi, &price, &costs, f64::INFINITY);
+            assert!(
+                gap <= tolerance,
+                "surcharge {lambda}: a deviation gains {gap} against {pi:?}"
+            );
+        }
+        let loose = pi_of(&route(json!({"max_cost": 5.0})).json());
+        let unpriced = pi_of(&route(json!({"surcharge": 0.0})).json());
+        for (a, b) in loose.iter().zip(&unpriced) {
+            assert!(
+                (a - b).abs() < 1e-6,
+                "a limit nothing reaches changed pi: {loose:?} vs {unpriced:?}"
+            );
+        }
+        let refused = route(json!({"max_cost": 0.5}));
+        assert_eq!(refused.status, 422, "{}", refused.body);
+        let both = route(json!({"max_cost": 2.0, "surcharge": 1.0}));
+        assert_eq!(both.status, 422);
+        assert!(both.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not both"));
+    }
+}
+
+/// The OpenAI-compatible router forwards to the routed model's upstream (with its
+/// key and its own model name), names the model in the answer, passes a stream on
+/// as it arrives, falls back by probability when an upstream fails (saying so), and
+/// answers 502 naming every upstream when all fail. The key is in no answer, header,
+/// metric, decision or log line.
+#[test]
+fn chat_completions_are_forwarded_streamed_and_fall_back() {
+    let fitted = fitted();
+    let dir = tempfile::tempdir().unwrap();
+    let upstream = FakeUpstream::start();
+    let upstreams = upstream.upstreams_file(dir.path(), &fitted.agents);
+    let decisions = dir.path().join("decisions");
+    let key = "sk-very-secret-key-1234";
+    let server = Server::start(
+        &fitted.model,
+        &[
+            "--upstreams",
+            upstreams.to_str().unwrap(),
+            "--decisions",
+            decisions.to_str().unwrap(),
+        ],
+        &[("FAKE_UPSTREAM_KEY", key)],
+    );
+    let agent = client();
+    let url = format!("{}/v1/chat/completions", server.base);
+    let context = contexts(1, 13).remove(0);
+    let routed = post(
+        &agent,
+        &format!("{}/v1/route", server.base),
+        &json!({"context": context, "rule": "argmax"}).to_string(),
+        None,
+    )
+    .json();
+    let pi: Vec<f64> = fitted
+        .agents
+        .iter()
+        .map(|a| routed["probabilities"][a].as_f64().unwrap())
+        .collect();
+    let mut by_probability: Vec<usize> = (0..5).filter(|&j| pi[j] > 0.0).collect();
+    by_probability.sort_by(|&a, &b| pi[b].partial_cmp(&pi[a]).unwrap().then(a.cmp(&b)));
+    let name = |j: usize| fitted.agents[j].clone();
+    let chat = |stream: bool| {
+        json!({
+            "model": "verdict",
+            "messages": [{"role": "user", "content": "Which is larger, 9.11 or 9.9?"}],
+            "context": context,
+            "rule": "argmax",
+            "stream": stream,
+        })
+        .to_string()
+    };
+
+    // A whole answer.
+    let reply = post(&agent, &url, &chat(false), None);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let first = name(by_probability[0]);
+    assert_eq!(reply.header("x-verdict-model"), Some(first.as_str()));
+    assert!(reply.header("x-verdict-fallback").is_none());
+    let answer = reply.json();
+    assert_eq!(answer["model"], first.as_str());
+    assert_eq!(
+        answer["choices"][0]["message"]["content"],
+        format!("hello from {first}")
+    );
+    let seen = upstream.seen.lock().unwrap().last().cloned().unwrap();
+    assert_eq!(seen.path, format!("/{first}/chat/completions"));
+    assert_eq!(
+        seen.authorization.as_deref(),
+        Some(format!("Bearer {key}").as_str())
+    );
+    assert_eq!(seen.body["model"], format!("{first}-2025"));
+    assert!(seen.body.get("context").is_none() && seen.body.get("rule").is_none());
+    assert_eq!(
+        seen.body["messages"][0]["content"],
+        "Which is larger, 9.11 or 9.9?"
+    );
+
+    // A stream, passed on as it arrives: the first event reaches the client while
+    // the upstream still holds the second.
+    let started = Instant::now();
+    let mut response = agent
+        .post(&url)
+        .header("content-type", "application/json")
+        .send(chat(true).as_str())
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(
+        response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok()),
+        Some("text/event-stream")
+    );
+    let mut reader = response.body_mut().as_reader();
+    let mut received = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while !String::from_utf8_lossy(&received).contains("part 1") {
+        let n = std::io::Read::read(&mut reader, &mut buffer).unwrap();
+        assert!(n > 0, "the stream ended before its first event");
+        received.extend_from_slice(&buffer[..n]);
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the first event waited for the rest"
+    );
+    upstream.proceed.lock().unwrap().send(()).unwrap();
+    std::io::Read::read_to_end(&mut reader, &mut received).unwrap();
+    let text = String::from_utf8(received).unwrap();
+    assert!(
+        text.contains(&format!("part 1 from {first}"))
+            && text.contains("part 2")
+            && text.ends_with("data: [DONE]\n\n"),
+        "{text}"
+    );
+
+    // The routed model fails: the next by probability answers, and the header says so.
+    upstream.failing.lock().unwrap().insert(first.clone());
+    let reply = post(&agent, &url, &chat(false), None);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let second = name(by_probability[1]);
+    assert_eq!(reply.header("x-verdict-model"), Some(second.as_str()));
+    let fallback = reply.header("x-verdict-fallback").unwrap();
+    assert!(
+        fallback.contains(&format!("{first} failed (HTTP 500)")) && fallback.contains(&second),
+        "{fallback}"
+    );
+
+    // Every upstream fails: 502 naming each.
+    upstream
+        .failing
+        .lock()
+        .unwrap()
+        .extend(fitted.agents.iter().cloned());
+    let reply = post(&agent, &url, &chat(false), None);
+    assert_eq!(reply.status, 502, "{}", reply.body);
+    let message = reply.json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for &j in &by_probability {
+        assert!(
+            message.contains(&format!("{} failed", name(j))),
+            "{message}"
+        );
+    }
+
+    // The key is nowhere a client or an operator looks.
+    let metrics = get(&agent, &format!("{}/metrics", server.base), None).body;
+    assert!(metrics.contains("verdict_requests_total"), "{metrics}");
+    let log = std::fs::read_to_string(server.decisions.clone().unwrap()).unwrap();
+    assert_eq!(
+        log.lines().count(),
+        5,
+        "one decision per routed request:\n{log}"
+    );
+    let stderr = server.stop();
+    for (place, text) in [
+        ("reply", &reply.body),
+        ("fallback", &fallback.to_string()),
+        ("metrics", &metrics),
+        ("decisions", &log),
+        ("stderr", &stderr),
+    ] {
+        assert!(!text.contains(key), "the key is in the {place}");
+    }
+}
+
+/// A reload under load: a damaged model file is refused (the old model keeps
+/// answering), a good one is swapped in (by `POST /admin/reload`, then by SIGHUP),
+/// and of the requests sent meanwhile by four clients none fails.
+#[test]
+fn reload_swaps_a_good_model_and_keeps_serving_through_a_bad_one_under_load() {
+    let fitted = fitted();
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("serving.json");
+    std::fs::copy(&fitted.model, &model).unwrap();
+    let server = Server::start(&model, &[], &[]);
+    let agent = client();
+    let health =
+        || get(&agent, &format!("{}/health", server.base), None).json()["model_id"].clone();
+    let original = health();
+    let stop = Arc::new(AtomicBool::new(false));
+    let (sent, failed) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let body = json!({"contexts": contexts(20, 3)}).to_string();
+    let load: Vec<_> = (0..4)
+        .map(|_| {
+            let (stop, sent, failed) = (stop.clone(), sent.clone(), failed.clone());
+            let (url, body) = (format!("{}/v1/predict", server.base), body.clone());
+            std::thread::spawn(move || {
+                let agent = client();
+                let started = Instant::now();
+                // Bounded: stops when told, after 4,000 requests, or after 60 s.
+                while !stop.load(Ordering::Relaxed)
+                    && sent.load(Ordering::Relaxed) < 4000
+                    && started.elapsed() < Duration::from_secs(60)
+                {
+                    let reply = post(&agent, &url, &body, None);
+                    sent.fetch_add(1, Ordering::Relaxed);
+                    if reply.status != 200 {
+                        failed.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            })
+        })
+        .collect();
+    let reload = || post(&agent, &format!("{}/admin/reload", server.base), "", None);
+    std::thread::sleep(Duration::from_millis(200));
+    std::fs::write(&model, b"{\"not\": \"a model\"").unwrap();
+    let refused = reload();
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    assert!(
+        refused.body.contains("the old model keeps serving"),
+        "{}",
+        refused.body
+    );
+    assert_eq!(health(), original);
+    std::fs::copy(&fitted.other_model, &model).unwrap();
+    let swapped = reload();
+    assert_eq!(swapped.status, 200, "{}", swapped.body);
+    let other = swapped.json()["model_id"].clone();
+    assert_ne!(other, original);
+    assert_eq!(health(), other);
+    // SIGHUP reads the file again too.
+    std::fs::copy(&fitted.model, &model).unwrap();
+    succeed_kill("-HUP", server.pid());
+    let waited = Instant::now();
+    while health() != original {
+        assert!(
+            waited.elapsed() < Duration::from_secs(20),
+            "SIGHUP did not reload"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    stop.store(true, Ordering::Relaxed);
+    for thread in load {
+        thread.join().unwrap();
+    }
+    assert!(sent.load(Ordering::Relaxed) > 8, "the load ran");
+    assert_eq!(
+        failed.load(Ordering::Relaxed),
+        0,
+        "requests failed during reloads"
+    );
+}
+
+fn succeed_kill(signal: &str, pid: u32) {
+    let status = std::process::Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Malformed JSON (400), a body over the limit and too many contexts (413), a
+/// missing or wrong token (401; `/health` needs none), an unknown endpoint (404), a
+/// client too slow with its body (408) or its headers (closed): each refused, and
+/// the server keeps serving.
+#[test]
+fn bad_requests_are_refused_with_their_status() {
+    let fitted = fitted();
+    let token = "tok-123";
+    let server = Server::start(
+        &fitted.model,
+        &[
+            "--token-env",
+            "VERDICT_TEST_TOKEN",
+            "--max-body-bytes",
+            "4000",
+            "--max-contexts",
+            "3",
+            "--read-timeout",
+            "1",
+        ],
+        &[("VERDICT_TEST_TOKEN", token)],
+    );
+    let agent = client();
+    let url = format!("{}/v1/predict", server.base);
+    let good = json!({"contexts": contexts(2, 4)}).to_string();
+    assert_eq!(post(&agent, &url, &good, Some(token)).status, 200);
+    let unauthorized = post(&agent, &url, &good, None);
+    assert_eq!(unauthorized.status, 401);
+    assert_eq!(unauthorized.header("www-authenticate"), Some("Bearer"));
+    assert_eq!(post(&agent, &url, &good, Some("tok-124")).status, 401);
+    assert_eq!(
+        get(&agent, &format!("{}/metrics", server.base), None).status,
+        401
+    );
+    assert_eq!(
+        get(&agent, &format!("{}/health", server.base), None).status,
+        200
+    );
+    let malformed = post(&agent, &url, "{\"contexts\": [", Some(token));
+    assert_eq!(malformed.status, 400);
+    assert!(malformed.json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("not valid JSON"));
+    let oversize = post(
+        &agent,
+        &url,
+        &format!("{{\"pad\": \"{}\"}}", "x".repeat(5000)),
+        Some(token),
+    );
+    assert_eq!(oversize.status, 413, "{}", oversize.body);
+    let many = post(
+        &agent,
+        &url,
+        &json!({"contexts": contexts(4, 4)}).to_string(),
+        Some(token),
+    );
+    assert_eq!(many.status, 413);
+    assert!(many.body.contains("at most 3"), "{}", many.body);
+    let missing = post(&agent, &url, &json!([{"x1": 1.0}]).to_string(), Some(token));
+    assert_eq!(missing.status, 422, "{}", missing.body);
+    assert!(
+        missing.body.contains("x2"),
+        "the missing feature is named: {}",
+        missing.body
+    );
+    assert_eq!(
+        get(&agent, &format!("{}/v2/predict", server.base), Some(token)).status,
+        404
+    );
+
+    // A body that stops arriving: 408 after the read timeout.
+    let started = Instant::now();
+    let head = format!(
+        "POST /v1/predict HTTP/1.1\r\nhost: x\r\nauthorization: Bearer {token}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{{\"contexts\""
+    );
+    let answer = raw_exchange(&server.address(), head.as_bytes(), Duration::from_secs(10));
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer:?}");
+    assert!(started.elapsed() < Duration::from_secs(8));
+    // Headers that stop arriving: the connection is closed after the read timeout.
+    let started = Instant::now();
+    let answer = raw_exchange(
+        &server.address(),
+        b"POST /v1/predict HTTP/1.1\r\nhost: x\r\n",
+        Duration::from_secs(10),
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "a slow client held the connection"
+    );
+    assert!(!answer.contains("200 OK"), "{answer:?}");
+    assert_eq!(
+        post(&agent, &url, &good, Some(token)).status,
+        200,
+        "still serving"
+    );
+}
+
+/// Routed duels written to the decision log, joined with verdicts given later, make
+/// a NashEval log whose propensities are known: `verdict fit --propensity-col`
+/// divides by those (its summary says so) instead of fitting propensity models.
+#[test]
+fn a_decision_log_feeds_a_fit_with_logged_propensities() {
+    let fitted = fitted();
+    let dir = tempfile::tempdir().unwrap();
+    let decisions = dir.path().join("decisions");
+    let server = Server::start(
+        &fitted.model,
+        &["--decisions", decisions.to_str().unwrap()],
+        &[],
+    );
+    let agent = client();
+    let url = format!("{}/v1/route", server.base);
+    let batch = contexts(400, 21);
+    for (i, context) in batch.iter().enumerate() {
+        let body = json!({"context": context, "menu_size": 2, "request_id": format!("q{i}")});
+        assert_eq!(post(&agent, &url, &body.to_string(), None).status, 200);
+    }
+    let log_path = server.decisions.clone().unwrap();
+    drop(server);
+    let lines: Vec<Value> = std::fs::read_to_string(&log_path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 400);
+    // The join a user makes: each decision's context, and its duel judged later
+    // (here: the agent of lower number wins when x1 > 0, else the other).
+    let mut contexts_file = String::new();
+    let mut feedback_file = String::new();
+    for line in &lines {
+        contexts_file += &(line["context"].to_string() + "\n");
+        let menu: Vec<&str> = line["menu"].as_str().unwrap().split('|').collect();
+        let mut sorted = menu.clone();
+        sorted.sort();
+        let winner = if line["context"]["x1"].as_f64().unwrap() > 0.0 {
+            sorted[0]
+        } else {
+            sorted[1]
+        };
+        feedback_file += &(json!({
+            "context_id": line["context_id"],
+            "menu": line["menu"],
+            "modality": "pairwise",
+            "response": winner,
+            "propensity": line["propensity"],
+        })
+        .to_string()
+            + "\n");
+    }
+    let contexts_path = write(dir.path(), "contexts.jsonl", &contexts_file);
+    let feedback_path = write(dir.path(), "feedback.jsonl", &feedback_file);
+    let out = dir.path().join("refit.json").display().to_string();
+    let args = crate::common::linear_fit_args(
+        &contexts_path,
+        &feedback_path,
+        "nasheval",
+        &out,
+        &["--propensity-col", "propensity", "--allow-unobserved"],
+    );
+    succeed(&args);
+    let model: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let summary = find_summary(&model).expect("the model file holds the fit's summary");
+    assert_eq!(summary["logged_propensities"], true, "{summary}");
+    assert!(summary["propensity_loss"].is_null());
+    assert_eq!(summary["clipped_propensities"], 0);
+    // The same join without the column learns them.
+    let learned_out = dir.path().join("learned.json").display().to_string();
+    succeed(&crate::common::linear_fit_args(
+        &contexts_path,
+        &feedback_path,
+        "nasheval",
+        &learned_out,
+        &["--allow-unobserved"],
+    ));
+    let learned: Value =
+        serde_json::from_str(&std::fs::read_to_string(&learned_out).unwrap()).unwrap();
+    let learned = find_summary(&learned).unwrap();
+    assert_eq!(learned["logged_propensities"], false);
+    assert!(learned["propensity_loss"].is_number());
+}
+
+/// The object holding `logged_propensities`, wherever the model file keeps it.
+fn find_summary(value: &Value) -> Option<&Value> {
+    match value {
+        Value::Object(map) if map.contains_key("logged_propensities") => Some(value),
+        Value::Object(map) => map.values().find_map(find_summary),
+        Value::Array(items) => items.iter().find_map(find_summary),
+        _ => None,
+    }
+}

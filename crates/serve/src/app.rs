@@ -1,0 +1,217 @@
+//! The server's state, its router, and what every endpoint shares: the bearer-token
+//! check, metrics, reading a bounded body in bounded time, and JSON errors.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Instant;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use verdict::{ErrorKind, VerdictError};
+
+use crate::decisions::DecisionLog;
+use crate::metrics::{endpoint_index, Metrics};
+use crate::options::Limits;
+use crate::served::Served;
+use crate::upstreams::Upstreams;
+
+/// Everything the handlers share.
+pub(crate) struct App {
+    /// The model serving now; a reload swaps the `Arc`, requests in flight keep the
+    /// one they started with.
+    pub served: RwLock<Arc<Served>>,
+    /// The file reloads read.
+    pub model_path: PathBuf,
+    pub upstreams: Option<Upstreams>,
+    pub decisions: Option<DecisionLog>,
+    pub token: Option<String>,
+    pub limits: Limits,
+    pub metrics: Metrics,
+    /// Numbers the requests that bring no id of their own.
+    pub requests: AtomicU64,
+    /// One reload at a time.
+    pub reloading: tokio::sync::Mutex<()>,
+    /// The moment the server started, for request ids.
+    pub started: u128,
+}
+
+impl App {
+    /// The model serving now.
+    pub fn current(&self) -> Arc<Served> {
+        self.served
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// A fresh request id: the start time and a counter, unique within a run and
+    /// across runs.
+    pub fn next_request_id(&self) -> String {
+        let n = self.requests.fetch_add(1, Ordering::Relaxed);
+        format!("{:x}-{n}", self.started)
+    }
+}
+
+/// The router of every endpoint, with the token check and metrics around it.
+pub(crate) fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/v1/predict", post(crate::handlers::predict))
+        .route("/v1/route", post(crate::handlers::route))
+        .route("/v1/chat/completions", post(crate::chat::completions))
+        .route("/v1/models", get(crate::handlers::models))
+        .route("/health", get(crate::handlers::health))
+        .route("/metrics", get(crate::handlers::metrics))
+        .route("/admin/reload", post(crate::handlers::reload))
+        .fallback(not_found)
+        .layer(axum::middleware::from_fn_with_state(app.clone(), guard))
+        .with_state(app)
+}
+
+async fn not_found() -> Response {
+    ApiError::new(StatusCode::NOT_FOUND, "no such endpoint: see GET /v1/models, POST /v1/predict, POST /v1/route, POST /v1/chat/completions").into_response()
+}
+
+/// The token check (every endpoint but `/health`) and the request's metrics.
+async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let endpoint = endpoint_index(request.uri().path());
+    let response = match &app.token {
+        Some(token)
+            if request.uri().path() != "/health" && !bearer_matches(request.headers(), token) =>
+        {
+            let mut response = ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "missing or wrong bearer token: send the header Authorization: Bearer TOKEN",
+            )
+            .into_response();
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            response
+        }
+        _ => next.run(request).await,
+    };
+    app.metrics
+        .observe(endpoint, response.status().as_u16(), started.elapsed());
+    response
+}
+
+/// Whether `Authorization: Bearer T` carries `token`, compared in time independent
+/// of where the two first differ.
+fn bearer_matches(headers: &HeaderMap, token: &str) -> bool {
+    let Some(given) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+    else {
+        return false;
+    };
+    let (a, b) = (given.as_bytes(), token.as_bytes());
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// An error answered as JSON in OpenAI's shape: `{"error": {"message", "type"}}`.
+#[derive(Debug)]
+pub(crate) struct ApiError {
+    pub status: StatusCode,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            message: message.into(),
+        }
+    }
+
+    /// A library error with the status its kind calls for.
+    pub fn from_verdict(error: &VerdictError) -> Self {
+        let status = match error.kind() {
+            ErrorKind::Input | ErrorKind::Setting => StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorKind::Budget => StatusCode::UNPROCESSABLE_ENTITY,
+            _ => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        Self::new(status, error.to_string())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let kind = match self.status.as_u16() {
+            401 => "authentication_error",
+            400..=499 => "invalid_request_error",
+            _ => "server_error",
+        };
+        let body = serde_json::json!({"error": {"message": self.message, "type": kind}});
+        (self.status, json_headers(), body.to_string()).into_response()
+    }
+}
+
+/// `Content-Type: application/json`.
+pub(crate) fn json_headers() -> [(header::HeaderName, HeaderValue); 1] {
+    [(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    )]
+}
+
+/// The request body, at most `limits.max_body_bytes`, read within
+/// `limits.read_timeout`.
+///
+/// # Errors
+/// 413 over the size, 408 past the time, 400 for a broken transfer.
+pub(crate) async fn read_body(app: &App, body: Body) -> Result<Bytes, ApiError> {
+    let limit = app.limits.max_body_bytes;
+    let read = Limited::new(body, limit).collect();
+    match tokio::time::timeout(app.limits.read_timeout, read).await {
+        Err(_) => Err(ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "the request body did not arrive within {} s",
+                app.limits.read_timeout.as_secs_f64()
+            ),
+        )),
+        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the request body is over {limit} bytes (the server's --max-body-bytes)"),
+        )),
+        Ok(Err(e)) => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("the request body could not be read: {e}"),
+        )),
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+    }
+}
+
+/// The body as a JSON value.
+///
+/// # Errors
+/// 400 naming the line and column where the JSON breaks.
+pub(crate) fn parse_json(bytes: &[u8]) -> Result<serde_json::Value, ApiError> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("the request body is not valid JSON: {e}"),
+        )
+    })
+}
+
+/// Runs `work` (a model evaluation: CPU-bound) on the blocking pool.
+pub(crate) async fn compute<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| {
+        Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the computation stopped: {e}"),
+        ))
+    })
+}

@@ -1,0 +1,292 @@
+//! `POST /v1/chat/completions`, OpenAI-compatible: the last user message (and the
+//! request's `metadata` and `context` fields) become the context, the router picks a
+//! model as `/v1/route` would, and the request goes to that model's upstream with the
+//! answer passed back — streamed as it arrives when `"stream": true`.
+//!
+//! An upstream that cannot be reached, times out, or answers 429 or 5xx is followed by
+//! the next model by probability, said in the header `x-verdict-fallback`; when all
+//! fail the answer is 502 naming each. The routed model is in `x-verdict-model` and, for
+//! a whole (not streamed) answer, in its `model` field.
+
+use std::io::Read;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::app::{parse_json, read_body, ApiError, App};
+use crate::route::{route_context, RouteFields, ROUTE_FIELDS};
+use crate::upstreams::Upstream;
+
+/// The request fields verdict reads and does not forward.
+const OWN_FIELDS: [&str; 1] = ["context"];
+
+/// The head of the answer, sent once an upstream accepted the request.
+struct Head {
+    status: u16,
+    content_type: Option<String>,
+    agent: String,
+    failures: Vec<String>,
+}
+
+pub(crate) async fn completions(State(app): State<Arc<App>>, body: Body) -> Response {
+    match completions_inner(app, body).await {
+        Ok(response) => response,
+        Err(error) => error.into_response(),
+    }
+}
+
+async fn completions_inner(app: Arc<App>, body: Body) -> Result<Response, ApiError> {
+    let bytes = read_body(&app, body).await?;
+    if app.upstreams.is_none() {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "this server has no upstreams to forward to: start it with --upstreams FILE",
+        ));
+    }
+    let served = app.current();
+    let worker = app.clone();
+    let (head_tx, head_rx) = oneshot::channel::<Result<Head, ApiError>>();
+    let (chunks_tx, chunks_rx) = mpsc::channel::<Result<Vec<u8>, std::io::Error>>(16);
+    // The whole exchange runs on the blocking pool: routing, then the upstream calls,
+    // then the reply's body pumped chunk by chunk into the response stream.
+    // Detached: it ends when the upstream's body does or the client goes away.
+    tokio::task::spawn_blocking(move || match prepare(&worker, &served, &bytes) {
+        Ok((order, forwarded)) => forward(&worker, &order, forwarded, head_tx, &chunks_tx),
+        Err(e) => {
+            let _ = head_tx.send(Err(e));
+        }
+    });
+    let head = head_rx.await.map_err(|_| {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the router stopped before answering",
+        )
+    })??;
+    let stream = tokio_stream::wrappers::ReceiverStream::new(chunks_rx);
+    let mut response = Response::new(Body::from_stream(stream));
+    *response.status_mut() = StatusCode::from_u16(head.status).unwrap_or(StatusCode::BAD_GATEWAY);
+    let headers = response.headers_mut();
+    if let Some(Ok(value)) = head.content_type.map(|c| HeaderValue::from_str(&c)) {
+        headers.insert(header::CONTENT_TYPE, value);
+    }
+    if let Ok(value) = HeaderValue::from_str(&head.agent) {
+        headers.insert("x-verdict-model", value);
+    }
+    if !head.failures.is_empty() {
+        let text = format!("{}; served by {}", head.failures.join("; "), head.agent);
+        if let Ok(value) = HeaderValue::from_str(&text.replace(['\r', '\n'], " ")) {
+            headers.insert("x-verdict-fallback", value);
+        }
+    }
+    Ok(response)
+}
+
+/// A routed request ready to forward: the agents to try in order (the routed one,
+/// then by falling probability) with their upstreams, and the body to send.
+type Prepared = (Vec<(String, Upstream)>, Map<String, Value>);
+
+/// Reads the chat request, routes it and logs the decision.
+fn prepare(app: &App, served: &crate::served::Served, bytes: &[u8]) -> Result<Prepared, ApiError> {
+    let Value::Object(mut request) = parse_json(bytes)? else {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "a chat completion request is a JSON object",
+        ));
+    };
+    let fields = RouteFields::from_object(&request)?;
+    let route_request = fields.request(|| app.next_request_id())?;
+    let mut context = match request.get("context") {
+        None => Map::new(),
+        Some(Value::Object(context)) => context.clone(),
+        Some(_) => {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "context must be an object of feature values",
+            ))
+        }
+    };
+    if let Some(Value::Object(metadata)) = request.get("metadata") {
+        for (key, value) in metadata {
+            context.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+    }
+    if let Some(column) = &served.featurizer.text_column {
+        context.insert(column.clone(), Value::String(last_user_message(&request)?));
+    }
+    let routed = route_context(served, context.clone(), route_request)?;
+    routed.log(app, served, &context)?;
+    let upstreams = app.upstreams.as_ref().expect("checked above");
+    let order = std::iter::once(routed.route.menu[0])
+        .chain(
+            routed
+                .route
+                .fallbacks
+                .iter()
+                .copied()
+                .filter(|&j| routed.route.probabilities[j] > 0.0),
+        )
+        .map(|j| {
+            let agent = served.model.agents[j].clone();
+            let upstream = upstreams
+                .get(&agent)
+                .expect("the upstreams cover every agent")
+                .clone();
+            (agent, upstream)
+        })
+        .collect();
+    for field in ROUTE_FIELDS.iter().chain(&OWN_FIELDS) {
+        request.remove(*field);
+    }
+    Ok((order, request))
+}
+
+/// The text of the last message whose role is `user` (a string, or the text parts of
+/// a list of content parts).
+fn last_user_message(request: &Map<String, Value>) -> Result<String, ApiError> {
+    let none = || {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "the request has no message with role \"user\" to route on",
+        )
+    };
+    let messages = request
+        .get("messages")
+        .and_then(Value::as_array)
+        .ok_or_else(none)?;
+    let message = messages
+        .iter()
+        .rev()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+        .ok_or_else(none)?;
+    match message.get("content") {
+        Some(Value::String(text)) => Ok(text.clone()),
+        Some(Value::Array(parts)) => Ok(parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n")),
+        _ => Err(none()),
+    }
+}
+
+/// Tries the upstreams in order; the first that answers sends the head and then its
+/// body, chunk by chunk, as it arrives.
+fn forward(
+    app: &App,
+    order: &[(String, Upstream)],
+    mut body: Map<String, Value>,
+    head: oneshot::Sender<Result<Head, ApiError>>,
+    chunks: &mpsc::Sender<Result<Vec<u8>, std::io::Error>>,
+) {
+    let timeout = Some(app.limits.upstream_timeout);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_connect(timeout)
+        .timeout_recv_response(timeout)
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let streaming = body.get("stream").and_then(Value::as_bool) == Some(true);
+    let mut failures = Vec::new();
+    for (name, upstream) in order {
+        body.insert("model".into(), Value::String(upstream.model.clone()));
+        let mut call = agent
+            .post(&upstream.url)
+            .header("content-type", "application/json");
+        if let Some(key) = &upstream.key {
+            call = call.header("authorization", &format!("Bearer {key}"));
+        }
+        let payload = serde_json::to_vec(&body).expect("JSON serialises");
+        let mut response = match call.send(&payload[..]) {
+            Ok(response) => response,
+            Err(e) => {
+                failures.push(format!("{name} failed ({})", transport_failure(&e)));
+                continue;
+            }
+        };
+        let status = response.status().as_u16();
+        if status == 429 || status >= 500 {
+            failures.push(format!("{name} failed (HTTP {status})"));
+            continue;
+        }
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        if streaming {
+            let _ = head.send(Ok(Head {
+                status,
+                content_type,
+                agent: name.clone(),
+                failures,
+            }));
+            pump(response.body_mut().as_reader(), chunks);
+            return;
+        }
+        let whole = match response.body_mut().read_to_vec() {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                failures.push(format!(
+                    "{name} failed while answering ({})",
+                    transport_failure(&e)
+                ));
+                continue;
+            }
+        };
+        let named = match serde_json::from_slice::<Value>(&whole) {
+            Ok(Value::Object(mut answer)) if (200..300).contains(&status) => {
+                answer.insert("model".into(), Value::String(name.clone()));
+                serde_json::to_vec(&answer).expect("JSON serialises")
+            }
+            _ => whole,
+        };
+        let _ = head.send(Ok(Head {
+            status,
+            content_type,
+            agent: name.clone(),
+            failures,
+        }));
+        let _ = chunks.blocking_send(Ok(named));
+        return;
+    }
+    let _ = head.send(Err(ApiError::new(
+        StatusCode::BAD_GATEWAY,
+        format!("every upstream failed: {}", failures.join("; ")),
+    )));
+}
+
+/// A transport error as text without the URL's query or any header.
+fn transport_failure(error: &ureq::Error) -> String {
+    match error {
+        ureq::Error::Timeout(_) => "timed out".into(),
+        ureq::Error::Io(e) => e.kind().to_string(),
+        ureq::Error::ConnectionFailed => "connection failed".into(),
+        ureq::Error::HostNotFound => "host not found".into(),
+        other => other.to_string(),
+    }
+}
+
+/// Copies `reader` into the response stream as it arrives; stops when the client
+/// goes away.
+fn pump(mut reader: impl Read, chunks: &mpsc::Sender<Result<Vec<u8>, std::io::Error>>) {
+    let mut buffer = vec![0u8; 16 * 1024];
+    loop {
+        match reader.read(&mut buffer) {
+            Ok(0) => return,
+            Ok(n) => {
+                if chunks.blocking_send(Ok(buffer[..n].to_vec())).is_err() {
+                    return;
+                }
+            }
+            Err(e) => {
+                let _ = chunks.blocking_send(Err(e));
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! `upstreams.toml`: for each agent, the OpenAI-compatible endpoint that serves it,
+//! the environment variable holding its API key, and its cost.
+//!
+//! ```toml
+//! [upstream.model-a]
+//! base_url = "https://api.example.com/v1"   # POST {base_url}/chat/completions
+//! api_key_env = "MODEL_A_KEY"               # optional; the key is read at start
+//! cost = 2.5                                 # per request, in any unit
+//! model = "model-a-2025-01"                  # optional; the upstream's own name
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use verdict::VerdictError;
+
+/// One agent's endpoint.
+#[derive(Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UpstreamEntry {
+    base_url: String,
+    #[serde(default)]
+    api_key_env: Option<String>,
+    cost: f64,
+    #[serde(default)]
+    model: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UpstreamsFile {
+    upstream: BTreeMap<String, UpstreamEntry>,
+}
+
+/// An agent's endpoint, ready to call.
+#[derive(Clone)]
+pub(crate) struct Upstream {
+    /// `{base_url}/chat/completions`.
+    pub url: String,
+    /// The key, read from its variable at start; never printed.
+    pub key: Option<String>,
+    /// The name the upstream knows the model by.
+    pub model: String,
+    /// Its cost.
+    pub cost: f64,
+}
+
+impl std::fmt::Debug for Upstream {
+    /// Leaves the key out, so that no log or error can show it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("url", &self.url)
+            .field("model", &self.model)
+            .field("cost", &self.cost)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Every agent's endpoint, by agent name.
+#[derive(Debug, Clone)]
+pub(crate) struct Upstreams {
+    by_agent: BTreeMap<String, Upstream>,
+}
+
+impl Upstreams {
+    /// Reads `path`: each entry's cost finite and ≥ 0, its URL http(s), its key
+    /// variable set.
+    ///
+    /// # Errors
+    /// [`VerdictError::Settings`] naming the file and the entry.
+    pub fn read(path: &Path) -> Result<Self, VerdictError> {
+        let label = path.display();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| VerdictError::Settings(format!("{label}: cannot read: {e}")))?;
+        let file: UpstreamsFile = toml::from_str(&text).map_err(|e| {
+            VerdictError::Settings(format!(
+                "{label}: {} (each model is a table [upstream.NAME] with base_url, cost and optionally api_key_env, model)",
+                e.message()
+            ))
+        })?;
+        let mut by_agent = BTreeMap::new();
+        for (name, entry) in file.upstream {
+            let at = |message: String| {
+                VerdictError::Settings(format!("{label}: upstream {name:?}: {message}"))
+            };
+            if !entry.cost.is_finite() || entry.cost < 0.0 {
+                return Err(at(format!(
+                    "cost {} must be a finite number ≥ 0",
+                    entry.cost
+                )));
+            }
+            let base = entry.base_url.trim_end_matches('/');
+            if !(base.starts_with("http://") || base.starts_with("https://")) {
+                return Err(at(format!(
+                    "base_url {base:?} must begin with http:// or https://"
+                )));
+            }
+            let key = match &entry.api_key_env {
+                None => None,
+                Some(variable) => Some(std::env::var(variable).map_err(|_| {
+                    at(format!(
+                        "the environment variable {variable} (api_key_env) is not set"
+                    ))
+                })?),
+            };
+            by_agent.insert(
+                name.clone(),
+                Upstream {
+                    url: format!("{base}/chat/completions"),
+                    key,
+                    model: entry.model.unwrap_or_else(|| name.clone()),
+                    cost: entry.cost,
+                },
+            );
+        }
+        Ok(Self { by_agent })
+    }
+
+    /// The endpoint of `agent`.
+    pub fn get(&self, agent: &str) -> Option<&Upstream> {
+        self.by_agent.get(agent)
+    }
+
+    /// The costs of `agents`, in their order.
+    ///
+    /// # Errors
+    /// [`VerdictError::Data`] naming the agents without an entry, and entries that
+    /// name no agent.
+    pub fn costs_for(&self, agents: &[String]) -> Result<Vec<f64>, VerdictError> {
+        let missing: Vec<&str> = agents
+            .iter()
+            .filter(|a| !self.by_agent.contains_key(*a))
+            .map(String::as_str)
+            .collect();
+        let unknown: Vec<&str> = self
+            .by_agent
+            .keys()
+            .filter(|n| !agents.contains(n))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() || !unknown.is_empty() {
+            return Err(VerdictError::Data(format!(
+                "the upstreams file must name exactly the model's agents: without an entry: [{}]; not an agent: [{}]",
+                missing.join(", "),
+                unknown.join(", ")
+            )));
+        }
+        Ok(agents.iter().map(|a| self.by_agent[a].cost).collect())
+    }
+}

@@ -1,0 +1,300 @@
+//! Routing one context with a fitted NashEval model: the policy `pi(x)` (the model's
+//! own, or re-solved under a request's cost budget), a model — or a menu of models
+//! to compare — drawn from it reproducibly per request id, and the exact probability
+//! with which that menu was offered, so that a log of routed decisions is a NashEval
+//! log whose propensities are known (NashEval §3: the menu's selection probability
+//! `e(m | x)` enters the debiased payoff only through its inverse).
+//!
+//! What `verdict serve` answers on `/v1/route` and uses in `/v1/chat/completions`.
+
+use rand::{Rng, SeedableRng};
+use sha2::{Digest, Sha256};
+use verdict_game::Equilibrium;
+use verdict_nasheval::{payoff_matrices, NashEvalModel};
+
+use crate::VerdictError;
+
+/// How the routed model is picked from `pi(x)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RouteRule {
+    /// A draw from `pi(x)`, seeded by the request id: the same id always gets the same
+    /// model, and over many ids the models come up with frequencies `pi(x)` — a mixed
+    /// equilibrium is only unexploitable when it is played as a mixture.
+    Sample,
+    /// The model of highest probability (the first in agent order among equals): the
+    /// same answer for every request of this context.
+    Argmax,
+}
+
+/// A cost limit for one request, solved with the cost-aware equilibrium of
+/// [`Equilibrium`] on the context's payoff matrix `Â(x)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RouteBudget {
+    /// Both players held to `c^T pi <= limit` (NashEval Eq. 54–55).
+    MaxCost(f64),
+    /// The costs as a linear price of strength `lambda`: the equilibrium of
+    /// `Â(x) − λ(1 c^T − c 1^T)` (NashEval Eq. 20, regularized by the model's `rho`).
+    Surcharge(f64),
+}
+
+/// One routing request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouteRequest {
+    /// How the model is picked.
+    pub rule: RouteRule,
+    /// A cost limit; `None` plays the model's own policy, as `verdict predict` gives it.
+    pub budget: Option<RouteBudget>,
+    /// How many distinct models to offer: 1 routes, 2 asks for a duel (a pairwise
+    /// comparison whose verdict can feed the next fit).
+    pub menu_size: usize,
+    /// Seeds the draw (any text: the same id, the same draw).
+    pub request_id: String,
+}
+
+/// A routing decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Route {
+    /// `pi(x)`, in agent order.
+    pub probabilities: Vec<f64>,
+    /// The agents offered, as indices; the first is the routed model.
+    pub menu: Vec<usize>,
+    /// The probability that this menu (as a set) was offered: `pi_j` for one model;
+    /// for a duel drawn without replacement, `pi_j q_k|j + pi_k q_j|k` with
+    /// `q_k|j = pi_k / Σ_{l≠j} pi_l`.
+    pub propensity: f64,
+    /// `c^T pi`, when costs are known.
+    pub expected_cost: Option<f64>,
+    /// The agents by falling probability after the routed one (ties in agent order):
+    /// where a router turns when the routed model fails.
+    pub fallbacks: Vec<usize>,
+}
+
+/// Routes one context, given as one row of `features` in the model's feature order;
+/// `costs` are per agent in agent order (empty: none known).
+///
+/// # Errors
+/// [`VerdictError::Settings`] for a budget without costs, a menu larger than the
+/// catalogue or of size 0, a negative or non-finite limit; [`VerdictError::Game`] for
+/// a budget below the cheapest model; the policy's errors.
+pub fn route(
+    model: &NashEvalModel,
+    features: &[f64],
+    costs: &[f64],
+    request: &RouteRequest,
+) -> Result<Route, VerdictError> {
+    let agents = model.agents.len();
+    if request.menu_size == 0 || request.menu_size > agents.min(2) {
+        return Err(VerdictError::Settings(format!(
+            "menu_size {} is not offered: 1 routes to one model, 2 asks for a duel (the model has {agents} agents)",
+            request.menu_size
+        )));
+    }
+    if !costs.is_empty() && costs.len() != agents {
+        return Err(VerdictError::Settings(format!(
+            "{} costs for {agents} agents",
+            costs.len()
+        )));
+    }
+    let probabilities = match request.budget {
+        None => model.policy(features)?,
+        Some(budget) => budgeted_policy(model, features, costs, budget)?,
+    };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(request_seed(&request.request_id));
+    let first = match request.rule {
+        RouteRule::Argmax => argmax(&probabilities),
+        RouteRule::Sample => draw(&probabilities, None, rng.random()),
+    };
+    let mut menu = vec![first];
+    let propensity = if request.menu_size == 2 {
+        let second = match request.rule {
+            RouteRule::Argmax => argmax_except(&probabilities, first),
+            RouteRule::Sample => draw(&probabilities, Some(first), rng.random()),
+        };
+        menu.push(second);
+        match request.rule {
+            RouteRule::Argmax => 1.0,
+            RouteRule::Sample => {
+                probabilities[first] * second_given_first(&probabilities, first, second)
+                    + probabilities[second] * second_given_first(&probabilities, second, first)
+            }
+        }
+    } else {
+        match request.rule {
+            RouteRule::Argmax => 1.0,
+            RouteRule::Sample => probabilities[first],
+        }
+    };
+    let expected_cost =
+        (!costs.is_empty()).then(|| costs.iter().zip(&probabilities).map(|(c, p)| c * p).sum());
+    let mut fallbacks: Vec<usize> = (0..agents).filter(|&j| j != first).collect();
+    fallbacks.sort_by(|&a, &b| probabilities[b].total_cmp(&probabilities[a]));
+    Ok(Route {
+        probabilities,
+        menu,
+        propensity,
+        expected_cost,
+        fallbacks,
+    })
+}
+
+/// `pi(x)` re-solved under a request's budget on the context's `Â(x)`.
+fn budgeted_policy(
+    model: &NashEvalModel,
+    features: &[f64],
+    costs: &[f64],
+    budget: RouteBudget,
+) -> Result<Vec<f64>, VerdictError> {
+    if costs.is_empty() {
+        return Err(VerdictError::Settings(
+            "a budget needs each model's cost: give the server costs (an upstreams file with a cost per model) or fit the model with --costs".into(),
+        ));
+    }
+    let rho = model.options.rho;
+    let problem = match budget {
+        RouteBudget::MaxCost(limit) if limit.is_finite() && limit >= 0.0 => {
+            Equilibrium::new(rho, costs.to_vec(), Some(limit), None)
+        }
+        RouteBudget::Surcharge(lambda) if lambda.is_finite() && lambda >= 0.0 => {
+            Equilibrium::new(rho, costs.iter().map(|c| lambda * c).collect(), None, None)
+        }
+        RouteBudget::MaxCost(x) | RouteBudget::Surcharge(x) => {
+            return Err(VerdictError::Settings(format!(
+                "a budget of {x}: give a finite number ≥ 0"
+            )))
+        }
+    };
+    let payoffs = model.payoffs(features);
+    let game = payoff_matrices(&payoffs, model.agents.len())
+        .pop()
+        .ok_or_else(|| VerdictError::Data("no context to route".into()))?;
+    Ok(problem.solve(&game)?.probabilities)
+}
+
+/// The draw's seed: the first eight bytes of SHA-256 of the request id — stable
+/// across runs, platforms and versions of Rust's own hasher.
+fn request_seed(request_id: &str) -> u64 {
+    let digest = Sha256::digest(request_id.as_bytes());
+    u64::from_le_bytes(digest[..8].try_into().expect("eight bytes"))
+}
+
+/// The first index of the largest probability.
+fn argmax(probabilities: &[f64]) -> usize {
+    argmax_except(probabilities, usize::MAX)
+}
+
+/// The first index of the largest probability other than `skip`.
+fn argmax_except(probabilities: &[f64], skip: usize) -> usize {
+    let mut best = usize::MAX;
+    for (j, &p) in probabilities.iter().enumerate() {
+        if j != skip && (best == usize::MAX || p > probabilities[best]) {
+            best = j;
+        }
+    }
+    best
+}
+
+/// The weight of `j` in a draw that excludes `skip`: its probability, or — when the
+/// others hold no mass (`pi_skip = 1`) — the same for every other agent.
+fn weights(probabilities: &[f64], skip: Option<usize>) -> Vec<f64> {
+    let kept = |j: usize| Some(j) != skip;
+    let mass: f64 = (0..probabilities.len())
+        .filter(|&j| kept(j))
+        .map(|j| probabilities[j].max(0.0))
+        .sum();
+    (0..probabilities.len())
+        .map(|j| match (kept(j), mass > 1e-12) {
+            (false, _) => 0.0,
+            (true, true) => probabilities[j].max(0.0) / mass,
+            (true, false) => 1.0,
+        })
+        .collect()
+}
+
+/// `q_k|j`: the probability that the second draw is `k` when the first was `j`.
+fn second_given_first(probabilities: &[f64], first: usize, second: usize) -> f64 {
+    let w = weights(probabilities, Some(first));
+    w[second] / w.iter().sum::<f64>()
+}
+
+/// Inverse-CDF draw at `u ∈ [0, 1)` from the weights excluding `skip`; rounding at the
+/// top end lands on the last agent of positive weight.
+fn draw(probabilities: &[f64], skip: Option<usize>, u: f64) -> usize {
+    let w = weights(probabilities, skip);
+    let target = u * w.iter().sum::<f64>();
+    let mut cumulative = 0.0;
+    let mut last = 0;
+    for (j, &weight) in w.iter().enumerate() {
+        if weight > 0.0 {
+            cumulative += weight;
+            last = j;
+            if target < cumulative {
+                return j;
+            }
+        }
+    }
+    last
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draws_follow_the_inverse_cdf() {
+        let p = [0.2, 0.0, 0.5, 0.3];
+        assert_eq!(draw(&p, None, 0.0), 0);
+        assert_eq!(draw(&p, None, 0.19), 0);
+        assert_eq!(draw(&p, None, 0.21), 2);
+        assert_eq!(draw(&p, None, 0.69), 2);
+        assert_eq!(draw(&p, None, 0.71), 3);
+        // Rounding at the top never lands on a zero-probability agent.
+        assert_eq!(draw(&p, None, 1.0 - 1e-17), 3);
+        // Without agent 2: weights 0.4, 0, 0, 0.6.
+        assert_eq!(draw(&p, Some(2), 0.39), 0);
+        assert_eq!(draw(&p, Some(2), 0.41), 3);
+    }
+
+    #[test]
+    fn a_duels_propensity_sums_to_one_over_all_pairs() {
+        // Closed form: the unordered pairs' probabilities of a draw without
+        // replacement add up to 1.
+        for p in [
+            vec![0.1, 0.2, 0.3, 0.4],
+            vec![1.0, 0.0, 0.0],
+            vec![0.5, 0.5, 0.0],
+        ] {
+            let k = p.len();
+            let mut total = 0.0;
+            for a in 0..k {
+                for b in a + 1..k {
+                    total +=
+                        p[a] * second_given_first(&p, a, b) + p[b] * second_given_first(&p, b, a);
+                }
+            }
+            assert!((total - 1.0).abs() < 1e-12, "{p:?}: {total}");
+        }
+        // By hand: pi = (0.1, 0.2, 0.3, 0.4), pair {0, 3}:
+        // 0.1 · 0.4/0.9 + 0.4 · 0.1/0.6 = 0.0444… + 0.0666… = 0.1111….
+        let p = [0.1, 0.2, 0.3, 0.4];
+        let pair = p[0] * second_given_first(&p, 0, 3) + p[3] * second_given_first(&p, 3, 0);
+        assert!((pair - (0.04 / 0.9 + 0.04 / 0.6)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn the_seed_depends_on_the_request_id_only() {
+        assert_eq!(request_seed("abc"), request_seed("abc"));
+        assert_ne!(request_seed("abc"), request_seed("abd"));
+        // SHA-256("abc") begins ba 78 16 bf 8f 01 cf ea (FIPS 180-2, appendix B.1).
+        assert_eq!(
+            request_seed("abc"),
+            u64::from_le_bytes([0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea])
+        );
+    }
+
+    #[test]
+    fn argmax_takes_the_first_of_equals() {
+        assert_eq!(argmax(&[0.25, 0.5, 0.5]), 1);
+        assert_eq!(argmax_except(&[0.25, 0.5, 0.5], 1), 2);
+    }
+}
