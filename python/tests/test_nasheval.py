@@ -84,6 +84,26 @@ def test_every_setting_of_verdict_fit_gives_the_same_model_from_python(simulatio
         verdict.NashEval(variant="oracle").fit(simulation.path("contexts.parquet"), simulation.path("feedback.parquet"))
 
 
+def test_logged_propensities_fit_as_on_the_command_line(simulation, tmp_path):
+    # Each offer's probability, as a router's decision log records it (here one
+    # value for every offer: what matters is that it is used, not learned).
+    feedback = simulation.feedback.copy()
+    feedback["propensity"] = 0.5
+    path = tmp_path / "feedback.parquet"
+    feedback.to_parquet(path)
+    cli(
+        "fit", "--contexts", simulation.path("contexts.parquet"), "--feedback", str(path),
+        "--propensity-col", "propensity", *FLAGS, "--out", str(tmp_path / "cli.json"),
+    )
+    model = verdict.NashEval(**SETTINGS).fit(simulation.contexts, feedback, propensity_col="propensity")
+    model.save(tmp_path / "python.json")
+    assert (tmp_path / "python.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
+    assert model.summary["logged_propensities"] is True
+    assert model.summary["propensity_loss"] is None
+    with pytest.raises(ValueError, match="propensity"):
+        verdict.NashEval(**SETTINGS).fit(simulation.contexts, simulation.feedback, propensity_col="propensity")
+
+
 def test_a_battle_log_fits_as_on_the_command_line(tmp_path):
     sim = verdict.simulate(tmp_path / "arena", world="arena", agents=5, contexts=1500, test_contexts=100, seed=3)
     columns = ["language", "is_code", "is_math", "length"]

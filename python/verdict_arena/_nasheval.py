@@ -284,6 +284,7 @@ class NashEval:
         battles: Any = None,
         context_columns: Sequence[str] = (),
         text_col: Optional[str] = None,
+        propensity_col: Optional[str] = None,
         embeddings: Any = None,
         embeddings_col: str = "embedding",
     ) -> "NashEval":
@@ -291,13 +292,17 @@ class NashEval:
         (``context_id, menu, modality, response``), or on a battle log (``battles=``)
         whose ``context_columns`` make the context. Paths or frames. ``embeddings``:
         a 2-D array, one row per context of the ``contexts`` frame, added as the
-        list column ``embeddings_col`` (features ``embedding_0``, ...). Returns self.
+        list column ``embeddings_col`` (features ``embedding_0``, ...).
+        ``propensity_col``: a feedback column holding the probability each row's menu
+        was offered with (the ``propensity`` of a ``verdict serve`` decision log); the
+        fit divides by those instead of learning the propensities. Returns self.
         Ctrl-C stops waiting at once (``KeyboardInterrupt``); the abandoned fit
         finishes unobserved and nothing is written."""
         settings = {name: getattr(self, name) for name in _FIT_SETTINGS}
         settings.update(
             context_columns=list(context_columns),
             text_col=text_col if text_col is not None else self.text_col,
+            propensity_col=propensity_col,
             costs=_costs(self.costs),
             catalogue=None if self.catalogue is None else [list(menu) for menu in self.catalogue],
             soft_budget=None if self.soft_budget is None else dict(self.soft_budget),

@@ -448,6 +448,11 @@ pub enum BenchCommand {
     /// Time `verdict predict`: loading a model, reading contexts, and the policy at
     /// every context (median of runs).
     Predict(BenchPredictArgs),
+    #[cfg(feature = "serve")]
+    /// `verdict serve` under load on loopback: /v1/predict one context and in
+    /// batches, /v1/route, and the router's overhead over a fake upstream, at each
+    /// concurrency (p50, p99, throughput).
+    Serve(BenchServeArgs),
     #[command(flatten)]
     Lab(verdict_lab::commands::LabBench),
 }

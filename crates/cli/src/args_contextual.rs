@@ -271,3 +271,28 @@ pub struct BenchPredictArgs {
     #[arg(long, default_value_t = 10)]
     pub runs: usize,
 }
+
+#[derive(Debug, Clone, Args)]
+pub struct BenchServeArgs {
+    /// A model written by `verdict fit`.
+    pub model: PathBuf,
+    /// Contexts to send (a contexts table, e.g. `verdict simulate`'s
+    /// test_contexts.parquet).
+    #[arg(long, value_name = "FILE")]
+    pub contexts: PathBuf,
+    /// Concurrent clients, one measurement per value.
+    #[arg(long, value_delimiter = ',', default_value = "1,16,64")]
+    pub concurrency: Vec<usize>,
+    /// Requests per single-context scenario and concurrency.
+    #[arg(long, default_value_t = 5000)]
+    pub requests: usize,
+    /// Contexts per batched /v1/predict request.
+    #[arg(long, default_value_t = 256)]
+    pub batch: usize,
+    /// Batched requests per concurrency.
+    #[arg(long, default_value_t = 400)]
+    pub batch_requests: usize,
+    /// Longest one scenario runs at one concurrency, in seconds.
+    #[arg(long, default_value_t = 60.0)]
+    pub max_seconds: f64,
+}

@@ -16,6 +16,8 @@ pub fn run(command: BenchCommand, shell: Shell) -> anyhow::Result<()> {
         BenchCommand::Lottery(args) => lottery(&args),
         #[cfg(feature = "nasheval")]
         BenchCommand::Predict(args) => predict(&args),
+        #[cfg(feature = "serve")]
+        BenchCommand::Serve(args) => crate::serve::bench(&args),
         BenchCommand::Lab(command) => verdict_lab::commands::run_bench(command, shell),
     }
 }

@@ -70,3 +70,70 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
     })?;
     Ok(())
 }
+
+/// `verdict bench serve`: the load scenarios of [`verdict_serve::bench`], printed as a
+/// table with the router's overhead over the upstream alone.
+pub fn bench(args: &crate::args::BenchServeArgs) -> anyhow::Result<()> {
+    use verdict_serve::bench::{context_objects, run_serve_bench, ServeBenchPlan};
+    if args.concurrency.is_empty() || args.concurrency.contains(&0) {
+        bail!("--concurrency: give positive numbers of clients, e.g. 1,16,64");
+    }
+    if args.requests == 0 || args.batch == 0 || args.batch_requests == 0 {
+        bail!("--requests, --batch and --batch-requests must be at least 1");
+    }
+    let plan = ServeBenchPlan {
+        model: args.model.clone(),
+        contexts: context_objects(&args.contexts)?,
+        concurrency: args.concurrency.clone(),
+        requests: args.requests,
+        batch: args.batch,
+        batch_requests: args.batch_requests,
+        max_duration: seconds(args.max_seconds, "--max-seconds")?,
+    };
+    let rows = run_serve_bench(&plan)?;
+    println!(
+        "| scenario | clients | requests | failed | p50 ms | p99 ms | max ms | requests/s | contexts/s |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let ms = |s: f64| s * 1e3;
+    for row in &rows {
+        let r = &row.report;
+        println!(
+            "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.0} | {:.0} |",
+            row.scenario,
+            row.concurrency,
+            r.requests,
+            r.failures,
+            ms(r.quantile(0.5)),
+            ms(r.quantile(0.99)),
+            ms(r.quantile(1.0)),
+            r.throughput(),
+            r.throughput() * row.contexts_per_request as f64
+        );
+    }
+    for row in rows.iter().filter(|r| r.report.failures > 0) {
+        println!(
+            "{} at {} clients: {} failed, the first: {}",
+            row.scenario,
+            row.concurrency,
+            row.report.failures,
+            row.report.first_failure.as_deref().unwrap_or("?")
+        );
+    }
+    for &clients in &args.concurrency {
+        let find = |scenario: &str| {
+            rows.iter()
+                .find(|r| r.scenario == scenario && r.concurrency == clients)
+                .map(|r| &r.report)
+        };
+        if let (Some(direct), Some(routed)) = (find("upstream alone"), find("chat via the router"))
+        {
+            println!(
+                "router overhead at {clients} clients: p50 {:+.3} ms, p99 {:+.3} ms",
+                ms(routed.quantile(0.5) - direct.quantile(0.5)),
+                ms(routed.quantile(0.99) - direct.quantile(0.99))
+            );
+        }
+    }
+    Ok(())
+}

@@ -40,6 +40,11 @@ pub(crate) struct Params {
     pub(crate) b: Vec<DVector<f64>>,
 }
 
+/// Rows of each block [`Params::outputs_by_row`] evaluates: more than the five up to
+/// which nalgebra multiplies with its own loops, small enough that one context costs
+/// little.
+pub(crate) const INFERENCE_BLOCK: usize = 16;
+
 impl Params {
     pub(crate) fn zeros_like(other: &Self) -> Self {
         Self {
@@ -62,18 +67,24 @@ impl Params {
         Self { w, b }
     }
 
-    /// The head's output for each row of `x`, computed one row at a time so that a
-    /// row's output does not depend on the rows beside it: nalgebra picks its product
-    /// kernel by the matrices' size, which moved the last digits of a context's
-    /// prediction with the size of its batch. Inference only; training keeps the
-    /// batched [`Params::forward`].
+    /// The head's output for each row of `x`, computed in blocks of exactly
+    /// [`INFERENCE_BLOCK`] rows (the last padded with zeros) so that a row's output does
+    /// not depend on the rows beside it: nalgebra multiplies matrices of at most five
+    /// rows with its own loops and larger ones with `matrixmultiply`, whose sums run in
+    /// another order, which moved the last digits of a context's prediction with the
+    /// size of its batch. `matrixmultiply` sums each entry in the same order whatever
+    /// the number of rows, so equal blocks give equal rows. Inference only; training
+    /// keeps the batched [`Params::forward`].
     pub(crate) fn outputs_by_row(&self, x: &DMatrix<f64>, head: Head) -> DMatrix<f64> {
         let outputs = self.b.last().map_or(0, DVector::len);
         let mut result = DMatrix::zeros(x.nrows(), outputs);
-        for r in 0..x.nrows() {
-            let row = DMatrix::from_row_slice(1, x.ncols(), x.row(r).transpose().as_slice());
-            let out = self.forward(&row, head).pop().expect("an output layer");
-            result.row_mut(r).copy_from(&out.row(0));
+        let mut block = DMatrix::zeros(INFERENCE_BLOCK, x.ncols());
+        for start in (0..x.nrows()).step_by(INFERENCE_BLOCK) {
+            let len = INFERENCE_BLOCK.min(x.nrows() - start);
+            block.fill(0.0);
+            block.rows_mut(0, len).copy_from(&x.rows(start, len));
+            let out = self.forward(&block, head).pop().expect("an output layer");
+            result.rows_mut(start, len).copy_from(&out.rows(0, len));
         }
         result
     }

@@ -30,6 +30,8 @@ pub(crate) struct App {
     /// The file reloads read.
     pub model_path: PathBuf,
     pub upstreams: Option<Upstreams>,
+    /// The client of every upstream call: one pool of connections for the run.
+    pub upstream_client: ureq::Agent,
     pub decisions: Option<DecisionLog>,
     pub token: Option<String>,
     pub limits: Limits,

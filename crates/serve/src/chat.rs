@@ -174,6 +174,17 @@ fn last_user_message(request: &Map<String, Value>) -> Result<String, ApiError> {
     }
 }
 
+/// The HTTP client of upstream calls: `timeout` to connect and to receive a reply's
+/// head; statuses are answers, not errors (a 5xx moves on to the next upstream).
+pub(crate) fn upstream_client(timeout: std::time::Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_connect(Some(timeout))
+        .timeout_recv_response(Some(timeout))
+        .http_status_as_error(false)
+        .build()
+        .into()
+}
+
 /// Tries the upstreams in order; the first that answers sends the head and then its
 /// body, chunk by chunk, as it arrives.
 fn forward(
@@ -183,13 +194,7 @@ fn forward(
     head: oneshot::Sender<Result<Head, ApiError>>,
     chunks: &mpsc::Sender<Result<Vec<u8>, std::io::Error>>,
 ) {
-    let timeout = Some(app.limits.upstream_timeout);
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_connect(timeout)
-        .timeout_recv_response(timeout)
-        .http_status_as_error(false)
-        .build()
-        .into();
+    let agent = &app.upstream_client;
     let streaming = body.get("stream").and_then(Value::as_bool) == Some(true);
     let mut failures = Vec::new();
     for (name, upstream) in order {

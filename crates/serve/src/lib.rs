@@ -15,10 +15,13 @@
 //! The library owns every computation; this crate only translates HTTP to it.
 
 mod app;
+pub mod bench;
 mod chat;
 mod connection;
 mod decisions;
+pub mod fake_upstream;
 mod handlers;
+pub mod load;
 mod metrics;
 mod options;
 mod route;
@@ -47,6 +50,103 @@ pub fn run(
     options: ServeOptions,
     announce: impl FnOnce(SocketAddr, Option<&std::path::Path>),
 ) -> Result<(), ServeError> {
+    let prepared = prepare(options)?;
+    runtime()?.block_on(async move {
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        signals(prepared.app.clone(), stop_tx)?;
+        announce(
+            prepared.address,
+            prepared.app.decisions.as_ref().map(DecisionLog::path),
+        );
+        let limits = prepared.app.limits;
+        serve_on(
+            prepared.listener,
+            app::router(prepared.app),
+            limits,
+            stop_rx,
+        )
+        .await
+    })
+}
+
+/// A server running on threads of its own (for benchmarks and programs that embed
+/// one); it stops when [`Running::stop`] is called or it is dropped.
+pub struct Running {
+    address: SocketAddr,
+    stop: tokio::sync::watch::Sender<bool>,
+    thread: Option<std::thread::JoinHandle<Result<(), ServeError>>>,
+}
+
+impl Running {
+    /// Where it listens.
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// Stops accepting, lets requests in flight finish, and waits.
+    ///
+    /// # Errors
+    /// What stopped the server early, if anything did.
+    pub fn stop(mut self) -> Result<(), ServeError> {
+        self.shut_down()
+    }
+
+    fn shut_down(&mut self) -> Result<(), ServeError> {
+        let _ = self.stop.send(true);
+        match self.thread.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(ServeError::Start("the server thread panicked".into())),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.shut_down();
+    }
+}
+
+/// Starts a server as [`run`] does, without signal handlers, on its own threads.
+///
+/// # Errors
+/// As [`run`].
+pub fn spawn(options: ServeOptions) -> Result<Running, ServeError> {
+    let prepared = prepare(options)?;
+    let limits = prepared.app.limits;
+    let router = app::router(prepared.app);
+    spawn_router(prepared.listener, prepared.address, router, limits)
+}
+
+/// Serves `router` on `listener` from a thread of its own.
+pub(crate) fn spawn_router(
+    listener: std::net::TcpListener,
+    address: SocketAddr,
+    router: axum::Router,
+    limits: Limits,
+) -> Result<Running, ServeError> {
+    let runtime = runtime()?;
+    let (stop, stop_rx) = tokio::sync::watch::channel(false);
+    let thread = std::thread::Builder::new()
+        .name("verdict-serve".into())
+        .spawn(move || runtime.block_on(serve_on(listener, router, limits, stop_rx)))
+        .map_err(|e| ServeError::Start(format!("cannot start the server thread: {e}")))?;
+    Ok(Running {
+        address,
+        stop,
+        thread: Some(thread),
+    })
+}
+
+/// A server ready to accept: its state and its bound socket.
+struct Prepared {
+    app: Arc<App>,
+    listener: std::net::TcpListener,
+    address: SocketAddr,
+}
+
+/// Reads the upstreams and the model, opens the decision log and binds the address.
+fn prepare(options: ServeOptions) -> Result<Prepared, ServeError> {
     let upstreams = options
         .upstreams
         .as_deref()
@@ -58,38 +158,62 @@ pub fn run(
         .as_deref()
         .map(DecisionLog::create)
         .transpose()?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let (listener, address) = bind(options.listen)?;
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let app = Arc::new(App {
+        served: RwLock::new(Arc::new(served)),
+        model_path: options.model.clone(),
+        upstreams,
+        upstream_client: chat::upstream_client(options.limits.upstream_timeout),
+        decisions,
+        token: options.token.clone(),
+        limits: options.limits,
+        metrics: metrics::Metrics::default(),
+        requests: AtomicU64::new(0),
+        reloading: tokio::sync::Mutex::new(()),
+        started,
+    });
+    Ok(Prepared {
+        app,
+        listener,
+        address,
+    })
+}
+
+/// A non-blocking socket listening on `listen`, and the address it got.
+pub(crate) fn bind(listen: SocketAddr) -> Result<(std::net::TcpListener, SocketAddr), ServeError> {
+    let listener = std::net::TcpListener::bind(listen)
+        .map_err(|e| ServeError::Start(format!("cannot listen on {listen}: {e}")))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| ServeError::Start(format!("the listening socket: {e}")))?;
+    let address = listener
+        .local_addr()
+        .map_err(|e| ServeError::Start(format!("the bound address: {e}")))?;
+    Ok((listener, address))
+}
+
+/// The multi-threaded runtime a server runs on.
+fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {
+    tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| ServeError::Start(format!("cannot start the runtime: {e}")))?;
-    runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(options.listen)
-            .await
-            .map_err(|e| ServeError::Start(format!("cannot listen on {}: {e}", options.listen)))?;
-        let address = listener
-            .local_addr()
-            .map_err(|e| ServeError::Start(format!("the bound address: {e}")))?;
-        let started = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis());
-        let app = Arc::new(App {
-            served: RwLock::new(Arc::new(served)),
-            model_path: options.model.clone(),
-            upstreams,
-            decisions,
-            token: options.token.clone(),
-            limits: options.limits,
-            metrics: metrics::Metrics::default(),
-            requests: AtomicU64::new(0),
-            reloading: tokio::sync::Mutex::new(()),
-            started,
-        });
-        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-        signals(app.clone(), stop_tx)?;
-        announce(address, app.decisions.as_ref().map(DecisionLog::path));
-        connection::serve(listener, app::router(app.clone()), options.limits, stop_rx).await;
-        Ok(())
-    })
+        .map_err(|e| ServeError::Start(format!("cannot start the runtime: {e}")))
+}
+
+/// Serves `router` on `listener` until `stop` turns true.
+async fn serve_on(
+    listener: std::net::TcpListener,
+    router: axum::Router,
+    limits: Limits,
+    stop: tokio::sync::watch::Receiver<bool>,
+) -> Result<(), ServeError> {
+    let listener = tokio::net::TcpListener::from_std(listener)
+        .map_err(|e| ServeError::Start(format!("the listening socket: {e}")))?;
+    connection::serve(listener, router, limits, stop).await;
+    Ok(())
 }
 
 /// SIGHUP reloads the model (a refused file is reported on standard error and the
