@@ -7,6 +7,10 @@
 //!   `Ω_β(π) = ρ/2 ‖π‖² + β c̃ᵀπ` (Eq. 20; `ρ = 0.01`, `c̃` the costs scaled to
 //!   `[0, 1]`), for each `β` of Eq. 21.
 //! - The maximal lottery of the pooled training margins (Eq. 78) under the same `Ω_β`.
+//! - NashEval-budget: the regularized equilibrium of the debiased `Â(x)` with both
+//!   players held to `cᵀπ ≤ C` (Eq. 54–55) at BT-cost's budgets — what `verdict
+//!   serve` routes by under a request's `max_cost`.
+//! - Each agent alone (`single`, its index as the parameter): the routers' reference.
 //! - BT-cost (Eq. 77) at 31 budgets evenly spaced from the cheapest to the dearest
 //!   agent's cost and at every agent's cost.
 //!
@@ -14,7 +18,10 @@
 //! probability that `j` strictly beats `k`; the simulator's pairwise verdicts have no
 //! ties, so `W_jk = (1 + A_jk)/2` for `j ≠ k` and self-comparisons get zero credit.
 
-use verdict::game::{exploitability, regularized_equilibrium, PayoffMatrix, Regularizer};
+use verdict::game::{
+    budgeted_regularized_equilibrium, exploitability, regularized_equilibrium, HardBudget,
+    PayoffMatrix, Regularizer,
+};
 use verdict::io::{read_contexts, read_contextual_log, ContextualOptions, Source};
 use verdict::nasheval::baselines::pooled_margins;
 use verdict::nasheval::gap::payoff_matrices;
@@ -211,14 +218,34 @@ pub fn cost_curves(settings: &CostSettings) -> Result<Vec<CostPoint>, VerdictErr
         });
     };
     let plugin = surface(Variant::Plugin)?;
+    let debiased = surface(Variant::Debiased)?;
     for (name, model) in [
-        ("NashEval-debiased", &surface(Variant::Debiased)?),
+        ("NashEval-debiased", &debiased),
         ("NashEval-plugin", &plugin),
     ] {
         let games = payoff_matrices(&model.payoffs(&test.features), k);
         for beta in price_weights() {
             add(name, beta, &priced(&games, &scaled, beta)?);
         }
+    }
+    let debiased_games = payoff_matrices(&debiased.payoffs(&test.features), k);
+    for limit in budgets(&settings.costs) {
+        let budget = HardBudget {
+            costs: settings.costs.clone(),
+            limit,
+        };
+        let mut policies = Vec::with_capacity(debiased_games.len() * k);
+        for game in &debiased_games {
+            policies
+                .extend(budgeted_regularized_equilibrium(game, PRICE_RHO, &budget)?.probabilities);
+        }
+        add("NashEval-budget", limit, &policies);
+    }
+    for j in 0..k {
+        let alone: Vec<f64> = (0..true_games.len())
+            .flat_map(|_| (0..k).map(move |l| f64::from(u8::from(l == j))))
+            .collect();
+        add("single", j as f64, &alone);
     }
     let pooled = PayoffMatrix::from_row_major(&pooled_margins(&log), k)?;
     for beta in price_weights() {

@@ -42,6 +42,8 @@ pub mod real_benchmark;
 #[cfg(feature = "plots")]
 pub mod results;
 #[cfg(feature = "nasheval")]
+pub mod route_metrics;
+#[cfg(feature = "nasheval")]
 pub mod simulation;
 #[cfg(feature = "plots")]
 pub mod tour;

@@ -50,6 +50,11 @@ pub enum LabBench {
     /// price weights (Eq. 20–21), the priced global lottery and BT-cost (Eq. 77).
     Cost(BenchCostArgs),
     #[cfg(feature = "nasheval")]
+    /// The cost analysis's curves scored as routers: AIQ (RouterBench), APGR and
+    /// CPT(50%, 80%) (RouteLLM) of each method's strict win rate against its mean
+    /// cost, the single agents as the reference.
+    Route(BenchCostArgs),
+    #[cfg(feature = "nasheval")]
     /// NashEval and the baselines on real prompts: AlpacaEval's per-prompt judgments
     /// turned into selectively observed pairwise feedback, scored on held-out prompts
     /// against the judges' complete payoff matrices (mean ± sd over splits).

@@ -89,6 +89,23 @@ pub fn summary(args: &BenchSummaryArgs, shell: Shell) -> anyhow::Result<()> {
 pub fn cost(args: &BenchCostArgs, shell: Shell) -> anyhow::Result<()> {
     let plot = shell.outputs.optional(args.plot.as_deref(), "--plot");
     verdict::outputs::Outputs::check(std::slice::from_ref(&plot))?;
+    let means = mean_cost_points(args)?;
+    println!("| method | β or budget | mean cost | exploitability | strict win rate |");
+    println!("|---|---|---|---|---|");
+    for p in &means {
+        println!(
+            "| {} | {} | {:.3} | {:.4} | {:.4} |",
+            p.method, p.parameter, p.cost, p.exploitability, p.win_rate
+        );
+    }
+    if let Some(plot) = &plot {
+        plot_curves(plot, &cost_figure(&means))?;
+    }
+    Ok(())
+}
+
+/// Every method's cost points of each seed, averaged over the seeds.
+fn mean_cost_points(args: &BenchCostArgs) -> anyhow::Result<Vec<crate::cost_curve::CostPoint>> {
     let mut all = Vec::new();
     for &seed in &args.seeds {
         let points = cost_curves(&CostSettings {
@@ -101,13 +118,49 @@ pub fn cost(args: &BenchCostArgs, shell: Shell) -> anyhow::Result<()> {
         eprintln!("seed {seed}: {} points", points.len());
         all.extend(points);
     }
-    let means = mean_points(&all);
-    println!("| method | β or budget | mean cost | exploitability | strict win rate |");
-    println!("|---|---|---|---|---|");
-    for p in &means {
+    Ok(mean_points(&all))
+}
+
+/// `verdict bench route`: the cost analysis's curves scored as routers — AIQ,
+/// APGR and CPT(50%, 80%) of each method's strict win rate against its mean cost,
+/// with the single agents as the reference ([`crate::route_metrics`]).
+pub fn route(args: &BenchCostArgs, shell: Shell) -> anyhow::Result<()> {
+    use crate::route_metrics::score_router;
+    let plot = shell.outputs.optional(args.plot.as_deref(), "--plot");
+    verdict::outputs::Outputs::check(std::slice::from_ref(&plot))?;
+    let means = mean_cost_points(args)?;
+    let singles: Vec<(f64, f64)> = means
+        .iter()
+        .filter(|p| p.method == "single")
+        .map(|p| (p.cost, p.win_rate))
+        .collect();
+    anyhow::ensure!(
+        !singles.is_empty(),
+        "no single-agent points to score routers against"
+    );
+    println!("| agent alone | cost | strict win rate |");
+    println!("|---|---|---|");
+    for p in means.iter().filter(|p| p.method == "single") {
+        println!("| {} | {:.3} | {:.4} |", p.parameter, p.cost, p.win_rate);
+    }
+    println!("\n| router | points | AIQ | APGR | CPT(50%) | CPT(80%) |");
+    println!("|---|---|---|---|---|---|");
+    let share = |s: Option<f64>| s.map_or("never".to_string(), |s| format!("{:.1}%", 100.0 * s));
+    let methods = crate::experiment_summary::first_met(means.iter().map(|p| p.method.as_str()));
+    for method in methods.iter().filter(|m| **m != "single") {
+        let points: Vec<(f64, f64)> = means
+            .iter()
+            .filter(|p| p.method == *method)
+            .map(|p| (p.cost, p.win_rate))
+            .collect();
+        let scores = score_router(&points, &singles);
         println!(
-            "| {} | {} | {:.3} | {:.4} | {:.4} |",
-            p.method, p.parameter, p.cost, p.exploitability, p.win_rate
+            "| {method} | {} | {:.4} | {:.3} | {} | {} |",
+            points.len(),
+            scores.aiq,
+            scores.apgr,
+            share(scores.cpt50),
+            share(scores.cpt80)
         );
     }
     if let Some(plot) = &plot {

@@ -55,6 +55,8 @@ pub fn run_bench(command: LabBench, shell: Shell) -> anyhow::Result<()> {
         #[cfg(feature = "nasheval")]
         LabBench::Cost(args) => experiments::cost(&args, shell),
         #[cfg(feature = "nasheval")]
+        LabBench::Route(args) => experiments::route(&args, shell),
+        #[cfg(feature = "nasheval")]
         LabBench::Real(args) => experiments::real(&args),
         #[cfg(feature = "nasheval")]
         LabBench::Baselines(args) => experiments::baselines(&args),
