@@ -1,6 +1,7 @@
 //! The cost analysis's curves on a small Appendix G simulation: a higher price weight
 //! never raises an equilibrium's expected cost (the price is linear in `π` and the
-//! regularizer strongly convex), and BT-cost never spends past its budget.
+//! regularizer strongly convex), BT-cost and the hard-budget equilibrium never spend
+//! past their budget, and each agent alone costs its cost.
 
 use verdict_lab::cost_curve::{cost_curves, CostSettings};
 
@@ -34,15 +35,25 @@ fn prices_lower_cost_and_budgets_bound_it() {
             );
         }
     }
-    let bt: Vec<_> = points.iter().filter(|p| p.method == "bt-cost").collect();
-    assert!(!bt.is_empty());
-    for p in bt {
-        assert!(
-            p.cost <= p.parameter + 1e-9,
-            "BT-cost spends {} of {}",
-            p.cost,
-            p.parameter
-        );
-        assert!((0.0..=1.0).contains(&p.win_rate));
+    for (j, &c) in costs.iter().enumerate() {
+        let alone: Vec<_> = points
+            .iter()
+            .filter(|p| p.method == "single" && p.parameter == j as f64)
+            .collect();
+        assert_eq!(alone.len(), 1);
+        assert!((alone[0].cost - c).abs() < 1e-12);
+    }
+    for method in ["bt-cost", "NashEval-budget"] {
+        let bt: Vec<_> = points.iter().filter(|p| p.method == method).collect();
+        assert!(!bt.is_empty());
+        for p in bt {
+            assert!(
+                p.cost <= p.parameter + 1e-9,
+                "{method} spends {} of {}",
+                p.cost,
+                p.parameter
+            );
+            assert!((0.0..=1.0).contains(&p.win_rate));
+        }
     }
 }
