@@ -59,6 +59,8 @@ impl std::fmt::Debug for Upstream {
 /// Every agent's endpoint, by agent name.
 #[derive(Debug, Clone)]
 pub(crate) struct Upstreams {
+    /// The file they were read from, for messages.
+    file: String,
     by_agent: BTreeMap<String, Upstream>,
 }
 
@@ -113,7 +115,10 @@ impl Upstreams {
                 },
             );
         }
-        Ok(Self { by_agent })
+        Ok(Self {
+            file: label.to_string(),
+            by_agent,
+        })
     }
 
     /// The endpoint of `agent`.
@@ -140,11 +145,59 @@ impl Upstreams {
             .collect();
         if !missing.is_empty() || !unknown.is_empty() {
             return Err(VerdictError::Data(format!(
-                "the upstreams file must name exactly the model's agents: without an entry: [{}]; not an agent: [{}]",
+                "{}: the upstreams file must name exactly the model's agents: without an entry: [{}]; not an agent: [{}]",
+                self.file,
                 missing.join(", "),
                 unknown.join(", ")
             )));
         }
         Ok(agents.iter().map(|a| self.by_agent[a].cost).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(dir: &Path, text: &str) -> std::path::PathBuf {
+        let path = dir.join("upstreams.toml");
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn upstreams_are_checked_against_the_model_naming_the_file_and_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let agents = ["a".to_string(), "b".to_string()];
+        let good = file(
+            dir.path(),
+            "[upstream.a]\nbase_url = \"http://127.0.0.1:1/v1/\"\ncost = 2\n[upstream.b]\nbase_url = \"https://x\"\ncost = 0.5\nmodel = \"b-2025\"\n",
+        );
+        let upstreams = Upstreams::read(&good).unwrap();
+        assert_eq!(upstreams.costs_for(&agents).unwrap(), vec![2.0, 0.5]);
+        assert_eq!(
+            upstreams.get("a").unwrap().url,
+            "http://127.0.0.1:1/v1/chat/completions"
+        );
+        assert_eq!(upstreams.get("b").unwrap().model, "b-2025");
+        let err = upstreams
+            .costs_for(&["a".into(), "c".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("upstreams.toml")
+                && err.contains("without an entry: [c]")
+                && err.contains("not an agent: [b]"),
+            "{err}"
+        );
+        for (text, says) in [
+            ("[upstream.a]\nbase_url = \"http://x\"\ncost = -1\n", "cost -1"),
+            ("[upstream.a]\nbase_url = \"ftp://x\"\ncost = 1\n", "http:// or https://"),
+            ("[upstream.a]\nbase_url = \"http://x\"\ncost = 1\napi_key_env = \"VERDICT_TEST_NO_SUCH_VARIABLE\"\n", "VERDICT_TEST_NO_SUCH_VARIABLE"),
+            ("[upstream.a]\nbase_url = \"http://x\"\n", "cost"),
+        ] {
+            let err = Upstreams::read(&file(dir.path(), text)).unwrap_err().to_string();
+            assert!(err.contains("upstreams.toml") && err.contains(says), "{text}: {err}");
+        }
     }
 }
