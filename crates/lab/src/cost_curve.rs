@@ -25,7 +25,7 @@ use verdict::game::{
 use verdict::io::{read_contexts, read_contextual_log, ContextualOptions, Source};
 use verdict::nasheval::baselines::pooled_margins;
 use verdict::nasheval::gap::payoff_matrices;
-use verdict::nasheval::{prepare, FitOptions, PolicyKind, PolicyRule, Variant};
+use verdict::nasheval::{prepare, FitOptions, NashEvalModel, PolicyKind, PolicyRule, Variant};
 
 use crate::experiment::fit_on;
 use crate::simulation::{write_appendix_g, AppendixGSimulation, Split, Truth};
@@ -61,7 +61,9 @@ pub fn budgets(costs: &[f64]) -> Vec<f64> {
 pub struct CostPoint {
     /// `NashEval-debiased`, `NashEval-plugin`, `lottery` or `bt-cost`.
     pub method: String,
-    /// The price weight `β` (equilibrium methods) or the budget `C` (BT-cost).
+    /// The price weight `β` (equilibrium methods), the budget `C` (BT-cost,
+    /// NashEval-budget), or the agent's index in the simulator's (or the data's) order
+    /// (`single`).
     pub parameter: f64,
     /// Mean over test contexts of `cᵀπ(x)`.
     pub cost: f64,
@@ -174,24 +176,6 @@ pub fn cost_curves(settings: &CostSettings) -> Result<Vec<CostPoint>, VerdictErr
             PayoffMatrix::new(&rows)
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let (low, high) = settings
-        .costs
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &c| {
-            (l.min(c), h.max(c))
-        });
-    let scaled: Vec<f64> = settings
-        .costs
-        .iter()
-        .map(|c| {
-            if high > low {
-                (c - low) / (high - low)
-            } else {
-                0.0
-            }
-        })
-        .collect();
-
     let base = FitOptions {
         policy: PolicyKind::Solver,
         rho: PRICE_RHO,
@@ -206,9 +190,73 @@ pub fn cost_curves(settings: &CostSettings) -> Result<Vec<CostPoint>, VerdictErr
         };
         fit_on(&log, options, &prepared, serde_json::Value::Null)
     };
+    let pooled = PayoffMatrix::from_row_major(&pooled_margins(&log), k)?;
+    // The costs are given in the simulator's agent order; the log lists its agents as
+    // first met, which differs between seeds.
+    let costs: Vec<f64> = order.iter().map(|&t| settings.costs[t]).collect();
+    let mut points = router_curves(
+        &Surfaces {
+            true_games: &true_games,
+            costs: &costs,
+            debiased: &surface(Variant::Debiased)?,
+            pooled: &pooled,
+            features: &test.features,
+        },
+        surface(Variant::Plugin)?,
+    )?;
+    // Each agent alone by its simulator index, the same agent in every seed.
+    for p in points.iter_mut().filter(|p| p.method == "single") {
+        p.parameter = order[p.parameter as usize] as f64;
+    }
+    Ok(points)
+}
+
+/// What every curve is drawn from: the true games at the held-out contexts, the
+/// agents' costs, the debiased surface (solver policy), the pooled training margins
+/// and the held-out contexts' features in the surfaces' order.
+pub(crate) struct Surfaces<'a> {
+    pub true_games: &'a [PayoffMatrix],
+    pub costs: &'a [f64],
+    pub debiased: &'a NashEvalModel,
+    pub pooled: &'a PayoffMatrix,
+    pub features: &'a [f64],
+}
+
+/// Every method's points (see the module's list) on the held-out contexts of
+/// `surfaces`, with the plug-in surface `plugin` (BT-cost's, changed in place).
+///
+/// # Errors
+/// [`VerdictError`] from a solver.
+pub(crate) fn router_curves(
+    surfaces: &Surfaces,
+    mut plugin: NashEvalModel,
+) -> Result<Vec<CostPoint>, VerdictError> {
+    let Surfaces {
+        true_games,
+        costs,
+        debiased,
+        pooled,
+        features,
+    } = *surfaces;
+    let k = costs.len();
+    let (low, high) = costs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &c| {
+            (l.min(c), h.max(c))
+        });
+    let scaled: Vec<f64> = costs
+        .iter()
+        .map(|c| {
+            if high > low {
+                (c - low) / (high - low)
+            } else {
+                0.0
+            }
+        })
+        .collect();
     let mut points = Vec::new();
     let mut add = |method: &str, parameter: f64, policies: &[f64]| {
-        let (cost, exploitability, win_rate) = measure(policies, &true_games, &settings.costs);
+        let (cost, exploitability, win_rate) = measure(policies, true_games, costs);
         points.push(CostPoint {
             method: method.into(),
             parameter,
@@ -217,21 +265,19 @@ pub fn cost_curves(settings: &CostSettings) -> Result<Vec<CostPoint>, VerdictErr
             win_rate,
         });
     };
-    let plugin = surface(Variant::Plugin)?;
-    let debiased = surface(Variant::Debiased)?;
     for (name, model) in [
-        ("NashEval-debiased", &debiased),
+        ("NashEval-debiased", debiased),
         ("NashEval-plugin", &plugin),
     ] {
-        let games = payoff_matrices(&model.payoffs(&test.features), k);
+        let games = payoff_matrices(&model.payoffs(features), k);
         for beta in price_weights() {
             add(name, beta, &priced(&games, &scaled, beta)?);
         }
     }
-    let debiased_games = payoff_matrices(&debiased.payoffs(&test.features), k);
-    for limit in budgets(&settings.costs) {
+    let debiased_games = payoff_matrices(&debiased.payoffs(features), k);
+    for limit in budgets(costs) {
         let budget = HardBudget {
-            costs: settings.costs.clone(),
+            costs: costs.to_vec(),
             limit,
         };
         let mut policies = Vec::with_capacity(debiased_games.len() * k);
@@ -247,19 +293,17 @@ pub fn cost_curves(settings: &CostSettings) -> Result<Vec<CostPoint>, VerdictErr
             .collect();
         add("single", j as f64, &alone);
     }
-    let pooled = PayoffMatrix::from_row_major(&pooled_margins(&log), k)?;
     for beta in price_weights() {
-        let pi = priced(std::slice::from_ref(&pooled), &scaled, beta)?;
+        let pi = priced(std::slice::from_ref(pooled), &scaled, beta)?;
         let everywhere: Vec<f64> = (0..true_games.len())
             .flat_map(|_| pi.iter().copied())
             .collect();
         add("lottery", beta, &everywhere);
     }
-    let mut bt_cost = plugin;
-    bt_cost.options.costs = settings.costs.clone();
-    for budget in budgets(&settings.costs) {
-        bt_cost.options.budget = Some(budget);
-        let policies = bt_cost.baseline_policies(PolicyRule::BtCost, &test.features)?;
+    plugin.options.costs = costs.to_vec();
+    for budget in budgets(costs) {
+        plugin.options.budget = Some(budget);
+        let policies = plugin.baseline_policies(PolicyRule::BtCost, features)?;
         add("bt-cost", budget, &policies);
     }
     Ok(points)

@@ -64,6 +64,9 @@ pub struct JudgePanel {
     /// model to be kept; the benchmark then uses the prompts where every judge
     /// scored every kept model.
     pub min_coverage: f64,
+    /// The panel's AlpacaEval leaderboard in the data folder (each model's
+    /// `avg_length`).
+    pub leaderboard: &'static str,
 }
 
 /// AlpacaEval 2's GPT-4-turbo judges against `gpt4_1106_preview`: the weighted judge
@@ -78,6 +81,7 @@ pub const TURBO_PANEL: JudgePanel = JudgePanel {
         "alpaca_eval_cot_gpt4_turbo_fn",
     ],
     min_coverage: 1.0,
+    leaderboard: "leaderboard_AlpacaEval2_weighted_gpt4_turbo.csv",
 };
 
 /// AlpacaEval 1's GPT-4 judge and its Claude judge against `text_davinci_003`: two
@@ -89,6 +93,7 @@ pub const V1_PANEL: JudgePanel = JudgePanel {
     reference: "text_davinci_003",
     judges: &["alpaca_eval_gpt4", "claude"],
     min_coverage: 0.97,
+    leaderboard: "leaderboard_AlpacaEval1_alpaca_eval_gpt4.csv",
 };
 
 /// Every panel, the default first.
@@ -413,15 +418,24 @@ fn write_split(
     Ok(test.to_vec())
 }
 
-/// Every method's scores on the split of `seed`.
-///
-/// # Errors
-/// [`VerdictError`] from writing the split, the fits or a solver.
-pub fn run_split(
+/// One split: its training log, its held-out contexts, and the reference game of
+/// each held-out prompt in the log's agent order (`position[j]`: the index in
+/// `data.models` of the log's agent `j`).
+struct HeldOut {
+    _dir: tempfile::TempDir,
+    reading: ContextualOptions,
+    log: verdict::feedback::ContextualLog,
+    contexts: verdict::io::ContextTable,
+    games: Vec<PayoffMatrix>,
+    position: Vec<usize>,
+}
+
+/// Writes and reads back the split of `seed`.
+fn held_out(
     data: &AlpacaEval,
     settings: &RealSettings,
     seed: u64,
-) -> Result<Vec<RealScore>, VerdictError> {
+) -> Result<HeldOut, VerdictError> {
     let dir = tempfile::tempdir()
         .map_err(|e| data_error(format!("cannot make a temporary directory: {e}")))?;
     let test = write_split(data, settings, seed, dir.path())?;
@@ -466,6 +480,36 @@ pub fn run_split(
             .collect();
         games.push(PayoffMatrix::new(&rows)?);
     }
+    Ok(HeldOut {
+        _dir: dir,
+        reading,
+        log,
+        contexts,
+        games,
+        position,
+    })
+}
+
+/// Every method's scores on the split of `seed`.
+///
+/// # Errors
+/// [`VerdictError`] from writing the split, the fits or a solver.
+pub fn run_split(
+    data: &AlpacaEval,
+    settings: &RealSettings,
+    seed: u64,
+) -> Result<Vec<RealScore>, VerdictError> {
+    let held = held_out(data, settings, seed)?;
+    let HeldOut {
+        reading,
+        log,
+        contexts,
+        games,
+        ..
+    } = &held;
+    let games = games.as_slice();
+    let k = log.agents.len();
+    let test_len = games.len();
     let regularizer = Regularizer {
         rho: settings.rho,
         costs: Vec::new(),
@@ -480,15 +524,15 @@ pub fn run_split(
         seed,
         ..FitOptions::default()
     };
-    let prepared = prepare(&log, &base.check(&log)?, None, &|_, _, _| {})?;
-    let featurizer = Featurizer::from_options(&reading).to_value();
+    let prepared = prepare(log, &base.check(log)?, None, &|_, _, _| {})?;
+    let featurizer = Featurizer::from_options(reading).to_value();
     let fit = |variant: Variant, policy: PolicyKind| {
         let options = FitOptions {
             variant,
             policy,
             ..base.clone()
         };
-        fit_on(&log, options, &prepared, featurizer.clone())
+        fit_on(log, options, &prepared, featurizer.clone())
     };
     let default = fit(Variant::Auto, PolicyKind::Network)?;
     let plugin = fit(Variant::Plugin, PolicyKind::Solver)?;
@@ -499,10 +543,10 @@ pub fn run_split(
         .map_err(|e| data_error(e.to_string()))?
         .features;
     // The global baselines: one lottery for every held-out prompt.
-    let everywhere = |pi: Vec<f64>| pi.repeat(test.len());
-    let lottery = everywhere(global_lottery(&log, settings.rho)?);
-    let robust = everywhere(robust_global_lottery(&log, "dataset", None)?.probabilities);
-    let pluralistic = everywhere(pluralistic_leaderboard(&log, seed)?.top_three_lottery(k));
+    let everywhere = |pi: Vec<f64>| pi.repeat(test_len);
+    let lottery = everywhere(global_lottery(log, settings.rho)?);
+    let robust = everywhere(robust_global_lottery(log, "dataset", None)?.probabilities);
+    let pluralistic = everywhere(pluralistic_leaderboard(log, seed)?.top_three_lottery(k));
     let reference_policy = default.policy(&features)?;
     let methods: Vec<(String, Vec<f64>)> = vec![
         (
@@ -533,7 +577,7 @@ pub fn run_split(
         ("global lottery".into(), lottery),
         ("robust lottery (groups: source data set)".into(), robust),
         ("pluralistic leaderboard (top three)".into(), pluralistic),
-        ("uniform".into(), vec![1.0 / k as f64; test.len() * k]),
+        ("uniform".into(), vec![1.0 / k as f64; test_len * k]),
         // The ceiling: each held-out prompt's own reference equilibrium.
         ("reference equilibrium (ceiling)".into(), stars.concat()),
     ];
@@ -542,7 +586,7 @@ pub fn run_split(
         .map(|(method, policies)| {
             let n = games.len() as f64;
             let (mut e, mut f, mut v) = (0.0, 0.0, 0.0);
-            for (i, (pi, a)) in policies.chunks(k).zip(&games).enumerate() {
+            for (i, (pi, a)) in policies.chunks(k).zip(games).enumerate() {
                 e += exploitability(a, pi);
                 f += support_f1(pi, &stars[i], SUPPORT_THRESHOLD);
                 v += game_value(a, &reference_policy[i * k..(i + 1) * k], pi);
@@ -596,4 +640,91 @@ pub struct RealSummary {
 
 fn data_error(message: String) -> VerdictError {
     VerdictError::Data(message)
+}
+
+/// Each model's mean output length in characters on the panel's AlpacaEval
+/// leaderboard (`avg_length`), in `data.models` order: the cost proxy of `verdict
+/// bench route` on real prompts (APIs bill per output token; the proxy leaves out
+/// that models are priced differently per token).
+///
+/// # Errors
+/// [`VerdictError`] for a missing leaderboard or a model it does not list.
+pub fn output_lengths(
+    dir: &Path,
+    panel: &JudgePanel,
+    data: &AlpacaEval,
+) -> Result<Vec<f64>, VerdictError> {
+    let file = dir.join(panel.leaderboard);
+    let table = read_table(&Source::File(file.clone()), None, None)?;
+    let label = file.display().to_string();
+    let names = table
+        .columns()
+        .first()
+        .ok_or_else(|| data_error(format!("{label}: no columns")))?;
+    let lengths = column(&table, "avg_length", &label)?;
+    data.models
+        .iter()
+        .map(|model| {
+            (0..table.rows())
+                .find(|&r| names.value(r) == Some(model.as_str()))
+                .and_then(|r| lengths[r].parse::<f64>().ok())
+                .ok_or_else(|| data_error(format!("{label}: no avg_length for model {model:?}")))
+        })
+        .collect()
+}
+
+/// The cost analysis's curves ([`crate::cost_curve`]) on the held-out prompts of the
+/// split of `seed`, scored against the reference games, with `costs` per model in
+/// `data.models` order. The single-agent points' parameter is the model's index in
+/// `data.models` (the log's own order differs between splits).
+///
+/// # Errors
+/// [`VerdictError`] from the split, the fits or a solver.
+pub fn route_split(
+    data: &AlpacaEval,
+    settings: &RealSettings,
+    seed: u64,
+    costs: &[f64],
+) -> Result<Vec<crate::cost_curve::CostPoint>, VerdictError> {
+    use crate::cost_curve::{router_curves, Surfaces};
+    let held = held_out(data, settings, seed)?;
+    let log = &held.log;
+    let k = log.agents.len();
+    let agent_costs: Vec<f64> = held.position.iter().map(|&m| costs[m]).collect();
+    let base = FitOptions {
+        rho: settings.rho,
+        seed,
+        policy: PolicyKind::Solver,
+        ..FitOptions::default()
+    };
+    let prepared = prepare(log, &base.check(log)?, None, &|_, _, _| {})?;
+    let featurizer = Featurizer::from_options(&held.reading).to_value();
+    let fit = |variant: Variant| {
+        let options = FitOptions {
+            variant,
+            ..base.clone()
+        };
+        fit_on(log, options, &prepared, featurizer.clone())
+    };
+    let debiased = fit(Variant::Debiased)?;
+    let features = debiased
+        .align_features(&held.contexts.feature_names, &held.contexts.features)
+        .map_err(|e| data_error(e.to_string()))?
+        .features;
+    let pooled =
+        PayoffMatrix::from_row_major(&verdict::nasheval::baselines::pooled_margins(log), k)?;
+    let mut points = router_curves(
+        &Surfaces {
+            true_games: &held.games,
+            costs: &agent_costs,
+            debiased: &debiased,
+            pooled: &pooled,
+            features: &features,
+        },
+        fit(Variant::Plugin)?,
+    )?;
+    for p in points.iter_mut().filter(|p| p.method == "single") {
+        p.parameter = held.position[p.parameter as usize] as f64;
+    }
+    Ok(points)
 }

@@ -52,8 +52,9 @@ pub enum LabBench {
     #[cfg(feature = "nasheval")]
     /// The cost analysis's curves scored as routers: AIQ (RouterBench), APGR and
     /// CPT(50%, 80%) (RouteLLM) of each method's strict win rate against its mean
-    /// cost, the single agents as the reference.
-    Route(BenchCostArgs),
+    /// cost, the single agents as the reference — on the Appendix G simulator, or
+    /// with --data on AlpacaEval's real prompts (costs: each model's mean output length).
+    Route(BenchRouteArgs),
     #[cfg(feature = "nasheval")]
     /// NashEval and the baselines on real prompts: AlpacaEval's per-prompt judgments
     /// turned into selectively observed pairwise feedback, scored on held-out prompts
@@ -370,6 +371,27 @@ pub struct BenchCostArgs {
     /// Draw cost against exploitability and against strict win rate (SVG or PNG).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+}
+
+#[cfg(feature = "nasheval")]
+/// Flags of `verdict bench route`.
+#[derive(Debug, Clone, Args)]
+pub struct BenchRouteArgs {
+    /// The simulator's settings, as for `bench cost` (used without --data).
+    #[command(flatten)]
+    pub simulator: BenchCostArgs,
+    /// AlpacaEval's judgments (as for `bench real`): score the routers on real
+    /// prompts instead, each model's cost its mean output length on the panel's
+    /// leaderboard.
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// The judges, with --data: v1 (its six models all have a length on AlpacaEval 1's
+    /// leaderboard) or turbo (two of its five have none on AlpacaEval 2's: refused).
+    #[arg(long, default_value = "v1", value_parser = clap::builder::PossibleValuesParser::new(PANELS.map(|p| p.name)))]
+    pub panel: String,
+    /// The splits, with --data.
+    #[arg(long, value_delimiter = ',', default_values_t = [0, 1, 2])]
+    pub splits: Vec<u64>,
 }
 
 #[cfg(feature = "nasheval")]

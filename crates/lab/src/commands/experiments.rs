@@ -8,14 +8,16 @@ use crate::experiment::{
     network_step_seconds, run_accuracy, AccuracyCell, AccuracySettings, ResultsFile,
 };
 use crate::experiment_summary::{figure, summarize, SUMMARY_COLUMNS};
-use crate::real_benchmark::{run_split, summarize_real, AlpacaEval, JudgePanel, RealSettings};
+use crate::real_benchmark::{
+    output_lengths, route_split, run_split, summarize_real, AlpacaEval, JudgePanel, RealSettings,
+};
 use verdict::model_file::load_model;
 use verdict::report::plot_curves;
 use verdict::VerdictError;
 
 use super::{
     BenchBaselinesArgs, BenchCostArgs, BenchNashEvalArgs, BenchNetworkArgs, BenchRealArgs,
-    BenchSummaryArgs, Shell,
+    BenchRouteArgs, BenchSummaryArgs, Shell,
 };
 
 pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
@@ -123,12 +125,34 @@ fn mean_cost_points(args: &BenchCostArgs) -> anyhow::Result<Vec<crate::cost_curv
 
 /// `verdict bench route`: the cost analysis's curves scored as routers — AIQ,
 /// APGR and CPT(50%, 80%) of each method's strict win rate against its mean cost,
-/// with the single agents as the reference ([`crate::route_metrics`]).
-pub fn route(args: &BenchCostArgs, shell: Shell) -> anyhow::Result<()> {
+/// with the single agents as the reference ([`crate::route_metrics`]) — on the
+/// simulator, or with `--data` on AlpacaEval's real prompts.
+pub fn route(args: &BenchRouteArgs, shell: Shell) -> anyhow::Result<()> {
     use crate::route_metrics::score_router;
-    let plot = shell.outputs.optional(args.plot.as_deref(), "--plot");
+    let plot = shell
+        .outputs
+        .optional(args.simulator.plot.as_deref(), "--plot");
     verdict::outputs::Outputs::check(std::slice::from_ref(&plot))?;
-    let means = mean_cost_points(args)?;
+    let (means, names) = match &args.data {
+        None => {
+            let names = (1..=args.simulator.costs.len())
+                .map(|a| format!("agent_{a}"))
+                .collect();
+            (mean_cost_points(&args.simulator)?, names)
+        }
+        Some(dir) => {
+            let panel = JudgePanel::named(&args.panel)?;
+            let data = AlpacaEval::read(dir, &panel)?;
+            let costs = output_lengths(dir, &panel, &data)?;
+            let mut all = Vec::new();
+            for &split in &args.splits {
+                let points = route_split(&data, &RealSettings::default(), split, &costs)?;
+                eprintln!("split {split}: {} points", points.len());
+                all.extend(points);
+            }
+            (mean_points(&all), data.models.clone())
+        }
+    };
     let singles: Vec<(f64, f64)> = means
         .iter()
         .filter(|p| p.method == "single")
@@ -141,7 +165,8 @@ pub fn route(args: &BenchCostArgs, shell: Shell) -> anyhow::Result<()> {
     println!("| agent alone | cost | strict win rate |");
     println!("|---|---|---|");
     for p in means.iter().filter(|p| p.method == "single") {
-        println!("| {} | {:.3} | {:.4} |", p.parameter, p.cost, p.win_rate);
+        let name = names.get(p.parameter as usize).map_or("?", String::as_str);
+        println!("| {name} | {:.3} | {:.4} |", p.cost, p.win_rate);
     }
     println!("\n| router | points | AIQ | APGR | CPT(50%) | CPT(80%) |");
     println!("|---|---|---|---|---|---|");

@@ -105,3 +105,51 @@ fn alpacaeval_1_panel_reproduces_its_published_win_rates() {
     assert_eq!(data.prompts.len(), 776);
     assert!(JudgePanel::named("v3").is_err());
 }
+
+/// The routers' costs on real prompts are the panel's published mean output lengths
+/// (AlpacaEval 1's leaderboard: alpaca-7b 396, falcon-40b-instruct 662, guanaco-65b
+/// 1249, oasst-rlhf-llama-33b 1079, text_davinci_001 296, vicuna-13b 1037), each model
+/// alone is placed at its own cost whatever order a split's log meets it in, a hard
+/// budget is never exceeded, and AlpacaEval 2's panel, two of whose models that
+/// leaderboard does not list, is refused naming one.
+#[test]
+fn routers_on_real_prompts_are_priced_by_published_output_lengths() {
+    use verdict_lab::real_benchmark::{
+        output_lengths, route_split, AlpacaEval, JudgePanel, RealSettings,
+    };
+    let Some(dir) = shared_data("alpacaeval-judges") else {
+        return;
+    };
+    let panel = JudgePanel::named("v1").unwrap();
+    let data = AlpacaEval::read(&dir, &panel).unwrap();
+    let costs = output_lengths(&dir, &panel, &data).unwrap();
+    assert_eq!(costs, vec![396.0, 662.0, 1249.0, 1079.0, 296.0, 1037.0]);
+    let points = route_split(&data, &RealSettings::default(), 1, &costs).unwrap();
+    for (m, &c) in costs.iter().enumerate() {
+        let alone: Vec<_> = points
+            .iter()
+            .filter(|p| p.method == "single" && p.parameter == m as f64)
+            .collect();
+        assert_eq!(alone.len(), 1, "{}", data.models[m]);
+        assert!(
+            (alone[0].cost - c).abs() < 1e-9,
+            "{}: {}",
+            data.models[m],
+            alone[0].cost
+        );
+    }
+    for p in points.iter().filter(|p| p.method == "NashEval-budget") {
+        assert!(
+            p.cost <= p.parameter + 1e-6,
+            "spends {} of {}",
+            p.cost,
+            p.parameter
+        );
+    }
+    let turbo = JudgePanel::named("turbo").unwrap();
+    let turbo_data = AlpacaEval::read(&dir, &turbo).unwrap();
+    let err = output_lengths(&dir, &turbo, &turbo_data)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no avg_length for model"), "{err}");
+}
