@@ -507,9 +507,7 @@ pub fn run_split(
         games,
         ..
     } = &held;
-    let games = games.as_slice();
     let k = log.agents.len();
-    let test_len = games.len();
     let regularizer = Regularizer {
         rho: settings.rho,
         costs: Vec::new(),
@@ -543,7 +541,7 @@ pub fn run_split(
         .map_err(|e| data_error(e.to_string()))?
         .features;
     // The global baselines: one lottery for every held-out prompt.
-    let everywhere = |pi: Vec<f64>| pi.repeat(test_len);
+    let everywhere = |pi: Vec<f64>| pi.repeat(games.len());
     let lottery = everywhere(global_lottery(log, settings.rho)?);
     let robust = everywhere(robust_global_lottery(log, "dataset", None)?.probabilities);
     let pluralistic = everywhere(pluralistic_leaderboard(log, seed)?.top_three_lottery(k));
@@ -577,7 +575,7 @@ pub fn run_split(
         ("global lottery".into(), lottery),
         ("robust lottery (groups: source data set)".into(), robust),
         ("pluralistic leaderboard (top three)".into(), pluralistic),
-        ("uniform".into(), vec![1.0 / k as f64; test_len * k]),
+        ("uniform".into(), vec![1.0 / k as f64; games.len() * k]),
         // The ceiling: each held-out prompt's own reference equilibrium.
         ("reference equilibrium (ceiling)".into(), stars.concat()),
     ];

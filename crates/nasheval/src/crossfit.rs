@@ -264,9 +264,8 @@ pub fn cross_fit(
     // A log that records each offer's probability (a router's decision log) needs no
     // propensity model: Eq. 42 divides by the exact value, unfloored.
     let logged: Option<Vec<f64>> = log.feedback.iter().map(|f| f.logged_propensity).collect();
-    let mut propensity = logged
-        .clone()
-        .unwrap_or_else(|| vec![0.0; log.feedback.len()]);
+    let logged_propensities = logged.is_some();
+    let mut propensity = logged.unwrap_or_else(|| vec![0.0; log.feedback.len()]);
     let floors = menu_floors(
         log,
         options.propensity_floor,
@@ -274,7 +273,7 @@ pub fn cross_fit(
     );
     let (mut clipped, mut log_loss) = (0, 0.0);
     let mut histogram = PropensityHistogram::new(menus);
-    if logged.is_some() {
+    if logged_propensities {
         for (record, &e) in log.feedback.iter().zip(&propensity) {
             histogram.add(record.menu, e);
         }
@@ -302,10 +301,10 @@ pub fn cross_fit(
         NuisanceDesign::Structured => Vec::new(),
         _ => vec![0.0; n * pairs.columns],
     };
-    let propensity_models = match (&logged, design) {
-        (Some(_), _) => 0,
-        (None, NuisanceDesign::PerMenu) => menus,
-        (None, _) => 1,
+    let propensity_models = match (logged_propensities, design) {
+        (true, _) => 0,
+        (false, NuisanceDesign::PerMenu) => menus,
+        (false, _) => 1,
     };
     let outcome_models_per_fold = match design {
         NuisanceDesign::PerMenu => pairs.columns,
@@ -325,7 +324,7 @@ pub fn cross_fit(
         // sample of the others for an unbiased out-of-fold log loss: about
         // `1 + SAMPLED_MENUS_PER_CONTEXT` cells per context instead of `|Q|` (9
         // instead of 120 at K = 16).
-        if logged.is_none() {
+        if !logged_propensities {
             let (cells, weights) = sampled_cells(
                 held.iter().copied(),
                 menus,
@@ -483,7 +482,7 @@ pub fn cross_fit(
         histogram,
         outcome_loss: squared / count.max(1) as f64,
         propensity_loss: log_loss / (n * menus).max(1) as f64,
-        logged_propensities: logged.is_some(),
+        logged_propensities,
         outcome_models,
         pooled_models,
         structured_models,

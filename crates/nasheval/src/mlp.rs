@@ -40,7 +40,7 @@ pub(crate) struct Params {
     pub(crate) b: Vec<DVector<f64>>,
 }
 
-/// Rows of each block [`Params::outputs_by_row`] evaluates: more than the five up to
+/// Rows of each block [`Params::outputs_in_blocks`] evaluates: more than the five up to
 /// which nalgebra multiplies with its own loops, small enough that one context costs
 /// little.
 pub(crate) const INFERENCE_BLOCK: usize = 16;
@@ -75,7 +75,7 @@ impl Params {
     /// size of its batch. `matrixmultiply` sums each entry in the same order whatever
     /// the number of rows, so equal blocks give equal rows. Inference only; training
     /// keeps the batched [`Params::forward`].
-    pub(crate) fn outputs_by_row(&self, x: &DMatrix<f64>, head: Head) -> DMatrix<f64> {
+    pub(crate) fn outputs_in_blocks(&self, x: &DMatrix<f64>, head: Head) -> DMatrix<f64> {
         let outputs = self.b.last().map_or(0, DVector::len);
         let mut result = DMatrix::zeros(x.nrows(), outputs);
         let mut block = DMatrix::zeros(INFERENCE_BLOCK, x.ncols());
@@ -305,9 +305,9 @@ mod tests {
         let normal = Normal::new(0.0, 1.0).unwrap();
         let x = DMatrix::from_fn(200, 5, |_, _| normal.sample(&mut rng));
         for head in [Head::Softmax, Head::Linear] {
-            let all = params.outputs_by_row(&x, head);
+            let all = params.outputs_in_blocks(&x, head);
             for (start, len) in [(0, 1), (3, 7), (17, 64), (0, 200)] {
-                let part = params.outputs_by_row(&x.rows(start, len).into_owned(), head);
+                let part = params.outputs_in_blocks(&x.rows(start, len).into_owned(), head);
                 for r in 0..len {
                     assert_eq!(
                         part.row(r),

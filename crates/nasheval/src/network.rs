@@ -416,7 +416,7 @@ impl Network {
         let x = self.scaling.standardized(features);
         let n = x.nrows();
         let params = Params::from_layers(&self.layers);
-        let pi = params.outputs_by_row(&x, Head::Softmax);
+        let pi = params.outputs_in_blocks(&x, Head::Softmax);
         (0..n)
             .flat_map(|r| pi.row(r).iter().copied().collect::<Vec<_>>())
             .collect()

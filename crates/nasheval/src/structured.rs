@@ -766,7 +766,7 @@ impl StructuredSurface {
             .chunks(PREDICTION_CHUNK * columns)
             .zip(rows.chunks(PREDICTION_CHUNK))
         {
-            let out = params.outputs_by_row(&self.scaling.standardized(chunk), Head::Linear);
+            let out = params.outputs_in_blocks(&self.scaling.standardized(chunk), Head::Linear);
             for (r, &row) in chunk_rows.iter().enumerate() {
                 write(row, Some(&|c: usize| out[(r, c)]));
             }

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::common::{succeed, write};
-use crate::serving::{client, contexts, fitted, get, post, raw_exchange, FakeUpstream, Server};
+use crate::serving::{
+    client, contexts, fitted, get, post, raw_exchange, with_fields, FakeUpstream, Server,
+};
 
 /// `POST /v1/predict` answers with the bytes `verdict predict --format json` writes
 /// for the same contexts, with and without payoff matrices; a context predicted alone
@@ -90,20 +92,17 @@ fn sampled_routes_come_up_with_the_equilibrium_frequencies() {
     let url = format!("{}/v1/route", server.base);
     let (context, _) = most_mixed_context(&agent, &server, contexts(200, 5));
     let route = |extra: Value| {
-        let mut body = json!({"context": context});
-        body.as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
-        let reply = post(&agent, &url, &body.to_string(), None);
+        let reply = post(
+            &agent,
+            &url,
+            &with_fields(json!({"context": context}), extra),
+            None,
+        );
         assert_eq!(reply.status, 200, "{}", reply.body);
         reply.json()
     };
     let first = route(json!({"request_id": "r0"}));
-    let pi: Vec<f64> = fitted
-        .agents
-        .iter()
-        .map(|a| first["probabilities"][a].as_f64().unwrap())
-        .collect();
+    let pi = fitted.probabilities(&first);
     assert!((pi.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{pi:?}");
     let draws = 3000;
     let mut counts: HashMap<String, usize> = HashMap::new();
@@ -282,19 +281,10 @@ fn a_cost_limit_is_honoured_and_an_impossible_one_refused() {
             }))
     {
         let route = |extra: Value| {
-            let mut body = json!({"context": context, "rule": "argmax"});
-            body.as_object_mut()
-                .unwrap()
-                .extend(extra.as_object().unwrap().clone());
-            post(&agent, &url, &body.to_string(), None)
+            let base = json!({"context": context, "rule": "argmax"});
+            post(&agent, &url, &with_fields(base, extra), None)
         };
-        let pi_of = |answer: &Value| -> Vec<f64> {
-            fitted
-                .agents
-                .iter()
-                .map(|a| answer["probabilities"][a].as_f64().unwrap())
-                .collect()
-        };
+        let pi_of = |answer: &Value| fitted.probabilities(answer);
         // The check has teeth: the uniform policy is far from an equilibrium here.
         let uniform = exploitability(&payoff, &[0.2; 5], &[0.0; 5], &costs, f64::INFINITY);
         assert!(uniform > 10.0 * tolerance, "uniform gains only {uniform}");
@@ -375,11 +365,7 @@ fn chat_completions_are_forwarded_streamed_and_fall_back() {
         None,
     )
     .json();
-    let pi: Vec<f64> = fitted
-        .agents
-        .iter()
-        .map(|a| routed["probabilities"][a].as_f64().unwrap())
-        .collect();
+    let pi = fitted.probabilities(&routed);
     let mut by_probability: Vec<usize> = (0..5).filter(|&j| pi[j] > 0.0).collect();
     by_probability.sort_by(|&a, &b| pi[b].partial_cmp(&pi[a]).unwrap().then(a.cmp(&b)));
     let name = |j: usize| fitted.agents[j].clone();

@@ -192,6 +192,25 @@ pub struct Fitted {
     pub agents: Vec<String>,
 }
 
+impl Fitted {
+    /// `pi(x)` of a route answer, in agent order.
+    pub fn probabilities(&self, answer: &Value) -> Vec<f64> {
+        self.agents
+            .iter()
+            .map(|a| answer["probabilities"][a].as_f64().unwrap())
+            .collect()
+    }
+}
+
+/// The JSON object `base` with the fields of the object `extra` added, as text.
+pub fn with_fields(mut base: Value, extra: Value) -> String {
+    let Value::Object(extra) = extra else {
+        panic!("extra fields must be an object: {extra}");
+    };
+    base.as_object_mut().unwrap().extend(extra);
+    base.to_string()
+}
+
 pub fn fitted() -> &'static Fitted {
     static FITTED: OnceLock<Fitted> = OnceLock::new();
     FITTED.get_or_init(|| {
