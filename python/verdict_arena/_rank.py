@@ -53,6 +53,8 @@ def rank(
     style_control: bool = False,
     covariate_penalty: float = 0.0,
     pair_weights: Optional[float] = None,
+    alpha: float = 100.0,
+    population: int = 50,
     as_frame: bool = True,
 ):
     """A leaderboard from a battle log: the numbers of ``verdict rank --format json``.
@@ -69,7 +71,14 @@ def rank(
     ``method``: ``"bt"`` (Bradley–Terry by maximum likelihood: ``P(i beats j) =
     p_i / (p_i + p_j)``, Bradley & Terry 1952), ``"elo"`` (online Elo, K = 32),
     ``"lottery"`` (the maximal lottery of the margin matrix, Fishburn 1984; NashEval
-    Eq. 78), ``"all"``, or ``"plackett-luce"`` (Plackett–Luce by maximum likelihood
+    Eq. 78), ``"all"``, the social-choice orders of the pairwise margins
+    ``"copeland"`` (pairs won minus pairs lost), ``"schulze"`` (Schulze 2011: models
+    beaten by strongest path), ``"ranked-pairs"`` (Tideman 1987) and ``"kemeny"``
+    (Kemeny–Young, exact up to 20 models), ``"nash-averaging"`` (Balduzzi et al. 2018:
+    the maximum-entropy equilibrium of the log-odds game, with ``probability`` and
+    ``nash_average``), ``"alpha-rank"`` (Omidshafiei et al. 2019: the stationary mass
+    of the evolutionary chain on the win rates, selection intensity ``alpha`` and
+    population ``population``, OpenSpiel's defaults), or ``"plackett-luce"`` (Plackett–Luce by maximum likelihood
     on rankings: ``battles`` is then a feedback table with ``menu``, ``modality`` and
     ``response`` columns, as NashEval reads; tied or unordered blocks through
     Breslow's approximation). ``ties``: ``"half"``, ``"drop"`` or ``"davidson"``.
@@ -136,6 +145,8 @@ def rank(
                     style_control=style_control,
                     covariate_penalty=float(covariate_penalty),
                     pair_weights=pair_weights,
+                    alpha=float(alpha),
+                    population=int(population),
                 )
             ),
             battles,

@@ -366,9 +366,16 @@ pub struct RankArgs {
     /// Also print the win matrix and the predicted win-probability matrix.
     #[arg(long)]
     pub matrix: bool,
-    /// Maximal lottery: count pairs that never met as ties (margin 0).
+    /// Maximal lottery and the social-choice methods: count pairs that never met as
+    /// ties (margin 0).
     #[arg(long)]
     pub allow_unobserved: bool,
+    /// α-Rank: selection intensity α (OpenSpiel's default).
+    #[arg(long, default_value_t = 100.0)]
+    pub alpha: f64,
+    /// α-Rank: population size m (OpenSpiel's default).
+    #[arg(long, default_value_t = 50)]
+    pub population: usize,
     /// Maximal lottery robust to the mix of --group-by groups (NashEval Eq. 79–81).
     #[arg(long, requires = "group_by")]
     pub robust: bool,

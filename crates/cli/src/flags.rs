@@ -6,6 +6,7 @@
 /// Library setting → the flag that sets it.
 const FLAGS: &[(&str, &str)] = &[
     ("agents", "--agents"),
+    ("alpha", "--alpha"),
     ("allow_unobserved", "--allow-unobserved"),
     ("backbone", "--backbone"),
     ("bootstrap", "--bootstrap"),
@@ -33,6 +34,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("surface_rank", "--surface-rank"),
     ("order_by", "--order-by"),
     ("policy", "--policy"),
+    ("population", "--population"),
     ("popularity_exponent", "--popularity-exponent"),
     ("preference_scale", "--preference-scale"),
     ("cycle_strength", "--cycle-strength"),

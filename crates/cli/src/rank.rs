@@ -5,6 +5,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use verdict::equilibrium::EquilibriumSettings;
+use verdict::game::AlphaRank;
 use verdict::io::{read_battles, read_costs, BattleSchema, LoadedBattles, ReadOptions, Source};
 use verdict::rank::{EloOrder, Intervals, RankSettings};
 use verdict::rank_request::{rank_request, RankInput, RankRequest, Reading};
@@ -125,6 +126,10 @@ pub fn settings(args: &RankArgs) -> anyhow::Result<RankSettings> {
         allow_unobserved: args.allow_unobserved,
         equilibrium: equilibrium_settings(&args.equilibrium)?,
         robust: args.robust.then_some(args.radius),
+        alpha_rank: AlphaRank {
+            alpha: args.alpha,
+            population: args.population,
+        },
     })
 }
 

@@ -82,6 +82,28 @@ pub enum GameError {
         /// The cheapest agent's cost.
         cheapest: f64,
     },
+    /// A rule that cannot handle this many agents.
+    #[error("{rule} orders at most {limit} agents, and this game has {agents}: {reason}")]
+    TooManyAgents {
+        /// The rule.
+        rule: &'static str,
+        /// Agents in the game.
+        agents: usize,
+        /// The most it handles.
+        limit: usize,
+        /// Why.
+        reason: &'static str,
+    },
+    /// A setting outside its range.
+    #[error("{name} = {value} is out of range: {expected}")]
+    Setting {
+        /// The setting.
+        name: &'static str,
+        /// Its value.
+        value: f64,
+        /// What it must be.
+        expected: &'static str,
+    },
     /// The solver failed.
     #[error("the equilibrium solver failed: {0}")]
     Solver(String),

@@ -11,8 +11,10 @@
 //! This crate holds the payoff type, the maximal lottery (canonical minimum-norm when
 //! several exist), the regularized best response and gap of Appendix C (Eq. 29–33),
 //! the evaluation metrics of Appendix I.1 (Eq. 69–72), and the social-choice winners
-//! (Condorcet, Copeland, Borda) used in reports and baselines.
+//! (Condorcet, Copeland, Borda) used in reports and baselines, the social-choice orders
+//! (Copeland, Schulze, ranked pairs, Kemeny–Young), Nash averaging and α-Rank.
 
+mod alpha_rank;
 mod batch;
 mod certificate;
 mod error;
@@ -20,6 +22,7 @@ mod interior;
 mod lottery;
 mod matrix_game;
 mod metrics;
+mod nash_averaging;
 mod payoff;
 mod problem;
 mod qp;
@@ -28,7 +31,9 @@ mod robust;
 mod simplex;
 mod social;
 mod soft_budget;
+mod voting;
 
+pub use alpha_rank::AlphaRank;
 pub use batch::{solve_batch, solve_each};
 pub use error::GameError;
 pub use lottery::{
@@ -39,6 +44,7 @@ pub use matrix_game::{minimax_mixture, worst_column, MinimaxMixture};
 pub use metrics::{
     exploitability, game_value, strict_win_rate, support, support_f1, SUPPORT_THRESHOLD,
 };
+pub use nash_averaging::{log_odds_from_counts, nash_averaging, NashAverage};
 pub use payoff::{PayoffMatrix, SKEW_TOLERANCE};
 pub use problem::Equilibrium;
 pub use regularized::{budgeted_regularized_equilibrium, regularized_equilibrium};
@@ -48,3 +54,7 @@ pub use robust::{
 pub use simplex::{project_to_simplex, Regularizer};
 pub use social::{borda_winners, condorcet_winner, copeland_winners};
 pub use soft_budget::{soft_budget_equilibrium, SoftBudget, SoftBudgetPrices, SoftRegularizer};
+pub use voting::{
+    copeland, kemeny_young, ranked_pairs, schulze, strongest_paths, KemenyYoung, SocialOrder,
+    KEMENY_MAX_AGENTS,
+};

@@ -163,7 +163,7 @@ pub fn max_entropy_lottery(a: &PayoffMatrix) -> Result<Lottery, GameError> {
     };
     let (x, iterations) = qp.solve()?;
     let pi = normalized(&x[..k]);
-    let polished = polish_if_unique(a, &pi);
+    let polished = polish_if_unique(a, &pi).or_else(|| polish_entropy(a, &pi));
     Ok(Lottery::best_of(
         pi,
         polished,
@@ -319,6 +319,55 @@ fn polish(a: &PayoffMatrix, pi: &[f64]) -> Option<Vec<f64>> {
 /// has full column rank), so any canonical choice — entropy included — is that point.
 fn polish_if_unique(a: &PayoffMatrix, pi: &[f64]) -> Option<Vec<f64>> {
     polish_on_support(a, pi, true)
+}
+
+/// The maximum-entropy point of the face of equilibria the interior-point answer `pi`
+/// lies on: on its support S and the rows B that bind there (`(A pi)_k` within
+/// [`SUPPORT_CUTOFF`] of 0), the maximiser of the entropy over `x` on S with
+/// `A_BS x = 0, 1^T x = 1` is `x ∝ exp(-A_BS^T mu)` at the minimum of the convex dual
+/// `ln sum_i exp(-(A_BS^T mu)_i)`, found by Newton's method (the Hessian
+/// `A_BS (diag x - x x^T) A_BS^T` pseudo-inverted: the binding rows are often
+/// dependent). Kept only when it is an equilibrium of the whole game within
+/// [`GAP_TOLERANCE`]: then the rows left out are slack and it satisfies the KKT
+/// conditions of the whole problem.
+fn polish_entropy(a: &PayoffMatrix, pi: &[f64]) -> Option<Vec<f64>> {
+    let support: Vec<usize> = (0..pi.len()).filter(|&j| pi[j] > SUPPORT_CUTOFF).collect();
+    let payoffs = a.apply(pi);
+    let binding: Vec<usize> = (0..pi.len())
+        .filter(|&k| payoffs[k] > -SUPPORT_CUTOFF)
+        .collect();
+    let m = DMatrix::from_fn(binding.len(), support.len(), |r, c| {
+        a.get(binding[r], support[c])
+    });
+    let softmax = |mu: &DVector<f64>| -> (DVector<f64>, f64) {
+        let z = -(m.transpose() * mu);
+        let top = z.max();
+        let weights = z.map(|v| (v - top).exp());
+        let total = weights.sum();
+        (weights / total, top + total.ln())
+    };
+    let mut mu = DVector::zeros(binding.len());
+    for _ in 0..100 {
+        let (x, objective) = softmax(&mu);
+        let gradient = -(&m * &x);
+        if gradient.amax() < 1e-15 {
+            break;
+        }
+        let spread = DMatrix::from_diagonal(&x) - &x * x.transpose();
+        let hessian = &m * spread * m.transpose();
+        let step = hessian.svd(true, true).solve(&gradient, 1e-13).ok()?;
+        let mut length = 1.0;
+        while length > 1e-10 && softmax(&(&mu - length * &step)).1 > objective + 1e-16 {
+            length /= 2.0;
+        }
+        mu -= length * &step;
+    }
+    let (x, _) = softmax(&mu);
+    let mut full = vec![0.0; pi.len()];
+    for (i, &j) in support.iter().enumerate() {
+        full[j] = x[i];
+    }
+    (exploitability(a, &full) <= GAP_TOLERANCE).then_some(full)
 }
 
 fn polish_on_support(a: &PayoffMatrix, pi: &[f64], require_unique: bool) -> Option<Vec<f64>> {

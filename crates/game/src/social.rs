@@ -15,15 +15,7 @@ fn argmax_set(scores: &[f64]) -> Vec<usize> {
 
 /// Copeland winners: most pairwise wins minus losses.
 pub fn copeland_winners(a: &PayoffMatrix) -> Vec<usize> {
-    let scores: Vec<f64> = (0..a.agents())
-        .map(|j| {
-            a.row(j)
-                .iter()
-                .map(|&x| f64::from(x > 0.0) - f64::from(x < 0.0))
-                .sum()
-        })
-        .collect();
-    argmax_set(&scores)
+    argmax_set(&crate::voting::copeland(a).scores)
 }
 
 /// Borda winners: largest average row margin `1/(K-1) sum_k A_jk`.

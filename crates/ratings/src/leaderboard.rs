@@ -70,6 +70,10 @@ pub struct Standing {
     /// (Bradley–Terry with covariates only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rank_change: Option<i64>,
+    /// Expected log-odds against the maximum-entropy equilibrium, `(L p*)_m`: 0 on the
+    /// equilibrium's support, below 0 off it (Nash averaging only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nash_average: Option<f64>,
 }
 
 /// What a leaderboard's scores are.
@@ -137,6 +141,7 @@ impl Leaderboard {
                     exploitability: None,
                     support_share: None,
                     rank_change: None,
+                    nash_average: None,
                 }
             })
             .collect();

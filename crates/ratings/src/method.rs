@@ -18,7 +18,9 @@ use rand::SeedableRng;
 use crate::{EloScale, RatingsError};
 
 /// Which method made a leaderboard; saved results carry its name (`bradley-terry`,
-/// `bradley-terry-covariates`, `elo`, `maximal-lottery`, `plackett-luce`).
+/// `bradley-terry-covariates`, `elo`, `maximal-lottery`, `plackett-luce`, and the
+/// social-choice orders `copeland`, `schulze`, `ranked-pairs`, `kemeny-young`,
+/// `nash-averaging`, `alpha-rank`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RatingKind {
@@ -32,6 +34,20 @@ pub enum RatingKind {
     MaximalLottery,
     /// Plackett–Luce on rankings.
     PlackettLuce,
+    /// Copeland's rule on the margins: pairwise wins minus losses.
+    Copeland,
+    /// Schulze's method on the margins: the number of models beaten by strongest path.
+    Schulze,
+    /// Tideman's ranked pairs on the margins: places below the top.
+    RankedPairs,
+    /// The Kemeny–Young order of the margins: places below the top.
+    KemenyYoung,
+    /// Nash averaging (Balduzzi et al. 2018): the maximum-entropy equilibrium of the
+    /// log-odds game; probabilities.
+    NashAveraging,
+    /// α-Rank (Omidshafiei et al. 2019): the stationary mass of the evolutionary
+    /// chain; probabilities.
+    AlphaRank,
 }
 
 impl RatingKind {
@@ -43,6 +59,12 @@ impl RatingKind {
             Self::Elo => "elo",
             Self::MaximalLottery => "maximal-lottery",
             Self::PlackettLuce => "plackett-luce",
+            Self::Copeland => "copeland",
+            Self::Schulze => "schulze",
+            Self::RankedPairs => "ranked-pairs",
+            Self::KemenyYoung => "kemeny-young",
+            Self::NashAveraging => "nash-averaging",
+            Self::AlphaRank => "alpha-rank",
         }
     }
 
@@ -54,13 +76,32 @@ impl RatingKind {
             Self::Elo => "Elo",
             Self::MaximalLottery => "Maximal lottery",
             Self::PlackettLuce => "Plackett–Luce",
+            Self::Copeland => "Copeland",
+            Self::Schulze => "Schulze",
+            Self::RankedPairs => "Ranked pairs",
+            Self::KemenyYoung => "Kemeny–Young",
+            Self::NashAveraging => "Nash averaging",
+            Self::AlphaRank => "α-Rank",
         }
     }
 
     /// Whether its scores are probabilities (shown with four decimals) rather than
-    /// ratings (one decimal).
+    /// ratings (one decimal) or counts.
     pub fn scores_probabilities(self) -> bool {
-        self == Self::MaximalLottery
+        matches!(
+            self,
+            Self::MaximalLottery | Self::NashAveraging | Self::AlphaRank
+        )
+    }
+
+    /// Decimals a score is shown with: four for probabilities, none for the counts
+    /// and places of the ordinal social-choice rules, one for ratings.
+    pub fn score_decimals(self) -> usize {
+        match self {
+            _ if self.scores_probabilities() => 4,
+            Self::Copeland | Self::Schulze | Self::RankedPairs | Self::KemenyYoung => 0,
+            _ => 1,
+        }
     }
 
     /// What it counts: rankings (each implying comparisons) or battles.
@@ -273,6 +314,12 @@ mod tests {
             RatingKind::Elo,
             RatingKind::MaximalLottery,
             RatingKind::PlackettLuce,
+            RatingKind::Copeland,
+            RatingKind::Schulze,
+            RatingKind::RankedPairs,
+            RatingKind::KemenyYoung,
+            RatingKind::NashAveraging,
+            RatingKind::AlphaRank,
         ] {
             let saved = serde_json::to_string(&kind).unwrap();
             assert_eq!(saved, format!("\"{}\"", kind.name()));

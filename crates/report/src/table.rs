@@ -72,13 +72,10 @@ impl TextTable {
     }
 }
 
-/// A score as shown: probabilities with four decimals, ratings with one.
+/// A score as shown: probabilities with four decimals, ratings with one, the counts
+/// and places of ordinal rules with none.
 pub(crate) fn score_cell(method: RatingKind, score: f64) -> String {
-    if method.scores_probabilities() {
-        format!("{score:.4}")
-    } else {
-        format!("{score:.1}")
-    }
+    format!("{score:.decimals$}", decimals = method.score_decimals())
 }
 
 fn interval_cell(method: RatingKind, low: Option<f64>, high: Option<f64>) -> String {
@@ -184,16 +181,26 @@ pub(crate) fn describe_output(output: &RankOutput) -> String {
 
 pub(crate) fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) -> TextTable {
     let ci_title = confidence.map_or("CI".to_owned(), |c| format!("{}% CI", c * 100.0));
-    if board.method == RatingKind::MaximalLottery {
+    if board.method.scores_probabilities() {
         // Bootstrapped lotteries add the probability's interval and the share of
-        // replicates that keep the model in the winner set.
+        // replicates that keep the model in the winner set; the maximal lottery shows
+        // each model's exploitability alone, Nash averaging its Nash average.
         let bootstrapped = board.interval.is_some();
+        let alone = board.models.iter().any(|s| s.exploitability.is_some());
+        let averaged = board.models.iter().any(|s| s.nash_average.is_some());
         let mut header = vec!["rank", "model", "probability"];
         if bootstrapped {
             header.extend([ci_title.as_str(), "in support"]);
         }
-        header.extend(["alone: exploitability", "wins", "losses", "ties", "battles"]);
+        if alone {
+            header.push("alone: exploitability");
+        }
+        if averaged {
+            header.push("Nash average");
+        }
+        header.extend(["wins", "losses", "ties", "battles"]);
         let mut table = TextTable::new(header);
+        let shown = |value: Option<f64>| value.map_or_else(|| "-".into(), |v| format!("{v:.4}"));
         for s in &board.models {
             let mut row = vec![
                 s.rank.to_string(),
@@ -207,9 +214,14 @@ pub(crate) fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) ->
                         .map_or_else(|| "-".into(), |share| format!("{:.1}%", share * 100.0)),
                 );
             }
+            if alone {
+                row.push(shown(s.exploitability));
+            }
+            if averaged {
+                // `+ 0.0` turns -0.0 into 0.0 on the support.
+                row.push(shown(s.nash_average.map(|v| v + 0.0)));
+            }
             row.extend([
-                s.exploitability
-                    .map_or_else(|| "-".into(), |e| format!("{e:.4}")),
                 s.wins.to_string(),
                 s.losses.to_string(),
                 s.ties.to_string(),

@@ -73,6 +73,7 @@ impl VerdictError {
         match self {
             Self::Setting(e) => Some(&e.setting),
             Self::Ratings(verdict_ratings::RatingsError::Setting { name, .. }) => Some(name),
+            Self::Game(verdict_game::GameError::Setting { name, .. }) => Some(name),
             #[cfg(feature = "nasheval")]
             Self::Fit(verdict_nasheval::FitError::Setting { setting, .. }) => Some(setting),
             _ => None,
@@ -95,6 +96,7 @@ impl VerdictError {
             Self::Ratings(_) => ErrorKind::Input,
             Self::Game(G::InfeasibleBudget { .. }) => ErrorKind::Budget,
             Self::Game(G::Solver(_)) => ErrorKind::Internal,
+            Self::Game(G::TooManyAgents { .. } | G::Setting { .. }) => ErrorKind::Setting,
             Self::Game(_) => ErrorKind::Input,
             #[cfg(feature = "nasheval")]
             Self::Fit(e) => fit_kind(e),

@@ -79,6 +79,7 @@ pub mod results;
 #[cfg(feature = "nasheval")]
 pub mod routing;
 pub mod settings;
+mod social_rank;
 pub mod style;
 
 pub use error::{ErrorKind, VerdictError};

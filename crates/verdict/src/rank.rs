@@ -4,8 +4,8 @@
 use statrs::distribution::{ContinuousCDF, Normal};
 use verdict_feedback::{BattleLog, Interner};
 use verdict_game::{
-    condorcet_winner, default_radius, exploitability, merge_near_ties, robust_lottery, GameError,
-    Lottery, LotteryStatus, PayoffMatrix, SUPPORT_THRESHOLD, TIE_TOLERANCE,
+    condorcet_winner, default_radius, exploitability, merge_near_ties, robust_lottery, AlphaRank,
+    GameError, Lottery, LotteryStatus, PayoffMatrix, SUPPORT_THRESHOLD, TIE_TOLERANCE,
 };
 use verdict_ratings::{
     bootstrap, sandwich_covariance, shuffled_order, Bootstrap, BootstrapDraws, BradleyTerry, BtFit,
@@ -38,6 +38,37 @@ pub enum Method {
     /// [`crate::plackett_luce::rank_rankings`]).
     #[cfg_attr(feature = "clap", value(name = "plackett-luce", alias = "pl"))]
     PlackettLuce,
+    /// Copeland's rule on the pairwise margins: wins minus losses over pairs.
+    Copeland,
+    /// Schulze's method on the pairwise margins (strongest paths).
+    Schulze,
+    /// Tideman's ranked pairs on the pairwise margins.
+    RankedPairs,
+    /// The Kemeny–Young order of the pairwise margins, exact up to
+    /// [`verdict_game::KEMENY_MAX_AGENTS`] models.
+    #[cfg_attr(feature = "clap", value(name = "kemeny", alias = "kemeny-young"))]
+    Kemeny,
+    /// Nash averaging: the maximum-entropy equilibrium of the log-odds game
+    /// (Balduzzi et al. 2018).
+    NashAveraging,
+    /// α-Rank's stationary distribution (Omidshafiei et al. 2019).
+    AlphaRank,
+}
+
+impl Method {
+    /// Whether the method is one of the social-choice orders of
+    /// [`crate::social_rank`], which read only the pairwise margins.
+    pub fn is_social_choice(self) -> bool {
+        matches!(
+            self,
+            Self::Copeland
+                | Self::Schulze
+                | Self::RankedPairs
+                | Self::Kemeny
+                | Self::NashAveraging
+                | Self::AlphaRank
+        )
+    }
 }
 
 /// The order in which Elo replays the battles.
@@ -79,6 +110,7 @@ pub enum Intervals {
 /// | `equilibrium` | maximal lottery | lottery: rho, costs, hard budget |
 /// | `robust` | none | lottery: robust over battle groups, with a radius or Eq. 80's |
 /// | `lottery_bootstrap` | false | lottery: bootstrap it too (`intervals`' rounds and seed) |
+/// | `alpha_rank` | α = 100, m = 50 | α-Rank's selection intensity and population |
 #[derive(Debug, Clone, PartialEq)]
 pub struct RankSettings {
     /// Which leaderboards.
@@ -110,6 +142,8 @@ pub struct RankSettings {
     /// [`crate::lottery_bootstrap`]); off by default because every replicate solves a
     /// game.
     pub lottery_bootstrap: bool,
+    /// α-Rank's settings (OpenSpiel's defaults).
+    pub alpha_rank: AlphaRank,
 }
 
 impl Default for RankSettings {
@@ -128,6 +162,7 @@ impl Default for RankSettings {
             equilibrium: EquilibriumSettings::default(),
             robust: None,
             lottery_bootstrap: false,
+            alpha_rank: AlphaRank::default(),
         }
     }
 }
@@ -142,6 +177,7 @@ impl RankSettings {
         let methods = match self.method {
             Method::All => 2 + usize::from(self.lottery_bootstrap),
             Method::Lottery => usize::from(self.lottery_bootstrap),
+            method if method.is_social_choice() => 0,
             _ => 1,
         };
         match &self.intervals {
@@ -442,6 +478,12 @@ impl Context<'_> {
             Method::BradleyTerry => RankReport::Single(Box::new(self.bradley_terry(on_round)?)),
             Method::Elo => RankReport::Single(Box::new(self.elo(on_round)?)),
             Method::Lottery => RankReport::Single(Box::new(self.lottery(on_round)?)),
+            method @ (Method::Copeland
+            | Method::Schulze
+            | Method::RankedPairs
+            | Method::Kemeny
+            | Method::NashAveraging
+            | Method::AlphaRank) => RankReport::Single(Box::new(self.social_choice(method)?)),
             Method::PlackettLuce => {
                 return Err(VerdictError::Settings(
                     "Plackett–Luce reads rankings (a feedback table with menu, modality, response), not a battle log".into(),
@@ -777,22 +819,38 @@ impl Context<'_> {
 }
 
 impl Context<'_> {
-    /// The maximal lottery of the margin matrix: probabilities as scores, the winner
-    /// set, each model's exploitability alone, the Condorcet winner.
-    fn lottery(&self, on_round: &(dyn Fn() + Sync)) -> Result<RankOutput, VerdictError> {
-        let names = self.models.names();
-        let (game, unobserved) = PayoffMatrix::from_counts(
+    /// The margin matrix of the counts (NashEval Eq. 78) and the pairs that never met,
+    /// which count as ties only when `allow_unobserved`; `method` names what needs it
+    /// in the refusal.
+    pub(crate) fn margin_game(
+        &self,
+        method: &str,
+    ) -> Result<(PayoffMatrix, Vec<(usize, usize)>), VerdictError> {
+        PayoffMatrix::from_counts(
             &self.counts.win_matrix(),
             &self.counts.tie_matrix(),
             self.settings.allow_unobserved,
         )
-        .map_err(|e| match e {
+        .map_err(|e| self.unobserved_refusal(method, e))
+    }
+
+    /// A game error, with unobserved pairs explained by model name.
+    pub(crate) fn unobserved_refusal(&self, method: &str, error: GameError) -> VerdictError {
+        let names = self.models.names();
+        match error {
             GameError::Unobserved { count, first_pair: (j, k) } => VerdictError::Settings(format!(
-                "the maximal lottery needs every pair's margin, but {count} pairs of models never met (first: {} vs {}); set {allow_unobserved} to count them as ties",
+                "{method} needs every pair's margin, but {count} pairs of models never met (first: {} vs {}); set {allow_unobserved} to count them as ties",
                 names[j], names[k], allow_unobserved = Setting("allow_unobserved")
             )),
             other => other.into(),
-        })?;
+        }
+    }
+
+    /// The maximal lottery of the margin matrix: probabilities as scores, the winner
+    /// set, each model's exploitability alone, the Condorcet winner.
+    fn lottery(&self, on_round: &(dyn Fn() + Sync)) -> Result<RankOutput, VerdictError> {
+        let names = self.models.names();
+        let (game, unobserved) = self.margin_game("the maximal lottery")?;
         let (lottery, robust) = match self.settings.robust {
             None => (solve(&game, names, &self.settings.equilibrium)?, None),
             Some(radius) => self.robust_lottery(&game, radius)?,

@@ -4,6 +4,7 @@
 //! Python's `rank` hands its keyword arguments over this way.
 
 use serde::Deserialize;
+use verdict_game::AlphaRank;
 use verdict_io::{BattleSchema, Filter, ReadOptions};
 use verdict_ratings::{Bootstrap, BradleyTerry, CovariateBradleyTerry, TieModel};
 
@@ -19,7 +20,8 @@ use crate::style::CovariateRequest;
 /// Names and meanings are those of `verdict rank`'s flags, with these differences:
 /// `model_a`, `model_b` and `winner` name the columns; `bootstrap` is the rounds
 /// (0 for none; given, the lottery is bootstrapped too); `ci` the level and
-/// `sandwich` asks for sandwich intervals in place of the bootstrap.
+/// `sandwich` asks for sandwich intervals in place of the bootstrap; `alpha` and
+/// `population` are α-Rank's.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 #[allow(missing_docs)]
@@ -48,6 +50,8 @@ pub struct RankParams {
     pub style_control: bool,
     pub covariate_penalty: f64,
     pub pair_weights: Option<f64>,
+    pub alpha: f64,
+    pub population: usize,
 }
 
 impl Default for RankParams {
@@ -77,6 +81,8 @@ impl Default for RankParams {
             style_control: false,
             covariate_penalty: covariate_model.reg,
             pair_weights: covariate_model.pair_weights,
+            alpha: settings.alpha_rank.alpha,
+            population: settings.alpha_rank.population,
         }
     }
 }
@@ -135,6 +141,10 @@ impl RankParams {
                 costs: self.costs.clone(),
                 budget: self.budget,
                 ..EquilibriumSettings::default()
+            },
+            alpha_rank: AlphaRank {
+                alpha: self.alpha,
+                population: self.population,
             },
             ..RankSettings::default()
         }

@@ -157,7 +157,8 @@ impl Reading {
             }
             return Ok(Route::Covariates);
         }
-        let counts_suffice = matches!(settings.method, Method::BradleyTerry | Method::Lottery)
+        let counts_suffice = (matches!(settings.method, Method::BradleyTerry | Method::Lottery)
+            || settings.method.is_social_choice())
             && settings.robust.is_none()
             && self.options.order_by.is_none()
             && self.group_by.is_none();
