@@ -45,6 +45,7 @@ def rank(
     l2: Optional[float] = None,
     filters: Union[None, Sequence[str], Mapping[str, Any]] = None,
     skip_self_battles: bool = False,
+    weight_col: Optional[str] = None,
     allow_unobserved: bool = False,
     rho: float = 0.0,
     costs: Optional[Mapping[str, float]] = None,
@@ -92,6 +93,11 @@ def rank(
     weight in log10-strength units (GenAI-Arena uses 0.5). ``filters``: rows kept,
     as ``["anony=true", "language!=English", "model_a~gpt"]`` or ``{"anony": True}``;
     ``skip_self_battles`` drops rows where a model meets itself (otherwise an error).
+    ``weight_col`` names a column of per-battle weights (finite, non-negative; e.g.
+    inverse-propensity weights): Bradley–Terry and the lottery then maximise the
+    weighted likelihood ``sum_r w_r l_r``, the sandwich uses ``sum_r w_r^2 s_r s_r^T``
+    and the bootstrap resamples battles (arena-rank's weighted Bradley–Terry); Elo and
+    the robust lottery take none.
     The lottery takes ``rho`` (entropy regularization, Eq. 74), ``costs`` (model →
     cost) and ``budget`` (a cap on expected cost).
 
@@ -137,6 +143,7 @@ def rank(
                     l2=l2,
                     filters=_filters(filters),
                     skip_self_battles=skip_self_battles,
+                    weight_col=weight_col,
                     allow_unobserved=allow_unobserved,
                     rho=rho,
                     costs=_costs(costs),

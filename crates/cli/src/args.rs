@@ -260,6 +260,12 @@ pub struct LogArgs {
     /// Group battles by this column (e.g. category, language) for --robust.
     #[arg(long, value_name = "COLUMN")]
     pub group_by: Option<String>,
+    /// Weigh each battle by this column (finite, non-negative; e.g. inverse-propensity
+    /// weights for unequal sampling): Bradley–Terry and the lottery maximise the
+    /// weighted likelihood, the sandwich uses sum w^2 s s^T, the bootstrap resamples
+    /// battles. Elo and the robust lottery take no weights.
+    #[arg(long, value_name = "COLUMN")]
+    pub weight_col: Option<String>,
 }
 
 /// How the maximal lottery's game is solved.

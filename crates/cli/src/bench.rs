@@ -28,6 +28,10 @@ fn seconds(start: Instant) -> f64 {
 
 fn stages(args: &BenchRankArgs, quiet: bool) -> anyhow::Result<()> {
     anyhow::ensure!(args.repeat > 0, "--repeat must be at least 1");
+    anyhow::ensure!(
+        args.input.weight_col.is_none(),
+        "bench rank times the unweighted fit; drop --weight-col"
+    );
     let start = Instant::now();
     let loaded = load(&args.input)?;
     let read = seconds(start);

@@ -57,6 +57,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("truth", "--truth"),
     ("variant", "--variant"),
     ("voters", "--voters"),
+    ("weight_col", "--weight-col"),
     ("winner_column", "--winner-col"),
 ];
 

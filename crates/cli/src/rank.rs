@@ -158,6 +158,7 @@ fn request(args: &RankArgs, settings: RankSettings) -> anyhow::Result<RankReques
         reading: Reading {
             options: read_options(&args.input),
             group_by: args.input.group_by.clone(),
+            weight_col: args.input.weight_col.clone(),
             covariates: CovariateRequest {
                 columns: args.covariates.covariates.clone(),
                 style_control: args.covariates.style_control,

@@ -2,6 +2,7 @@
 //! Everything Bradley–Terry reads (the tutorial's `W_i` and `n_ij`) is here.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::{BattleLog, Outcome};
 use serde::Serialize;
@@ -68,6 +69,33 @@ impl ModelTally {
 pub struct PairCounts {
     models: usize,
     pairs: Vec<PairTally>,
+    /// The battles behind each weighted cell (weighted logs only).
+    #[serde(skip)]
+    bins: Option<Arc<[WeightBin]>>,
+}
+
+/// The battles of one weight in one (pair, outcome) cell of a weighted log.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct WeightBin {
+    /// The pair, an index into [`PairCounts::pairs`].
+    pub pair: u32,
+    /// The outcome: 0 the smaller index won, 1 the larger, 2 a tie.
+    pub cell: u8,
+    /// The weight of each of these battles.
+    pub weight: f64,
+    /// How many battles.
+    pub battles: f64,
+}
+
+/// Bins in (pair, cell, weight) order, so that resampling draws them in the same
+/// order whatever the order of the log.
+fn sorted_bins(mut bins: Vec<WeightBin>) -> Arc<[WeightBin]> {
+    bins.sort_unstable_by(|x, y| {
+        (x.pair, x.cell)
+            .cmp(&(y.pair, y.cell))
+            .then(x.weight.total_cmp(&y.weight))
+    });
+    bins.into()
 }
 
 /// Largest model count for which pairs are found through a dense K×K index.
@@ -76,11 +104,35 @@ const DENSE_INDEX_MAX_MODELS: usize = 4096;
 impl PairCounts {
     /// Counts of `log`, every model of its interner included.
     pub fn from_log(log: &BattleLog) -> Self {
+        Self::tally(log, None)
+    }
+
+    /// Counts of `log` with battle `r` weighing `weights[r]` (an inverse-propensity
+    /// weight, say): each cell holds the sum of its battles' weights, which is what a
+    /// weighted likelihood `sum_r w_r l_r` reads, and [`Self::weight_bins`] keeps how
+    /// many battles of each weight fell in each cell, for the sandwich's `sum w^2` and
+    /// for a bootstrap that resamples battles, not weight. Integer weights give the
+    /// counts of the log with each battle repeated that often.
+    ///
+    /// # Panics
+    /// When `weights` does not hold one finite, non-negative weight per battle (the
+    /// readers check this at the row that breaks it).
+    pub fn from_weighted_log(log: &BattleLog, weights: &[f64]) -> Self {
+        assert_eq!(weights.len(), log.len(), "one weight per battle");
+        assert!(
+            weights.iter().all(|w| w.is_finite() && *w >= 0.0),
+            "weights are finite and non-negative"
+        );
+        Self::tally(log, Some(weights))
+    }
+
+    fn tally(log: &BattleLog, weights: Option<&[f64]>) -> Self {
         let models = log.models().len();
         let mut pairs: Vec<PairTally> = Vec::new();
         let mut dense = (models <= DENSE_INDEX_MAX_MODELS).then(|| vec![u32::MAX; models * models]);
         let mut sparse: HashMap<(u32, u32), u32> = HashMap::new();
-        for (a, b, outcome) in log.iter() {
+        let mut bins: HashMap<(u32, u8, u64), f64> = HashMap::new();
+        for (r, (a, b, outcome)) in log.iter().enumerate() {
             let (i, j, outcome) = if a < b {
                 (a.0, b.0, outcome)
             } else {
@@ -100,23 +152,58 @@ impl PairCounts {
                     ties: 0.0,
                 });
             }
+            let weight = weights.map_or(1.0, |w| w[r]);
             let tally = &mut pairs[*slot as usize];
-            match outcome {
-                Outcome::WinA => tally.wins_i += 1.0,
-                Outcome::WinB => tally.wins_j += 1.0,
-                Outcome::Tie | Outcome::TieBothBad => tally.ties += 1.0,
+            let cell = match outcome {
+                Outcome::WinA => &mut tally.wins_i,
+                Outcome::WinB => &mut tally.wins_j,
+                Outcome::Tie | Outcome::TieBothBad => &mut tally.ties,
+            };
+            *cell += weight;
+            if weights.is_some() {
+                let cell = match outcome {
+                    Outcome::WinA => 0,
+                    Outcome::WinB => 1,
+                    Outcome::Tie | Outcome::TieBothBad => 2,
+                };
+                *bins.entry((*slot, cell, weight.to_bits())).or_insert(0.0) += 1.0;
             }
         }
         // Pairs in (i, j) order, not order of appearance: every later sum then runs in
         // the same order whatever the order of the log, so fits are bit-identical.
-        pairs.sort_unstable_by_key(|p| (p.i, p.j));
-        Self { models, pairs }
+        let mut order: Vec<usize> = (0..pairs.len()).collect();
+        order.sort_unstable_by_key(|&slot| (pairs[slot].i, pairs[slot].j));
+        let mut new_index = vec![0u32; pairs.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_index[old] = new as u32;
+        }
+        let sorted = order.iter().map(|&old| pairs[old]).collect();
+        let bins = weights.map(|_| {
+            let bins = bins
+                .into_iter()
+                .map(|((slot, cell, bits), battles)| WeightBin {
+                    pair: new_index[slot as usize],
+                    cell,
+                    weight: f64::from_bits(bits),
+                    battles,
+                });
+            sorted_bins(bins.collect())
+        });
+        Self {
+            models,
+            pairs: sorted,
+            bins,
+        }
     }
 
     /// Counts given pair by pair (`i < j < models`).
     pub fn from_pairs(models: usize, pairs: Vec<PairTally>) -> Self {
         assert!(pairs.iter().all(|p| p.i < p.j && (p.j as usize) < models));
-        Self { models, pairs }
+        Self {
+            models,
+            pairs,
+            bins: None,
+        }
     }
 
     /// The same counts with models renumbered in name order (`names[i]` is model i's
@@ -136,7 +223,25 @@ impl PairCounts {
             builder.add(new_id[p.i as usize], new_id[p.j as usize], p.cells());
         }
         let sorted = order.iter().map(|&old| names[old].clone()).collect();
-        (sorted, builder.finish(self.models))
+        let mut renamed = builder.finish(self.models);
+        renamed.bins = self.bins.as_ref().map(|bins| {
+            let moved = bins.iter().map(|bin| {
+                let old = self.pairs[bin.pair as usize];
+                let (a, b) = (new_id[old.i as usize], new_id[old.j as usize]);
+                let ((i, j), cell) = match (a < b, bin.cell) {
+                    (true, cell) => ((a, b), cell),
+                    (false, 2) => ((b, a), 2),
+                    (false, cell) => ((b, a), 1 - cell),
+                };
+                let pair = renamed
+                    .pairs
+                    .binary_search_by_key(&(i, j), |p| (p.i, p.j))
+                    .expect("every pair was added") as u32;
+                WeightBin { pair, cell, ..*bin }
+            });
+            sorted_bins(moved.collect())
+        });
+        (sorted, renamed)
     }
 
     /// Number of models.
@@ -149,16 +254,42 @@ impl PairCounts {
         &self.pairs
     }
 
-    /// The same pairs with counts replaced (same length and order as [`Self::pairs`]).
+    /// The same pairs with counts replaced (same length and order as [`Self::pairs`]),
+    /// unweighted: a bootstrap replicate's counts, say.
     pub fn with_pairs(&self, pairs: Vec<PairTally>) -> Self {
         debug_assert_eq!(pairs.len(), self.pairs.len());
         Self {
             models: self.models,
             pairs,
+            bins: None,
         }
     }
 
-    /// Total number of battles.
+    /// For counts of a weighted log ([`Self::from_weighted_log`]), how many battles of
+    /// each weight each (pair, outcome) cell holds, sorted by pair, cell and weight;
+    /// `None` when every battle weighs 1.
+    pub fn weight_bins(&self) -> Option<&[WeightBin]> {
+        self.bins.as_deref()
+    }
+
+    /// Per pair, `sum_r w_r^2` over the battles of each cell `[wins_i, wins_j, ties]`:
+    /// the weight of the cell's score in the sandwich's middle `M = sum_r w_r^2 s_r
+    /// s_r^T`. Equal to [`PairTally::cells`] when every battle weighs 1.
+    pub fn squared_weights(&self) -> Vec<[f64; 3]> {
+        match &self.bins {
+            None => self.pairs.iter().map(PairTally::cells).collect(),
+            Some(bins) => {
+                let mut squares = vec![[0.0; 3]; self.pairs.len()];
+                for bin in bins.iter() {
+                    squares[bin.pair as usize][bin.cell as usize] +=
+                        bin.weight * bin.weight * bin.battles;
+                }
+                squares
+            }
+        }
+    }
+
+    /// Total weight of the battles: their number when every battle weighs 1.
     pub fn battles(&self) -> f64 {
         self.pairs.iter().map(PairTally::total).sum()
     }
@@ -168,11 +299,21 @@ impl PairCounts {
         self.pairs.iter().map(|p| p.ties).sum()
     }
 
-    /// Each model's wins, losses and ties.
+    /// Each model's wins, losses and ties, in battles (not weight).
     pub fn tallies(&self) -> Vec<ModelTally> {
+        let battle_cells = match &self.bins {
+            None => self.pairs.iter().map(PairTally::cells).collect(),
+            Some(bins) => {
+                let mut cells = vec![[0.0; 3]; self.pairs.len()];
+                for bin in bins.iter() {
+                    cells[bin.pair as usize][bin.cell as usize] += bin.battles;
+                }
+                cells
+            }
+        };
         let mut tallies = vec![ModelTally::default(); self.models];
-        for p in &self.pairs {
-            let (wi, wj, t) = (p.wins_i as u64, p.wins_j as u64, p.ties as u64);
+        for (p, cells) in self.pairs.iter().zip(battle_cells) {
+            let [wi, wj, t] = cells.map(|c| c as u64);
             let ti = &mut tallies[p.i as usize];
             ti.wins += wi;
             ti.losses += wj;
@@ -296,5 +437,74 @@ mod tests {
         builder.add(0, 1, [0.0, 3.0, 4.0]);
         let counts = builder.finish(2);
         assert_eq!(counts.pairs()[0].cells(), [1.0, 5.0, 4.0]);
+    }
+
+    fn small_log() -> BattleLog {
+        let mut log = BattleLog::new();
+        log.push("y", "x", Outcome::WinA).unwrap();
+        log.push("x", "y", Outcome::WinA).unwrap();
+        log.push("x", "y", Outcome::WinB).unwrap();
+        log.push("z", "x", Outcome::Tie).unwrap();
+        log
+    }
+
+    #[test]
+    fn integer_weights_count_like_repeated_battles() {
+        let log = small_log();
+        let weights = [2.0, 1.0, 3.0, 0.0];
+        let repeated: Vec<usize> = weights
+            .iter()
+            .enumerate()
+            .flat_map(|(r, &w)| std::iter::repeat_n(r, w as usize))
+            .collect();
+        let weighted = PairCounts::from_weighted_log(&log, &weights);
+        // The pair whose only battle weighs 0 is kept, with nothing in it.
+        assert_eq!(weighted.pairs()[1].total(), 0.0);
+        assert_eq!(
+            weighted.pairs()[..1],
+            *PairCounts::from_log(&log.reordered(&repeated)).pairs()
+        );
+        // The zero-weight tie is still a battle z and x played.
+        assert_eq!(weighted.tallies()[2].ties, 1);
+        assert_eq!(weighted.tallies()[1].battles(), 4);
+    }
+
+    #[test]
+    fn weight_bins_keep_battles_per_weight_and_squares() {
+        let mut log = small_log();
+        log.push("y", "x", Outcome::WinA).unwrap();
+        let weights = [0.5, 1.0, 2.0, 1.0, 0.5];
+        let counts = PairCounts::from_weighted_log(&log, &weights);
+        // Pair (y=0, x=1): y won twice at 0.5, x won once at 1; y won once at 2.
+        let bins: Vec<(u32, u8, f64, f64)> = counts
+            .weight_bins()
+            .unwrap()
+            .iter()
+            .map(|b| (b.pair, b.cell, b.weight, b.battles))
+            .collect();
+        assert_eq!(
+            bins,
+            [
+                (0, 0, 0.5, 2.0),
+                (0, 0, 2.0, 1.0),
+                (0, 1, 1.0, 1.0),
+                (1, 2, 1.0, 1.0)
+            ]
+        );
+        assert_eq!(counts.pairs()[0].cells(), [3.0, 1.0, 0.0]);
+        assert_eq!(counts.squared_weights()[0], [0.25 * 2.0 + 4.0, 1.0, 0.0]);
+        assert!(PairCounts::from_log(&log).weight_bins().is_none());
+    }
+
+    #[test]
+    fn renumbering_by_name_moves_the_weight_bins() {
+        let log = small_log();
+        let weights = [0.5, 1.0, 2.0, 3.0];
+        let counts = PairCounts::from_weighted_log(&log, &weights);
+        let (_, renamed) = counts.with_models_by_name(log.models().names());
+        let by_name = log.with_models_by_name();
+        let direct = PairCounts::from_weighted_log(&by_name, &weights);
+        assert_eq!(renamed.pairs(), direct.pairs());
+        assert_eq!(renamed.weight_bins(), direct.weight_bins());
     }
 }

@@ -17,7 +17,7 @@ mod partition;
 
 pub use battles::{BattleLog, BattleLogError};
 pub use contextual::{ContextualLog, ContextualLogBuilder, LogSummary, MenuFeedback, MenuSummary};
-pub use counts::{ModelTally, PairCounts, PairCountsBuilder, PairTally};
+pub use counts::{ModelTally, PairCounts, PairCountsBuilder, PairTally, WeightBin};
 pub use interner::{Interner, ModelId};
 pub use outcome::{Outcome, ParseOutcomeError};
 pub use partition::{FeedbackError, OrderedPartition, Response};

@@ -7,6 +7,11 @@
 //! Each replicate is refitted from the full-data estimate by chord-Newton steps with
 //! the full-data Hessian factor (falling back to full Newton if they stall).
 //!
+//! A weighted log resamples battles too, not weight: the cells are then its
+//! [`PairCounts::weight_bins`] (the battles of one weight in one cell), drawn from
+//! `Multinomial(N, battles_b / N)`, and a replicate's cell holds `sum_b w_b drawn_b` —
+//! arena-rank's bootstrap of unique (pair, outcome, weight) rows.
+//!
 //! Round `r` draws from its own ChaCha8 stream `(seed, r)`, so results are identical
 //! whatever the number of threads.
 
@@ -59,8 +64,9 @@ fn resample_cells(cells: &[f64], total: f64, rng: &mut ChaCha8Rng) -> Vec<f64> {
 
 /// Replicates of a log's pair counts: resampling its N battles with replacement, drawn
 /// as `Multinomial(N, n_c / N)` over the (pair, outcome) cells by conditional
-/// binomials. Replicate `r` of seed `s` is the same whichever thread draws it, and the
-/// same for every method that resamples (Bradley–Terry, the maximal lottery).
+/// binomials (over the weight bins of a weighted log, module docs). Replicate `r` of
+/// seed `s` is the same whichever thread draws it, and the same for every method that
+/// resamples (Bradley–Terry, the maximal lottery).
 #[derive(Debug, Clone)]
 pub struct CountResampler<'a> {
     counts: &'a PairCounts,
@@ -71,10 +77,15 @@ pub struct CountResampler<'a> {
 impl<'a> CountResampler<'a> {
     /// The resampler of `counts`.
     pub fn new(counts: &'a PairCounts) -> Self {
+        let cells: Vec<f64> = match counts.weight_bins() {
+            None => counts.pairs().iter().flat_map(|p| p.cells()).collect(),
+            Some(bins) => bins.iter().map(|bin| bin.battles).collect(),
+        };
+        let total = cells.iter().sum();
         Self {
             counts,
-            cells: counts.pairs().iter().flat_map(|p| p.cells()).collect(),
-            total: counts.battles(),
+            cells,
+            total,
         }
     }
 
@@ -85,7 +96,14 @@ impl<'a> CountResampler<'a> {
 
     /// Counts resampled with `rng`.
     pub fn replicate_with(&self, rng: &mut ChaCha8Rng) -> PairCounts {
-        let drawn = resample_cells(&self.cells, self.total, rng);
+        let mut drawn = resample_cells(&self.cells, self.total, rng);
+        if let Some(bins) = self.counts.weight_bins() {
+            let mut weighed = vec![0.0; 3 * self.counts.pairs().len()];
+            for (bin, battles) in bins.iter().zip(&drawn) {
+                weighed[3 * bin.pair as usize + bin.cell as usize] += bin.weight * battles;
+            }
+            drawn = weighed;
+        }
         let pairs = self
             .counts
             .pairs()

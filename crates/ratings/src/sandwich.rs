@@ -3,6 +3,11 @@
 //! negative log-likelihood at the fit and `M = sum_battles s s^T` the outer products
 //! of the per-battle scores. A battle's score depends only on its pair and outcome,
 //! so `M` is summed over the (pair, outcome) cells, weighted by their counts.
+//!
+//! A weighted log (battle `r` weighing `w_r`, [`PairCounts::from_weighted_log`]) fits
+//! `sum_r w_r l_r`: `H` is its Hessian, and battle `r`'s score is `w_r s_r`, so the
+//! middle is `M = sum_r w_r^2 s_r s_r^T` — each cell weighted by its `sum w^2`
+//! ([`PairCounts::squared_weights`]), as arena-rank's `BradleyTerry` computes it.
 
 use nalgebra::DMatrix;
 
@@ -31,10 +36,10 @@ pub fn sandwich_covariance(
         .ok_or_else(|| RatingsError::Numerical("the Hessian of the sandwich".into()))?;
     let theta = fit.theta.unwrap_or(0.0);
     let mut meat = DMatrix::<f64>::zeros(dims, dims);
-    for pair in counts.pairs() {
+    for (pair, squares) in counts.pairs().iter().zip(counts.squared_weights()) {
         let (i, j) = (pair.i as usize, pair.j as usize);
         let d = x[i] - x[j];
-        for (cell, &count) in pair.cells().iter().enumerate() {
+        for (cell, &count) in squares.iter().enumerate() {
             if count == 0.0 {
                 continue;
             }

@@ -326,7 +326,7 @@ pub fn rank(
     settings: &RankSettings,
     on_round: &(dyn Fn() + Sync),
 ) -> Result<RankReport, VerdictError> {
-    rank_with_groups(log, None, source, settings, on_round)
+    rank_with_groups(log, None, None, source, settings, on_round)
 }
 
 /// The group of each battle (e.g. a category or language column), for the robust
@@ -339,13 +339,58 @@ pub struct BattleGroups {
     pub of_battle: Vec<usize>,
 }
 
-/// Like [`rank`], with each battle's group for `settings.robust`.
+/// Each battle's weight (an inverse-propensity weight for unequal sampling, say): the
+/// fits then maximise `sum_r w_r l_r` ([`PairCounts::from_weighted_log`]), the
+/// sandwich's middle is `sum_r w_r^2 s_r s_r^T` and the bootstrap resamples battles —
+/// arena-rank's weighted Bradley–Terry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BattleWeights {
+    /// Where the weights came from (a column name), for the notes.
+    pub column: String,
+    /// `of_battle[r]`: battle r's weight, finite and non-negative.
+    pub of_battle: Vec<f64>,
+}
+
+impl BattleWeights {
+    /// Checks the weights against a log of `battles` battles.
+    fn check(&self, battles: usize) -> Result<(), VerdictError> {
+        if self.of_battle.len() != battles {
+            return Err(VerdictError::Settings(format!(
+                "{} weights for a log of {battles} battles; give one weight per battle",
+                self.of_battle.len()
+            )));
+        }
+        if let Some(r) = self
+            .of_battle
+            .iter()
+            .position(|w| !(w.is_finite() && *w >= 0.0))
+        {
+            return Err(VerdictError::Settings(format!(
+                "battle {r} weighs {}; weights must be finite and non-negative",
+                self.of_battle[r]
+            )));
+        }
+        if self.of_battle.iter().all(|&w| w == 0.0) {
+            return Err(VerdictError::Settings(
+                "every battle weighs 0; a weighted fit needs some weight".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Like [`rank`], with each battle's group for `settings.robust` and each battle's
+/// weight. Weights apply to the methods that read pair counts (Bradley–Terry, the
+/// maximal lottery, the social-choice orders); Elo and the robust lottery, which
+/// replay or split the battles, are refused with them (and left out of `all`).
 ///
 /// # Errors
-/// As [`rank`]; also `robust` without groups, or groups not matching the log.
+/// As [`rank`]; also `robust` without groups, groups or weights not matching the log,
+/// weights that are negative, not finite or all zero, or a method that takes none.
 pub fn rank_with_groups(
     log: &BattleLog,
     groups: Option<&BattleGroups>,
+    weights: Option<&BattleWeights>,
     source: &str,
     settings: &RankSettings,
     on_round: &(dyn Fn() + Sync),
@@ -360,6 +405,9 @@ pub fn rank_with_groups(
             ));
         }
     }
+    if let Some(weights) = weights {
+        weights.check(log.len())?;
+    }
     // Models numbered by name, as the readers number them: a log built by hand then
     // gives the same fits and bootstrap draws as the same battles read from a file or
     // as counts.
@@ -370,31 +418,38 @@ pub fn rank_with_groups(
         by_name = log.with_models_by_name();
         &by_name
     };
-    let counts = PairCounts::from_log(log);
+    let counts = match weights {
+        Some(weights) => PairCounts::from_weighted_log(log, &weights.of_battle),
+        None => PairCounts::from_log(log),
+    };
     let context = Context {
         models: log.models(),
-        log: Some(log),
+        // A weighted log is its weighted counts: what replays or splits the battles
+        // themselves would drop the weights, and is refused.
+        log: weights.is_none().then_some(log),
         battles: log.len(),
         counts: &counts,
         source,
         settings,
         anchor: anchor_index(log.models().names(), &settings.anchor)?,
         groups,
+        weights,
     };
     context.rank(on_round)
 }
 
 /// The leaderboards of each group's battles on their own (a per-category board: one
-/// per language, say), fitted with `settings` like the whole log. Models that never
-/// play in a group are not on its board; a group whose board cannot be made (fewer
-/// than two models, pairs that never met for the lottery) carries the reason instead
-/// of stopping the others.
+/// per language, say), fitted with `settings` like the whole log, each battle with its
+/// weight when `weights` are given. Models that never play in a group are not on its
+/// board; a group whose board cannot be made (fewer than two models, pairs that never
+/// met for the lottery) carries the reason instead of stopping the others.
 ///
 /// # Errors
-/// Groups that do not match the log.
+/// Groups or weights that do not match the log.
 pub fn rank_each_group(
     log: &BattleLog,
     groups: &BattleGroups,
+    weights: Option<&BattleWeights>,
     source: &str,
     settings: &RankSettings,
 ) -> Result<Vec<GroupBoard>, VerdictError> {
@@ -405,12 +460,27 @@ pub fn rank_each_group(
             "battle groups do not match the log".into(),
         ));
     }
+    if let Some(weights) = weights {
+        weights.check(log.len())?;
+    }
     let mut logs: Vec<BattleLog> = groups.names.iter().map(|_| BattleLog::new()).collect();
+    let mut group_weights: Vec<BattleWeights> = groups
+        .names
+        .iter()
+        .map(|_| BattleWeights {
+            column: weights.map_or_else(String::new, |w| w.column.clone()),
+            of_battle: Vec::new(),
+        })
+        .collect();
     for (r, (a, b, outcome)) in log.iter().enumerate() {
-        let group = &mut logs[groups.of_battle[r]];
+        let g = groups.of_battle[r];
+        let group = &mut logs[g];
         let a = group.models_mut().intern(log.models().name(a));
         let b = group.models_mut().intern(log.models().name(b));
         group.push_ids(a, b, outcome);
+        if let Some(weights) = weights {
+            group_weights[g].of_battle.push(weights.of_battle[r]);
+        }
     }
     let settings = RankSettings {
         robust: None,
@@ -419,12 +489,19 @@ pub fn rank_each_group(
     Ok(groups
         .names
         .iter()
-        .zip(&logs)
-        .map(|(name, group_log)| GroupBoard {
+        .zip(logs.iter().zip(&group_weights))
+        .map(|(name, (group_log, group_weights))| GroupBoard {
             group: name.clone(),
             battles: group_log.len(),
-            board: rank(group_log, &format!("{source} [{name}]"), &settings, &|| {})
-                .map_err(|e| e.to_string()),
+            board: rank_with_groups(
+                group_log,
+                None,
+                weights.map(|_| group_weights),
+                &format!("{source} [{name}]"),
+                &settings,
+                &|| {},
+            )
+            .map_err(|e| e.to_string()),
         })
         .collect())
 }
@@ -459,6 +536,7 @@ pub fn rank_counts(
         settings,
         anchor: anchor_index(&names, &settings.anchor)?,
         groups: None,
+        weights: None,
     };
     context.rank(on_round)
 }
@@ -494,6 +572,8 @@ impl Context<'_> {
                 let mut notes = Vec::new();
                 if self.log.is_some() {
                     leaderboards.push(self.elo(on_round)?);
+                } else if self.weights.is_some() {
+                    notes.push("Elo left out: it replays the battles one by one and takes no weights".to_owned());
                 } else {
                     notes.push("Elo left out: it replays the battles in order, and pair counts keep none".to_owned());
                 }
@@ -538,11 +618,20 @@ pub(crate) struct Context<'a> {
     pub settings: &'a RankSettings,
     pub anchor: Option<(usize, f64)>,
     pub groups: Option<&'a BattleGroups>,
+    /// The battles' weights, when the counts are weighted.
+    pub weights: Option<&'a BattleWeights>,
 }
 
 impl Context<'_> {
     /// The battle log, which `method` needs; counts alone are refused by name.
     fn log_for(&self, method: &str) -> Result<&BattleLog, VerdictError> {
+        if let Some(weights) = self.weights {
+            return Err(VerdictError::Settings(format!(
+                "{method} takes no battle weights (column {:?}); drop {weight_col}, or use the Bradley–Terry or lottery method",
+                weights.column,
+                weight_col = Setting("weight_col")
+            )));
+        }
         self.log.ok_or_else(|| {
             VerdictError::Settings(format!(
                 "{method} needs the battles themselves, but this input holds only pair counts; use the Bradley–Terry or lottery method, or read the raw log"
@@ -594,8 +683,16 @@ impl Context<'_> {
         leaderboard: Leaderboard,
         fit: Option<FitSummary>,
         matrices: Option<Matrices>,
-        notes: Vec<String>,
+        mut notes: Vec<String>,
     ) -> RankOutput {
+        if let Some(weights) = self.weights {
+            notes.insert(0, format!(
+                "battles weighted by {:?}: total weight {} over {} battles; the win and tie matrices hold weights, the battle counts battles",
+                weights.column,
+                (self.counts.battles() * 1e6).round() / 1e6,
+                self.battles
+            ));
+        }
         RankOutput {
             leaderboard,
             fit,

@@ -42,6 +42,7 @@ pub struct RankParams {
     #[serde(deserialize_with = "each_by_text")]
     pub filters: Vec<Filter>,
     pub skip_self_battles: bool,
+    pub weight_col: Option<String>,
     pub allow_unobserved: bool,
     pub rho: f64,
     pub costs: Option<Vec<(String, f64)>>,
@@ -73,6 +74,7 @@ impl Default for RankParams {
             l2: None,
             filters: Vec::new(),
             skip_self_battles: false,
+            weight_col: None,
             allow_unobserved: false,
             rho: settings.equilibrium.rho,
             costs: None,
@@ -88,7 +90,8 @@ impl Default for RankParams {
 }
 
 impl RankParams {
-    /// How the battles are read: columns, filters, self-battles and covariates.
+    /// How the battles are read: columns, filters, self-battles, weights and
+    /// covariates.
     pub fn reading(&self) -> Reading {
         Reading {
             options: ReadOptions {
@@ -110,6 +113,7 @@ impl RankParams {
                 pair_weights: self.pair_weights,
                 ..CovariateBradleyTerry::default()
             },
+            weight_col: self.weight_col.clone(),
             ..Reading::default()
         }
     }

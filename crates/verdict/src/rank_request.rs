@@ -14,21 +14,25 @@
 //!   order, groups nor the robust lottery is asked for — Parquet is then streamed,
 //!   and a table of counts accepted ([`read_pair_counts`], [`rank_counts`]).
 //! - everything else reads the battles themselves ([`read_battles`],
-//!   [`rank_with_groups`]), with each battle's group when `group_by` names a column.
+//!   [`rank_with_groups`]), with each battle's group when `group_by` names a column
+//!   and its weight when `weight_col` does (a weighted log is one table, never a
+//!   dataset or a counts table).
 
 use std::path::{Path, PathBuf};
 use verdict_settings::Setting;
 
 use verdict_io::{
-    battle_columns, dataset_files, pair_count_columns, read_battles, read_pair_counts,
-    read_rankings, DatasetFile, IoError, LoadedBattles, ReadOptions, Source,
+    battle_columns, dataset_files, numeric_columns, pair_count_columns, read_battles,
+    read_pair_counts, read_rankings, DatasetFile, IoError, LoadedBattles, ReadOptions, Source,
 };
 use verdict_ratings::CovariateBradleyTerry;
 use verdict_report::{GroupBoard, RankReport};
 
 use crate::plackett_luce::rank_rankings;
 use crate::rank::RankSettings;
-use crate::rank::{rank_counts, rank_each_group, rank_with_groups, BattleGroups, Method};
+use crate::rank::{
+    rank_counts, rank_each_group, rank_with_groups, BattleGroups, BattleWeights, Method,
+};
 use crate::style::{covariate_columns, rank_with_covariates, read_covariate_log, CovariateRequest};
 use crate::VerdictError;
 
@@ -71,6 +75,9 @@ pub struct Reading {
     /// The column whose value is each battle's group (the robust lottery's groups,
     /// and each group's own board with [`RankRequest::group_boards`]).
     pub group_by: Option<String>,
+    /// The column holding each battle's weight (finite, non-negative), for a weighted
+    /// fit ([`BattleWeights`]).
+    pub weight_col: Option<String>,
     /// Covariates to control for (Bradley–Terry with covariates).
     pub covariates: CovariateRequest,
     /// The covariate model's settings.
@@ -129,8 +136,9 @@ impl Reading {
         if settings.method == Method::PlackettLuce {
             let options = &self.options;
             let columns = ["model_a_column", "model_b_column", "winner_column"];
-            let battle_settings: [(&[&str], bool); 5] = [
+            let battle_settings: [(&[&str], bool); 6] = [
                 (&["filters"], !options.filters.is_empty()),
+                (&["weight_col"], self.weight_col.is_some()),
                 (&["order_by"], options.order_by.is_some()),
                 (&["group_by"], self.group_by.is_some()),
                 (&columns, options.schema.is_some()),
@@ -148,7 +156,16 @@ impl Reading {
             }
             return Ok(Route::Rankings);
         }
+        if self.weight_col.is_some() && dataset {
+            return Err(format!("{weight_col} weighs each battle of one table; a directory or a glob is read as pair counts, which keep no weights", weight_col = Setting("weight_col")));
+        }
         if !self.covariates.is_empty() {
+            if self.weight_col.is_some() {
+                return Err(format!(
+                    "{weight_col} applies to Bradley–Terry without covariates (and the lottery); drop it or the covariates",
+                    weight_col = Setting("weight_col")
+                ));
+            }
             if self.group_by.is_some() || settings.robust.is_some() {
                 return Err(format!("{covariates} and {style_control} fit one Bradley–Terry board; drop {group_by}/{robust}", covariates = Setting("covariates"), style_control = Setting("style_control"), group_by = Setting("group_by"), robust = Setting("robust")));
             }
@@ -161,7 +178,8 @@ impl Reading {
             || settings.method.is_social_choice())
             && settings.robust.is_none()
             && self.options.order_by.is_none()
-            && self.group_by.is_none();
+            && self.group_by.is_none()
+            && self.weight_col.is_none();
         Ok(
             if dataset || (counts_suffice && input == InputKind::Table) {
                 Route::Counts
@@ -188,10 +206,16 @@ impl Reading {
         })
     }
 
-    /// The reader's options for the battles themselves: the group column kept.
+    /// The reader's options for the battles themselves: the group and weight columns
+    /// kept.
     fn battle_options(&self) -> ReadOptions {
         ReadOptions {
-            keep: self.group_by.iter().cloned().collect(),
+            keep: self
+                .group_by
+                .iter()
+                .chain(&self.weight_col)
+                .cloned()
+                .collect(),
             ..self.options.clone()
         }
     }
@@ -284,10 +308,22 @@ pub fn rank_request(
                 Some(column) => Some(battle_groups(&loaded, column)?),
                 None => None,
             };
-            let report =
-                rank_with_groups(&loaded.log, groups.as_ref(), &source, settings, on_round)?;
+            let weights = match &reading.weight_col {
+                Some(column) => Some(battle_weights(&loaded, column)?),
+                None => None,
+            };
+            let report = rank_with_groups(
+                &loaded.log,
+                groups.as_ref(),
+                weights.as_ref(),
+                &source,
+                settings,
+                on_round,
+            )?;
             let boards = match (&groups, group_boards) {
-                (Some(groups), true) => rank_each_group(&loaded.log, groups, &source, settings)?,
+                (Some(groups), true) => {
+                    rank_each_group(&loaded.log, groups, weights.as_ref(), &source, settings)?
+                }
                 _ => Vec::new(),
             };
             Ok(Ranked {
@@ -321,6 +357,28 @@ fn battle_groups(loaded: &LoadedBattles, column: &str) -> Result<BattleGroups, V
     }
     Ok(BattleGroups {
         names: values.dictionary().to_vec(),
+        of_battle,
+    })
+}
+
+/// Each battle's weight from the `column` read beside it: a finite, non-negative
+/// number at every row, else an error naming the row.
+fn battle_weights(loaded: &LoadedBattles, column: &str) -> Result<BattleWeights, VerdictError> {
+    let table = &loaded.metadata;
+    let of_battle = numeric_columns(table, &[column.to_owned()])?.remove(0);
+    if let Some(row) = of_battle.iter().position(|&w| w < 0.0) {
+        return Err(IoError::invalid(
+            table.location(row, Some(column)),
+            format!(
+                "negative weight {}; a battle's weight ({weight_col}) is finite and non-negative",
+                of_battle[row],
+                weight_col = Setting("weight_col")
+            ),
+        )
+        .into());
+    }
+    Ok(BattleWeights {
+        column: column.to_owned(),
         of_battle,
     })
 }

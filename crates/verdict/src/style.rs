@@ -246,6 +246,7 @@ pub fn rank_with_covariates(
         settings,
         anchor: anchor_index(log.models().names(), &settings.anchor)?,
         groups: None,
+        weights: None,
     };
     let scale = context.rating_scale();
     let scores = scale.scores(&fit.beta);

@@ -125,6 +125,113 @@ fn style_control_board_and_its_refusals() {
     assert!(error.contains("read one file"), "{error}");
 }
 
+/// `--weight-col`: weights of 2 on some battles give the board of the log with those
+/// battles repeated, a constant weight changes no score, and the refusals name the flag
+/// or the row (with no output written).
+#[test]
+fn weighted_battles_and_their_refusals() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(examples().join("tutorial-arena.csv")).unwrap();
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    let table = |weight: &dyn Fn(usize) -> &'static str| {
+        let mut out = String::from("model_a,model_b,winner,w\n");
+        for (r, row) in rows.iter().enumerate() {
+            out.push_str(&format!("{row},{}\n", weight(r)));
+        }
+        out
+    };
+    let weighted = write(
+        dir.path(),
+        "weighted.csv",
+        &table(&|r| if r % 3 == 0 { "2" } else { "1" }),
+    );
+    let mut repeated = String::from("model_a,model_b,winner\n");
+    for (r, row) in rows.iter().enumerate() {
+        for _ in 0..if r % 3 == 0 { 2 } else { 1 } {
+            repeated.push_str(&format!("{row}\n"));
+        }
+    }
+    let repeated = write(dir.path(), "repeated.csv", &repeated);
+    let scores = |path: &str, extra: &[&str]| -> Vec<(String, f64)> {
+        board_with(Path::new(path), extra)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["name"].as_str().unwrap().to_owned(),
+                    m["score"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    for method in ["bt", "lottery", "schulze"] {
+        let ours = scores(&weighted, &["--weight-col", "w", "--method", method]);
+        let theirs = scores(&repeated, &["--method", method]);
+        assert_eq!(ours.len(), 4);
+        for ((name, w), (other, r)) in ours.iter().zip(theirs) {
+            assert_eq!(name, &other);
+            assert!((w - r).abs() < 1e-6, "{method} {name}: {w} vs {r}");
+        }
+    }
+    let constant = write(dir.path(), "constant.csv", &table(&|_| "0.25"));
+    let plain = examples().join("tutorial-arena.csv");
+    for ((name, c), (_, p)) in scores(&constant, &["--weight-col", "w"])
+        .iter()
+        .zip(scores(plain.to_str().unwrap(), &[]))
+    {
+        assert!((c - p).abs() < 1e-6, "{name}: {c} vs {p}");
+    }
+    let all = json(&[
+        "rank",
+        &weighted,
+        "--weight-col",
+        "w",
+        "--method",
+        "all",
+        "--format",
+        "json",
+    ]);
+    assert!(all["notes"].to_string().contains("Elo left out"), "{all}");
+    let error = failure(&["rank", &weighted, "--weight-col", "w", "--method", "elo"]);
+    assert!(error.contains("--weight-col"), "{error}");
+    let error = failure(&["rank", &weighted, "--weight-col", "no_such"]);
+    assert!(error.contains("no_such"), "{error}");
+    let negative = write(
+        dir.path(),
+        "negative.csv",
+        &table(&|r| if r == 4 { "-1" } else { "1" }),
+    );
+    let out = dir.path().join("board.json");
+    let error = failure(&[
+        "rank",
+        &negative,
+        "--weight-col",
+        "w",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        error.contains("negative.csv:6") && error.contains("negative weight"),
+        "{error}"
+    );
+    assert!(!out.exists());
+    let not_a_number = write(
+        dir.path(),
+        "text.csv",
+        &table(&|r| if r == 2 { "heavy" } else { "1" }),
+    );
+    let error = failure(&["rank", &not_a_number, "--weight-col", "w"]);
+    assert!(error.contains("heavy"), "{error}");
+    let error = failure(&[
+        "rank",
+        dir.path().join("*.parquet").to_str().unwrap(),
+        "--weight-col",
+        "w",
+    ]);
+    assert!(error.contains("keep no weights"), "{error}");
+}
+
 /// A page refers to nothing outside itself (`url(#…)` names a marker in the page).
 fn assert_self_contained(html: &str) {
     for external in ["http://", "https://", "src=", "href=", "@import", "<script"] {

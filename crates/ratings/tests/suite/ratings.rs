@@ -5,8 +5,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use verdict_feedback::{BattleLog, Outcome};
 use verdict_ratings::{
-    mle_obstacles, mm_iterates, sandwich_covariance, shuffled_order, BradleyTerry, Elo, FitStatus,
-    PairCounts, Regularization, Solver, TieModel,
+    mle_obstacles, mm_iterates, sandwich_covariance, shuffled_order, BradleyTerry, CountResampler,
+    Elo, FitStatus, PairCounts, Regularization, Solver, TieModel,
 };
 
 /// The tutorial's arena: win matrix rows A, B, C, D (row beat column).
@@ -266,6 +266,97 @@ fn sandwich_reduces_to_closed_form_for_two_models() {
         (var_diff - closed_form).abs() < 1e-9,
         "{var_diff} vs {closed_form}"
     );
+}
+
+/// Weighted two-model sandwich in closed form: x beats y 30 times at weight a, y beats x
+/// 10 times at weight b. The weighted MLE has `p = 30a / (30a + 10b)`, the Hessian of
+/// `d = beta_x - beta_y` is `H = (30a + 10b) p (1 - p)`, the scores are `a (1 - p)` and
+/// `-b p`, so `Var(d) = (30 a^2 (1-p)^2 + 10 b^2 p^2) / H^2`.
+#[test]
+fn weighted_sandwich_reduces_to_closed_form_for_two_models() {
+    let (a, b) = (0.5, 2.0);
+    let mut log = BattleLog::new();
+    let mut weights = Vec::new();
+    for _ in 0..30 {
+        log.push("x", "y", Outcome::WinA).unwrap();
+        weights.push(a);
+    }
+    for _ in 0..10 {
+        log.push("y", "x", Outcome::WinA).unwrap();
+        weights.push(b);
+    }
+    let counts = PairCounts::from_weighted_log(&log, &weights);
+    let fit = BradleyTerry::default().fit(&counts).unwrap();
+    let p = 30.0 * a / (30.0 * a + 10.0 * b);
+    assert!((fit.win_probability(0, 1) - p).abs() < 1e-12);
+    let cov = sandwich_covariance(&counts, &fit).unwrap();
+    let var_diff = cov[0][0] + cov[1][1] - 2.0 * cov[0][1];
+    let hessian = (30.0 * a + 10.0 * b) * p * (1.0 - p);
+    let meat = 30.0 * a * a * (1.0 - p).powi(2) + 10.0 * b * b * p * p;
+    let closed_form = meat / (hessian * hessian);
+    assert!(
+        (var_diff - closed_form).abs() < 1e-9 * closed_form,
+        "{var_diff} vs {closed_form}"
+    );
+}
+
+/// Integer weights fit like the log with each battle repeated that often (the weighted
+/// likelihood is then the repeated log's), to 1e-9 in log-strength.
+#[test]
+fn integer_weights_fit_like_repeated_battles() {
+    let log = random_log(6, 600, 0.2, 5);
+    let weights: Vec<f64> = (0..log.len()).map(|r| (r % 3) as f64 + 1.0).collect();
+    let repeated: Vec<usize> = (0..log.len())
+        .flat_map(|r| std::iter::repeat_n(r, weights[r] as usize))
+        .collect();
+    let weighted = BradleyTerry::default()
+        .fit(&PairCounts::from_weighted_log(&log, &weights))
+        .unwrap();
+    let plain = BradleyTerry::default()
+        .fit(&PairCounts::from_log(&log.reordered(&repeated)))
+        .unwrap();
+    for (w, p) in weighted.beta.iter().zip(&plain.beta) {
+        assert!((w - p).abs() < 1e-9, "{w} vs {p}");
+    }
+}
+
+/// A weighted bootstrap resamples battles: with every battle weighing c, replicate r
+/// holds c times the unweighted replicate r (the same draws), and with unequal weights
+/// each replicate keeps the number of battles while its weight varies.
+#[test]
+fn weighted_bootstrap_resamples_battles() {
+    let log = random_log(5, 400, 0.2, 9);
+    let plain = PairCounts::from_log(&log);
+    let doubled = PairCounts::from_weighted_log(&log, &vec![2.5; log.len()]);
+    let (plain_draws, doubled_draws) = (CountResampler::new(&plain), CountResampler::new(&doubled));
+    for round in 0..20 {
+        let (p, d) = (
+            plain_draws.replicate(3, round),
+            doubled_draws.replicate(3, round),
+        );
+        for (p, d) in p.pairs().iter().zip(d.pairs()) {
+            assert_eq!(p.cells().map(|c| 2.5 * c), d.cells());
+        }
+    }
+    let weights: Vec<f64> = (0..log.len())
+        .map(|r| if r % 4 == 0 { 3.0 } else { 0.5 })
+        .collect();
+    let weighted = PairCounts::from_weighted_log(&log, &weights);
+    let draws = CountResampler::new(&weighted);
+    let rounds = 400;
+    let mut total = 0.0;
+    for round in 0..rounds {
+        let replicate = draws.replicate(11, round);
+        let battles: f64 = replicate.pairs().iter().map(|p| p.total()).sum();
+        total += battles;
+        // Every replicate is a sum of 3s and 0.5s over 400 battles.
+        let threes = (battles - 0.5 * 400.0) / 2.5;
+        assert!((threes - threes.round()).abs() < 1e-9, "{battles}");
+    }
+    // The mean replicate weight is the log's (1.125 per battle), within 4 standard
+    // errors: per-battle weight sd = sqrt(0.25 * 0.75) * 2.5.
+    let se = (0.25f64 * 0.75).sqrt() * 2.5 * (400.0f64).sqrt() / (rounds as f64).sqrt();
+    assert!((total / rounds as f64 - weighted.battles()).abs() < 4.0 * se);
 }
 
 /// Input validation: one model, an empty log, bad settings.

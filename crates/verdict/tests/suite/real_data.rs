@@ -172,6 +172,50 @@ fn matches_evalica_goldens_on_simple_and_food() {
     }
 }
 
+/// `(name, rating, lower, upper)` of an arena-rank golden file in tests/golden.
+fn arena_rank_golden(file: &str) -> Vec<(String, f64, f64, f64)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/golden")
+        .join(file);
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .skip(1)
+        .map(|line| {
+            let fields: Vec<&str> = line.rsplitn(4, ',').collect();
+            let number = |k: usize| fields[k].parse::<f64>().unwrap();
+            (fields[3].to_owned(), number(2), number(1), number(0))
+        })
+        .collect()
+}
+
+/// Checks a sandwich board against an arena-rank golden: scores within `score_tol`
+/// points, interval widths within `width_tol` relative; every golden model checked.
+fn assert_matches_arena_rank(
+    report: &verdict::report::RankReport,
+    golden: &str,
+    score_tol: f64,
+    width_tol: f64,
+) {
+    let board = &report.outputs()[0].leaderboard;
+    let golden = arena_rank_golden(golden);
+    for (name, rating, lower, upper) in &golden {
+        let ours = board.models.iter().find(|s| &s.name == name).unwrap();
+        assert!(
+            (ours.score - rating).abs() < score_tol,
+            "{name}: {} vs {rating}",
+            ours.score
+        );
+        let width = ours.ci_high.unwrap() - ours.ci_low.unwrap();
+        assert!(
+            (width / (upper - lower) - 1.0).abs() < width_tol,
+            "{name}: width {width} vs {}",
+            upper - lower
+        );
+    }
+    assert_eq!(golden.len(), board.models.len());
+}
+
 /// LMArena's own sandwich intervals (arena-rank 0.1.1, recorded by
 /// tests/golden/make_arena_rank_golden.py) on LLMFAO. Scores agree to 0.05 points
 /// (arena-rank stops L-BFGS at gtol 1e-9); interval widths to 1% because arena-rank
@@ -186,34 +230,38 @@ fn sandwich_intervals_match_arena_rank() {
         ..RankSettings::default()
     };
     let report = rank(&loaded.log, "llmfao.csv", &settings, &|| {}).unwrap();
-    let board = &report.outputs()[0].leaderboard;
-    let golden_path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/golden/arena_rank_llmfao_sandwich.csv");
-    let text = std::fs::read_to_string(golden_path).unwrap();
-    let mut checked = 0;
-    for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
-        let fields: Vec<&str> = line.rsplitn(4, ',').collect();
-        let (upper, lower, rating, name) = (fields[0], fields[1], fields[2], fields[3]);
-        let (rating, lower, upper): (f64, f64, f64) = (
-            rating.parse().unwrap(),
-            lower.parse().unwrap(),
-            upper.parse().unwrap(),
-        );
-        let ours = board.models.iter().find(|s| s.name == name).unwrap();
-        assert!(
-            (ours.score - rating).abs() < 0.05,
-            "{name}: {} vs {rating}",
-            ours.score
-        );
-        let width = ours.ci_high.unwrap() - ours.ci_low.unwrap();
-        assert!(
-            (width / (upper - lower) - 1.0).abs() < 0.01,
-            "{name}: width {width} vs {}",
-            upper - lower
-        );
-        checked += 1;
+    assert_matches_arena_rank(&report, "arena_rank_llmfao_sandwich.csv", 0.05, 0.01);
+}
+
+/// Weighted Bradley–Terry and its sandwich against arena-rank 0.1.1's, recorded by
+/// tests/golden/make_weighted_bt_golden.py: LLMFAO with each battle weighing
+/// `1 / max(n_pair, 5)` (arena-rank's inverse-propensity reweighting). Scores agree to
+/// 1e-5 points (arena-rank was run to gtol 1e-13); widths to 1e-4 relative, arena-rank
+/// adding 1e-5 to the weighted Hessian's diagonal (entries of about 0.5 here).
+#[test]
+fn weighted_sandwich_matches_arena_rank() {
+    use verdict::rank::{rank_with_groups, BattleWeights, Intervals, RankSettings};
+    let loaded = load(&examples().join("llmfao.csv"), &[], false);
+    let log = &loaded.log;
+    let mut per_pair: HashMap<(usize, usize), f64> = HashMap::new();
+    let pair = |a: usize, b: usize| (a.min(b), a.max(b));
+    for (a, b, _) in log.iter() {
+        *per_pair.entry(pair(a.index(), b.index())).or_insert(0.0) += 1.0;
     }
-    assert_eq!(checked, 59);
+    let weights = BattleWeights {
+        column: "1/max(n_pair, 5)".into(),
+        of_battle: log
+            .iter()
+            .map(|(a, b, _)| 1.0 / per_pair[&pair(a.index(), b.index())].max(5.0))
+            .collect(),
+    };
+    let settings = RankSettings {
+        intervals: Intervals::Sandwich,
+        ..RankSettings::default()
+    };
+    let report =
+        rank_with_groups(log, None, Some(&weights), "llmfao.csv", &settings, &|| {}).unwrap();
+    assert_matches_arena_rank(&report, "weighted_bt_llmfao_golden.csv", 1e-5, 1e-4);
 }
 
 /// Elo with bootstrap intervals reports the replicates' median (FastChat's convention),

@@ -1,0 +1,52 @@
+"""Weighted battles from Python: ``rank(frame, weight_col=...)`` gives arena-rank
+0.1.1's weighted Bradley–Terry and sandwich (tests/golden/weighted_bt_llmfao_golden.csv,
+made by tests/golden/make_weighted_bt_golden.py) on LLMFAO weighted 1 / max(n_pair, 5),
+the same numbers as ``verdict rank --weight-col``, and refuses a negative weight."""
+
+from __future__ import annotations
+
+import csv
+
+import pandas as pd
+import pytest
+
+import verdict_arena as verdict
+from _support import LOG, ROOT, cli_json, without_notes
+
+GOLDEN = ROOT / "tests" / "golden" / "weighted_bt_llmfao_golden.csv"
+
+
+def _weighted_llmfao() -> pd.DataFrame:
+    frame = pd.read_csv(LOG)
+    pair = frame.apply(lambda r: tuple(sorted((r["left"], r["right"]))), axis=1)
+    frame["w"] = 1.0 / pair.map(pair.value_counts()).clip(lower=5)
+    return frame
+
+
+def test_weighted_sandwich_matches_arena_rank() -> None:
+    board = verdict.rank(_weighted_llmfao(), weight_col="w", ci="sandwich")
+    with open(GOLDEN) as f:
+        golden = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    assert len(golden) == len(board)
+    for row in golden:
+        ours = board.loc[row["model"]]
+        assert abs(ours["score"] - float(row["rating"])) < 1e-5
+        width = float(row["rating_upper"]) - float(row["rating_lower"])
+        assert abs((ours["ci_high"] - ours["ci_low"]) / width - 1.0) < 1e-4
+
+
+def test_weights_give_the_command_lines_numbers(tmp_path) -> None:
+    frame = _weighted_llmfao()
+    path = tmp_path / "weighted.csv"
+    frame.to_csv(path, index=False)
+    ours = verdict.rank(frame, weight_col="w", bootstrap=50, as_frame=False)
+    theirs = cli_json("rank", str(path), "--weight-col", "w", "--bootstrap", "50")
+    ours.pop("source"), theirs.pop("source")
+    assert without_notes(ours) == without_notes(theirs)
+
+
+def test_a_negative_weight_is_refused_at_its_row() -> None:
+    frame = _weighted_llmfao()
+    frame.loc[7, "w"] = -0.5
+    with pytest.raises(ValueError, match="negative weight"):
+        verdict.rank(frame, weight_col="w")
