@@ -56,6 +56,7 @@ def rank(
     pair_weights: Optional[float] = None,
     alpha: float = 100.0,
     population: int = 50,
+    fragility: bool = False,
     as_frame: bool = True,
 ):
     """A leaderboard from a battle log: the numbers of ``verdict rank --format json``.
@@ -97,7 +98,11 @@ def rank(
     inverse-propensity weights): Bradley–Terry and the lottery then maximise the
     weighted likelihood ``sum_r w_r l_r``, the sandwich uses ``sum_r w_r^2 s_r s_r^T``
     and the bootstrap resamples battles (arena-rank's weighted Bradley–Terry); Elo and
-    the robust lottery take none.
+    the robust lottery take none. ``fragility=True`` (Bradley–Terry) adds ``flip``: the
+    fewest battles found whose removal puts the next model level with or above each
+    one — proposed by the influence function (Broderick et al.'s AMIP), confirmed by an
+    exact refit, an upper bound on the true fewest — and the report's ``top_flip`` for
+    the top model's most fragile challenger.
     The lottery takes ``rho`` (entropy regularization, Eq. 74), ``costs`` (model →
     cost) and ``budget`` (a cap on expected cost).
 
@@ -119,7 +124,7 @@ def rank(
     Returns a DataFrame indexed by model, best first (``score``, ``ci_low``,
     ``ci_high``, ``rank``, ``rank_ub``, ``wins``, ``losses``, ``ties``, ``battles``;
     ``probability``, ``exploitability`` and, bootstrapped, ``support_share`` for the
-    lottery) — polars when ``battles`` was polars — or the JSON
+    lottery; ``flip`` and ``flip_first_order`` with ``fragility``) — polars when ``battles`` was polars — or the JSON
     report as a dict with ``as_frame=False`` or ``method="all"``. Raises ``SettingError`` or ``InputError`` (both ``ValueError``)
     naming the file (or table), row and column of bad input.
     """
@@ -154,6 +159,7 @@ def rank(
                     pair_weights=pair_weights,
                     alpha=float(alpha),
                     population=int(population),
+                    fragility=bool(fragility),
                 )
             ),
             battles,
@@ -161,13 +167,23 @@ def rank(
     )
     if not as_frame or method == "all":
         return report
+    rows = [_flat_flip(m) for m in report["models"]]
     if _is_polars(battles):
         import polars as pl
 
-        return pl.DataFrame(report["models"])
+        return pl.DataFrame(rows)
     import pandas as pd
 
-    return pd.DataFrame(report["models"]).set_index("name")
+    return pd.DataFrame(rows).set_index("name")
+
+
+def _flat_flip(standing: dict) -> dict:
+    """A standing with its ``flip`` as two columns: ``flip`` (the battles a refit
+    confirms, None when no removal flips) and ``flip_first_order`` (the AMIP count)."""
+    if "flip" not in standing:
+        return standing
+    flip = standing["flip"]
+    return {**standing, "flip": flip["battles"], "flip_first_order": flip["approximate"]}
 
 
 _EVALICA_WINNERS = {"X": "model_a", "Y": "model_b", "Draw": "tie"}

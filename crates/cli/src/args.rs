@@ -376,6 +376,11 @@ pub struct RankArgs {
     /// ties (margin 0).
     #[arg(long)]
     pub allow_unobserved: bool,
+    /// Bradley–Terry: add a `flip` column, the fewest battles found whose removal puts
+    /// the next model level with or above each one (influence-function proposal, exact
+    /// refit), and the same for the top model's most fragile challenger.
+    #[arg(long)]
+    pub fragility: bool,
     /// α-Rank: selection intensity α (OpenSpiel's default).
     #[arg(long, default_value_t = 100.0)]
     pub alpha: f64,

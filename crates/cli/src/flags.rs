@@ -19,6 +19,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("covariates", "--covariates"),
     ("filters", "--filter"),
     ("force", "--force"),
+    ("fragility", "--fragility"),
     ("group_by", "--group-by"),
     ("input_format", "--input-format"),
     ("k", "--k"),

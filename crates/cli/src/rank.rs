@@ -130,6 +130,7 @@ pub fn settings(args: &RankArgs) -> anyhow::Result<RankSettings> {
             alpha: args.alpha,
             population: args.population,
         },
+        fragility: args.fragility,
     })
 }
 

@@ -74,6 +74,10 @@ pub struct Standing {
     /// equilibrium's support, below 0 off it (Nash averaging only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nash_average: Option<f64>,
+    /// The fewest battles found whose removal puts the next model level with or above
+    /// this one ([`crate::fragility`]; Bradley–Terry with fragility asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flip: Option<crate::Flip>,
 }
 
 /// What a leaderboard's scores are.
@@ -141,6 +145,7 @@ impl Leaderboard {
                     exploitability: None,
                     support_share: None,
                     rank_change: None,
+                    flip: None,
                     nash_average: None,
                 }
             })

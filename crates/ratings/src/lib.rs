@@ -15,6 +15,7 @@ mod covariate_bt;
 mod elo;
 mod error;
 mod existence;
+mod fragility;
 mod leaderboard;
 mod likelihood;
 mod method;
@@ -34,6 +35,7 @@ pub use covariate_bt::{
 pub use elo::{shuffled_order, Elo, EloRun};
 pub use error::RatingsError;
 pub use existence::{mle_obstacles, MleObstacle};
+pub use fragility::{battles_to_flip, fragility, Flip, Fragility, LEVEL_TOLERANCE};
 pub use leaderboard::{Interval, IntervalMethod, Leaderboard, PointEstimate, Standing};
 pub use likelihood::TieModel;
 pub use method::{

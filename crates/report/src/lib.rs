@@ -13,7 +13,8 @@
 //!              "wins", "losses", "ties", "battles",
 //!              "probability", "exploitability",              // the lottery only
 //!              "support_share",                               // bootstrapped lottery only
-//!              "rank_change"}, ...],                          // covariates: vs the plain board
+//!              "rank_change",                                 // covariates: vs the plain board
+//!              "flip": {"battles", "approximate"}}, ...],     // --fragility: to level the next
 //!                                                             // (best first)
 //!  "lottery": {"support", "exploitability", "status", "condorcet_winner",
 //!              "unobserved_pairs"},                           // maximal lottery only
@@ -21,6 +22,7 @@
 //!          "regularization", "log_likelihood", "tie_parameter"} | null,
 //!  "matrices": {"models", "wins", "ties", "win_probability"} | null,   // --matrix
 //!  "coefficients": [{"name", "estimate", "ci_low", "ci_high", "mean", "sd"}],  // covariates only
+//!  "top_flip": {"top", "challenger", "battles", "approximate"},  // --fragility
 //!  "battles": N, "source": "file", "notes": ["..."]}
 //! ```
 //! `--method all`: `{"method": "all", "leaderboards": [<one method>, ...], "notes": [...]}`;
@@ -70,6 +72,6 @@ pub use nasheval::{
 pub use plot::plot_leaderboard;
 pub use rank::{
     Coefficient, FitSummary, GroupBoard, LotterySummary, Matrices, RankOutput, RankReport,
-    RobustSummary,
+    RobustSummary, TopFlip,
 };
 pub use table::{render_csv, render_table, TextTable};

@@ -1,5 +1,5 @@
 use serde::{Deserialize, Serialize};
-use verdict_ratings::{BtFit, FitStatus, Leaderboard, Regularization, Solver, TieModel};
+use verdict_ratings::{BtFit, FitStatus, Flip, Leaderboard, Regularization, Solver, TieModel};
 
 /// The iterative fit behind a Bradley–Terry leaderboard.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -112,8 +112,25 @@ pub struct RankOutput {
     /// The covariates' coefficients (Bradley–Terry with covariates only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coefficients: Option<Vec<Coefficient>>,
+    /// How few battles take the top spot (Bradley–Terry with fragility asked for; each
+    /// model's [`verdict_ratings::Standing::flip`] says it for the model below).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_flip: Option<TopFlip>,
     /// Warnings and remarks a reader must see (prior used, unconverged rounds, ...).
     pub notes: Vec<String>,
+}
+
+/// The challenger of the top model that the fewest battle removals put level with or
+/// above it ([`verdict_ratings::fragility`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TopFlip {
+    /// The top model.
+    pub top: String,
+    /// The challenger.
+    pub challenger: String,
+    /// The battles, confirmed by a refit, and the first-order count.
+    #[serde(flatten)]
+    pub flip: Flip,
 }
 
 /// One covariate's coefficient in a Bradley–Terry model with covariates: the change

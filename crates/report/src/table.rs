@@ -233,9 +233,14 @@ pub(crate) fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) ->
     }
     // A board with covariates shows how far each model moved against the plain one.
     let moved = board.models.iter().any(|s| s.rank_change.is_some());
+    // With fragility: battles whose removal puts the next model level with this one.
+    let fragile = board.models.iter().any(|s| s.flip.is_some());
     let mut header = vec!["rank", "rank_ub", "model", "score", &ci_title];
     if moved {
         header.push("vs plain");
+    }
+    if fragile {
+        header.push("flip");
     }
     header.extend(["wins", "losses", "ties", "battles"]);
     let mut table = TextTable::new(header);
@@ -252,6 +257,14 @@ pub(crate) fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) ->
                 None => "-".into(),
                 Some(0) => "0".into(),
                 Some(c) => format!("{c:+}"),
+            });
+        }
+        if fragile {
+            row.push(match s.flip {
+                None => "-".into(),
+                Some(flip) => flip
+                    .battles
+                    .map_or_else(|| "none".into(), |b| b.to_string()),
             });
         }
         row.extend([

@@ -116,6 +116,7 @@ pub fn rank_rankings(
         coefficients: None,
         battles: rankings.len(),
         source: source.to_owned(),
+        top_flip: None,
         notes,
     })))
 }

@@ -2,18 +2,19 @@
 //! intervals → [`RankReport`].
 
 use statrs::distribution::{ContinuousCDF, Normal};
-use verdict_feedback::{BattleLog, Interner};
+use verdict_feedback::{BattleLog, Interner, ModelId};
 use verdict_game::{
     condorcet_winner, default_radius, exploitability, merge_near_ties, robust_lottery, AlphaRank,
     GameError, Lottery, LotteryStatus, PayoffMatrix, SUPPORT_THRESHOLD, TIE_TOLERANCE,
 };
 use verdict_ratings::{
-    bootstrap, sandwich_covariance, shuffled_order, Bootstrap, BootstrapDraws, BradleyTerry, BtFit,
-    Center, Elo, EloScale, FitStatus, Interval, IntervalMethod, Leaderboard, PairCounts,
-    PointEstimate, RatingKind, RatingMethod, RatingsError, Regularization,
+    bootstrap, fragility, sandwich_covariance, shuffled_order, Bootstrap, BootstrapDraws,
+    BradleyTerry, BtFit, Center, Elo, EloScale, FitStatus, Interval, IntervalMethod, Leaderboard,
+    PairCounts, PointEstimate, RatingKind, RatingMethod, RatingsError, Regularization,
 };
 use verdict_report::{
     FitSummary, GroupBoard, LotterySummary, Matrices, RankOutput, RankReport, RobustSummary,
+    TopFlip,
 };
 use verdict_settings::Setting;
 
@@ -111,6 +112,7 @@ pub enum Intervals {
 /// | `robust` | none | lottery: robust over battle groups, with a radius or Eq. 80's |
 /// | `lottery_bootstrap` | false | lottery: bootstrap it too (`intervals`' rounds and seed) |
 /// | `alpha_rank` | α = 100, m = 50 | α-Rank's selection intensity and population |
+/// | `fragility` | false | Bradley–Terry: battles whose removal flips each adjacent pair and the top |
 #[derive(Debug, Clone, PartialEq)]
 pub struct RankSettings {
     /// Which leaderboards.
@@ -144,6 +146,10 @@ pub struct RankSettings {
     pub lottery_bootstrap: bool,
     /// α-Rank's settings (OpenSpiel's defaults).
     pub alpha_rank: AlphaRank,
+    /// Bradley–Terry: the fewest battles found whose removal puts each model's
+    /// successor level with or above it, and the top model's most fragile challenger
+    /// ([`verdict_ratings::fragility`]).
+    pub fragility: bool,
 }
 
 impl Default for RankSettings {
@@ -163,6 +169,7 @@ impl Default for RankSettings {
             robust: None,
             lottery_bootstrap: false,
             alpha_rank: AlphaRank::default(),
+            fragility: false,
         }
     }
 }
@@ -213,6 +220,13 @@ impl RankSettings {
                     "the anchor rating must be finite".into(),
                 ));
             }
+        }
+        if self.fragility && !matches!(self.method, Method::BradleyTerry | Method::All) {
+            return Err(VerdictError::Settings(format!(
+                "{fragility} refits Bradley–Terry without the battles it removes; use {method} bt (or all)",
+                fragility = Setting("fragility"),
+                method = Setting("method")
+            )));
         }
         self.bradley_terry.validate()?;
         self.elo.validate()?;
@@ -701,6 +715,7 @@ impl Context<'_> {
             coefficients: None,
             battles: self.battles,
             source: self.source.to_owned(),
+            top_flip: None,
             notes,
         }
     }
@@ -843,7 +858,51 @@ impl Context<'_> {
             self.rated(&settings.bradley_terry, self.counts, &fit, notes, on_round)?
         };
         output.fit = Some(FitSummary::from(&fit));
+        if settings.fragility {
+            self.add_fragility(&mut output, &fit)?;
+        }
         Ok(output)
+    }
+
+    /// Each standing's [`verdict_ratings::Standing::flip`] and the board's top flip.
+    fn add_fragility(&self, output: &mut RankOutput, fit: &BtFit) -> Result<(), VerdictError> {
+        let board = &mut output.leaderboard;
+        let order: Vec<usize> = board
+            .models
+            .iter()
+            .map(|s| {
+                self.models
+                    .get(&s.name)
+                    .expect("board names are the models'")
+                    .index()
+            })
+            .collect();
+        let found = fragility(&self.settings.bradley_terry, self.counts, fit, &order)?;
+        for (standing, flip) in board.models.iter_mut().zip(found.adjacent) {
+            standing.flip = Some(flip);
+        }
+        if let Some((challenger, flip)) = found.top {
+            let (top, challenger) = (
+                self.models.name(ModelId(order[0] as u32)).to_owned(),
+                self.models.name(ModelId(challenger as u32)).to_owned(),
+            );
+            output.notes.push(match flip.battles {
+                Some(battles) => format!(
+                    "fragility: removing {battles} of {} battles puts {challenger:?} level with or above {top:?} (confirmed by a refit; first-order count {}); the flip column counts the battles that put the next model level with each one. Both are upper bounds on the fewest",
+                    self.battles,
+                    flip.approximate.map_or_else(|| "none".into(), |k| k.to_string())
+                ),
+                None => format!(
+                    "fragility: no removal of battles found puts another model level with {top:?}"
+                ),
+            });
+            output.top_flip = Some(TopFlip {
+                top,
+                challenger,
+                flip,
+            });
+        }
+        Ok(())
     }
 
     fn elo(&self, on_round: &(dyn Fn() + Sync)) -> Result<RankOutput, VerdictError> {

@@ -53,6 +53,7 @@ pub struct RankParams {
     pub pair_weights: Option<f64>,
     pub alpha: f64,
     pub population: usize,
+    pub fragility: bool,
 }
 
 impl Default for RankParams {
@@ -85,6 +86,7 @@ impl Default for RankParams {
             pair_weights: covariate_model.pair_weights,
             alpha: settings.alpha_rank.alpha,
             population: settings.alpha_rank.population,
+            fragility: settings.fragility,
         }
     }
 }
@@ -150,6 +152,7 @@ impl RankParams {
                 alpha: self.alpha,
                 population: self.population,
             },
+            fragility: self.fragility,
             ..RankSettings::default()
         }
     }

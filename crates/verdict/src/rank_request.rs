@@ -160,6 +160,12 @@ impl Reading {
             return Err(format!("{weight_col} weighs each battle of one table; a directory or a glob is read as pair counts, which keep no weights", weight_col = Setting("weight_col")));
         }
         if !self.covariates.is_empty() {
+            if settings.fragility {
+                return Err(format!(
+                    "{fragility} applies to Bradley–Terry without covariates; drop it or the covariates",
+                    fragility = Setting("fragility")
+                ));
+            }
             if self.weight_col.is_some() {
                 return Err(format!(
                     "{weight_col} applies to Bradley–Terry without covariates (and the lottery); drop it or the covariates",

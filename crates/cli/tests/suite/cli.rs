@@ -232,6 +232,52 @@ fn weighted_battles_and_their_refusals() {
     assert!(error.contains("keep no weights"), "{error}");
 }
 
+/// `--fragility` on a log where the count is known by construction: x beats y 12
+/// times and y beats x 5 times, so they are level once 7 of x's wins are gone
+/// (`beta_x - beta_y = ln((12 - k) / 5)`). The column, the top flip and the refusals.
+#[test]
+fn fragility_counts_the_battles_that_flip_an_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("model_a,model_b,winner\n");
+    for (a, b, n) in [("x", "y", 12), ("y", "x", 5)] {
+        for _ in 0..n {
+            text.push_str(&format!("{a},{b},model_a\n"));
+        }
+    }
+    let log = write(dir.path(), "log.csv", &text);
+    let report = json(&[
+        "rank",
+        &log,
+        "--fragility",
+        "--bootstrap",
+        "0",
+        "--format",
+        "json",
+    ]);
+    let models = report["models"].as_array().unwrap();
+    let names: Vec<&str> = models.iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["x", "y"]);
+    assert_eq!(models[0]["flip"]["battles"], 7, "{report}");
+    assert!(models[1].get("flip").is_none());
+    assert_eq!(report["top_flip"]["challenger"], "y");
+    assert_eq!(report["top_flip"]["battles"], 7);
+    let output = verdict(&["rank", &log, "--fragility", "--bootstrap", "0"]);
+    let table = format!(
+        "{}{}",
+        stdout(&output),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        table.contains("flip") && table.contains("removing 7 of"),
+        "{table}"
+    );
+    let error = failure(&["rank", &log, "--fragility", "--method", "lottery"]);
+    assert!(
+        error.contains("--fragility") && error.contains("--method bt"),
+        "{error}"
+    );
+}
+
 /// A page refers to nothing outside itself (`url(#…)` names a marker in the page).
 fn assert_self_contained(html: &str) {
     for external in ["http://", "https://", "src=", "href=", "@import", "<script"] {

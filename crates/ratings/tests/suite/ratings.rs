@@ -5,8 +5,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use verdict_feedback::{BattleLog, Outcome};
 use verdict_ratings::{
-    mle_obstacles, mm_iterates, sandwich_covariance, shuffled_order, BradleyTerry, CountResampler,
-    Elo, FitStatus, PairCounts, Regularization, Solver, TieModel,
+    battles_to_flip, fragility, mle_obstacles, mm_iterates, sandwich_covariance, shuffled_order,
+    BradleyTerry, CountResampler, Elo, FitStatus, PairCounts, Regularization, Solver, TieModel,
+    LEVEL_TOLERANCE,
 };
 
 /// The tutorial's arena: win matrix rows A, B, C, D (row beat column).
@@ -357,6 +358,134 @@ fn weighted_bootstrap_resamples_battles() {
     // errors: per-battle weight sd = sqrt(0.25 * 0.75) * 2.5.
     let se = (0.25f64 * 0.75).sqrt() * 2.5 * (400.0f64).sqrt() / (rounds as f64).sqrt();
     assert!((total / rounds as f64 - weighted.battles()).abs() < 4.0 * se);
+}
+
+/// Two models, x beating y `a` times and y beating x `b < a` times: the strengths are
+/// level once `a - b` of x's wins are gone (`beta_x - beta_y = ln((a - k) / b)`), and no
+/// fewer removals do it.
+#[test]
+fn fragility_of_two_models_is_the_win_margin() {
+    for (a, b) in [(12usize, 5usize), (30, 29), (7, 1)] {
+        let mut log = BattleLog::new();
+        for _ in 0..a {
+            log.push("x", "y", Outcome::WinA).unwrap();
+        }
+        for _ in 0..b {
+            log.push("y", "x", Outcome::WinA).unwrap();
+        }
+        let counts = PairCounts::from_log(&log);
+        let settings = BradleyTerry::default();
+        let fit = settings.fit(&counts).unwrap();
+        let flip = battles_to_flip(&settings, &counts, &fit, 0, 1).unwrap();
+        assert_eq!(flip.battles, Some(a - b), "{a} vs {b}");
+        assert_eq!(
+            battles_to_flip(&settings, &counts, &fit, 1, 0)
+                .unwrap()
+                .battles,
+            Some(0)
+        );
+    }
+}
+
+/// The fewest removals by exhaustive search over every multiset of removed battles
+/// (each (pair, outcome) cell losing 0..=n of its battles), refitting each.
+fn fewest_removals_by_search(counts: &PairCounts, i: usize, j: usize) -> Option<usize> {
+    let cells: Vec<(usize, usize, usize)> = counts
+        .pairs()
+        .iter()
+        .enumerate()
+        .flat_map(|(p, pair)| {
+            pair.cells()
+                .into_iter()
+                .enumerate()
+                .map(move |(c, n)| (p, c, n as usize))
+        })
+        .filter(|&(_, _, n)| n > 0)
+        .collect();
+    let mut best: Option<usize> = None;
+    let mut removed = vec![0usize; cells.len()];
+    loop {
+        let total: usize = removed.iter().sum();
+        if best.is_none_or(|b| total < b) {
+            let mut pairs = counts.pairs().to_vec();
+            for (&(p, c, _), &k) in cells.iter().zip(&removed) {
+                let mut cell = pairs[p].cells();
+                cell[c] -= k as f64;
+                pairs[p] = pairs[p].with_cells(cell);
+            }
+            let reduced = counts.with_pairs(pairs);
+            if let Ok(fit) = BradleyTerry::default().fit(&reduced) {
+                if fit.beta[i] - fit.beta[j] <= LEVEL_TOLERANCE {
+                    best = Some(total);
+                }
+            }
+        }
+        // Next multiset, odometer style.
+        let mut d = 0;
+        loop {
+            if d == cells.len() {
+                return best;
+            }
+            if removed[d] < cells[d].2 {
+                removed[d] += 1;
+                break;
+            }
+            removed[d] = 0;
+            d += 1;
+        }
+    }
+}
+
+/// On small random logs (three models, 24 battles, a few ties) the influence-function
+/// search, confirmed by refits, finds the fewest removals of an exhaustive search
+/// whenever they are at most a third of the log, and never fewer than it.
+#[test]
+fn fragility_matches_an_exhaustive_search_on_small_logs() {
+    let settings = BradleyTerry::default();
+    let (mut compared, mut equal) = (0, 0);
+    for seed in 0..12 {
+        let counts = PairCounts::from_log(&random_log(3, 24, 0.15, 100 + seed));
+        let fit = settings.fit(&counts).unwrap();
+        // The top model's most fragile challenger is the one the search finds fewest
+        // for, among both others.
+        let mut order: Vec<usize> = (0..3).collect();
+        order.sort_by(|&a, &b| fit.beta[b].total_cmp(&fit.beta[a]));
+        let found = fragility(&settings, &counts, &fit, &order).unwrap();
+        let fewest = order[1..]
+            .iter()
+            .filter_map(|&j| fewest_removals_by_search(&counts, order[0], j))
+            .min()
+            .unwrap();
+        let top = found.top.unwrap().1.battles.unwrap();
+        assert!(top >= fewest, "seed {seed}");
+        if 3 * fewest <= 24 {
+            assert_eq!(top, fewest, "seed {seed}");
+        }
+        for i in 0..3 {
+            for j in 0..3 {
+                if i == j || fit.beta[i] <= fit.beta[j] {
+                    continue;
+                }
+                let ours = battles_to_flip(&settings, &counts, &fit, i, j).unwrap();
+                let exact = fewest_removals_by_search(&counts, i, j);
+                let (ours, exact) = (ours.battles.unwrap(), exact.unwrap());
+                // A count confirmed by a refit is never below the true minimum.
+                assert!(ours >= exact, "seed {seed}, {i} over {j}: {ours} < {exact}");
+                // Where the flip takes at most a third of the log, the search is exact.
+                if 3 * exact <= 24 {
+                    assert_eq!(ours, exact, "seed {seed}, {i} over {j}");
+                }
+                compared += 1;
+                equal += usize::from(ours == exact);
+            }
+        }
+    }
+    // 34 of the 36 comparisons are equal; the two others need half the log removed
+    // (12 of 24 battles), where the search finds 15 and 16.
+    assert!(
+        compared >= 30 && equal * 10 >= compared * 9,
+        "{equal} of {compared}"
+    );
 }
 
 /// Input validation: one model, an empty log, bad settings.

@@ -1,7 +1,8 @@
-"""Weighted battles from Python: ``rank(frame, weight_col=...)`` gives arena-rank
+"""Weighted battles and fragility from Python: ``rank(frame, weight_col=...)`` gives arena-rank
 0.1.1's weighted Bradley–Terry and sandwich (tests/golden/weighted_bt_llmfao_golden.csv,
 made by tests/golden/make_weighted_bt_golden.py) on LLMFAO weighted 1 / max(n_pair, 5),
-the same numbers as ``verdict rank --weight-col``, and refuses a negative weight."""
+the same numbers as ``verdict rank --weight-col``, and refuses a negative weight;
+``fragility=True`` gives ``verdict rank --fragility``'s counts."""
 
 from __future__ import annotations
 
@@ -50,3 +51,13 @@ def test_a_negative_weight_is_refused_at_its_row() -> None:
     frame.loc[7, "w"] = -0.5
     with pytest.raises(ValueError, match="negative weight"):
         verdict.rank(frame, weight_col="w")
+
+
+def test_fragility_gives_the_command_lines_numbers() -> None:
+    ours = verdict.rank(str(LOG), fragility=True, bootstrap=0, as_frame=False)
+    theirs = cli_json("rank", str(LOG), "--fragility", "--bootstrap", "0")
+    assert without_notes(ours) == without_notes(theirs)
+    assert ours["top_flip"]["battles"] >= 1
+    frame = verdict.rank(str(LOG), fragility=True, bootstrap=0)
+    assert frame["flip"].iloc[0] == ours["models"][0]["flip"]["battles"]
+    assert frame["flip_first_order"].iloc[0] == ours["models"][0]["flip"]["approximate"]
