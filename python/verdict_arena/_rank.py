@@ -46,6 +46,7 @@ def rank(
     filters: Union[None, Sequence[str], Mapping[str, Any]] = None,
     skip_self_battles: bool = False,
     weight_col: Optional[str] = None,
+    warm: Optional[str] = None,
     allow_unobserved: bool = False,
     rho: float = 0.0,
     costs: Optional[Mapping[str, float]] = None,
@@ -98,7 +99,10 @@ def rank(
     inverse-propensity weights): Bradley–Terry and the lottery then maximise the
     weighted likelihood ``sum_r w_r l_r``, the sandwich uses ``sum_r w_r^2 s_r s_r^T``
     and the bootstrap resamples battles (arena-rank's weighted Bradley–Terry); Elo and
-    the robust lottery take none. ``fragility=True`` (Bradley–Terry) adds ``flip``: the
+    the robust lottery take none. ``warm`` names a saved counts state (a counts table,
+    such as ``verdict rank --save-counts`` writes) whose battles are added to
+    ``battles``: a log that only grows is refitted from yesterday's counts and today's
+    battles with the whole log's numbers. ``fragility=True`` (Bradley–Terry) adds ``flip``: the
     fewest battles found whose removal puts the next model level with or above each
     one — proposed by the influence function (Broderick et al.'s AMIP), confirmed by an
     exact refit, an upper bound on the true fewest — and the report's ``top_flip`` for
@@ -149,6 +153,7 @@ def rank(
                     filters=_filters(filters),
                     skip_self_battles=skip_self_battles,
                     weight_col=weight_col,
+                    warm=None if warm is None else str(warm),
                     allow_unobserved=allow_unobserved,
                     rho=rho,
                     costs=_costs(costs),

@@ -410,6 +410,16 @@ pub struct RankArgs {
     /// Draw the leaderboard with its intervals (.svg or .png).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+    /// Add a saved counts state (a counts table, e.g. from --save-counts) to the log:
+    /// a log that only grows is refitted from yesterday's counts and today's battles,
+    /// with the numbers of the whole log (Bradley–Terry, the lottery, the social-choice
+    /// orders).
+    #[arg(long, value_name = "STATE")]
+    pub warm: Option<PathBuf>,
+    /// Write the pair counts ranked (the warm state included) as a counts table, the
+    /// state for the next --warm.
+    #[arg(long, value_name = "FILE")]
+    pub save_counts: Option<PathBuf>,
 }
 
 /// Bradley–Terry with covariates ("style control") on `verdict rank`.

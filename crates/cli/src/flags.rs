@@ -58,6 +58,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("truth", "--truth"),
     ("variant", "--variant"),
     ("voters", "--voters"),
+    ("warm", "--warm"),
     ("weight_col", "--weight-col"),
     ("winner_column", "--winner-col"),
 ];

@@ -6,7 +6,9 @@ use std::path::Path;
 use anyhow::Context;
 use verdict::equilibrium::EquilibriumSettings;
 use verdict::game::AlphaRank;
-use verdict::io::{read_battles, read_costs, BattleSchema, LoadedBattles, ReadOptions, Source};
+use verdict::io::{
+    counts_table_csv, read_battles, read_costs, BattleSchema, LoadedBattles, ReadOptions, Source,
+};
 use verdict::rank::{EloOrder, Intervals, RankSettings};
 use verdict::rank_request::{rank_request, RankInput, RankRequest, Reading};
 use verdict::ratings::{Bootstrap, BradleyTerry, CovariateBradleyTerry, Elo};
@@ -160,6 +162,7 @@ fn request(args: &RankArgs, settings: RankSettings) -> anyhow::Result<RankReques
             options: read_options(&args.input),
             group_by: args.input.group_by.clone(),
             weight_col: args.input.weight_col.clone(),
+            warm: args.warm.clone(),
             covariates: CovariateRequest {
                 columns: args.covariates.covariates.clone(),
                 style_control: args.covariates.style_control,
@@ -180,9 +183,12 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
     let out = crate::output::outputs().optional(args.out.as_deref(), "--out");
     let page = crate::output::outputs().optional_page(args.report.as_deref(), "--report");
     let plot = crate::output::outputs().optional(args.plot.as_deref(), "--plot");
+    let state = crate::output::outputs().optional(args.save_counts.as_deref(), "--save-counts");
+    let mut inputs = vec![args.input.log.as_path()];
+    inputs.extend(args.warm.as_deref());
     verdict::outputs::Outputs::check_with_inputs(
-        &[out.clone(), page.clone(), plot.clone()],
-        &[args.input.log.as_path()],
+        &[out.clone(), page.clone(), plot.clone(), state.clone()],
+        &inputs,
     )?;
     let mut settings = settings(&args)?;
     // A page draws the matrices whether or not the printed output shows them.
@@ -203,6 +209,19 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
     };
     let text = render(printed, args.format)?;
     let source = request.input.shown_name();
+    // Every output is made before any is written: a state that cannot be saved
+    // leaves no page or board behind.
+    let state_bytes = match (&state, &ranked.counts) {
+        (None, _) => None,
+        (Some(file), Some(counts)) => Some(counts_table_csv(
+            counts.models.names(),
+            &counts.counts,
+            &file.path().display().to_string(),
+        )?),
+        (Some(_), None) => anyhow::bail!(
+            "--save-counts saves pair counts, which this ranking does not read (it reads the battles: Elo, an order, groups, weights or covariates)"
+        ),
+    };
     if let Some(page) = &page {
         let title = format!("verdict rank {source}");
         let groups = args
@@ -217,6 +236,9 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
         let first = report.outputs()[0];
         let title = format!("{} ({} battles)", first.leaderboard.method, first.battles);
         plot_leaderboard(plot, &first.leaderboard, &title)?;
+    }
+    if let (Some(file), Some(bytes)) = (&state, &state_bytes) {
+        file.write_bytes(bytes)?;
     }
     emit(&text, out.as_ref())
 }

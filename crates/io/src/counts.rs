@@ -177,6 +177,49 @@ pub fn pair_count_columns(options: &ReadOptions) -> Vec<String> {
     wanted
 }
 
+/// `counts` as a counts table — CSV with `model_a, model_b, wins_a, wins_b, ties`, one
+/// row per pair in pair order, `names[i]` naming model i — that [`read_pair_counts`]
+/// reads back to the same counts: a log's state, to which a later day's battles are
+/// added without reading the old battles again.
+///
+/// # Errors
+/// [`IoError::Invalid`] (at `label`) for counts that are not whole numbers (a weighted
+/// log's weight sums), which a counts table cannot hold.
+pub fn counts_table_csv(
+    names: &[String],
+    counts: &PairCounts,
+    label: &str,
+) -> Result<Vec<u8>, IoError> {
+    let whole = |c: f64| c >= 0.0 && c.fract() == 0.0;
+    if counts
+        .pairs()
+        .iter()
+        .any(|p| !p.cells().into_iter().all(whole))
+    {
+        return Err(IoError::invalid_file(
+            label,
+            "a counts table holds whole battle counts; weighted counts cannot be saved as one",
+        ));
+    }
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let header = ["model_a", "model_b", "wins_a", "wins_b", "ties"].map(str::to_owned);
+    let rows = counts.pairs().iter().map(|p| {
+        [
+            names[p.i as usize].clone(),
+            names[p.j as usize].clone(),
+            format!("{}", p.wins_i),
+            format!("{}", p.wins_j),
+            format!("{}", p.ties),
+        ]
+    });
+    std::iter::once(header)
+        .chain(rows)
+        .try_for_each(|record| writer.write_record(record))
+        .map_err(std::io::Error::other)
+        .and_then(|()| writer.into_inner().map_err(|e| e.into_error()))
+        .map_err(|e| IoError::invalid_file(label, format!("cannot write the counts table: {e}")))
+}
+
 /// A log reduced to its pair counts.
 #[derive(Debug, Clone)]
 pub struct LoadedCounts {

@@ -36,7 +36,10 @@ pub use contextual::{
     CategoricalEncoding, ContextTable, ContextualOptions,
 };
 pub use costs::read_costs;
-pub use counts::{dataset_files, pair_count_columns, read_pair_counts, DatasetFile, LoadedCounts};
+pub use counts::{
+    counts_table_csv, dataset_files, pair_count_columns, read_pair_counts, DatasetFile,
+    LoadedCounts,
+};
 pub use error::{IoError, Location, RowRef};
 pub use filter::{Filter, FilterOp};
 pub use format::Format;

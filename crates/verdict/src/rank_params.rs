@@ -43,6 +43,7 @@ pub struct RankParams {
     pub filters: Vec<Filter>,
     pub skip_self_battles: bool,
     pub weight_col: Option<String>,
+    pub warm: Option<std::path::PathBuf>,
     pub allow_unobserved: bool,
     pub rho: f64,
     pub costs: Option<Vec<(String, f64)>>,
@@ -76,6 +77,7 @@ impl Default for RankParams {
             filters: Vec::new(),
             skip_self_battles: false,
             weight_col: None,
+            warm: None,
             allow_unobserved: false,
             rho: settings.equilibrium.rho,
             costs: None,
@@ -116,6 +118,7 @@ impl RankParams {
                 ..CovariateBradleyTerry::default()
             },
             weight_col: self.weight_col.clone(),
+            warm: self.warm.clone(),
             ..Reading::default()
         }
     }

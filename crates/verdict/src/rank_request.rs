@@ -23,7 +23,8 @@ use verdict_settings::Setting;
 
 use verdict_io::{
     battle_columns, dataset_files, numeric_columns, pair_count_columns, read_battles,
-    read_pair_counts, read_rankings, DatasetFile, IoError, LoadedBattles, ReadOptions, Source,
+    read_pair_counts, read_rankings, DatasetFile, IoError, LoadedBattles, LoadedCounts,
+    ReadOptions, Source,
 };
 use verdict_ratings::CovariateBradleyTerry;
 use verdict_report::{GroupBoard, RankReport};
@@ -78,6 +79,11 @@ pub struct Reading {
     /// The column holding each battle's weight (finite, non-negative), for a weighted
     /// fit ([`BattleWeights`]).
     pub weight_col: Option<String>,
+    /// A saved counts state — a counts table, such as [`Ranked::counts`] written by
+    /// [`verdict_io::counts_table_csv`] — whose battles are added to the input's: a
+    /// log that only grows is refitted from yesterday's counts and today's battles,
+    /// at a cost in today's battles plus the solve, with the numbers of the whole log.
+    pub warm: Option<PathBuf>,
     /// Covariates to control for (Bradley–Terry with covariates).
     pub covariates: CovariateRequest,
     /// The covariate model's settings.
@@ -132,6 +138,17 @@ impl Reading {
     }
 
     fn route_for(&self, settings: &RankSettings, input: InputKind) -> Result<Route, String> {
+        let route = self.route_of(settings, input)?;
+        if self.warm.is_some() && route != Route::Counts {
+            return Err(format!(
+                "{warm} adds saved pair counts, which Bradley–Terry, the lottery and the social-choice orders read; this ranking reads the battles themselves (Elo, an order, groups, weights, covariates or rankings)",
+                warm = Setting("warm")
+            ));
+        }
+        Ok(route)
+    }
+
+    fn route_of(&self, settings: &RankSettings, input: InputKind) -> Result<Route, String> {
         let dataset = input == InputKind::Dataset;
         if settings.method == Method::PlackettLuce {
             let options = &self.options;
@@ -187,7 +204,7 @@ impl Reading {
             && self.group_by.is_none()
             && self.weight_col.is_none();
         Ok(
-            if dataset || (counts_suffice && input == InputKind::Table) {
+            if dataset || (counts_suffice && (input == InputKind::Table || self.warm.is_some())) {
                 Route::Counts
             } else {
                 Route::Battles
@@ -249,6 +266,9 @@ pub struct Ranked {
     pub group_boards: Vec<GroupBoard>,
     /// Rows skipped because a model battles itself (`skip_self_battles`).
     pub self_battles_skipped: usize,
+    /// The pair counts ranked, warm state included, when the route read counts: the
+    /// state to save for the next refit ([`verdict_io::counts_table_csv`]).
+    pub counts: Option<LoadedCounts>,
 }
 
 /// Reads the request's input along its route and ranks it; `on_round` is called once
@@ -278,6 +298,7 @@ pub fn rank_request(
         report,
         group_boards: Vec::new(),
         self_battles_skipped: skipped,
+        counts: None,
     };
     match reading.route(settings, input)? {
         Route::Rankings => {
@@ -300,13 +321,19 @@ pub fn rank_request(
             Ok(ranked(report, log.loaded.self_battles_skipped))
         }
         Route::Counts => {
-            let files = match input {
+            let mut files = match input {
                 RankInput::Table(table) => vec![DatasetFile::single(table.clone())],
                 RankInput::Dataset(path) => dataset_files(path)?,
             };
+            if let Some(state) = &reading.warm {
+                files.push(DatasetFile::single(Source::File(state.clone())));
+            }
             let loaded = read_pair_counts(&files, &reading.options)?;
             let report = rank_counts(&loaded.models, &loaded.counts, &source, settings, on_round)?;
-            Ok(ranked(report, loaded.self_battles_skipped))
+            Ok(Ranked {
+                counts: Some(loaded.clone()),
+                ..ranked(report, loaded.self_battles_skipped)
+            })
         }
         Route::Battles => {
             let loaded = read_battles(&table(input)?, &reading.battle_options())?;
@@ -336,6 +363,7 @@ pub fn rank_request(
                 report,
                 group_boards: boards,
                 self_battles_skipped: loaded.self_battles_skipped,
+                counts: None,
             })
         }
     }

@@ -278,6 +278,94 @@ fn fragility_counts_the_battles_that_flip_an_order() {
     );
 }
 
+/// `--warm`: LLMFAO split in three days, each refitted from the previous day's saved
+/// counts (`--save-counts`) and its own battles, gives the whole log's board —
+/// scores and bootstrap intervals — to 1e-9; the refusals.
+#[test]
+fn a_warm_refit_equals_the_full_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(examples().join("llmfao.csv")).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    let rows: Vec<&str> = lines.collect();
+    let days: Vec<String> = rows
+        .chunks(rows.len().div_ceil(3))
+        .enumerate()
+        .map(|(d, chunk)| {
+            write(
+                dir.path(),
+                &format!("day{d}.csv"),
+                &format!("{header}\n{}\n", chunk.join("\n")),
+            )
+        })
+        .collect();
+    let mut state: Option<String> = None;
+    let mut last = Value::Null;
+    for (d, day) in days.iter().enumerate() {
+        let saved = dir
+            .path()
+            .join(format!("state{d}.csv"))
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let mut args = vec![
+            "rank",
+            day.as_str(),
+            "--bootstrap",
+            "50",
+            "--format",
+            "json",
+            "--save-counts",
+            &saved,
+        ];
+        if let Some(previous) = &state {
+            args.extend(["--warm", previous.as_str()]);
+        }
+        last = json(&args);
+        state = Some(saved);
+    }
+    let whole = examples().join("llmfao.csv");
+    let full = json(&[
+        "rank",
+        whole.to_str().unwrap(),
+        "--bootstrap",
+        "50",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(last["battles"], full["battles"]);
+    let (warm, full) = (
+        last["models"].as_array().unwrap(),
+        full["models"].as_array().unwrap(),
+    );
+    assert_eq!(warm.len(), full.len());
+    for (w, f) in warm.iter().zip(full) {
+        assert_eq!(w["name"], f["name"]);
+        for key in ["score", "ci_low", "ci_high"] {
+            let (a, b) = (w[key].as_f64().unwrap(), f[key].as_f64().unwrap());
+            assert!((a - b).abs() < 1e-9, "{} {key}: {a} vs {b}", w["name"]);
+        }
+    }
+    let state = state.unwrap();
+    let error = failure(&["rank", &days[0], "--warm", &state, "--method", "elo"]);
+    assert!(error.contains("--warm"), "{error}");
+    let error = failure(&["rank", &days[0], "--warm", &state, "--save-counts", &state]);
+    assert!(error.contains("also an input"), "{error}");
+    let page = dir.path().join("page.html");
+    let error = failure(&[
+        "rank",
+        &days[0],
+        "--method",
+        "elo",
+        "--save-counts",
+        dir.path().join("s.csv").to_str().unwrap(),
+        "--report",
+        page.to_str().unwrap(),
+    ]);
+    assert!(error.contains("--save-counts"), "{error}");
+    assert!(!page.exists() && !dir.path().join("s.csv").exists());
+}
+
 /// A page refers to nothing outside itself (`url(#…)` names a marker in the page).
 fn assert_self_contained(html: &str) {
     for external in ["http://", "https://", "src=", "href=", "@import", "<script"] {

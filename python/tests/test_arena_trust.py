@@ -1,8 +1,10 @@
-"""Weighted battles and fragility from Python: ``rank(frame, weight_col=...)`` gives arena-rank
+"""Weights, fragility and warm refits from Python: ``rank(frame, weight_col=...)`` gives arena-rank
 0.1.1's weighted Bradley–Terry and sandwich (tests/golden/weighted_bt_llmfao_golden.csv,
 made by tests/golden/make_weighted_bt_golden.py) on LLMFAO weighted 1 / max(n_pair, 5),
 the same numbers as ``verdict rank --weight-col``, and refuses a negative weight;
-``fragility=True`` gives ``verdict rank --fragility``'s counts."""
+``fragility=True`` gives ``verdict rank --fragility``'s counts; a frame of new
+battles with ``warm=`` a state from ``verdict rank --save-counts`` ranks like the whole
+log."""
 
 from __future__ import annotations
 
@@ -61,3 +63,18 @@ def test_fragility_gives_the_command_lines_numbers() -> None:
     frame = verdict.rank(str(LOG), fragility=True, bootstrap=0)
     assert frame["flip"].iloc[0] == ours["models"][0]["flip"]["battles"]
     assert frame["flip_first_order"].iloc[0] == ours["models"][0]["flip"]["approximate"]
+
+
+def test_a_warm_refit_from_a_frame_equals_the_full_fit(tmp_path) -> None:
+    frame = pd.read_csv(LOG)
+    old, new = frame.iloc[:5000], frame.iloc[5000:]
+    old_path, state = tmp_path / "old.csv", tmp_path / "state.csv"
+    old.to_csv(old_path, index=False)
+    cli_json("rank", str(old_path), "--bootstrap", "0", "--save-counts", str(state))
+    warm = verdict.rank(new, warm=str(state), bootstrap=30, as_frame=False)
+    full = verdict.rank(str(LOG), bootstrap=30, as_frame=False)
+    assert warm["battles"] == full["battles"] == len(frame)
+    for w, f in zip(warm["models"], full["models"]):
+        assert w["name"] == f["name"]
+        for key in ("score", "ci_low", "ci_high"):
+            assert abs(w[key] - f[key]) < 1e-9
