@@ -4,7 +4,8 @@ made by tests/golden/make_weighted_bt_golden.py) on LLMFAO weighted 1 / max(n_pa
 the same numbers as ``verdict rank --weight-col``, and refuses a negative weight;
 ``fragility=True`` gives ``verdict rank --fragility``'s counts; a frame of new
 battles with ``warm=`` a state from ``verdict rank --save-counts`` ranks like the whole
-log."""
+log; vote hygiene on a frame collapses repeated battles back to the board of the
+log without them."""
 
 from __future__ import annotations
 
@@ -78,3 +79,24 @@ def test_a_warm_refit_from_a_frame_equals_the_full_fit(tmp_path) -> None:
         assert w["name"] == f["name"]
         for key in ("score", "ci_low", "ci_high"):
             assert abs(w[key] - f[key]) < 1e-9
+
+
+def test_vote_hygiene_from_a_frame() -> None:
+    frame = pd.read_csv(LOG)
+    repeats = frame.head(40).copy()
+    doubled = pd.concat([frame, repeats], ignore_index=True)
+    report = verdict.rank(
+        doubled,
+        judge_col="worker",
+        prompt_col="prompt",
+        collapse_duplicates=True,
+        bootstrap=0,
+        as_frame=False,
+    )
+    assert any("40 duplicates" in note for note in report["notes"])
+    plain = verdict.rank(frame, bootstrap=0, as_frame=False)
+    for ours, theirs in zip(report["models"], plain["models"]):
+        assert ours["name"] == theirs["name"]
+        assert abs(ours["score"] - theirs["score"]) < 1e-9
+    with pytest.raises(ValueError, match="time_col"):
+        verdict.rank(frame, judge_col="worker", max_votes_per_judge_day=5)

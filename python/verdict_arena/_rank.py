@@ -47,6 +47,12 @@ def rank(
     skip_self_battles: bool = False,
     weight_col: Optional[str] = None,
     warm: Optional[str] = None,
+    judge_col: Optional[str] = None,
+    time_col: Optional[str] = None,
+    prompt_col: Optional[str] = None,
+    collapse_duplicates: bool = False,
+    max_votes_per_judge_day: Optional[int] = None,
+    outlier_alpha: Optional[float] = None,
     allow_unobserved: bool = False,
     rho: float = 0.0,
     costs: Optional[Mapping[str, float]] = None,
@@ -102,7 +108,15 @@ def rank(
     the robust lottery take none. ``warm`` names a saved counts state (a counts table,
     such as ``verdict rank --save-counts`` writes) whose battles are added to
     ``battles``: a log that only grows is refitted from yesterday's counts and today's
-    battles with the whole log's numbers. ``fragility=True`` (Bradley–Terry) adds ``flip``: the
+    battles with the whole log's numbers.
+    Vote hygiene before the fit (each step's count in the report's ``notes``):
+    ``collapse_duplicates=True`` keeps the first battle of each judge (``judge_col``),
+    prompt (``prompt_col``, text or hash) and pair; ``max_votes_per_judge_day=N`` the
+    first N of each judge per UTC day of ``time_col`` (seconds since 1970 or a
+    ``YYYY-MM-DD`` date); ``outlier_alpha=a`` drops every battle of judges whose votes
+    are implausible against the other judges' on the same pairs (per-vote p-values as
+    e-values, flagged when their running product reaches judges / a; the Chatbot Arena
+    paper's test). ``fragility=True`` (Bradley–Terry) adds ``flip``: the
     fewest battles found whose removal puts the next model level with or above each
     one — proposed by the influence function (Broderick et al.'s AMIP), confirmed by an
     exact refit, an upper bound on the true fewest — and the report's ``top_flip`` for
@@ -154,6 +168,12 @@ def rank(
                     skip_self_battles=skip_self_battles,
                     weight_col=weight_col,
                     warm=None if warm is None else str(warm),
+                    judge_col=judge_col,
+                    time_col=time_col,
+                    prompt_col=prompt_col,
+                    collapse_duplicates=bool(collapse_duplicates),
+                    max_votes_per_judge_day=max_votes_per_judge_day,
+                    outlier_alpha=None if outlier_alpha is None else float(outlier_alpha),
                     allow_unobserved=allow_unobserved,
                     rho=rho,
                     costs=_costs(costs),

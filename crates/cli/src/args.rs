@@ -416,10 +416,41 @@ pub struct RankArgs {
     /// orders).
     #[arg(long, value_name = "STATE")]
     pub warm: Option<PathBuf>,
+    #[command(flatten)]
+    pub hygiene: HygieneArgs,
     /// Write the pair counts ranked (the warm state included) as a counts table, the
     /// state for the next --warm.
     #[arg(long, value_name = "FILE")]
     pub save_counts: Option<PathBuf>,
+}
+
+/// Vote hygiene on `verdict rank`: what arena leaderboards filter before they fit.
+#[derive(Debug, Clone, Args)]
+pub struct HygieneArgs {
+    /// Column naming each battle's judge (voter), for the hygiene steps.
+    #[arg(long, value_name = "COLUMN")]
+    pub judge_col: Option<String>,
+    /// Column of each battle's time: seconds since 1970 (LMArena's tstamp) or a
+    /// YYYY-MM-DD date; orders the steps and defines the days of the cap.
+    #[arg(long, value_name = "COLUMN")]
+    pub time_col: Option<String>,
+    /// Column of each battle's prompt (text or hash), for --collapse-duplicates.
+    #[arg(long, value_name = "COLUMN")]
+    pub prompt_col: Option<String>,
+    /// Keep only the first battle of each judge, prompt and pair of models.
+    #[arg(long)]
+    pub collapse_duplicates: bool,
+    /// Keep at most N battles per judge and UTC day (the first N in time order).
+    #[arg(long, value_name = "N")]
+    pub max_votes_per_judge_day: Option<usize>,
+    /// Drop every battle of judges whose votes are implausible against the other
+    /// judges' on the same pairs (per-vote p-values as e-values, flagged when their
+    /// running product reaches judges/ALPHA).
+    #[arg(long, value_name = "ALPHA")]
+    pub outlier_alpha: Option<f64>,
+    /// Write the rows the hygiene steps dropped, with the reason, as CSV.
+    #[arg(long, value_name = "FILE")]
+    pub dropped: Option<PathBuf>,
 }
 
 /// Bradley–Terry with covariates ("style control") on `verdict rank`.

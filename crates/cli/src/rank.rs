@@ -6,6 +6,7 @@ use std::path::Path;
 use anyhow::Context;
 use verdict::equilibrium::EquilibriumSettings;
 use verdict::game::AlphaRank;
+use verdict::hygiene::Hygiene;
 use verdict::io::{
     counts_table_csv, read_battles, read_costs, BattleSchema, LoadedBattles, ReadOptions, Source,
 };
@@ -163,6 +164,14 @@ fn request(args: &RankArgs, settings: RankSettings) -> anyhow::Result<RankReques
             group_by: args.input.group_by.clone(),
             weight_col: args.input.weight_col.clone(),
             warm: args.warm.clone(),
+            hygiene: Hygiene {
+                judge_col: args.hygiene.judge_col.clone(),
+                time_col: args.hygiene.time_col.clone(),
+                prompt_col: args.hygiene.prompt_col.clone(),
+                collapse_duplicates: args.hygiene.collapse_duplicates,
+                max_votes_per_judge_day: args.hygiene.max_votes_per_judge_day,
+                outlier_alpha: args.hygiene.outlier_alpha,
+            },
             covariates: CovariateRequest {
                 columns: args.covariates.covariates.clone(),
                 style_control: args.covariates.style_control,
@@ -184,10 +193,17 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
     let page = crate::output::outputs().optional_page(args.report.as_deref(), "--report");
     let plot = crate::output::outputs().optional(args.plot.as_deref(), "--plot");
     let state = crate::output::outputs().optional(args.save_counts.as_deref(), "--save-counts");
+    let dropped = crate::output::outputs().optional(args.hygiene.dropped.as_deref(), "--dropped");
     let mut inputs = vec![args.input.log.as_path()];
     inputs.extend(args.warm.as_deref());
     verdict::outputs::Outputs::check_with_inputs(
-        &[out.clone(), page.clone(), plot.clone(), state.clone()],
+        &[
+            out.clone(),
+            page.clone(),
+            plot.clone(),
+            state.clone(),
+            dropped.clone(),
+        ],
         &inputs,
     )?;
     let mut settings = settings(&args)?;
@@ -219,7 +235,14 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
             &file.path().display().to_string(),
         )?),
         (Some(_), None) => anyhow::bail!(
-            "--save-counts saves pair counts, which this ranking does not read (it reads the battles: Elo, an order, groups, weights or covariates)"
+            "--save-counts saves pair counts, which this ranking does not read (it reads the battles: Elo, an order, groups, weights, hygiene or covariates)"
+        ),
+    };
+    let dropped_bytes = match (&dropped, &ranked.dropped_rows) {
+        (None, _) => None,
+        (Some(_), Some(bytes)) => Some(bytes),
+        (Some(_), None) => anyhow::bail!(
+            "--dropped writes the rows vote hygiene drops; ask for a step (--collapse-duplicates, --max-votes-per-judge-day, --outlier-alpha)"
         ),
     };
     if let Some(page) = &page {
@@ -238,6 +261,9 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
         plot_leaderboard(plot, &first.leaderboard, &title)?;
     }
     if let (Some(file), Some(bytes)) = (&state, &state_bytes) {
+        file.write_bytes(bytes)?;
+    }
+    if let (Some(file), Some(bytes)) = (&dropped, dropped_bytes) {
         file.write_bytes(bytes)?;
     }
     emit(&text, out.as_ref())

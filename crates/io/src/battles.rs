@@ -307,7 +307,7 @@ pub fn battles_from_table(table: &Table, options: &ReadOptions) -> Result<Loaded
                 return Err(IoError::invalid_file(
                     table.file(),
                     format!(
-                        "this table holds battle counts ({}), not one battle per row; Bradley–Terry and the lottery read it (`verdict rank --method bt|lottery`), Elo needs the battles themselves in order",
+                        "this table holds battle counts ({}), not one battle per row; Bradley–Terry and the lottery read it (`verdict rank --method bt|lottery`), what reads each battle (Elo, weights, groups, an order, vote hygiene) needs the battles themselves",
                         counts.describe()
                     ),
                 ));

@@ -197,6 +197,14 @@ impl RankReport {
             RankReport::All { leaderboards, .. } => leaderboards.iter().collect(),
         }
     }
+
+    /// Adds a note about the input as a whole (the board's, or the set's).
+    pub fn push_note(&mut self, note: String) {
+        match self {
+            RankReport::Single(output) => output.notes.insert(0, note),
+            RankReport::All { notes, .. } => notes.insert(0, note),
+        }
+    }
 }
 
 /// One group's leaderboard in a per-category set (`--group-by` with `--report`): the

@@ -63,6 +63,7 @@ mod error;
 pub mod fit_params;
 #[cfg(feature = "nasheval")]
 pub mod fit_request;
+pub mod hygiene;
 pub mod judge_request;
 pub mod lottery_bootstrap;
 #[cfg(feature = "nasheval")]

@@ -9,6 +9,7 @@ use verdict_io::{BattleSchema, Filter, ReadOptions};
 use verdict_ratings::{Bootstrap, BradleyTerry, CovariateBradleyTerry, TieModel};
 
 use crate::equilibrium::EquilibriumSettings;
+use crate::hygiene::Hygiene;
 use crate::rank::{Intervals, Method, RankSettings};
 use crate::rank_request::Reading;
 use crate::settings::{by_name, each_by_text};
@@ -44,6 +45,12 @@ pub struct RankParams {
     pub skip_self_battles: bool,
     pub weight_col: Option<String>,
     pub warm: Option<std::path::PathBuf>,
+    pub judge_col: Option<String>,
+    pub time_col: Option<String>,
+    pub prompt_col: Option<String>,
+    pub collapse_duplicates: bool,
+    pub max_votes_per_judge_day: Option<usize>,
+    pub outlier_alpha: Option<f64>,
     pub allow_unobserved: bool,
     pub rho: f64,
     pub costs: Option<Vec<(String, f64)>>,
@@ -78,6 +85,12 @@ impl Default for RankParams {
             skip_self_battles: false,
             weight_col: None,
             warm: None,
+            judge_col: None,
+            time_col: None,
+            prompt_col: None,
+            collapse_duplicates: false,
+            max_votes_per_judge_day: None,
+            outlier_alpha: None,
             allow_unobserved: false,
             rho: settings.equilibrium.rho,
             costs: None,
@@ -94,8 +107,8 @@ impl Default for RankParams {
 }
 
 impl RankParams {
-    /// How the battles are read: columns, filters, self-battles, weights and
-    /// covariates.
+    /// How the battles are read: columns, filters, self-battles, weights, vote
+    /// hygiene and covariates.
     pub fn reading(&self) -> Reading {
         Reading {
             options: ReadOptions {
@@ -119,6 +132,14 @@ impl RankParams {
             },
             weight_col: self.weight_col.clone(),
             warm: self.warm.clone(),
+            hygiene: Hygiene {
+                judge_col: self.judge_col.clone(),
+                time_col: self.time_col.clone(),
+                prompt_col: self.prompt_col.clone(),
+                collapse_duplicates: self.collapse_duplicates,
+                max_votes_per_judge_day: self.max_votes_per_judge_day,
+                outlier_alpha: self.outlier_alpha,
+            },
             ..Reading::default()
         }
     }

@@ -29,6 +29,7 @@ use verdict_io::{
 use verdict_ratings::CovariateBradleyTerry;
 use verdict_report::{GroupBoard, RankReport};
 
+use crate::hygiene::{dropped_rows_csv, Hygiene};
 use crate::plackett_luce::rank_rankings;
 use crate::rank::RankSettings;
 use crate::rank::{
@@ -84,6 +85,9 @@ pub struct Reading {
     /// log that only grows is refitted from yesterday's counts and today's battles,
     /// at a cost in today's battles plus the solve, with the numbers of the whole log.
     pub warm: Option<PathBuf>,
+    /// Vote hygiene before the fit: duplicates, a daily cap per judge, outlier judges
+    /// ([`Hygiene`]).
+    pub hygiene: Hygiene,
     /// Covariates to control for (Bradley–Terry with covariates).
     pub covariates: CovariateRequest,
     /// The covariate model's settings.
@@ -138,7 +142,22 @@ impl Reading {
     }
 
     fn route_for(&self, settings: &RankSettings, input: InputKind) -> Result<Route, String> {
+        self.hygiene.validate().map_err(|e| e.to_string())?;
         let route = self.route_of(settings, input)?;
+        if self.hygiene.is_active() && route != Route::Battles {
+            return Err(format!(
+                "vote hygiene ({judge_col}, {max_votes}, {dedupe}, {outliers}) reads every battle with its judge; this ranking reads {}",
+                match route {
+                    Route::Rankings => "rankings",
+                    Route::Covariates => "covariates (drop them, or clean the log first)",
+                    _ => "pair counts (a directory, a glob or a counts table)",
+                },
+                judge_col = Setting("judge_col"),
+                max_votes = Setting("max_votes_per_judge_day"),
+                dedupe = Setting("collapse_duplicates"),
+                outliers = Setting("outlier_alpha"),
+            ));
+        }
         if self.warm.is_some() && route != Route::Counts {
             return Err(format!(
                 "{warm} adds saved pair counts, which Bradley–Terry, the lottery and the social-choice orders read; this ranking reads the battles themselves (Elo, an order, groups, weights, covariates or rankings)",
@@ -202,7 +221,8 @@ impl Reading {
             && settings.robust.is_none()
             && self.options.order_by.is_none()
             && self.group_by.is_none()
-            && self.weight_col.is_none();
+            && self.weight_col.is_none()
+            && !self.hygiene.is_active();
         Ok(
             if dataset || (counts_suffice && (input == InputKind::Table || self.warm.is_some())) {
                 Route::Counts
@@ -229,16 +249,22 @@ impl Reading {
         })
     }
 
-    /// The reader's options for the battles themselves: the group and weight columns
-    /// kept.
+    /// The reader's options for the battles themselves: the group, weight and hygiene
+    /// columns kept.
     fn battle_options(&self) -> ReadOptions {
+        let mut keep: Vec<String> = self
+            .group_by
+            .iter()
+            .chain(&self.weight_col)
+            .cloned()
+            .collect();
+        for column in self.hygiene.columns() {
+            if !keep.contains(&column) {
+                keep.push(column);
+            }
+        }
         ReadOptions {
-            keep: self
-                .group_by
-                .iter()
-                .chain(&self.weight_col)
-                .cloned()
-                .collect(),
+            keep,
             ..self.options.clone()
         }
     }
@@ -269,6 +295,8 @@ pub struct Ranked {
     /// The pair counts ranked, warm state included, when the route read counts: the
     /// state to save for the next refit ([`verdict_io::counts_table_csv`]).
     pub counts: Option<LoadedCounts>,
+    /// With vote hygiene: the rows it dropped, as CSV ([`dropped_rows_csv`]).
+    pub dropped_rows: Option<Vec<u8>>,
 }
 
 /// Reads the request's input along its route and ranks it; `on_round` is called once
@@ -299,6 +327,7 @@ pub fn rank_request(
         group_boards: Vec::new(),
         self_battles_skipped: skipped,
         counts: None,
+        dropped_rows: None,
     };
     match reading.route(settings, input)? {
         Route::Rankings => {
@@ -336,7 +365,14 @@ pub fn rank_request(
             })
         }
         Route::Battles => {
-            let loaded = read_battles(&table(input)?, &reading.battle_options())?;
+            let read = read_battles(&table(input)?, &reading.battle_options())?;
+            let (loaded, cleaning) = if reading.hygiene.is_active() {
+                let (cleaned, report) = reading.hygiene.apply(&read)?;
+                let csv = dropped_rows_csv(&read, &report, reading.hygiene.judge_col.as_deref())?;
+                (cleaned, Some((report, csv)))
+            } else {
+                (read, None)
+            };
             let groups = match &reading.group_by {
                 Some(column) => Some(battle_groups(&loaded, column)?),
                 None => None,
@@ -345,7 +381,7 @@ pub fn rank_request(
                 Some(column) => Some(battle_weights(&loaded, column)?),
                 None => None,
             };
-            let report = rank_with_groups(
+            let mut report = rank_with_groups(
                 &loaded.log,
                 groups.as_ref(),
                 weights.as_ref(),
@@ -353,6 +389,9 @@ pub fn rank_request(
                 settings,
                 on_round,
             )?;
+            if let Some((cleaning, _)) = &cleaning {
+                report.push_note(cleaning.note(loaded.log.len() + cleaning.dropped.len()));
+            }
             let boards = match (&groups, group_boards) {
                 (Some(groups), true) => {
                     rank_each_group(&loaded.log, groups, weights.as_ref(), &source, settings)?
@@ -364,6 +403,7 @@ pub fn rank_request(
                 group_boards: boards,
                 self_battles_skipped: loaded.self_battles_skipped,
                 counts: None,
+                dropped_rows: cleaning.map(|(_, csv)| csv),
             })
         }
     }

@@ -2314,3 +2314,162 @@ fn judged_scores_come_with_intervals_and_bad_settings_cost_nothing() {
     let message = fresh("plan", &["--plan"]);
     assert!(message.contains("--target-error"), "{message}");
 }
+
+/// Vote hygiene from the command line: duplicates and votes over the daily cap are
+/// dropped, the board is the board of the log without them, the note counts each step,
+/// `--dropped` lists each row with its reason, and a step without its column, a counts
+/// table or `--dropped` without a step is refused before anything is written.
+#[test]
+fn vote_hygiene_drops_counts_and_lists_what_it_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(examples().join("tutorial-arena.csv")).unwrap();
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    let day = 86_400;
+    let start = 1_700_006_400; // 2023-11-15 00:00:00 UTC
+    let mut log = String::from("model_a,model_b,winner,judge,tstamp,prompt\n");
+    let mut clean = String::from("model_a,model_b,winner\n");
+    // The tutorial's battles, one a day from six judges.
+    for (r, row) in rows.iter().enumerate() {
+        log.push_str(&format!("{row},u{},{},p{r}\n", r % 6, start + r * day));
+        clean.push_str(&format!("{row}\n"));
+    }
+    // Three later repeats of the first three battles (same judge, prompt and pair).
+    for (r, row) in rows.iter().enumerate().take(3) {
+        log.push_str(&format!("{row},u{r},{},p{r}\n", start + (30 + r) * day));
+    }
+    // A judge with five votes on one day, in shuffled time order: a cap of 3 keeps the
+    // three earliest (seconds 1, 2, 3).
+    for (second, winner) in [
+        (5, "model_a"),
+        (1, "model_b"),
+        (4, "model_a"),
+        (2, "tie"),
+        (3, "model_b"),
+    ] {
+        log.push_str(&format!(
+            "C,D,{winner},spammer,{},s{second}\n",
+            start + second
+        ));
+    }
+    for winner in ["model_b", "tie", "model_b"] {
+        clean.push_str(&format!("C,D,{winner}\n"));
+    }
+    let log = write(dir.path(), "judged.csv", &log);
+    let clean = write(dir.path(), "clean.csv", &clean);
+    let dropped = dir.path().join("dropped.csv");
+    let hygiene = [
+        "--judge-col",
+        "judge",
+        "--time-col",
+        "tstamp",
+        "--prompt-col",
+        "prompt",
+        "--collapse-duplicates",
+        "--max-votes-per-judge-day",
+        "3",
+        "--outlier-alpha",
+        "0.01",
+    ];
+    let mut args = vec!["rank", &log, "--format", "json", "--bootstrap", "0"];
+    args.extend(hygiene);
+    args.extend(["--dropped", dropped.to_str().unwrap()]);
+    let report = json(&args);
+    let notes = report["notes"].to_string();
+    assert!(
+        notes.contains("vote hygiene: 5 of 26 battles dropped (3 duplicates, 2 over the daily cap, 0 from 0 outlier judges)"),
+        "{notes}"
+    );
+    let cleaned = board_with(Path::new(&clean), &[]);
+    for (ours, theirs) in report["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(cleaned.as_array().unwrap())
+    {
+        assert_eq!(ours["name"], theirs["name"]);
+        let (a, b) = (
+            ours["score"].as_f64().unwrap(),
+            theirs["score"].as_f64().unwrap(),
+        );
+        assert!((a - b).abs() < 1e-9, "{ours} vs {theirs}");
+    }
+    let listed = std::fs::read_to_string(&dropped).unwrap();
+    let lines: Vec<&str> = listed.lines().collect();
+    assert_eq!(lines[0], "location,reason,model_a,model_b,winner,judge");
+    assert_eq!(lines.len(), 6, "{listed}");
+    assert_eq!(
+        lines.iter().filter(|l| l.contains(",duplicate,")).count(),
+        3
+    );
+    // The spammer's rows 22 and 24 of the log (file lines 23 and 25) held seconds 5, 4.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.ends_with("judged.csv:23,over daily cap,C,D,model_a,spammer")),
+        "{listed}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.ends_with("judged.csv:25,over daily cap,C,D,model_a,spammer")),
+        "{listed}"
+    );
+
+    let out = dir.path().join("board.json");
+    let out = out.to_str().unwrap();
+    let refused = |extra: &[&str], expected: &str| {
+        let mut args = vec!["rank", &log, "--out", out];
+        args.extend_from_slice(extra);
+        let error = failure(&args);
+        assert!(error.contains(expected), "{extra:?}: {error}");
+        assert!(!Path::new(out).exists(), "{extra:?} wrote its board");
+    };
+    refused(
+        &["--judge-col", "judge", "--max-votes-per-judge-day", "3"],
+        "--time-col",
+    );
+    refused(
+        &[
+            "--judge-col",
+            "judge",
+            "--time-col",
+            "tstamp",
+            "--max-votes-per-judge-day",
+            "0",
+        ],
+        "at least 1",
+    );
+    refused(
+        &["--judge-col", "judge", "--outlier-alpha", "1.5"],
+        "--outlier-alpha",
+    );
+    refused(&["--dropped", "list.csv"], "ask for a step");
+    refused(
+        &[
+            "--collapse-duplicates",
+            "--judge-col",
+            "judge",
+            "--prompt-col",
+            "prompt",
+            "--method",
+            "elo",
+            "--save-counts",
+            "s.csv",
+        ],
+        "--save-counts",
+    );
+    let counts = write(
+        dir.path(),
+        "counts.csv",
+        "model_a,model_b,wins_a,wins_b\nA,B,3,1\n",
+    );
+    let error = failure(&[
+        "rank",
+        &counts,
+        "--judge-col",
+        "judge",
+        "--outlier-alpha",
+        "0.01",
+    ]);
+    assert!(error.contains("vote hygiene"), "{error}");
+}

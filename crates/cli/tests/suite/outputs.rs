@@ -98,6 +98,11 @@ fn every_output_flag_refuses_a_users_file_replaces_its_own_and_yields_to_force()
     let matrix = write(d, "rps.csv", ",R,P,S\nR,0,-1,1\nP,1,0,-1\nS,-1,1,0\n");
     let saved = d.join("saved-board.json").display().to_string();
     common::succeed(&["rank", &log, "--format", "json", "--out", &saved]);
+    let judged = write(
+        d,
+        "judged.csv",
+        "model_a,model_b,winner,judge,prompt\nA,B,model_a,u,p\nB,A,model_a,u,p\nA,C,tie,v,p\n",
+    );
     let judge = judge_setup(d);
     let sim = small_simulation(d);
     let contexts = format!("{sim}/contexts.parquet");
@@ -176,6 +181,22 @@ fn every_output_flag_refuses_a_users_file_replaces_its_own_and_yields_to_force()
         case("rank --plot svg", "board.svg", rank("--plot")),
         case("rank --plot png", "board.png", rank("--plot")),
         case("rank --report", "board.html", rank("--report")),
+        case("rank --save-counts", "state.csv", rank("--save-counts")),
+        case(
+            "rank --dropped",
+            "dropped.csv",
+            command(strings(&[
+                "--quiet",
+                "rank",
+                &judged,
+                "--judge-col",
+                "judge",
+                "--prompt-col",
+                "prompt",
+                "--collapse-duplicates",
+                "--dropped",
+            ])),
+        ),
         case(
             "game --report",
             "game.html",

@@ -2,6 +2,7 @@
 //! once per file).
 
 mod counts_input;
+mod hygiene;
 mod lottery_bootstrap;
 mod plackett_luce;
 mod real_data;
