@@ -100,3 +100,13 @@ def test_vote_hygiene_from_a_frame() -> None:
         assert abs(ours["score"] - theirs["score"]) < 1e-9
     with pytest.raises(ValueError, match="time_col"):
         verdict.rank(frame, judge_col="worker", max_votes_per_judge_day=5)
+
+
+def test_both_bad_gives_the_command_lines_numbers() -> None:
+    log = ROOT / "examples" / "data" / "genai-arena-battles-20240220.json"
+    ours = verdict.rank(str(log), both_bad="bad", skip_self_battles=True)
+    theirs = cli_json("rank", str(log), "--both-bad", "bad", "--skip-self-battles")
+    assert list(ours.index) == [m["name"] for m in theirs["models"]]
+    for m in theirs["models"]:
+        assert ours.loc[m["name"], "usable"] == m["usable"]
+        assert ours.loc[m["name"], "score"] == m["score"]

@@ -64,6 +64,7 @@ def rank(
     alpha: float = 100.0,
     population: int = 50,
     fragility: bool = False,
+    both_bad: str = "tie",
     as_frame: bool = True,
 ):
     """A leaderboard from a battle log: the numbers of ``verdict rank --format json``.
@@ -120,7 +121,12 @@ def rank(
     fewest battles found whose removal puts the next model level with or above each
     one — proposed by the influence function (Broderick et al.'s AMIP), confirmed by an
     exact refit, an upper bound on the true fewest — and the report's ``top_flip`` for
-    the top model's most fragile challenger.
+    the top model's most fragile challenger. ``both_bad``: ``"tie"`` (LMArena's
+    boards), ``"drop"`` or ``"bad"`` — "both bad" as an outcome of its own in the
+    grounded Rao–Kupper model of Prompt-to-Leaderboard (``P(i wins) = pi_i / (pi_i +
+    theta pi_j + 1)``, ``P(both bad) = 1 / (1 + pi_i + pi_j)``, ties the rest), whose
+    ground scores 1000 and whose ``usable`` column is ``pi_i / (1 + pi_i)``, with
+    sandwich intervals (Bradley–Terry only).
     The lottery takes ``rho`` (entropy regularization, Eq. 74), ``costs`` (model →
     cost) and ``budget`` (a cap on expected cost).
 
@@ -185,6 +191,7 @@ def rank(
                     alpha=float(alpha),
                     population=int(population),
                     fragility=bool(fragility),
+                    both_bad=both_bad,
                 )
             ),
             battles,

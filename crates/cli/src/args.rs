@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use verdict::equilibrium::SoftBudgetPrices;
 use verdict::io::{Filter, Format};
 use verdict::rank::Method;
-use verdict::ratings::{Solver, TieModel};
+use verdict::ratings::{BothBad, Solver, TieModel};
 
 #[cfg(feature = "nasheval")]
 pub use crate::args_contextual::*;
@@ -381,6 +381,11 @@ pub struct RankArgs {
     /// refit), and the same for the top model's most fragile challenger.
     #[arg(long)]
     pub fragility: bool,
+    /// "Both bad" verdicts (tie (bothbad)): a tie (LMArena's boards), dropped, or
+    /// (Bradley–Terry) an outcome of their own in the grounded Rao–Kupper model of
+    /// Prompt-to-Leaderboard, which adds each model's absolute `usable` level.
+    #[arg(long, value_enum, default_value = "tie")]
+    pub both_bad: BothBad,
     /// α-Rank: selection intensity α (OpenSpiel's default).
     #[arg(long, default_value_t = 100.0)]
     pub alpha: f64,

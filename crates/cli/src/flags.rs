@@ -10,6 +10,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("allow_unobserved", "--allow-unobserved"),
     ("backbone", "--backbone"),
     ("bootstrap", "--bootstrap"),
+    ("both_bad", "--both-bad"),
     ("budget", "--budget"),
     ("categorical", "--categorical"),
     ("ci", "--ci"),

@@ -134,6 +134,7 @@ pub fn settings(args: &RankArgs) -> anyhow::Result<RankSettings> {
             population: args.population,
         },
         fragility: args.fragility,
+        both_bad: args.both_bad,
     })
 }
 

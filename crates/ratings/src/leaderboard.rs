@@ -78,6 +78,10 @@ pub struct Standing {
     /// this one ([`crate::fragility`]; Bradley–Terry with fragility asked for).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flip: Option<crate::Flip>,
+    /// The chance of beating the ground, `pi_i / (1 + pi_i)`: the model's absolute
+    /// usable level (the grounded Rao–Kupper model only, [`crate::GroundedFit`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usable: Option<f64>,
 }
 
 /// What a leaderboard's scores are.
@@ -147,6 +151,7 @@ impl Leaderboard {
                     rank_change: None,
                     flip: None,
                     nash_average: None,
+                    usable: None,
                 }
             })
             .collect();

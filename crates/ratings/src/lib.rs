@@ -16,6 +16,7 @@ mod elo;
 mod error;
 mod existence;
 mod fragility;
+mod grounded;
 mod leaderboard;
 mod likelihood;
 mod method;
@@ -36,6 +37,9 @@ pub use elo::{shuffled_order, Elo, EloRun};
 pub use error::RatingsError;
 pub use existence::{mle_obstacles, MleObstacle};
 pub use fragility::{battles_to_flip, fragility, Flip, Fragility, LEVEL_TOLERANCE};
+pub use grounded::{
+    outcome_probabilities, BothBad, GroundedCell, GroundedCounts, GroundedFit, GroundedRaoKupper,
+};
 pub use leaderboard::{Interval, IntervalMethod, Leaderboard, PointEstimate, Standing};
 pub use likelihood::TieModel;
 pub use method::{

@@ -235,7 +235,12 @@ pub(crate) fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) ->
     let moved = board.models.iter().any(|s| s.rank_change.is_some());
     // With fragility: battles whose removal puts the next model level with this one.
     let fragile = board.models.iter().any(|s| s.flip.is_some());
+    // Grounded Rao–Kupper: each model's chance of beating the ground.
+    let grounded = board.models.iter().any(|s| s.usable.is_some());
     let mut header = vec!["rank", "rank_ub", "model", "score", &ci_title];
+    if grounded {
+        header.push("usable");
+    }
     if moved {
         header.push("vs plain");
     }
@@ -252,6 +257,9 @@ pub(crate) fn leaderboard_table(board: &Leaderboard, confidence: Option<f64>) ->
             score_cell(board.method, s.score),
             interval_cell(board.method, s.ci_low, s.ci_high),
         ];
+        if let Some(usable) = s.usable {
+            row.push(format!("{usable:.3}"));
+        }
         if moved {
             row.push(match s.rank_change {
                 None => "-".into(),

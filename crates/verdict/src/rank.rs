@@ -2,15 +2,16 @@
 //! intervals → [`RankReport`].
 
 use statrs::distribution::{ContinuousCDF, Normal};
-use verdict_feedback::{BattleLog, Interner, ModelId};
+use verdict_feedback::{BattleLog, Interner, ModelId, Outcome};
 use verdict_game::{
     condorcet_winner, default_radius, exploitability, merge_near_ties, robust_lottery, AlphaRank,
     GameError, Lottery, LotteryStatus, PayoffMatrix, SUPPORT_THRESHOLD, TIE_TOLERANCE,
 };
 use verdict_ratings::{
-    bootstrap, fragility, sandwich_covariance, shuffled_order, Bootstrap, BootstrapDraws,
-    BradleyTerry, BtFit, Center, Elo, EloScale, FitStatus, Interval, IntervalMethod, Leaderboard,
-    PairCounts, PointEstimate, RatingKind, RatingMethod, RatingsError, Regularization,
+    bootstrap, fragility, sandwich_covariance, shuffled_order, Bootstrap, BootstrapDraws, BothBad,
+    BradleyTerry, BtFit, Center, Elo, EloScale, FitStatus, GroundedCounts, GroundedRaoKupper,
+    Interval, IntervalMethod, Leaderboard, PairCounts, PointEstimate, RatingKind, RatingMethod,
+    RatingsError, Regularization,
 };
 use verdict_report::{
     FitSummary, GroupBoard, LotterySummary, Matrices, RankOutput, RankReport, RobustSummary,
@@ -113,6 +114,7 @@ pub enum Intervals {
 /// | `lottery_bootstrap` | false | lottery: bootstrap it too (`intervals`' rounds and seed) |
 /// | `alpha_rank` | α = 100, m = 50 | α-Rank's selection intensity and population |
 /// | `fragility` | false | Bradley–Terry: battles whose removal flips each adjacent pair and the top |
+/// | `both_bad` | tie | "both bad" verdicts: a tie, dropped, or the grounded Rao–Kupper model |
 #[derive(Debug, Clone, PartialEq)]
 pub struct RankSettings {
     /// Which leaderboards.
@@ -150,6 +152,9 @@ pub struct RankSettings {
     /// successor level with or above it, and the top model's most fragile challenger
     /// ([`verdict_ratings::fragility`]).
     pub fragility: bool,
+    /// How "both bad" verdicts enter: as ties, dropped, or (Bradley–Terry) as their
+    /// own outcome in the grounded Rao–Kupper model ([`GroundedRaoKupper`]).
+    pub both_bad: BothBad,
 }
 
 impl Default for RankSettings {
@@ -170,6 +175,7 @@ impl Default for RankSettings {
             lottery_bootstrap: false,
             alpha_rank: AlphaRank::default(),
             fragility: false,
+            both_bad: BothBad::Tie,
         }
     }
 }
@@ -227,6 +233,26 @@ impl RankSettings {
                 fragility = Setting("fragility"),
                 method = Setting("method")
             )));
+        }
+        if self.both_bad == BothBad::Bad {
+            let refused = if self.method != Method::BradleyTerry {
+                Some(format!("{} other than bt", Setting("method")))
+            } else if self.anchor.is_some() {
+                Some(format!(
+                    "{} (the ground fixes the scale)",
+                    Setting("anchor")
+                ))
+            } else if self.fragility {
+                Some(Setting("fragility").to_string())
+            } else {
+                None
+            };
+            if let Some(refused) = refused {
+                return Err(VerdictError::Settings(format!(
+                    "{both_bad} bad fits the grounded Rao–Kupper model, a Bradley–Terry board; it takes no {refused}",
+                    both_bad = Setting("both_bad")
+                )));
+            }
         }
         self.bradley_terry.validate()?;
         self.elo.validate()?;
@@ -422,6 +448,9 @@ pub fn rank_with_groups(
     if let Some(weights) = weights {
         weights.check(log.len())?;
     }
+    if settings.both_bad == BothBad::Drop {
+        return rank_without_both_bad(log, groups, weights, source, settings, on_round);
+    }
     // Models numbered by name, as the readers number them: a log built by hand then
     // gives the same fits and bootstrap draws as the same battles read from a file or
     // as counts.
@@ -450,6 +479,55 @@ pub fn rank_with_groups(
         weights,
     };
     context.rank(on_round)
+}
+
+/// [`rank_with_groups`] of the battles not judged "both bad", with a note of how many
+/// were left out.
+fn rank_without_both_bad(
+    log: &BattleLog,
+    groups: Option<&BattleGroups>,
+    weights: Option<&BattleWeights>,
+    source: &str,
+    settings: &RankSettings,
+    on_round: &(dyn Fn() + Sync),
+) -> Result<RankReport, VerdictError> {
+    let kept: Vec<usize> = (0..log.len())
+        .filter(|&r| log.battle(r).2 != Outcome::TieBothBad)
+        .collect();
+    let mut kept_log = BattleLog::new();
+    for &r in &kept {
+        let (a, b, outcome) = log.battle(r);
+        kept_log
+            .push(log.models().name(a), log.models().name(b), outcome)
+            .expect("the log held it");
+    }
+    let kept_groups = groups.map(|g| BattleGroups {
+        names: g.names.clone(),
+        of_battle: kept.iter().map(|&r| g.of_battle[r]).collect(),
+    });
+    let kept_weights = weights.map(|w| BattleWeights {
+        column: w.column.clone(),
+        of_battle: kept.iter().map(|&r| w.of_battle[r]).collect(),
+    });
+    let as_ties = RankSettings {
+        both_bad: BothBad::Tie,
+        ..settings.clone()
+    };
+    let mut report = rank_with_groups(
+        &kept_log,
+        kept_groups.as_ref(),
+        kept_weights.as_ref(),
+        source,
+        &as_ties,
+        on_round,
+    )?;
+    report.push_note(format!(
+        "{} of {} battles judged \"both bad\" left out ({both_bad} drop)",
+        log.len() - kept.len(),
+        log.len(),
+        both_bad = Setting("both_bad")
+    ));
+    Ok(report)
 }
 
 /// The leaderboards of each group's battles on their own (a per-category board: one
@@ -536,6 +614,12 @@ pub fn rank_counts(
     on_round: &(dyn Fn() + Sync),
 ) -> Result<RankReport, VerdictError> {
     settings.validate()?;
+    if settings.both_bad != BothBad::Tie {
+        return Err(VerdictError::Settings(format!(
+            "pair counts hold \"both bad\" among the ties; {both_bad} drop or bad needs the battles themselves",
+            both_bad = Setting("both_bad")
+        )));
+    }
     let (names, counts) = counts.with_models_by_name(models.names());
     let mut models = Interner::new();
     for name in &names {
@@ -567,6 +651,9 @@ impl Context<'_> {
             .into());
         }
         Ok(match settings.method {
+            Method::BradleyTerry if settings.both_bad == BothBad::Bad => {
+                RankReport::Single(Box::new(self.grounded()?))
+            }
             Method::BradleyTerry => RankReport::Single(Box::new(self.bradley_terry(on_round)?)),
             Method::Elo => RankReport::Single(Box::new(self.elo(on_round)?)),
             Method::Lottery => RankReport::Single(Box::new(self.lottery(on_round)?)),
@@ -860,6 +947,55 @@ impl Context<'_> {
         output.fit = Some(FitSummary::from(&fit));
         if settings.fragility {
             self.add_fragility(&mut output, &fit)?;
+        }
+        Ok(output)
+    }
+
+    /// The grounded Rao–Kupper board ([`GroundedRaoKupper`]): scores
+    /// `mean_rating + 400 log10(pi_i)` with the ground at `mean_rating`, sandwich
+    /// intervals, each model's usable level.
+    fn grounded(&self) -> Result<RankOutput, VerdictError> {
+        let log = self.log_for("the grounded Rao–Kupper model (both bad as its own outcome)")?;
+        let counts = GroundedCounts::from_log(log);
+        let fit = GroundedRaoKupper::default().fit(&counts)?;
+        let factor = EloScale::default().factor();
+        let ground = self.settings.mean_rating;
+        let scores: Vec<f64> = fit.beta.iter().map(|b| ground + factor * b).collect();
+        let intervals = match self.settings.intervals {
+            Intervals::None => None,
+            _ => {
+                let z = Normal::new(0.0, 1.0)
+                    .expect("standard normal")
+                    .inverse_cdf(0.5 + self.settings.confidence / 2.0);
+                let bounds = scores
+                    .iter()
+                    .zip(&fit.beta_se)
+                    .map(|(s, se)| (s - z * factor * se, s + z * factor * se))
+                    .collect();
+                Some((self.interval(IntervalMethod::Sandwich), bounds))
+            }
+        };
+        let decisive = |i: usize, j: usize| {
+            let p = fit.probabilities(i, j);
+            p[0] / (p[0] + p[1])
+        };
+        let notes = vec![format!(
+            "grounded Rao–Kupper (P2L): {} of {} battles judged both bad, an outcome of their own against a ground scored {ground}; tie parameter theta = {:.4}; usable = P(beats the ground); intervals are sandwich normal intervals",
+            counts.both_bad(),
+            self.battles,
+            fit.theta
+        )];
+        let mut output = self.finish(
+            RatingKind::BradleyTerry,
+            &scores,
+            intervals,
+            Pairwise::WinProbability(&decisive),
+            None,
+            notes,
+        );
+        for standing in &mut output.leaderboard.models {
+            let m = self.models.get(&standing.name).expect("a model").index();
+            standing.usable = Some(fit.usable(m));
         }
         Ok(output)
     }

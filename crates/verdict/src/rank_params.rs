@@ -6,7 +6,7 @@
 use serde::Deserialize;
 use verdict_game::AlphaRank;
 use verdict_io::{BattleSchema, Filter, ReadOptions};
-use verdict_ratings::{Bootstrap, BradleyTerry, CovariateBradleyTerry, TieModel};
+use verdict_ratings::{Bootstrap, BothBad, BradleyTerry, CovariateBradleyTerry, TieModel};
 
 use crate::equilibrium::EquilibriumSettings;
 use crate::hygiene::Hygiene;
@@ -62,6 +62,8 @@ pub struct RankParams {
     pub alpha: f64,
     pub population: usize,
     pub fragility: bool,
+    #[serde(deserialize_with = "by_name")]
+    pub both_bad: BothBad,
 }
 
 impl Default for RankParams {
@@ -102,6 +104,7 @@ impl Default for RankParams {
             alpha: settings.alpha_rank.alpha,
             population: settings.alpha_rank.population,
             fragility: settings.fragility,
+            both_bad: settings.both_bad,
         }
     }
 }
@@ -177,6 +180,7 @@ impl RankParams {
                 population: self.population,
             },
             fragility: self.fragility,
+            both_bad: self.both_bad,
             ..RankSettings::default()
         }
     }

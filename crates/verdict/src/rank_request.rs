@@ -222,7 +222,8 @@ impl Reading {
             && self.options.order_by.is_none()
             && self.group_by.is_none()
             && self.weight_col.is_none()
-            && !self.hygiene.is_active();
+            && !self.hygiene.is_active()
+            && settings.both_bad == verdict_ratings::BothBad::Tie;
         Ok(
             if dataset || (counts_suffice && (input == InputKind::Table || self.warm.is_some())) {
                 Route::Counts

@@ -2473,3 +2473,52 @@ fn vote_hygiene_drops_counts_and_lists_what_it_dropped() {
     ]);
     assert!(error.contains("vote hygiene"), "{error}");
 }
+
+/// `--both-bad`: `bad` adds the `usable` column and its note, `drop` counts what it left
+/// out, and a counts table (which folds both bad into the ties) is refused for either.
+#[test]
+fn both_bad_as_its_own_outcome_or_dropped() {
+    let log = examples().join("genai-arena-battles-20240220.json");
+    let log = log.to_str().unwrap();
+    let table = stdout(&verdict(&[
+        "rank",
+        log,
+        "--skip-self-battles",
+        "--both-bad",
+        "bad",
+    ]));
+    assert!(table.contains("usable"), "{table}");
+    assert!(table.contains("grounded Rao–Kupper"), "{table}");
+    let report = json(&[
+        "rank",
+        log,
+        "--skip-self-battles",
+        "--both-bad",
+        "drop",
+        "--bootstrap",
+        "0",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(report["battles"], 1633);
+    let dir = tempfile::tempdir().unwrap();
+    let counts = write(
+        dir.path(),
+        "counts.csv",
+        "model_a,model_b,wins_a,wins_b,ties\nA,B,3,1,2\nB,C,2,2,1\n",
+    );
+    for how in ["bad", "drop"] {
+        let error = failure(&["rank", &counts, "--both-bad", how]);
+        assert!(error.contains("battle counts"), "{error}");
+    }
+    let error = failure(&[
+        "rank",
+        log,
+        "--skip-self-battles",
+        "--both-bad",
+        "bad",
+        "--method",
+        "elo",
+    ]);
+    assert!(error.contains("--both-bad bad"), "{error}");
+}

@@ -1,6 +1,7 @@
 //! The library's integration tests, one binary (linking the library once rather than
 //! once per file).
 
+mod both_bad;
 mod counts_input;
 mod hygiene;
 mod lottery_bootstrap;
