@@ -121,11 +121,46 @@ impl BattleLog {
             outcome: order.iter().map(|&r| self.outcome[r]).collect(),
         }
     }
+
+    /// The battles at `rows` (in that order), with only the models that still play:
+    /// the same ids when every model does, else models renumbered in order of
+    /// appearance.
+    pub fn subset(&self, rows: &[usize]) -> BattleLog {
+        let picked = self.reordered(rows);
+        let mut plays = vec![false; self.models.len()];
+        for (a, b, _) in picked.iter() {
+            plays[a.index()] = true;
+            plays[b.index()] = true;
+        }
+        if plays.iter().all(|&p| p) {
+            return picked;
+        }
+        let mut log = BattleLog::new();
+        for (a, b, outcome) in picked.iter() {
+            let (a, b) = (self.models.name(a), self.models.name(b));
+            log.push(a, b, outcome).expect("the log held it");
+        }
+        log
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_subset_keeps_only_the_models_that_still_play() {
+        let mut log = BattleLog::new();
+        log.push("x", "y", Outcome::WinA).unwrap();
+        log.push("y", "z", Outcome::Tie).unwrap();
+        log.push("x", "z", Outcome::WinB).unwrap();
+        let all = log.subset(&[2, 0, 1]);
+        assert_eq!(all.models().len(), 3);
+        assert_eq!(all.battle(0), log.battle(2));
+        let some = log.subset(&[0]);
+        assert_eq!(some.models().names(), ["x", "y"]);
+        assert_eq!(some.len(), 1);
+    }
 
     #[test]
     fn self_battle_is_rejected() {

@@ -25,7 +25,7 @@
 use std::collections::HashMap;
 
 use verdict_feedback::{BattleLog, Outcome};
-use verdict_io::{numeric_columns, IoError, LoadedBattles};
+use verdict_io::{IoError, LoadedBattles};
 use verdict_settings::Setting;
 
 use crate::VerdictError;
@@ -207,11 +207,14 @@ impl Hygiene {
         };
         let judges = codes(&self.judge_col)?;
         let prompts = codes(&self.prompt_col)?;
-        let days = match &self.time_col {
-            Some(column) => Some(days(loaded, column)?),
-            None => None,
+        let (keys, days) = match &self.time_col {
+            Some(column) => {
+                let (keys, days) = times(loaded, column)?;
+                (Some(keys), Some(days))
+            }
+            None => (None, None),
         };
-        let order = time_order(loaded, self.time_col.as_deref())?;
+        let order = time_order(rows, keys.as_deref());
         let mut dropped: Vec<Option<DropReason>> = vec![None; rows];
         if self.collapse_duplicates {
             let (judges, prompts) = (
@@ -287,12 +290,7 @@ impl Hygiene {
             (rows >= 20 && 2 * battles > rows).then(|| (names[judge].clone(), battles))
         });
         let kept: Vec<usize> = (0..rows).filter(|&r| dropped[r].is_none()).collect();
-        let mut log = BattleLog::new();
-        for &r in &kept {
-            let (a, b, outcome) = loaded.log.battle(r);
-            let (a, b) = (loaded.log.models().name(a), loaded.log.models().name(b));
-            log.push(a, b, outcome).expect("the log held it");
-        }
+        let log = loaded.log.subset(&kept);
         let cleaned = LoadedBattles {
             log,
             metadata: table.select_rows(&kept),
@@ -354,49 +352,53 @@ pub fn dropped_rows_csv(
         .map_err(|e| VerdictError::Data(format!("cannot write the dropped rows: {e}")))
 }
 
-/// The rows in time order (stable: log order among equal times, and without a time
-/// column).
-fn time_order(loaded: &LoadedBattles, time_col: Option<&str>) -> Result<Vec<usize>, VerdictError> {
-    let mut order: Vec<usize> = (0..loaded.log.len()).collect();
-    if let Some(column) = time_col {
-        let keys = time_keys(loaded, column)?;
-        order.sort_by(|&x, &y| keys[x].total_cmp(&keys[y]));
-    }
-    Ok(order)
-}
-
-/// A sortable key per row: the number of seconds, or the day of a date text.
-fn time_keys(loaded: &LoadedBattles, column: &str) -> Result<Vec<f64>, VerdictError> {
+/// Each row's time, as a sortable key (seconds since 1970) and its UTC day, each
+/// dictionary value parsed once.
+///
+/// # Errors
+/// A value that is neither a number nor a date, named by its row.
+fn times(loaded: &LoadedBattles, column: &str) -> Result<(Vec<f64>, Vec<i64>), VerdictError> {
     let table = &loaded.metadata;
     let values = table
         .column(column)
         .ok_or_else(|| VerdictError::Data(format!("column {column:?} was not read")))?;
-    let numeric = values.dictionary().iter().all(|v| v.parse::<f64>().is_ok());
-    if numeric {
-        return Ok(numeric_columns(table, &[column.to_owned()])?.remove(0));
-    }
-    days(loaded, column).map(|d| d.into_iter().map(|day| day as f64 * 86_400.0).collect())
-}
-
-/// The UTC day of each row's time: `floor(t / 86400)` for seconds since 1970, the
-/// date's day number for `YYYY-MM-DD...` text.
-fn days(loaded: &LoadedBattles, column: &str) -> Result<Vec<i64>, VerdictError> {
-    let table = &loaded.metadata;
-    let values = table
-        .column(column)
-        .ok_or_else(|| VerdictError::Data(format!("column {column:?} was not read")))?;
-    (0..table.rows())
-        .map(|row| {
-            let text = values.value(row).unwrap_or("");
-            day_of(text).ok_or_else(|| {
-                IoError::invalid(
+    let parsed: Vec<Option<(f64, i64)>> = values
+        .dictionary()
+        .iter()
+        .map(|text| {
+            let day = day_of(text)?;
+            let seconds = text.parse::<f64>().unwrap_or(day as f64 * 86_400.0);
+            Some((seconds, day))
+        })
+        .collect();
+    let mut keys = Vec::with_capacity(table.rows());
+    let mut days = Vec::with_capacity(table.rows());
+    for row in 0..table.rows() {
+        match values.code(row).and_then(|code| parsed[code]) {
+            Some((seconds, day)) => {
+                keys.push(seconds);
+                days.push(day);
+            }
+            None => {
+                let text = values.value(row).unwrap_or("");
+                return Err(IoError::invalid(
                     table.location(row, Some(column)),
                     format!("{text:?} is no time: give seconds since 1970 or a YYYY-MM-DD date"),
                 )
-                .into()
-            })
-        })
-        .collect()
+                .into());
+            }
+        }
+    }
+    Ok((keys, days))
+}
+
+/// The rows in time order: stable, so log order among equal times and without times.
+fn time_order(rows: usize, keys: Option<&[f64]>) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..rows).collect();
+    if let Some(keys) = keys {
+        order.sort_by(|&x, &y| keys[x].total_cmp(&keys[y]));
+    }
+    order
 }
 
 /// The day number of a time text (module docs).

@@ -494,13 +494,7 @@ fn rank_without_both_bad(
     let kept: Vec<usize> = (0..log.len())
         .filter(|&r| log.battle(r).2 != Outcome::TieBothBad)
         .collect();
-    let mut kept_log = BattleLog::new();
-    for &r in &kept {
-        let (a, b, outcome) = log.battle(r);
-        kept_log
-            .push(log.models().name(a), log.models().name(b), outcome)
-            .expect("the log held it");
-    }
+    let kept_log = log.subset(&kept);
     let kept_groups = groups.map(|g| BattleGroups {
         names: g.names.clone(),
         of_battle: kept.iter().map(|&r| g.of_battle[r]).collect(),
