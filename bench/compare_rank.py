@@ -247,6 +247,15 @@ def main():
         print(f"\nverdict one fit: {fastest_fit / v['fit']:.1f}x faster than the fastest Python fit")
         print(f"verdict bootstrap: {fastest_boot / v['bootstrap']:.1f}x faster than the fastest Python bootstrap")
         print(f"verdict rank end to end (read, fit, {args.rounds} rounds): {v['read+fit+bootstrap wall']:.2f} s")
+        for tool, t in results.items():
+            if tool == "verdict":
+                continue
+            single = t["read"] + t["prepare"] + t["fit"]
+            print(
+                f"verdict's {args.rounds}-round bootstrap against {tool}'s single fit: "
+                f"{v['bootstrap'] / t['fit']:.2f}x its fit call ({t['fit']:.3f} s), "
+                f"{v['bootstrap'] / single:.2f}x its read, prepare and fit ({single:.2f} s)"
+            )
 
 
 if __name__ == "__main__":

@@ -33,6 +33,11 @@ pub const DEFAULT_PRIOR_L2: f64 = 0.01;
 /// Default stopping tolerance on `||grad||_inf / max(1, N)`.
 pub const DEFAULT_TOLERANCE: f64 = 1e-12;
 
+/// Widest spread of log-strengths for which [`Problem::gradient`] takes win
+/// probabilities as ratios of `exp(beta - max beta)`: `exp(-700)` is still a normal
+/// double, so no strength underflows to zero.
+const EXP_SPREAD: f64 = 700.0;
+
 /// Default iteration cap for Newton.
 pub const DEFAULT_NEWTON_MAX_ITER: usize = 100;
 
@@ -319,6 +324,10 @@ fn check_data(counts: &PairCounts, ties: TieModel) -> Result<(), RatingsError> {
 /// The penalised negative log-likelihood over `beta` (and `theta` for Davidson).
 pub(crate) struct Problem<'a> {
     counts: &'a PairCounts,
+    /// For the logistic tie models, each pair's `(i, j, a, n)` (effective wins of `i`
+    /// and battles, [`TieModel::logistic_counts`]), read by [`Problem::gradient`];
+    /// empty for Davidson.
+    logistic: Vec<(u32, u32, f64, f64)>,
     ties: TieModel,
     /// Ridge weight in natural-log units.
     lambda: f64,
@@ -345,8 +354,21 @@ impl<'a> Problem<'a> {
     pub(crate) fn new(counts: &'a PairCounts, ties: TieModel, l2: f64) -> Self {
         let models = counts.models();
         let dims = models + usize::from(ties == TieModel::Davidson);
+        let logistic = if ties == TieModel::Davidson {
+            Vec::new()
+        } else {
+            counts
+                .pairs()
+                .iter()
+                .map(|p| {
+                    let (a, n) = ties.logistic_counts(p.cells());
+                    (p.i, p.j, a, n)
+                })
+                .collect()
+        };
         Self {
             counts,
+            logistic,
             ties,
             lambda: l2 / LN10_SQUARED,
             models,
@@ -420,18 +442,31 @@ impl<'a> Problem<'a> {
         }
     }
 
-    /// The gradient alone: one exponential per pair instead of the logarithms of the
-    /// value (the chord iterations of the bootstrap need nothing else).
+    /// The gradient alone, without the logarithms of the value (the chord iterations
+    /// of the bootstrap need nothing else): one exponential per model, and per pair
+    /// `P(i beats j) = p_i / (p_i + p_j)` with `p_m = exp(beta_m - max beta)` — a
+    /// division instead of an exponential. Strengths more than [`EXP_SPREAD`] apart
+    /// (where `p_m` could underflow to zero for both sides) take the logistic per pair.
     pub(crate) fn gradient(&self, x: &DVector<f64>) -> DVector<f64> {
         if self.ties == TieModel::Davidson {
             return self.evaluate(x, false).gradient;
         }
+        let beta = &x.as_slice()[..self.models];
+        let (low, high) = beta
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &b| {
+                (lo.min(b), hi.max(b))
+            });
         let mut gradient = DVector::zeros(self.dims);
-        for pair in self.counts.pairs() {
-            let (i, j) = (pair.i as usize, pair.j as usize);
-            let d = self.ties.gradient_d(x[i] - x[j], pair.cells());
-            gradient[i] -= d;
-            gradient[j] += d;
+        if high - low <= EXP_SPREAD {
+            let strengths: Vec<f64> = beta.iter().map(|&b| (b - high).exp()).collect();
+            self.add_logistic_gradient(&mut gradient, |i, j| {
+                strengths[i] / (strengths[i] + strengths[j])
+            });
+        } else {
+            self.add_logistic_gradient(&mut gradient, |i, j| {
+                crate::likelihood::logistic(beta[i] - beta[j])
+            });
         }
         if self.lambda > 0.0 {
             for m in 0..self.models {
@@ -439,6 +474,35 @@ impl<'a> Problem<'a> {
             }
         }
         gradient
+    }
+
+    /// Adds `-(a - n P(i beats j))` to `gradient[i]` and its negative to
+    /// `gradient[j]` for every pair. Counts list pairs grouped by `i`, so `gradient[i]` is
+    /// summed in a register and stored once per group, not read and written per pair
+    /// (any order gives the same sums; grouped is only faster).
+    fn add_logistic_gradient(
+        &self,
+        gradient: &mut DVector<f64>,
+        win_probability: impl Fn(usize, usize) -> f64,
+    ) {
+        let mut row = None;
+        let mut row_sum = 0.0;
+        for &(i, j, a, n) in &self.logistic {
+            let (i, j) = (i as usize, j as usize);
+            if row != Some(i) {
+                if let Some(previous) = row {
+                    gradient[previous] += row_sum;
+                }
+                row = Some(i);
+                row_sum = 0.0;
+            }
+            let d = a - n * win_probability(i, j);
+            row_sum -= d;
+            gradient[j] += d;
+        }
+        if let Some(previous) = row {
+            gradient[previous] += row_sum;
+        }
     }
 
     /// Gradient threshold for convergence.
@@ -525,14 +589,14 @@ impl<'a> Problem<'a> {
 
 /// Effective wins `W_i` and battles `n_ij` (ties as half wins, or dropped).
 fn effective_counts(counts: &PairCounts, ties: TieModel) -> (Vec<f64>, Vec<(usize, usize, f64)>) {
-    let tie_share = if ties == TieModel::Half { 0.5 } else { 0.0 };
     let mut wins = vec![0.0; counts.models()];
     let mut battles = Vec::with_capacity(counts.pairs().len());
     for p in counts.pairs() {
         let (i, j) = (p.i as usize, p.j as usize);
-        wins[i] += p.wins_i + tie_share * p.ties;
-        wins[j] += p.wins_j + tie_share * p.ties;
-        battles.push((i, j, p.wins_i + p.wins_j + 2.0 * tie_share * p.ties));
+        let (a, n) = ties.logistic_counts(p.cells());
+        wins[i] += a;
+        wins[j] += n - a;
+        battles.push((i, j, n));
     }
     (wins, battles)
 }

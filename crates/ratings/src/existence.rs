@@ -58,23 +58,11 @@ impl MleObstacle {
 
 /// The reasons the MLE of `counts` under `ties` does not exist; empty when it exists.
 pub fn mle_obstacles(counts: &PairCounts, ties: TieModel) -> Vec<MleObstacle> {
-    let k = counts.models();
-    let mut beats: Vec<Vec<u32>> = vec![Vec::new(); k];
-    let mut undirected: Vec<Vec<u32>> = vec![Vec::new(); k];
-    let tie_counts = ties != TieModel::Drop;
-    for p in counts.pairs() {
-        let tied = tie_counts && p.ties > 0.0;
-        if p.wins_i > 0.0 || tied {
-            beats[p.i as usize].push(p.j);
-        }
-        if p.wins_j > 0.0 || tied {
-            beats[p.j as usize].push(p.i);
-        }
-        if p.total() > 0.0 {
-            undirected[p.i as usize].push(p.j);
-            undirected[p.j as usize].push(p.i);
-        }
+    if beat_graph_is_strongly_connected(counts, ties) == Some(true) {
+        return Vec::new();
     }
+    let k = counts.models();
+    let (beats, undirected) = comparison_graphs(counts, ties);
     let strong = strongly_connected_components(&beats);
     if strong <= 1 {
         return Vec::new();
@@ -105,6 +93,87 @@ pub fn mle_obstacles(counts: &PairCounts, ties: TieModel) -> Vec<MleObstacle> {
         obstacles.push(MleObstacle::Dominant { groups: strong });
     }
     obstacles
+}
+
+/// The "i beat j" lists (ties counting both ways unless dropped) and the "i met j"
+/// lists of `counts`.
+fn comparison_graphs(counts: &PairCounts, ties: TieModel) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+    let k = counts.models();
+    let mut beats: Vec<Vec<u32>> = vec![Vec::new(); k];
+    let mut undirected: Vec<Vec<u32>> = vec![Vec::new(); k];
+    let tie_counts = ties != TieModel::Drop;
+    for p in counts.pairs() {
+        let tied = tie_counts && p.ties > 0.0;
+        if p.wins_i > 0.0 || tied {
+            beats[p.i as usize].push(p.j);
+        }
+        if p.wins_j > 0.0 || tied {
+            beats[p.j as usize].push(p.i);
+        }
+        if p.total() > 0.0 {
+            undirected[p.i as usize].push(p.j);
+            undirected[p.j as usize].push(p.i);
+        }
+    }
+    (beats, undirected)
+}
+
+/// Above this many models the quick check below is skipped (its bit matrices hold
+/// `models^2 / 4` bytes).
+const BITSET_MAX_MODELS: usize = 4096;
+
+/// Whether "i beat j" (ties counting both ways unless dropped) is strongly connected:
+/// everything model 0 reaches, and everything that reaches model 0, is every model.
+/// Rows of bits make each step of the two searches a few word-wide ORs — the
+/// bootstrap asks this of every replicate that lost a beat edge. `None` above
+/// [`BITSET_MAX_MODELS`] models.
+fn beat_graph_is_strongly_connected(counts: &PairCounts, ties: TieModel) -> Option<bool> {
+    let k = counts.models();
+    if k > BITSET_MAX_MODELS {
+        return None;
+    }
+    if k <= 1 {
+        return Some(true);
+    }
+    let words = k.div_ceil(64);
+    let mut beats = vec![0u64; k * words];
+    let mut beaten_by = vec![0u64; k * words];
+    let mut edge = |from: usize, to: usize| {
+        beats[from * words + to / 64] |= 1 << (to % 64);
+        beaten_by[to * words + from / 64] |= 1 << (from % 64);
+    };
+    let tie_counts = ties != TieModel::Drop;
+    for p in counts.pairs() {
+        let tied = tie_counts && p.ties > 0.0;
+        let (i, j) = (p.i as usize, p.j as usize);
+        if p.wins_i > 0.0 || tied {
+            edge(i, j);
+        }
+        if p.wins_j > 0.0 || tied {
+            edge(j, i);
+        }
+    }
+    let reaches_all = |rows: &[u64]| {
+        let mut reached = vec![0u64; words];
+        reached[0] = 1;
+        let mut pending = vec![0usize];
+        while let Some(node) = pending.pop() {
+            for w in 0..words {
+                let mut new = rows[node * words + w] & !reached[w];
+                reached[w] |= new;
+                while new != 0 {
+                    pending.push(w * 64 + new.trailing_zeros() as usize);
+                    new &= new - 1;
+                }
+            }
+        }
+        reached
+            .iter()
+            .map(|w| w.count_ones() as usize)
+            .sum::<usize>()
+            == k
+    };
+    Some(reaches_all(&beats) && reaches_all(&beaten_by))
 }
 
 /// Iterative depth-first order of `graph` from every unvisited node.
@@ -198,6 +267,40 @@ mod tests {
             wins_j,
             ties,
         }
+    }
+
+    /// The bit-row check agrees with Kosaraju's component count on random graphs of
+    /// 1 to 70 models (across the 64-bit word boundary), sparse and dense.
+    #[test]
+    fn the_quick_check_agrees_with_kosaraju() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut connected = 0;
+        for round in 0..600 {
+            let k = 1 + round % 70;
+            let density = [0.05, 0.2, 0.6][round % 3];
+            let mut pairs = Vec::new();
+            for i in 0..k as u32 {
+                for j in i + 1..k as u32 {
+                    if rng.random_bool(density) {
+                        let mut cell = || f64::from(u8::from(rng.random_bool(0.6)));
+                        pairs.push(tally(i, j, cell(), cell(), cell()));
+                    }
+                }
+            }
+            let counts = PairCounts::from_pairs(k, pairs);
+            for ties in [TieModel::Half, TieModel::Drop] {
+                let (beats, _) = comparison_graphs(&counts, ties);
+                let kosaraju = strongly_connected_components(&beats) <= 1;
+                assert_eq!(
+                    beat_graph_is_strongly_connected(&counts, ties),
+                    Some(kosaraju),
+                    "round {round}"
+                );
+                connected += usize::from(kosaraju);
+            }
+        }
+        assert!((200..1000).contains(&connected), "{connected} connected");
     }
 
     #[test]

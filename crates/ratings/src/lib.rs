@@ -20,6 +20,7 @@ mod grounded;
 mod leaderboard;
 mod likelihood;
 mod method;
+mod multinomial;
 mod newton;
 mod plackett_luce;
 mod sandwich;

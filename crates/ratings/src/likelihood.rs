@@ -80,8 +80,10 @@ impl TieModel {
         }
     }
 
-    /// `dl/dd` alone for the logistic models (`Half`, `Drop`): `a - n s(d)`.
-    pub(crate) fn gradient_d(self, d: f64, cells: [f64; 3]) -> f64 {
+    /// For the logistic models (`Half`, `Drop`), the pair's effective wins of `i` and
+    /// effective battles `(a, n)`: `l = a log s(d) + (n - a) log s(-d)`, so
+    /// `dl/dd = a - n s(d)`.
+    pub(crate) fn logistic_counts(self, cells: [f64; 3]) -> (f64, f64) {
         debug_assert!(self != TieModel::Davidson);
         let [w_i, w_j, ties] = cells;
         let counted_ties = if self == TieModel::Half {
@@ -89,8 +91,7 @@ impl TieModel {
         } else {
             0.0
         };
-        let a = w_i + counted_ties;
-        a - (a + w_j + counted_ties) * logistic(d)
+        (w_i + counted_ties, w_i + w_j + 2.0 * counted_ties)
     }
 
     /// Log-likelihood terms of a pair with counts `[w_i, w_j, ties]`.
