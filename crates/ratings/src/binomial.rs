@@ -70,33 +70,28 @@ trait Trials:
     fn count(self) -> u32;
 }
 
-impl Trials for u64 {
-    const NONE: Self = 0;
-    const ALL: Self = u64::MAX;
-    fn first(n: u32) -> Self {
-        u64::MAX.checked_shr(64 - n).unwrap_or(0)
-    }
-    fn random<R: Rng + ?Sized>(rng: &mut R) -> Self {
-        rng.next_u64()
-    }
-    fn count(self) -> u32 {
-        self.count_ones()
-    }
+/// [`Trials`] for an unsigned integer type, given how a random word of it is made.
+macro_rules! trials_word {
+    ($word:ty, $bits:literal, |$rng:ident| $random:expr) => {
+        impl Trials for $word {
+            const NONE: Self = 0;
+            const ALL: Self = <$word>::MAX;
+            fn first(n: u32) -> Self {
+                <$word>::MAX.checked_shr($bits - n).unwrap_or(0)
+            }
+            fn random<R: Rng + ?Sized>($rng: &mut R) -> Self {
+                $random
+            }
+            fn count(self) -> u32 {
+                self.count_ones()
+            }
+        }
+    };
 }
 
-impl Trials for u128 {
-    const NONE: Self = 0;
-    const ALL: Self = u128::MAX;
-    fn first(n: u32) -> Self {
-        u128::MAX.checked_shr(128 - n).unwrap_or(0)
-    }
-    fn random<R: Rng + ?Sized>(rng: &mut R) -> Self {
-        (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64())
-    }
-    fn count(self) -> u32 {
-        self.count_ones()
-    }
-}
+trials_word!(u64, 64, |rng| rng.next_u64());
+trials_word!(u128, 128, |rng| (u128::from(rng.next_u64()) << 64)
+    | u128::from(rng.next_u64()));
 
 /// `n` Bernoulli(p) trials at once (`n` at most the bits of `T`), by comparing each
 /// trial's uniform with `p` one binary digit at a time: at digit `t`, a random word
