@@ -18,7 +18,7 @@
 use rand::Rng;
 use statrs::function::gamma::ln_gamma;
 
-/// Below this mean (and above 64 trials), inversion is faster than rejection.
+/// Below this mean (and above 128 trials), inversion is faster than rejection.
 const REJECTION_MIN_MEAN: f64 = 10.0;
 
 /// One draw from Binomial(n, p), exact in distribution.

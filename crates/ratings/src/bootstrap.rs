@@ -22,6 +22,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::bradley_terry::Problem;
+use crate::existence::beat_edges;
 use crate::method::{round_rng, RatingKind, RatingMethod, Replicate, Resample};
 use crate::multinomial::MultinomialSampler;
 use crate::newton::Objective;
@@ -55,7 +56,6 @@ pub(crate) fn replicate_penalty(
 pub struct CountResampler<'a> {
     counts: &'a PairCounts,
     sampler: MultinomialSampler,
-    battles: u64,
 }
 
 impl<'a> CountResampler<'a> {
@@ -69,7 +69,6 @@ impl<'a> CountResampler<'a> {
         Self {
             counts,
             sampler: MultinomialSampler::new(&cells, battles),
-            battles,
         }
     }
 
@@ -84,7 +83,7 @@ impl<'a> CountResampler<'a> {
         // the sampler's many words at a fraction of ChaCha8's cost, and the round still
         // draws the same counts on any thread.
         let mut words = Xoshiro256PlusPlus::from_rng(rng);
-        let mut drawn = self.sampler.draw(self.battles, &mut words);
+        let mut drawn = self.sampler.draw(&mut words);
         if let Some(bins) = self.counts.weight_bins() {
             let mut weighed = vec![0.0; 3 * self.counts.pairs().len()];
             for (bin, battles) in bins.iter().zip(&drawn) {
@@ -172,16 +171,11 @@ impl RatingMethod for BradleyTerry {
 /// can only remove edges). The MLE of `original` exists, so the replicate's then does
 /// too, and the graph search of [`crate::mle_obstacles`] can be skipped.
 fn same_beat_graph(original: &PairCounts, resampled: &PairCounts, ties: crate::TieModel) -> bool {
-    let tie_counts = ties != crate::TieModel::Drop;
-    let edges = |p: &crate::PairTally| {
-        let tied = tie_counts && p.ties > 0.0;
-        (p.wins_i > 0.0 || tied, p.wins_j > 0.0 || tied)
-    };
     original
         .pairs()
         .iter()
         .zip(resampled.pairs())
-        .all(|(o, r)| edges(o) == edges(r))
+        .all(|(o, r)| beat_edges(o, ties) == beat_edges(r, ties))
 }
 
 fn fit_point(fit: &BtFit, models: usize) -> nalgebra::DVector<f64> {

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{PairCounts, TieModel};
+use crate::{PairCounts, PairTally, TieModel};
 
 /// One reason the maximum-likelihood estimate does not exist.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,19 +95,24 @@ pub fn mle_obstacles(counts: &PairCounts, ties: TieModel) -> Vec<MleObstacle> {
     obstacles
 }
 
-/// The "i beat j" lists (ties counting both ways unless dropped) and the "i met j"
-/// lists of `counts`.
+/// A pair's "beat" edges `(i beat j, j beat i)`: a win, or a tie unless ties are
+/// dropped (a tie is half a win each way).
+pub(crate) fn beat_edges(pair: &PairTally, ties: TieModel) -> (bool, bool) {
+    let tied = ties != TieModel::Drop && pair.ties > 0.0;
+    (pair.wins_i > 0.0 || tied, pair.wins_j > 0.0 || tied)
+}
+
+/// The "i beat j" lists ([`beat_edges`]) and the "i met j" lists of `counts`.
 fn comparison_graphs(counts: &PairCounts, ties: TieModel) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
     let k = counts.models();
     let mut beats: Vec<Vec<u32>> = vec![Vec::new(); k];
     let mut undirected: Vec<Vec<u32>> = vec![Vec::new(); k];
-    let tie_counts = ties != TieModel::Drop;
     for p in counts.pairs() {
-        let tied = tie_counts && p.ties > 0.0;
-        if p.wins_i > 0.0 || tied {
+        let (i_beat_j, j_beat_i) = beat_edges(p, ties);
+        if i_beat_j {
             beats[p.i as usize].push(p.j);
         }
-        if p.wins_j > 0.0 || tied {
+        if j_beat_i {
             beats[p.j as usize].push(p.i);
         }
         if p.total() > 0.0 {
@@ -122,7 +127,7 @@ fn comparison_graphs(counts: &PairCounts, ties: TieModel) -> (Vec<Vec<u32>>, Vec
 /// `models^2 / 4` bytes).
 const BITSET_MAX_MODELS: usize = 4096;
 
-/// Whether "i beat j" (ties counting both ways unless dropped) is strongly connected:
+/// Whether "i beat j" ([`beat_edges`]) is strongly connected:
 /// everything model 0 reaches, and everything that reaches model 0, is every model.
 /// Rows of bits make each step of the two searches a few word-wide ORs — the
 /// bootstrap asks this of every replicate that lost a beat edge. `None` above
@@ -142,14 +147,13 @@ fn beat_graph_is_strongly_connected(counts: &PairCounts, ties: TieModel) -> Opti
         beats[from * words + to / 64] |= 1 << (to % 64);
         beaten_by[to * words + from / 64] |= 1 << (from % 64);
     };
-    let tie_counts = ties != TieModel::Drop;
     for p in counts.pairs() {
-        let tied = tie_counts && p.ties > 0.0;
         let (i, j) = (p.i as usize, p.j as usize);
-        if p.wins_i > 0.0 || tied {
+        let (i_beat_j, j_beat_i) = beat_edges(p, ties);
+        if i_beat_j {
             edge(i, j);
         }
-        if p.wins_j > 0.0 || tied {
+        if j_beat_i {
             edge(j, i);
         }
     }
@@ -257,7 +261,6 @@ fn connected_components(graph: &[Vec<u32>]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::PairTally;
 
     fn tally(i: u32, j: u32, wins_i: f64, wins_j: f64, ties: f64) -> PairTally {
         PairTally {

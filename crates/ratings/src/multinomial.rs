@@ -105,13 +105,12 @@ impl MultinomialTree {
         Child::Split(index as u32)
     }
 
-    /// Draws `Multinomial(draws, m_c / M)` into `out` (one count per cell, zero-mass
-    /// cells zero), with `rng`'s variates taken in the tree's depth-first order.
-    pub(crate) fn draw_into<R: Rng + ?Sized>(&self, draws: u64, rng: &mut R, out: &mut [f64]) {
-        assert_eq!(out.len(), self.cells, "one output per cell");
-        out.iter_mut().for_each(|o| *o = 0.0);
+    /// `Multinomial(draws, m_c / M)` counts, one per cell (zero-mass cells zero), with
+    /// `rng`'s variates taken in the tree's depth-first order.
+    pub(crate) fn draw<R: Rng + ?Sized>(&self, draws: u64, rng: &mut R) -> Vec<f64> {
+        let mut out = vec![0.0; self.cells];
         let Some(root) = self.root else {
-            return;
+            return out;
         };
         let mut pending = Vec::with_capacity(64);
         pending.push((root, draws));
@@ -129,12 +128,6 @@ impl MultinomialTree {
                 }
             }
         }
-    }
-
-    /// A fresh vector of `Multinomial(draws, m_c / M)` counts.
-    pub(crate) fn draw<R: Rng + ?Sized>(&self, draws: u64, rng: &mut R) -> Vec<f64> {
-        let mut out = vec![0.0; self.cells];
-        self.draw_into(draws, rng, &mut out);
         out
     }
 }
@@ -152,8 +145,8 @@ const TABLE_SPAN_SDS: f64 = 10.0;
 pub(crate) enum MultinomialSampler {
     /// Poisson per cell from alias tables, then the total fixed.
     Poissonized(Poissonized),
-    /// Binomial splits down a tree.
-    Splits(MultinomialTree),
+    /// Binomial splits down a tree, of this many draws.
+    Splits(MultinomialTree, u64),
 }
 
 impl MultinomialSampler {
@@ -161,15 +154,15 @@ impl MultinomialSampler {
     pub(crate) fn new(masses: &[f64], draws: u64) -> Self {
         match Poissonized::new(masses, draws) {
             Some(poissonized) => Self::Poissonized(poissonized),
-            None => Self::Splits(MultinomialTree::new(masses)),
+            None => Self::Splits(MultinomialTree::new(masses), draws),
         }
     }
 
     /// One draw: a count per cell.
-    pub(crate) fn draw<R: Rng + ?Sized>(&self, draws: u64, rng: &mut R) -> Vec<f64> {
+    pub(crate) fn draw<R: Rng + ?Sized>(&self, rng: &mut R) -> Vec<f64> {
         match self {
             Self::Poissonized(poissonized) => poissonized.draw(rng),
-            Self::Splits(tree) => tree.draw(draws, rng),
+            Self::Splits(tree, draws) => tree.draw(*draws, rng),
         }
     }
 }
@@ -196,10 +189,7 @@ impl AliasTable {
         let mut scaled: Vec<f64> = weights.iter().map(|w| w * len as f64 / total).collect();
         let (mut small, mut large): (Vec<usize>, Vec<usize>) =
             (0..len).partition(|&k| scaled[k] < 1.0);
-        let mut entries = vec![(1.0, 0u32); len];
-        for (k, entry) in entries.iter_mut().enumerate() {
-            entry.1 = k as u32;
-        }
+        let mut entries: Vec<(f64, u32)> = (0..len as u32).map(|k| (1.0, k)).collect();
         while let (Some(&s), Some(&l)) = (small.last(), large.last()) {
             small.pop();
             entries[s] = (scaled[s], l as u32);
@@ -243,10 +233,17 @@ struct PoissonTable {
 }
 
 impl PoissonTable {
-    fn new(mu: f64) -> Self {
+    /// The values the table of `Poisson(mu)` holds, `lo..=hi`: [`TABLE_SPAN_SDS`]
+    /// standard deviations each side, and 10 below and 20 above for small means.
+    fn support(mu: f64) -> (u64, u64) {
         let span = TABLE_SPAN_SDS * mu.sqrt();
         let lo = (mu - span - 10.0).floor().max(0.0) as u64;
         let hi = (mu + span + 20.0).ceil() as u64;
+        (lo, hi)
+    }
+
+    fn new(mu: f64) -> Self {
+        let (lo, hi) = Self::support(mu);
         let ln_mu = mu.ln();
         let weights: Vec<f64> = (lo..=hi)
             .map(|k| (k as f64 * ln_mu - mu - ln_gamma(k as f64 + 1.0)).exp())
@@ -258,9 +255,7 @@ impl PoissonTable {
     }
 
     fn len(mu: f64) -> usize {
-        let span = TABLE_SPAN_SDS * mu.sqrt();
-        let lo = (mu - span - 10.0).floor().max(0.0);
-        let hi = (mu + span + 20.0).ceil();
+        let (lo, hi) = Self::support(mu);
         (hi - lo) as usize + 1
     }
 
@@ -495,17 +490,17 @@ mod tests {
         let draws = arena_like.iter().sum::<f64>() as u64;
         let sampler = MultinomialSampler::new(&arena_like, draws);
         assert!(matches!(sampler, MultinomialSampler::Poissonized(_)));
-        let counts = sampler.draw(draws, &mut ChaCha8Rng::seed_from_u64(1));
+        let counts = sampler.draw(&mut ChaCha8Rng::seed_from_u64(1));
         assert_eq!(counts.iter().sum::<f64>(), draws as f64);
         // Fewer draws than twice the cells: splits.
         let few = MultinomialSampler::new(&[1.0, 1.0, 1.0], 4);
-        assert!(matches!(few, MultinomialSampler::Splits(_)));
+        assert!(matches!(few, MultinomialSampler::Splits(..)));
         // A hundred thousand distinct masses of a million battles each: splits.
         let huge: Vec<f64> = (0..100_000).map(|c| 1e6 + f64::from(c)).collect();
         let huge_draws = huge.iter().sum::<f64>() as u64;
         assert!(matches!(
             MultinomialSampler::new(&huge, huge_draws),
-            MultinomialSampler::Splits(_)
+            MultinomialSampler::Splits(..)
         ));
     }
 }
