@@ -22,7 +22,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::bradley_terry::Problem;
-use crate::existence::beat_edges;
+use crate::existence::{beat_edges, BeatBits};
 use crate::method::{round_rng, RatingKind, RatingMethod, Replicate, Resample};
 use crate::multinomial::MultinomialSampler;
 use crate::newton::Objective;
@@ -139,10 +139,15 @@ impl RatingMethod for BradleyTerry {
         let max_iter = self
             .max_iter
             .unwrap_or(crate::bradley_terry::DEFAULT_NEWTON_MAX_ITER);
+        // The full log's beat graph, strongly connected when its MLE exists (no penalty).
+        let beat_bits = match fit.regularization {
+            Regularization::None => BeatBits::new(counts, self.ties),
+            _ => None,
+        };
         Ok(Box::new(move |rng| {
             let resampled = resampler.replicate_with(rng);
             let (regularization, used_prior) = replicate_penalty(&fit.regularization, || {
-                if same_beat_graph(counts, &resampled, self.ties) {
+                if mle_survives(counts, &resampled, self.ties, beat_bits.as_ref()) {
                     Regularization::None
                 } else {
                     self.regularization(&resampled)
@@ -167,15 +172,38 @@ impl RatingMethod for BradleyTerry {
     }
 }
 
-/// True when every "i beat j" edge of `original` survives in `resampled` (resampling
-/// can only remove edges). The MLE of `original` exists, so the replicate's then does
-/// too, and the graph search of [`crate::mle_obstacles`] can be skipped.
-fn same_beat_graph(original: &PairCounts, resampled: &PairCounts, ties: crate::TieModel) -> bool {
-    original
-        .pairs()
-        .iter()
-        .zip(resampled.pairs())
-        .all(|(o, r)| beat_edges(o, ties) == beat_edges(r, ties))
+/// True when the replicate's MLE surely exists: resampling only removes beat edges
+/// ([`beat_edges`]), so when none is lost, or `full_beat_bits` (the strongly connected
+/// beat graph of `original`) stays strongly connected without the lost ones, the
+/// replicate's beat graph is strongly connected. False means "not known": the caller
+/// asks [`crate::mle_obstacles`].
+fn mle_survives(
+    original: &PairCounts,
+    resampled: &PairCounts,
+    ties: crate::TieModel,
+    full_beat_bits: Option<&BeatBits>,
+) -> bool {
+    let mut lost = Vec::new();
+    for (o, r) in original.pairs().iter().zip(resampled.pairs()) {
+        let (before, after) = (beat_edges(o, ties), beat_edges(r, ties));
+        if before.0 && !after.0 {
+            lost.push((o.i, o.j));
+        }
+        if before.1 && !after.1 {
+            lost.push((o.j, o.i));
+        }
+    }
+    if lost.is_empty() {
+        return true;
+    }
+    let Some(bits) = full_beat_bits else {
+        return false;
+    };
+    let mut bits = bits.clone();
+    for (from, to) in lost {
+        bits.set(from as usize, to as usize, false);
+    }
+    bits.is_strongly_connected()
 }
 
 fn fit_point(fit: &BtFit, models: usize) -> nalgebra::DVector<f64> {

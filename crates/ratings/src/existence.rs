@@ -127,37 +127,74 @@ fn comparison_graphs(counts: &PairCounts, ties: TieModel) -> (Vec<Vec<u32>>, Vec
 /// `models^2 / 4` bytes).
 const BITSET_MAX_MODELS: usize = 4096;
 
-/// Whether "i beat j" ([`beat_edges`]) is strongly connected:
-/// everything model 0 reaches, and everything that reaches model 0, is every model.
-/// Rows of bits make each step of the two searches a few word-wide ORs — the
-/// bootstrap asks this of every replicate that lost a beat edge. `None` above
-/// [`BITSET_MAX_MODELS`] models.
+/// Whether "i beat j" ([`beat_edges`]) is strongly connected ([`BeatBits`]); `None`
+/// above [`BITSET_MAX_MODELS`] models.
 fn beat_graph_is_strongly_connected(counts: &PairCounts, ties: TieModel) -> Option<bool> {
-    let k = counts.models();
-    if k > BITSET_MAX_MODELS {
-        return None;
-    }
-    if k <= 1 {
-        return Some(true);
-    }
-    let words = k.div_ceil(64);
-    let mut beats = vec![0u64; k * words];
-    let mut beaten_by = vec![0u64; k * words];
-    let mut edge = |from: usize, to: usize| {
-        beats[from * words + to / 64] |= 1 << (to % 64);
-        beaten_by[to * words + from / 64] |= 1 << (from % 64);
-    };
-    for p in counts.pairs() {
-        let (i, j) = (p.i as usize, p.j as usize);
-        let (i_beat_j, j_beat_i) = beat_edges(p, ties);
-        if i_beat_j {
-            edge(i, j);
+    BeatBits::new(counts, ties).map(|bits| bits.is_strongly_connected())
+}
+
+/// The "i beat j" graph ([`beat_edges`]) as rows of bits, both ways, for a quick
+/// strong-connectivity check: each step of its two searches is a few word-wide ORs.
+/// The bootstrap builds it once from the full log and asks it, for a replicate that
+/// lost some beat edges, whether the graph without them is still strongly connected.
+#[derive(Debug, Clone)]
+pub(crate) struct BeatBits {
+    models: usize,
+    words: usize,
+    /// Row `i`: the models `i` beat.
+    beats: Vec<u64>,
+    /// Row `j`: the models that beat `j`.
+    beaten_by: Vec<u64>,
+}
+
+impl BeatBits {
+    /// The beat graph of `counts`; `None` above [`BITSET_MAX_MODELS`] models.
+    pub(crate) fn new(counts: &PairCounts, ties: TieModel) -> Option<Self> {
+        let models = counts.models();
+        if models > BITSET_MAX_MODELS {
+            return None;
         }
-        if j_beat_i {
-            edge(j, i);
+        let words = models.div_ceil(64);
+        let mut bits = Self {
+            models,
+            words,
+            beats: vec![0; models * words],
+            beaten_by: vec![0; models * words],
+        };
+        for p in counts.pairs() {
+            let (i_beat_j, j_beat_i) = beat_edges(p, ties);
+            if i_beat_j {
+                bits.set(p.i as usize, p.j as usize, true);
+            }
+            if j_beat_i {
+                bits.set(p.j as usize, p.i as usize, true);
+            }
+        }
+        Some(bits)
+    }
+
+    /// Adds (`present`) or removes the edge "`from` beat `to`".
+    pub(crate) fn set(&mut self, from: usize, to: usize, present: bool) {
+        let words = self.words;
+        for (word, bit) in [
+            (&mut self.beats[from * words + to / 64], to % 64),
+            (&mut self.beaten_by[to * words + from / 64], from % 64),
+        ] {
+            if present {
+                *word |= 1 << bit;
+            } else {
+                *word &= !(1 << bit);
+            }
         }
     }
-    let reaches_all = |rows: &[u64]| {
+
+    /// Everything model 0 reaches, and everything that reaches model 0, is every model.
+    pub(crate) fn is_strongly_connected(&self) -> bool {
+        self.models <= 1 || (self.reaches_all(&self.beats) && self.reaches_all(&self.beaten_by))
+    }
+
+    fn reaches_all(&self, rows: &[u64]) -> bool {
+        let words = self.words;
         let mut reached = vec![0u64; words];
         reached[0] = 1;
         let mut pending = vec![0usize];
@@ -175,9 +212,8 @@ fn beat_graph_is_strongly_connected(counts: &PairCounts, ties: TieModel) -> Opti
             .iter()
             .map(|w| w.count_ones() as usize)
             .sum::<usize>()
-            == k
-    };
-    Some(reaches_all(&beats) && reaches_all(&beaten_by))
+            == self.models
+    }
 }
 
 /// Iterative depth-first order of `graph` from every unvisited node.
@@ -304,6 +340,50 @@ mod tests {
             }
         }
         assert!((200..1000).contains(&connected), "{connected} connected");
+    }
+
+    /// The bootstrap's path: a strongly connected graph's bits with some edges taken
+    /// out answer as Kosaraju does on counts that never had those edges.
+    #[test]
+    fn edges_taken_out_of_the_bits_answer_as_a_graph_without_them() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(8);
+        let (mut kept, mut broken) = (0, 0);
+        for round in 0..400 {
+            let k = 2 + round % 90;
+            let full: Vec<PairTally> = (0..k as u32)
+                .flat_map(|i| (i + 1..k as u32).map(move |j| tally(i, j, 1.0, 1.0, 0.0)))
+                .collect();
+            let mut bits = BeatBits::new(&PairCounts::from_pairs(k, full.clone()), TieModel::Drop)
+                .expect("small");
+            assert!(bits.is_strongly_connected());
+            let lose = [0.3, 0.6, 0.9][round % 3];
+            let reduced: Vec<PairTally> = full
+                .iter()
+                .map(|p| {
+                    let (mut wins_i, mut wins_j) = (p.wins_i, p.wins_j);
+                    if rng.random_bool(lose) {
+                        bits.set(p.i as usize, p.j as usize, false);
+                        wins_i = 0.0;
+                    }
+                    if rng.random_bool(lose) {
+                        bits.set(p.j as usize, p.i as usize, false);
+                        wins_j = 0.0;
+                    }
+                    tally(p.i, p.j, wins_i, wins_j, 0.0)
+                })
+                .collect();
+            let counts = PairCounts::from_pairs(k, reduced);
+            let (beats, _) = comparison_graphs(&counts, TieModel::Drop);
+            let kosaraju = strongly_connected_components(&beats) <= 1;
+            assert_eq!(bits.is_strongly_connected(), kosaraju, "round {round}");
+            if kosaraju {
+                kept += 1;
+            } else {
+                broken += 1;
+            }
+        }
+        assert!(kept > 50 && broken > 50, "{kept} kept, {broken} broken");
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! only on its mass, which is a battle count shared by many cells, so one Walker alias
 //! table ([`AliasTable`]) per distinct mass (over the support where the probability
 //! exceeds about 1e-20: beyond double precision's reach of any uniform) turns each cell
-//! into two random words and a lookup, with no logarithm, square root or rejection.
+//! into one random word and a lookup, with no logarithm, square root or rejection.
 //!
 //! **Binary splits** (when the alias tables would be too large: many distinct or huge
 //! masses). Down a binary tree over the cells, a node holding `n` draws sends
@@ -132,8 +132,9 @@ impl MultinomialTree {
     }
 }
 
-/// At most this many entries in all the Poisson alias tables together (32 MiB at 16
-/// bytes each); beyond, [`MultinomialSampler`] splits binomially instead.
+/// At most this many entries, padding included, in all the Poisson alias tables
+/// together (32 MiB at 16 bytes each); beyond, [`MultinomialSampler`] splits
+/// binomially instead.
 const MAX_TABLE_ENTRIES: usize = 1 << 21;
 
 /// Standard deviations kept on each side of a Poisson mean in its table (plus a margin
@@ -172,27 +173,38 @@ impl MultinomialSampler {
 /// with probability `odds_k` and gives `alias_k` otherwise. By hand because the
 /// bootstrap draws one per cell per round, tens of millions in all, and
 /// `rand_distr::WeightedAliasIndex` (two `Uniform` samplers and a call that is not
-/// inlined per draw) made a bootstrap of 1M arena battles about 10% slower: here the
-/// index is Lemire's multiply-shift of one word (D. Lemire, "Fast random integer
-/// generation in an interval", ACM TOMACS 29, 2019; exact: the rare biased low
-/// products are redrawn) and the coin the top 53 bits of a second.
+/// inlined per draw) made a bootstrap of 1M arena battles about 10% slower.
+///
+/// The table is padded with entries of weight zero to `2^bits` entries, so one random
+/// word is a whole draw: its top `bits` bits pick the entry (exactly uniform) and the
+/// other `64 - bits` bits, as an integer, are the coin against `odds_k` held as a
+/// multiple of `2^-(64 - bits)`. That rounding moves a probability by at most
+/// `2^-(64 - bits)` — `2^-43` for the largest table [`MAX_TABLE_ENTRIES`] allows, below
+/// double precision for tables of up to 2,048 entries, the usual size here.
 #[derive(Debug, Clone)]
 struct AliasTable {
-    entries: Vec<(f64, u32)>,
+    /// `(odds_k 2^shift, alias_k)`; odds of one are `2^shift`, above every coin.
+    entries: Vec<(u64, u32)>,
+    /// `64 - bits`: the coin's width.
+    shift: u32,
 }
 
 impl AliasTable {
     /// The table of `weights` (non-negative, not all zero).
     fn new(weights: &[f64]) -> Self {
-        let len = weights.len();
+        let len = weights.len().max(2).next_power_of_two();
+        let shift = 64 - len.trailing_zeros();
         let total: f64 = weights.iter().sum();
-        let mut scaled: Vec<f64> = weights.iter().map(|w| w * len as f64 / total).collect();
+        let mut scaled: Vec<f64> = (0..len)
+            .map(|k| weights.get(k).map_or(0.0, |w| w * len as f64 / total))
+            .collect();
         let (mut small, mut large): (Vec<usize>, Vec<usize>) =
             (0..len).partition(|&k| scaled[k] < 1.0);
-        let mut entries: Vec<(f64, u32)> = (0..len as u32).map(|k| (1.0, k)).collect();
+        let one = 1u64 << shift;
+        let mut entries: Vec<(u64, u32)> = (0..len as u32).map(|k| (one, k)).collect();
         while let (Some(&s), Some(&l)) = (small.last(), large.last()) {
             small.pop();
-            entries[s] = (scaled[s], l as u32);
+            entries[s] = ((scaled[s] * one as f64).round() as u64, l as u32);
             scaled[l] -= 1.0 - scaled[s];
             if scaled[l] < 1.0 {
                 large.pop();
@@ -200,19 +212,13 @@ impl AliasTable {
             }
         }
         // What is left is 1 up to rounding: kept whole.
-        Self { entries }
+        Self { entries, shift }
     }
 
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
-        let len = self.entries.len() as u64;
-        let index = loop {
-            let product = u128::from(rng.next_u64()) * u128::from(len);
-            let low = product as u64;
-            if low >= len || low >= len.wrapping_neg() % len {
-                break (product >> 64) as usize;
-            }
-        };
-        let coin = (rng.next_u64() >> 11) as f64 * COIN_UNIT;
+        let word = rng.next_u64();
+        let index = (word >> self.shift) as usize;
+        let coin = word & ((1u64 << self.shift) - 1);
         let (odds, alias) = self.entries[index];
         if coin < odds {
             index
@@ -221,9 +227,6 @@ impl AliasTable {
         }
     }
 }
-
-/// `2^-53`: the top 53 bits of a word as a uniform in `[0, 1)`.
-const COIN_UNIT: f64 = 1.0 / 9_007_199_254_740_992.0;
 
 /// `Poisson(mu)` on `lo..lo + len` by a Walker alias table.
 #[derive(Debug, Clone)]
@@ -254,9 +257,10 @@ impl PoissonTable {
         }
     }
 
+    /// Entries of the table of `Poisson(mu)`, padding included.
     fn len(mu: f64) -> usize {
         let (lo, hi) = Self::support(mu);
-        (hi - lo) as usize + 1
+        ((hi - lo) as usize + 1).next_power_of_two()
     }
 
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u64 {
@@ -269,9 +273,10 @@ impl PoissonTable {
 pub(crate) struct Poissonized {
     draws: u64,
     cells: usize,
-    /// Cells of positive mass, each with its table.
-    positive: Vec<(u32, u32)>,
-    tables: Vec<PoissonTable>,
+    /// Cells of positive mass, those of one mass together (in the order of `tables`).
+    positive: Vec<u32>,
+    /// A table per distinct mass, with the end of its cells in `positive`.
+    tables: Vec<(PoissonTable, usize)>,
     /// One categorical draw over the positive cells (indices into `positive`).
     categorical: AliasTable,
 }
@@ -304,23 +309,28 @@ impl Poissonized {
         if entries > MAX_TABLE_ENTRIES {
             return None;
         }
-        let tables = distinct
-            .iter()
-            .map(|&b| PoissonTable::new(mean(b)))
-            .collect();
-        let mut positive: Vec<(u32, u32)> = (0..masses.len())
+        let mut positive: Vec<(u32, usize)> = (0..masses.len())
             .filter(|&c| masses[c] > 0.0)
             .map(|c| {
                 let table = distinct
                     .binary_search(&masses[c].to_bits())
                     .expect("listed");
-                (c as u32, table as u32)
+                (c as u32, table)
             })
             .collect();
-        // Cells of one mass drawn one after another: each table stays in cache while it
-        // is used (about 7% off a bootstrap of 1M arena battles).
+        // Cells of one mass drawn one after another: each table stays in cache, and its
+        // fields in registers, while it is used.
         positive.sort_unstable_by_key(|&(cell, table)| (table, cell));
-        let weights: Vec<f64> = positive.iter().map(|&(c, _)| masses[c as usize]).collect();
+        let tables = distinct
+            .iter()
+            .enumerate()
+            .map(|(t, &b)| {
+                let end = positive.partition_point(|&(_, table)| table <= t);
+                (PoissonTable::new(mean(b)), end)
+            })
+            .collect();
+        let positive: Vec<u32> = positive.into_iter().map(|(cell, _)| cell).collect();
+        let weights: Vec<f64> = positive.iter().map(|&c| masses[c as usize]).collect();
         let categorical = AliasTable::new(&weights);
         Some(Self {
             draws,
@@ -334,18 +344,22 @@ impl Poissonized {
     fn draw<R: Rng + ?Sized>(&self, rng: &mut R) -> Vec<f64> {
         let mut out = vec![0.0; self.cells];
         let mut drawn = 0u64;
-        for &(cell, table) in &self.positive {
-            let count = self.tables[table as usize].sample(rng);
-            out[cell as usize] = count as f64;
-            drawn += count;
+        let mut start = 0;
+        for (table, end) in &self.tables {
+            for &cell in &self.positive[start..*end] {
+                let count = table.sample(rng);
+                out[cell as usize] = count as f64;
+                drawn += count;
+            }
+            start = *end;
         }
         for _ in drawn..self.draws {
-            out[self.positive[self.categorical.sample(rng)].0 as usize] += 1.0;
+            out[self.positive[self.categorical.sample(rng)] as usize] += 1.0;
         }
         // Too many: take away uniformly chosen items, one at a time (rare, and few).
         for left in (self.draws + 1..=drawn).rev() {
             let mut item = rng.random_range(0..left) as f64;
-            for &(cell, _) in &self.positive {
+            for &cell in &self.positive {
                 let count = &mut out[cell as usize];
                 if item < *count {
                     *count -= 1.0;
