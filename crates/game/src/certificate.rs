@@ -23,7 +23,8 @@ pub struct Lottery {
     pub gap: f64,
     /// Certified or not.
     pub status: LotteryStatus,
-    /// Interior-point iterations.
+    /// Solver iterations: interior-point steps, or the pivots of the regularized
+    /// equilibrium's fast path.
     pub iterations: u32,
     /// Proved to be the only maximal lottery (then canonical under any criterion).
     /// `false` means not proved: several may exist and this is the canonical one of

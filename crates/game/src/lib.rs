@@ -14,6 +14,7 @@
 //! (Condorcet, Copeland, Borda) used in reports and baselines, the social-choice orders
 //! (Copeland, Schulze, ranked pairs, Kemeny–Young), Nash averaging and α-Rank.
 
+mod active_set;
 mod alpha_rank;
 mod batch;
 mod certificate;

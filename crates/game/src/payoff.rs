@@ -104,6 +104,38 @@ impl PayoffMatrix {
         })
     }
 
+    /// The K × K matrix with `A_jk = upper(j, k)` above the diagonal and its negative
+    /// below: skew-symmetric by construction, so only finiteness and range are
+    /// checked, once per pair. For payoff surfaces that build a game per context
+    /// many times over (no row-major copy and no mirror reads).
+    ///
+    /// # Errors
+    /// [`GameError::TooFewAgents`], and [`GameError::NotFinite`] or
+    /// [`GameError::OutOfRange`] naming the first bad entry above the diagonal.
+    pub fn from_upper(
+        agents: usize,
+        mut upper: impl FnMut(usize, usize) -> f64,
+    ) -> Result<Self, GameError> {
+        if agents < 2 {
+            return Err(GameError::TooFewAgents(agents));
+        }
+        let mut values = vec![0.0; agents * agents];
+        for row in 0..agents {
+            for column in row + 1..agents {
+                let value = upper(row, column);
+                if !value.is_finite() {
+                    return Err(GameError::NotFinite { row, column, value });
+                }
+                if value.abs() > 1.0 {
+                    return Err(GameError::OutOfRange { row, column, value });
+                }
+                values[row * agents + column] = value;
+                values[column * agents + row] = -value;
+            }
+        }
+        Ok(Self { agents, values })
+    }
+
     /// The margin matrix of pairwise counts (NashEval Eq. 78): `A_jk` is the mean
     /// verdict of the battles between j and k, `(w_jk - w_kj) / (w_jk + w_kj + t_jk)`,
     /// ties counting 0. Pairs never observed are 0 when `allow_unobserved`, else an

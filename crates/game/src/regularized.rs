@@ -3,8 +3,11 @@
 //! `<F(pi*), q - pi*> >= 0` for all q in the simplex, `F(pi) = -A pi + rho (pi - 1/K) + c`
 //! (Lemma 1). For `rho > 0`, `F` is strongly monotone and `pi*` is unique.
 //!
-//! Solved as one convex QP (Clarabel): writing the inner best response of the
-//! maximising player through its Lagrange dual,
+//! Without a hard budget it is first solved by block principal pivoting on its
+//! support ([`crate::active_set`]: a few small dense solves), kept when its gap is
+//! certified. Otherwise, and with a budget, it is solved as one convex QP
+//! (Clarabel): writing the inner best response of the maximising player through its
+//! Lagrange dual,
 //!
 //! ```text
 //! minimise  rho/2 ||q - u||^2 + c^T q + lambda + u^T w + ||w||^2 / (2 rho)
@@ -16,8 +19,7 @@
 //! `-A_SS + rho I` is positive definite), solved exactly and kept when it satisfies
 //! the complementarity conditions; the result is certified by the gap `G_Omega`.
 
-use nalgebra::{DMatrix, DVector};
-
+use crate::active_set::{pivoted_equilibrium, slack, solve_on_support};
 use crate::certificate::{Lottery, GAP_TOLERANCE};
 use crate::payoff::check_costs;
 use crate::qp::Qp;
@@ -76,7 +78,28 @@ fn solve_regularized(
     if !regularizer.costs.is_empty() {
         check_costs(&regularizer.costs, k)?;
     }
-    let cost = |j: usize| regularizer.costs.get(j).copied().unwrap_or(0.0);
+    if budget.is_none() {
+        if let Some((pi, pivots)) = pivoted_equilibrium(a, regularizer) {
+            let pi = crate::lottery::normalized(&pi);
+            let (mut scratch, mut response) = (Vec::new(), vec![0.0; k]);
+            let gap = regularizer.gap(a, &pi, &mut scratch, &mut response);
+            if gap <= GAP_TOLERANCE {
+                return Ok(Lottery::with_gap(pi, gap, pivots));
+            }
+        }
+    }
+    solve_by_qp(a, regularizer, budget)
+}
+
+/// The QP of the module docs, polished on its support and certified.
+pub(crate) fn solve_by_qp(
+    a: &PayoffMatrix,
+    regularizer: &Regularizer,
+    budget: Option<&HardBudget>,
+) -> Result<Lottery, GameError> {
+    let k = a.agents();
+    let rho = regularizer.rho;
+    let cost = |j: usize| regularizer.cost(j);
     let u = 1.0 / k as f64;
     // Variables: q (0..k), lambda (k), mu (k+1..2k+1), w (2k+1..3k+1), and with a
     // budget nu (3k+1).
@@ -157,36 +180,14 @@ fn solve_regularized(
 /// is nonnegative and no agent outside the support has `F_j < lambda`.
 fn polish(a: &PayoffMatrix, regularizer: &Regularizer, pi: &[f64]) -> Option<Vec<f64>> {
     let k = pi.len();
-    let rho = regularizer.rho;
-    let u = 1.0 / k as f64;
-    let cost = |j: usize| regularizer.costs.get(j).copied().unwrap_or(0.0);
     let support: Vec<usize> = (0..k).filter(|&j| pi[j] > SUPPORT_CUTOFF).collect();
-    let s = support.len();
-    let system = DMatrix::from_fn(s + 1, s + 1, |r, c| match (r < s, c < s) {
-        (true, true) => -a.get(support[r], support[c]) + if r == c { rho } else { 0.0 },
-        (true, false) => -1.0,
-        (false, true) => 1.0,
-        (false, false) => 0.0,
-    });
-    let rhs = DVector::from_fn(s + 1, |r, _| {
-        if r < s {
-            rho * u - cost(support[r])
-        } else {
-            1.0
-        }
-    });
-    let solution = system.lu().solve(&rhs)?;
-    if solution.iter().take(s).any(|&x| x < 0.0) {
+    let (full, lambda) = solve_on_support(a, regularizer, &support)?;
+    if full.iter().any(|&x| x < 0.0) {
         return None;
     }
-    let lambda = solution[s];
-    let mut full = vec![0.0; k];
-    for (i, &j) in support.iter().enumerate() {
-        full[j] = solution[i];
-    }
-    let a_pi = a.apply(&full);
+    let w = slack(a, regularizer, &full, lambda);
     let complementary = (0..k)
         .filter(|j| !support.contains(j))
-        .all(|j| -a_pi[j] + rho * (0.0 - u) + cost(j) >= lambda - GAP_TOLERANCE);
+        .all(|j| w[j] >= -GAP_TOLERANCE);
     complementary.then(|| crate::lottery::normalized(&full))
 }

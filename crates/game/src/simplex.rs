@@ -41,7 +41,8 @@ pub struct Regularizer {
 }
 
 impl Regularizer {
-    fn cost(&self, j: usize) -> f64 {
+    /// `c_j`; zero when there are no costs.
+    pub(crate) fn cost(&self, j: usize) -> f64 {
         self.costs.get(j).copied().unwrap_or(0.0)
     }
 

@@ -307,6 +307,37 @@ fn bad_matrices_get_clear_errors() {
     assert_eq!(game.get(0, 1), 0.5); // (3 - 1) / 4, NashEval Eq. 78
 }
 
+/// A game built from the entries above its diagonal is the row-major game with those
+/// entries mirrored, and a bad entry is refused naming its place.
+#[test]
+fn games_built_from_the_upper_triangle_match_the_row_major_ones() {
+    let game = random_game(7, 5);
+    let built = PayoffMatrix::from_upper(7, |j, k| game.get(j, k)).unwrap();
+    assert_eq!(built, game);
+    let nan = PayoffMatrix::from_upper(3, |j, k| if (j, k) == (1, 2) { f64::NAN } else { 0.1 });
+    assert!(matches!(
+        nan.unwrap_err(),
+        GameError::NotFinite {
+            row: 1,
+            column: 2,
+            ..
+        }
+    ));
+    let range = PayoffMatrix::from_upper(3, |_, _| 1.5).unwrap_err();
+    assert!(matches!(
+        range,
+        GameError::OutOfRange {
+            row: 0,
+            column: 1,
+            ..
+        }
+    ));
+    assert_eq!(
+        PayoffMatrix::from_upper(1, |_, _| 0.0).unwrap_err(),
+        GameError::TooFewAgents(1)
+    );
+}
+
 /// Regularized equilibria (rho > 0, with costs): certified by the gap, and the
 /// variational inequality of Lemma 1 holds at every vertex:
 /// `<F(pi), e_j - pi> >= -1e-9`, `F(pi) = -A pi + rho (pi - 1/K) + c`.

@@ -110,13 +110,7 @@ impl GameSet for HeadTable {
         HeadTable::agents(self)
     }
     fn game(&self, i: usize) -> Cow<'_, PayoffMatrix> {
-        let k = HeadTable::agents(self);
-        let mut values = vec![0.0; k * k];
-        self.matrix_into(i, &mut values);
-        Cow::Owned(
-            PayoffMatrix::from_row_major(&values, k)
-                .expect("a structured surface is skew-symmetric in [-1, 1]"),
-        )
+        Cow::Owned(HeadTable::game(self, i))
     }
     fn values_held(&self) -> usize {
         HeadTable::values_held(self)

@@ -39,6 +39,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use verdict_game::PayoffMatrix;
 
 use crate::learner::{solve_symmetric, LearnerError, Scaling};
 use crate::mlp::{check_layers, Adam, Dense, Head, Params};
@@ -328,20 +329,34 @@ impl HeadTable {
     pub fn matrix_into(&self, i: usize, out: &mut [f64]) {
         let k = self.layout.agents;
         out[..k * k].fill(0.0);
+        let upper = self.upper_entries(i);
+        for j in 0..k {
+            for l in j + 1..k {
+                let a = upper(j, l);
+                out[j * k + l] = a;
+                out[l * k + j] = -a;
+            }
+        }
+    }
+
+    /// `A(x_i)` as a game, built straight from the entries above the diagonal
+    /// ([`PayoffMatrix::from_upper`]), as [`Self::matrix_into`] computes them.
+    pub fn game(&self, i: usize) -> PayoffMatrix {
+        PayoffMatrix::from_upper(self.layout.agents, self.upper_entries(i))
+            .expect("a structured surface is skew-symmetric in [-1, 1]")
+    }
+
+    /// `(j, l) -> A_jl(x_i)` for `j < l` (the rank-0 shortcut of [`Self::matrix_into`]).
+    fn upper_entries(&self, i: usize) -> impl Fn(usize, usize) -> f64 + '_ {
+        let k = self.layout.agents;
         let row = self.row(i);
         let exponentials: Option<Vec<f64>> = (self.layout.rank == 0).then(|| {
             let top = row[..k].iter().copied().fold(f64::NEG_INFINITY, f64::max);
             row[..k].iter().map(|s| (s - top).exp()).collect()
         });
-        for j in 0..k {
-            for l in j + 1..k {
-                let a = match &exponentials {
-                    Some(e) if e[j] + e[l] > 0.0 => (e[j] - e[l]) / (e[j] + e[l]),
-                    _ => self.pair_value(i, j, l),
-                };
-                out[j * k + l] = a;
-                out[l * k + j] = -a;
-            }
+        move |j, l| match &exponentials {
+            Some(e) if e[j] + e[l] > 0.0 => (e[j] - e[l]) / (e[j] + e[l]),
+            _ => self.pair_value(i, j, l),
         }
     }
 }
@@ -970,6 +985,7 @@ mod tests {
                 );
                 assert_eq!(matrix[j * k + l], -matrix[l * k + j]);
                 assert!(matrix[j * k + l].is_finite());
+                assert_eq!(table.game(0).get(j, l), matrix[j * k + l]);
             }
         }
     }
