@@ -34,6 +34,18 @@ pub(crate) fn dot(x: &[f64], y: &[f64]) -> f64 {
     partial.iter().sum::<f64>() + tail
 }
 
+/// `value` when it may stand at `(row, column)` of a payoff matrix: finite and in
+/// `[-1, 1]`.
+fn checked_entry(row: usize, column: usize, value: f64) -> Result<f64, GameError> {
+    if !value.is_finite() {
+        return Err(GameError::NotFinite { row, column, value });
+    }
+    if value.abs() > 1.0 {
+        return Err(GameError::OutOfRange { row, column, value });
+    }
+    Ok(value)
+}
+
 /// A skew-symmetric payoff matrix with entries in `[-1, 1]`, row-major.
 /// `A_jk > 0`: agent j is preferred to agent k (NashEval Section 3).
 #[derive(Debug, Clone, PartialEq)]
@@ -80,13 +92,7 @@ impl PayoffMatrix {
         }
         for row in 0..agents {
             for column in 0..agents {
-                let value = values[row * agents + column];
-                if !value.is_finite() {
-                    return Err(GameError::NotFinite { row, column, value });
-                }
-                if value.abs() > 1.0 {
-                    return Err(GameError::OutOfRange { row, column, value });
-                }
+                let value = checked_entry(row, column, values[row * agents + column])?;
                 let mirror = values[column * agents + row];
                 if (value + mirror).abs() > SKEW_TOLERANCE {
                     return Err(GameError::NotSkewSymmetric {
@@ -122,13 +128,7 @@ impl PayoffMatrix {
         let mut values = vec![0.0; agents * agents];
         for row in 0..agents {
             for column in row + 1..agents {
-                let value = upper(row, column);
-                if !value.is_finite() {
-                    return Err(GameError::NotFinite { row, column, value });
-                }
-                if value.abs() > 1.0 {
-                    return Err(GameError::OutOfRange { row, column, value });
-                }
+                let value = checked_entry(row, column, upper(row, column))?;
                 values[row * agents + column] = value;
                 values[column * agents + row] = -value;
             }

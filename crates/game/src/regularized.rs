@@ -81,8 +81,7 @@ fn solve_regularized(
     if budget.is_none() {
         if let Some((pi, pivots)) = pivoted_equilibrium(a, regularizer) {
             let pi = crate::lottery::normalized(&pi);
-            let (mut scratch, mut response) = (Vec::new(), vec![0.0; k]);
-            let gap = regularizer.gap(a, &pi, &mut scratch, &mut response);
+            let gap = regularized_gap(a, regularizer, &pi);
             if gap <= GAP_TOLERANCE {
                 return Ok(Lottery::with_gap(pi, gap, pivots));
             }
@@ -160,10 +159,7 @@ pub(crate) fn solve_by_qp(
     let pi = crate::lottery::normalized(&x[..k]);
     let Some(budget) = budget else {
         let polished = polish(a, regularizer, &pi);
-        let certificate = |p: &[f64]| {
-            let (mut scratch, mut response) = (Vec::new(), vec![0.0; k]);
-            regularizer.gap(a, p, &mut scratch, &mut response)
-        };
+        let certificate = |p: &[f64]| regularized_gap(a, regularizer, p);
         return Ok(Lottery::best_of(pi, polished, certificate, iterations));
     };
     let certificate = |p: &[f64]| {
@@ -174,6 +170,13 @@ pub(crate) fn solve_by_qp(
         (at_p + budget.best_payoff(&negated)).max(0.0)
     };
     Ok(Lottery::best_of(pi, None, certificate, iterations))
+}
+
+/// The certificate of a regularized equilibrium without a budget: the gap
+/// `G_Omega(p)` (Eq. 30).
+fn regularized_gap(a: &PayoffMatrix, regularizer: &Regularizer, p: &[f64]) -> f64 {
+    let (mut scratch, mut response) = (Vec::new(), vec![0.0; p.len()]);
+    regularizer.gap(a, p, &mut scratch, &mut response)
 }
 
 /// Exact solve of the equilibrium conditions on the support of `pi`, if the result
