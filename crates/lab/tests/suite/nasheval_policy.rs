@@ -148,6 +148,10 @@ fn network_trained_on_true_payoffs_reaches_small_gap() {
 /// Epochs that visit a random quarter of the contexts each (`epoch_contexts`, which
 /// bounds an epoch's cost on large logs) reach the same closed form: each context is
 /// still seen once every four epochs on average, in a fresh order.
+///
+/// The mean gap is bounded by 2e-3, not the 1e-3 of full epochs: over seeds 1–12 this
+/// training ends at 0.0008–0.0017 (full epochs of the same steps: 0.0001–0.0010), and
+/// the exact figure of one seed moves with the rounding of the matrix products.
 #[test]
 fn epochs_of_a_subset_of_contexts_reach_the_closed_form() {
     let (features, games, closed_form) = cyclic_games();
@@ -160,7 +164,8 @@ fn epochs_of_a_subset_of_contexts_reach_the_closed_form() {
     };
     let (network, _) = Network::train(&features, 2, &games, &loss, &options, &|_, _| {});
     let policies = network.predict(&features);
-    assert!(loss.mean(&games, &policies) <= 1e-3);
+    let mean_gap = loss.mean(&games, &policies);
+    assert!(mean_gap <= 2e-3, "mean gap {mean_gap}");
     within(&policies, &closed_form, 0.02, 0.005);
 }
 
