@@ -122,15 +122,44 @@ impl PayoffMatrix {
         agents: usize,
         mut upper: impl FnMut(usize, usize) -> f64,
     ) -> Result<Self, GameError> {
+        Self::from_upper_rows(agents, |row, entries| {
+            for (offset, entry) in entries.iter_mut().enumerate() {
+                *entry = upper(row, row + 1 + offset);
+            }
+        })
+    }
+
+    /// [`Self::from_upper`] a row at a time: `fill(j, entries)` writes
+    /// `A_j,j+1 … A_j,K−1` into `entries` (length `K − 1 − j`), a contiguous slice a
+    /// surface can compute in one vectorizable loop; the entries are then checked as
+    /// a slice and mirrored below the diagonal.
+    ///
+    /// # Errors
+    /// As [`Self::from_upper`].
+    pub fn from_upper_rows(
+        agents: usize,
+        mut fill: impl FnMut(usize, &mut [f64]),
+    ) -> Result<Self, GameError> {
         if agents < 2 {
             return Err(GameError::TooFewAgents(agents));
         }
         let mut values = vec![0.0; agents * agents];
         for row in 0..agents {
-            for column in row + 1..agents {
-                let value = checked_entry(row, column, upper(row, column))?;
-                values[row * agents + column] = value;
-                values[column * agents + row] = -value;
+            let entries = &mut values[row * agents + row + 1..(row + 1) * agents];
+            fill(row, entries);
+            // A fold without early exit, so that it vectorizes; `|v| <= 1` is false
+            // for NaN too. The precise error is looked up only when one is there.
+            if !entries.iter().fold(true, |ok, v| ok & (v.abs() <= 1.0)) {
+                for (offset, &value) in entries.iter().enumerate() {
+                    checked_entry(row, row + 1 + offset, value)?;
+                }
+            }
+        }
+        // The mirror, a row below the diagonal at a time (reads across rows rather
+        // than writes across them).
+        for row in 1..agents {
+            for column in 0..row {
+                values[row * agents + column] = -values[column * agents + row];
             }
         }
         Ok(Self { agents, values })

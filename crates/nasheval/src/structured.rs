@@ -329,34 +329,55 @@ impl HeadTable {
     pub fn matrix_into(&self, i: usize, out: &mut [f64]) {
         let k = self.layout.agents;
         out[..k * k].fill(0.0);
-        let upper = self.upper_entries(i);
+        let mut fill = self.upper_rows(i);
         for j in 0..k {
+            fill(j, &mut out[j * k + j + 1..(j + 1) * k]);
             for l in j + 1..k {
-                let a = upper(j, l);
-                out[j * k + l] = a;
-                out[l * k + j] = -a;
+                out[l * k + j] = -out[j * k + l];
             }
         }
     }
 
-    /// `A(x_i)` as a game, built straight from the entries above the diagonal
-    /// ([`PayoffMatrix::from_upper`]), as [`Self::matrix_into`] computes them.
+    /// `A(x_i)` as a game, built straight from the entries above the diagonal a row
+    /// at a time ([`PayoffMatrix::from_upper_rows`]), as [`Self::matrix_into`]
+    /// computes them.
     pub fn game(&self, i: usize) -> PayoffMatrix {
-        PayoffMatrix::from_upper(self.layout.agents, self.upper_entries(i))
+        PayoffMatrix::from_upper_rows(self.layout.agents, self.upper_rows(i))
             .expect("a structured surface is skew-symmetric in [-1, 1]")
     }
 
-    /// `(j, l) -> A_jl(x_i)` for `j < l` (the rank-0 shortcut of [`Self::matrix_into`]).
-    fn upper_entries(&self, i: usize) -> impl Fn(usize, usize) -> f64 + '_ {
+    /// `(j, entries)`: writes `A_jl(x_i)` for `l = j+1 … K−1` into `entries` (the
+    /// rank-0 shortcut of [`Self::matrix_into`] in one loop over the slice, which the
+    /// compiler vectorizes: building games was a third of a K = 128 fit's time when
+    /// each entry was a call of its own).
+    fn upper_rows(&self, i: usize) -> impl FnMut(usize, &mut [f64]) + '_ {
         let k = self.layout.agents;
         let row = self.row(i);
         let exponentials: Option<Vec<f64>> = (self.layout.rank == 0).then(|| {
             let top = row[..k].iter().copied().fold(f64::NEG_INFINITY, f64::max);
             row[..k].iter().map(|s| (s - top).exp()).collect()
         });
-        move |j, l| match &exponentials {
-            Some(e) if e[j] + e[l] > 0.0 => (e[j] - e[l]) / (e[j] + e[l]),
-            _ => self.pair_value(i, j, l),
+        move |j, entries: &mut [f64]| match &exponentials {
+            Some(e) => {
+                let ej = e[j];
+                for (entry, &el) in entries.iter_mut().zip(&e[j + 1..]) {
+                    *entry = (ej - el) / (ej + el);
+                }
+                // Both exponentials underflowed (0 / 0, only possible when `E_j` did):
+                // the tangent instead.
+                if ej == 0.0 {
+                    for (offset, entry) in entries.iter_mut().enumerate() {
+                        if entry.is_nan() {
+                            *entry = self.pair_value(i, j, j + 1 + offset);
+                        }
+                    }
+                }
+            }
+            None => {
+                for (offset, entry) in entries.iter_mut().enumerate() {
+                    *entry = self.pair_value(i, j, j + 1 + offset);
+                }
+            }
         }
     }
 }
