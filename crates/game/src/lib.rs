@@ -46,7 +46,7 @@ pub use metrics::{
     exploitability, game_value, strict_win_rate, support, support_f1, SUPPORT_THRESHOLD,
 };
 pub use nash_averaging::{log_odds_from_counts, nash_averaging, NashAverage};
-pub use payoff::{PayoffMatrix, SKEW_TOLERANCE};
+pub use payoff::{skew_from_upper_rows_into, PayoffMatrix, SKEW_TOLERANCE};
 pub use problem::Equilibrium;
 pub use regularized::{budgeted_regularized_equilibrium, regularized_equilibrium};
 pub use robust::{

@@ -46,6 +46,27 @@ fn checked_entry(row: usize, column: usize, value: f64) -> Result<f64, GameError
     Ok(value)
 }
 
+/// Writes the `K × K` row-major matrix with `A_jk` above the diagonal as
+/// `fill(j, entries)` writes them (`A_j,j+1 … A_j,K−1`, a contiguous slice), its
+/// negative below and zeros on it, into `out[..K²]`; unchecked (callers check or
+/// trust the entries). The mirror is written a row below the diagonal at a time,
+/// reading across rows rather than writing across them.
+pub fn skew_from_upper_rows_into(
+    agents: usize,
+    out: &mut [f64],
+    mut fill: impl FnMut(usize, &mut [f64]),
+) {
+    for row in 0..agents {
+        out[row * agents + row] = 0.0;
+        fill(row, &mut out[row * agents + row + 1..(row + 1) * agents]);
+    }
+    for row in 1..agents {
+        for column in 0..row {
+            out[row * agents + column] = -out[column * agents + row];
+        }
+    }
+}
+
 /// A skew-symmetric payoff matrix with entries in `[-1, 1]`, row-major.
 /// `A_jk > 0`: agent j is preferred to agent k (NashEval Section 3).
 #[derive(Debug, Clone, PartialEq)]
@@ -144,25 +165,22 @@ impl PayoffMatrix {
             return Err(GameError::TooFewAgents(agents));
         }
         let mut values = vec![0.0; agents * agents];
-        for row in 0..agents {
-            let entries = &mut values[row * agents + row + 1..(row + 1) * agents];
+        let mut first_error = None;
+        skew_from_upper_rows_into(agents, &mut values, |row, entries| {
             fill(row, entries);
             // A fold without early exit, so that it vectorizes; `|v| <= 1` is false
             // for NaN too. The precise error is looked up only when one is there.
-            if !entries.iter().fold(true, |ok, v| ok & (v.abs() <= 1.0)) {
-                for (offset, &value) in entries.iter().enumerate() {
-                    checked_entry(row, row + 1 + offset, value)?;
-                }
+            if first_error.is_none() && !entries.iter().fold(true, |ok, v| ok & (v.abs() <= 1.0)) {
+                first_error = entries
+                    .iter()
+                    .enumerate()
+                    .find_map(|(offset, &value)| checked_entry(row, row + 1 + offset, value).err());
             }
+        });
+        match first_error {
+            Some(error) => Err(error),
+            None => Ok(Self { agents, values }),
         }
-        // The mirror, a row below the diagonal at a time (reads across rows rather
-        // than writes across them).
-        for row in 1..agents {
-            for column in 0..row {
-                values[row * agents + column] = -values[column * agents + row];
-            }
-        }
-        Ok(Self { agents, values })
     }
 
     /// The margin matrix of pairwise counts (NashEval Eq. 78): `A_jk` is the mean

@@ -39,7 +39,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use verdict_game::PayoffMatrix;
+use verdict_game::{skew_from_upper_rows_into, PayoffMatrix};
 
 use crate::learner::{solve_symmetric, LearnerError, Scaling};
 use crate::mlp::{check_layers, Adam, Dense, Head, Params};
@@ -327,15 +327,7 @@ impl HeadTable {
     /// the two agree to rounding (within 1e-15, tested), and a pair whose both
     /// exponentials underflow falls back to the tangent.
     pub fn matrix_into(&self, i: usize, out: &mut [f64]) {
-        let k = self.layout.agents;
-        out[..k * k].fill(0.0);
-        let mut fill = self.upper_rows(i);
-        for j in 0..k {
-            fill(j, &mut out[j * k + j + 1..(j + 1) * k]);
-            for l in j + 1..k {
-                out[l * k + j] = -out[j * k + l];
-            }
-        }
+        skew_from_upper_rows_into(self.layout.agents, out, self.upper_rows(i));
     }
 
     /// `A(x_i)` as a game, built straight from the entries above the diagonal a row
