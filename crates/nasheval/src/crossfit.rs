@@ -20,6 +20,7 @@ use crate::settings::NuisanceDesign;
 use crate::structured::{
     HeadTable, Objective, PairTarget, StructuredOptions, StructuredReport, StructuredSurface,
 };
+use crate::structured_propensity::StructuredPropensity;
 
 /// The largest catalogue `Auto` models menu by menu.
 pub const PER_MENU_LIMIT: usize = 20;
@@ -319,6 +320,39 @@ pub fn cross_fit(
         let (held, train): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| folds[i] == fold);
         let held_x = gather(&log.features, columns, &held);
         let train_x = gather(&log.features, columns, &train);
+        // A structured design's propensity and outcome models train at once: each
+        // network trains on one thread.
+        let (mut structured_propensity, mut structured_outcome) = if design
+            == NuisanceDesign::Structured
+        {
+            let targets = verdict_targets(log, &observed, pairs, &train);
+            let (propensity, outcome) = rayon::join(
+                || {
+                    (!logged_propensities).then(|| {
+                        StructuredPropensity::fit(
+                            &log.features,
+                            columns,
+                            log.agents.len(),
+                            &log.menus,
+                            &train,
+                            &|i, m| observed.selected(i, m),
+                            &options
+                                .structured
+                                .seeded(options.structured.seed ^ fold as u64 ^ 0x0E5E_1EC7),
+                        )
+                    })
+                },
+                || fit_structured(log, &targets, &structured),
+            );
+            let propensity = propensity.transpose().map_err(|e| {
+                LearnerError(format!("fold {fold}, structured propensity model: {e}"))
+            })?;
+            let outcome = outcome
+                .map_err(|e| LearnerError(format!("fold {fold}, structured outcome model: {e}")))?;
+            (propensity, Some(outcome))
+        } else {
+            (None, None)
+        };
         // A fold's propensity model is evaluated at every selected (context, menu),
         // whose propensity weights a correction term of Eq. 42, and at a weighted
         // sample of the others for an unbiased out-of-fold log loss: about
@@ -332,7 +366,11 @@ pub fn cross_fit(
                 SAMPLED_MENUS_PER_CONTEXT,
                 options.seed ^ (fold as u64) ^ 0x0E7A_1055,
             );
-            let predicted = if design != NuisanceDesign::PerMenu {
+            let predicted = if let Some(model) = structured_propensity.take() {
+                done += 1;
+                progress(done, total);
+                model.predict_at(&log.features, &cells, &log.menus)
+            } else if design != NuisanceDesign::PerMenu {
                 let model = PooledPropensity::fit(
                     &log.features,
                     columns,
@@ -392,11 +430,7 @@ pub fn cross_fit(
         if design != NuisanceDesign::PerMenu {
             // One outcome model over every menu: one value per pair, on the held-out
             // contexts.
-            let targets = verdict_targets(log, &observed, pairs, &train);
-            if design == NuisanceDesign::Structured {
-                let (model, report) = fit_structured(log, &targets, &structured).map_err(|e| {
-                    LearnerError(format!("fold {fold}, structured outcome model: {e}"))
-                })?;
+            if let Some((model, report)) = structured_outcome.take() {
                 // The first fold's choice of rank holds for the others.
                 structured.rank = Some(report.rank);
                 let table =
@@ -407,6 +441,7 @@ pub fn cross_fit(
                     structured_models.push(model);
                 }
             } else {
+                let targets = verdict_targets(log, &observed, pairs, &train);
                 let model = fit_pooled(log, &targets, &options.outcome)
                     .map_err(|e| LearnerError(format!("fold {fold}, pooled outcome model: {e}")))?;
                 let predicted = model.predict(&held_x, &pairs.pairs);

@@ -201,11 +201,11 @@ pub fn fit(
 /// the cross-fitting folds).
 const SELECTION_FOLDS: usize = 3;
 
-/// What `auto` resolves to: among the plug-in surface and the debiased surface with
-/// a shared or (for at most [`crate::payoff::PAIR_COLUMNS_LIMIT`] pairs) a per-pair
-/// payoff regression, the one with the lowest held-out
-/// doubly-robust risk ([`crate::selection`]); ties go to the plug-in, then to the
-/// shared regression.
+/// What `auto` resolves to: among the plug-in surface and the debiased surfaces —
+/// with a shared, a per-pair or a structured payoff regression for at most
+/// [`crate::payoff::PAIR_COLUMNS_LIMIT`] pairs, with the structured one for more —
+/// the one with the lowest held-out doubly-robust risk ([`crate::selection`]); ties
+/// go to the plug-in, then to the earlier candidate.
 fn select_surface(
     log: &ContextualLog,
     options: &FitOptions,
@@ -249,7 +249,12 @@ fn select_surface(
     );
     // One regressor per pair is a candidate for small catalogues only: at K = 16 it
     // is 120 regressions per selection fold, for a surface the shared regression can
-    // represent too.
+    // represent too. A large catalogue's candidate is the structured regression
+    // alone: the shared LightGBM regression over (context, pair) rows was a
+    // quarter of a K = 16 fit's time (43 of 164 s at 135,000 contexts), its design
+    // the largest thing a K = 128 fit holds, and its held-out risk the highest of
+    // the three surfaces on every seed of the arena world (EXPERIMENTS.md);
+    // `--payoff-regression shared` still fits it.
     let candidates: &[(&str, PayoffRegression)] = if has_pair_columns(pairs) {
         &[
             ("debiased-shared", PayoffRegression::Shared),
@@ -257,10 +262,7 @@ fn select_surface(
             ("debiased-structured", PayoffRegression::Structured),
         ]
     } else {
-        &[
-            ("debiased-shared", PayoffRegression::Shared),
-            ("debiased-structured", PayoffRegression::Structured),
-        ]
+        &[("debiased-structured", PayoffRegression::Structured)]
     };
     for &(name, regression) in candidates {
         let predicted = out_of_fold_regression(

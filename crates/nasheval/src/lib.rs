@@ -42,6 +42,7 @@ mod schema;
 pub mod selection;
 mod settings;
 pub mod structured;
+pub mod structured_propensity;
 pub mod summary;
 #[cfg(test)]
 mod test_support;

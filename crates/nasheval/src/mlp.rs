@@ -293,6 +293,54 @@ impl Adam {
     }
 }
 
+/// How [`train_early_stopped`] runs Adam.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct EarlyStopping {
+    /// Adam's first step size.
+    pub(crate) learning_rate: f64,
+    /// L2 weight decay.
+    pub(crate) weight_decay: f64,
+    /// Epochs at most.
+    pub(crate) max_epochs: usize,
+    /// Epochs without a better held-out loss before stopping.
+    pub(crate) patience: usize,
+}
+
+/// Adam from `params` with early stopping: `epoch(params, adam)` takes one epoch's
+/// steps and `held_out(params)` measures the loss that decides. The step size halves
+/// after every third epoch without a better held-out loss, and training stops after
+/// `patience` of them. Returns the best parameters, their held-out loss and their
+/// epoch (0 when none improved on the start).
+pub(crate) fn train_early_stopped(
+    params: Params,
+    schedule: EarlyStopping,
+    mut epoch: impl FnMut(&mut Params, &mut Adam),
+    held_out: impl Fn(&Params) -> f64,
+) -> (Params, f64, usize) {
+    let start_loss = held_out(&params);
+    let mut adam = Adam::new(&params, schedule.learning_rate, schedule.weight_decay);
+    let mut best = (params.clone(), start_loss, 0);
+    let mut params = params;
+    let mut since_best = 0;
+    for at in 1..=schedule.max_epochs {
+        epoch(&mut params, &mut adam);
+        let loss = held_out(&params);
+        if loss < best.1 {
+            best = (params.clone(), loss, at);
+            since_best = 0;
+        } else {
+            since_best += 1;
+            if since_best % 3 == 0 {
+                adam.rate *= 0.5;
+            }
+            if since_best >= schedule.patience {
+                break;
+            }
+        }
+    }
+    best
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

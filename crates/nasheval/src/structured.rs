@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 use verdict_game::{skew_from_upper_rows_into, PayoffMatrix};
 
 use crate::learner::{solve_symmetric, LearnerError, Scaling};
-use crate::mlp::{check_layers, Adam, Dense, Head, Params};
+use crate::mlp::{check_layers, train_early_stopped, Adam, Dense, EarlyStopping, Head, Params};
 
 /// The ranks `auto` chooses among, by held-out loss.
 pub const CANDIDATE_RANKS: [usize; 4] = [0, 1, 2, 4];
@@ -158,6 +158,16 @@ impl StructuredOptions {
     /// Whether these are the defaults (a model file leaves them out then).
     pub fn is_default(&self) -> bool {
         *self == Self::default()
+    }
+
+    /// Adam's schedule of these settings.
+    pub(crate) fn schedule(&self) -> EarlyStopping {
+        EarlyStopping {
+            learning_rate: self.learning_rate,
+            weight_decay: self.weight_decay,
+            max_epochs: self.max_epochs,
+            patience: self.patience,
+        }
     }
 
     /// These settings with the seed of a fit's stage.
@@ -526,17 +536,14 @@ impl Training<'_> {
     /// returns the kept parameters, their held-out loss and epoch.
     fn run(
         &self,
-        mut params: Params,
+        params: Params,
         train: &mut [usize],
         valid: &[usize],
         options: &StructuredOptions,
         rng: &mut ChaCha8Rng,
     ) -> (Params, f64, usize) {
-        let mut best = (params.clone(), self.mean_loss(&params, valid), 0);
-        let mut adam = Adam::new(&params, options.learning_rate, options.weight_decay);
-        let mut since_best = 0;
         let width = self.layout.width();
-        for epoch in 1..=options.max_epochs {
+        let epoch = |params: &mut Params, adam: &mut Adam| {
             train.shuffle(rng);
             let visited = train.len().min(options.epoch_targets.max(1));
             for batch in train[..visited].chunks(options.batch_size.max(1)) {
@@ -564,23 +571,12 @@ impl Training<'_> {
                     );
                 }
                 let grad = params.backward(&x, &acts, delta);
-                adam.update(&mut params, &grad);
+                adam.update(params, &grad);
             }
-            let loss = self.mean_loss(&params, valid);
-            if loss < best.1 {
-                best = (params.clone(), loss, epoch);
-                since_best = 0;
-            } else {
-                since_best += 1;
-                if since_best % 3 == 0 {
-                    adam.rate *= 0.5;
-                }
-                if since_best >= options.patience {
-                    break;
-                }
-            }
-        }
-        best
+        };
+        train_early_stopped(params, options.schedule(), epoch, |params| {
+            self.mean_loss(params, valid)
+        })
     }
 }
 

@@ -146,11 +146,21 @@ pub fn fit_summary(model: &NashEvalModel, model_name: &str, seconds: Option<f64>
     if !s.fold_sizes.is_empty() {
         let sizes: Vec<String> = s.fold_sizes.iter().map(ToString::to_string).collect();
         let _ = writeln!(text, "folds                 {}", sizes.join(", "));
+        // A structured design's outcome and propensity models are its perceptrons,
+        // whatever backbone the options name.
+        let structured = s.nuisance_design == Some(NuisanceDesign::Structured);
+        let name = |backbone: &verdict_nasheval::backbone::Backbone| {
+            if structured {
+                "structured"
+            } else {
+                backbone.name()
+            }
+        };
         let _ = writeln!(
             text,
             "backbones             outcome {}, propensity {}, payoff {} ({:?})",
-            o.outcome_backbone.name(),
-            o.propensity_backbone.name(),
+            name(&o.outcome_backbone),
+            name(&o.propensity_backbone),
             o.payoff_backbone.name(),
             o.regression
         );
