@@ -3,7 +3,10 @@
 //! model `ê^m` is fitted to `S^m` on the other folds' contexts (binary log loss) and an
 //! outcome model `μ̂^m_jk` for every pair of the menu on the other folds' contexts
 //! with `S^m = 1` (squared error). Predictions on the held-out fold are the
-//! out-of-fold nuisances the pseudo-outcomes of Eq. 42 are built from.
+//! out-of-fold nuisances the pseudo-outcomes of Eq. 42 are built from. Large or
+//! sparse catalogues use one model per fold for every menu instead
+//! ([`NuisanceDesign`]): pooled LightGBM models over `(x, menu)` and `(x, j, k)`, or
+//! the structured propensity and outcome models, whose outputs are per agent.
 
 use verdict_feedback::ContextualLog;
 #[cfg(doc)]

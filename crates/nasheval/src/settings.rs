@@ -23,14 +23,16 @@ pub enum NuisanceDesign {
         )
     )]
     Pooled,
-    /// Per fold, the pooled propensity model and one structured outcome model: each
-    /// agent's score and `r` cyclic coordinates from the context, every pair's
+    /// Per fold, one structured propensity model — each agent's selection score and
+    /// an offset from the context, every menu's `logit ê^m(x)` their sum over its
+    /// agents ([`crate::structured_propensity`]) — and one structured outcome model:
+    /// each agent's score and `r` cyclic coordinates from the context, every pair's
     /// `μ_jk(x) = tanh(d_jk(x)/2)` from them ([`crate::structured`]), trained on
     /// every verdict by likelihood. Outputs grow with K, not with the pairs.
     #[cfg_attr(
         feature = "clap",
         value(
-            help = "Pooled propensities and one outcome model of each agent's score and cyclic coordinates per fold (grows with K, not K²)"
+            help = "One propensity model and one outcome model of each agent's scores (and cyclic coordinates) per fold (grows with K, not K²)"
         )
     )]
     Structured,

@@ -513,6 +513,18 @@ fn arena_world_fits_with_rare_and_unmet_pairs() {
     assert!(stderr.contains("never met (model_"), "{stderr}");
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["summary"]["nuisance_design"], "Structured");
+    // A catalogue of 120 pairs: auto weighs the plug-in against the structured
+    // regression alone, and the structured propensity model's out-of-fold log loss
+    // is below the constant's, -(e ln e + (1 - e) ln(1 - e)) at e = 1/120 (0.0482).
+    let candidates: Vec<&str> = report["summary"]["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(candidates, ["plugin", "debiased-structured"]);
+    let propensity_loss = report["summary"]["propensity_loss"].as_f64().unwrap();
+    assert!(propensity_loss > 0.0 && propensity_loss < 0.0482, "{propensity_loss}");
     assert!(!report["summary"]["sparse_menus"]
         .as_array()
         .unwrap()
