@@ -524,7 +524,10 @@ fn arena_world_fits_with_rare_and_unmet_pairs() {
         .collect();
     assert_eq!(candidates, ["plugin", "debiased-structured"]);
     let propensity_loss = report["summary"]["propensity_loss"].as_f64().unwrap();
-    assert!(propensity_loss > 0.0 && propensity_loss < 0.0482, "{propensity_loss}");
+    assert!(
+        propensity_loss > 0.0 && propensity_loss < 0.0482,
+        "{propensity_loss}"
+    );
     assert!(!report["summary"]["sparse_menus"]
         .as_array()
         .unwrap()
