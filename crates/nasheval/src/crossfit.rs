@@ -323,39 +323,25 @@ pub fn cross_fit(
         let (held, train): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| folds[i] == fold);
         let held_x = gather(&log.features, columns, &held);
         let train_x = gather(&log.features, columns, &train);
-        // A structured design's propensity and outcome models train at once: each
-        // network trains on one thread.
-        let (mut structured_propensity, mut structured_outcome) = if design
-            == NuisanceDesign::Structured
-        {
-            let targets = verdict_targets(log, &observed, pairs, &train);
-            let (propensity, outcome) = rayon::join(
-                || {
+        let (mut structured_propensity, mut structured_outcome) =
+            if design == NuisanceDesign::Structured {
+                let (propensity, outcome) = fit_structured_fold(
+                    log,
+                    &observed,
+                    pairs,
+                    &train,
                     (!logged_propensities).then(|| {
-                        StructuredPropensity::fit(
-                            &log.features,
-                            columns,
-                            log.agents.len(),
-                            &log.menus,
-                            &train,
-                            &|i, m| observed.selected(i, m),
-                            &options
-                                .structured
-                                .seeded(options.structured.seed ^ fold as u64 ^ 0x0E5E_1EC7),
-                        )
-                    })
-                },
-                || fit_structured(log, &targets, &structured),
-            );
-            let propensity = propensity.transpose().map_err(|e| {
-                LearnerError(format!("fold {fold}, structured propensity model: {e}"))
-            })?;
-            let outcome = outcome
-                .map_err(|e| LearnerError(format!("fold {fold}, structured outcome model: {e}")))?;
-            (propensity, Some(outcome))
-        } else {
-            (None, None)
-        };
+                        options
+                            .structured
+                            .seeded(options.structured.seed ^ fold as u64 ^ 0x0E5E_1EC7)
+                    }),
+                    &structured,
+                )
+                .map_err(|e| LearnerError(format!("fold {fold}, {e}")))?;
+                (propensity, Some(outcome))
+            } else {
+                (None, None)
+            };
         // A fold's propensity model is evaluated at every selected (context, menu),
         // whose propensity weights a correction term of Eq. 42, and at a weighted
         // sample of the others for an unbiased out-of-fold log loss: about
@@ -644,6 +630,48 @@ fn fit_structured(
         Objective::Verdict,
         options,
     )
+}
+
+/// A structured fold's propensity model (if any) and outcome model with its report.
+type StructuredFold = (
+    Option<StructuredPropensity>,
+    (StructuredSurface, StructuredReport),
+);
+
+/// A structured fold's models on the contexts `train`: the structured propensity
+/// model (when `propensity` gives its settings; a log with its own propensities needs
+/// none) and the structured outcome model, trained at once, as each network trains on
+/// one thread. An error names the model.
+fn fit_structured_fold(
+    log: &ContextualLog,
+    observed: &Observed,
+    pairs: &PairMap,
+    train: &[usize],
+    propensity: Option<StructuredOptions>,
+    outcome: &StructuredOptions,
+) -> Result<StructuredFold, LearnerError> {
+    let targets = verdict_targets(log, observed, pairs, train);
+    let (propensity, outcome) = rayon::join(
+        || {
+            propensity.map(|settings| {
+                StructuredPropensity::fit(
+                    &log.features,
+                    log.feature_names.len(),
+                    log.agents.len(),
+                    &log.menus,
+                    train,
+                    &|i, m| observed.selected(i, m),
+                    &settings,
+                )
+            })
+        },
+        || fit_structured(log, &targets, outcome),
+    );
+    let propensity = propensity
+        .transpose()
+        .map_err(|e| LearnerError(format!("structured propensity model: {e}")))?;
+    let outcome = outcome.map_err(|e| LearnerError(format!("structured outcome model: {e}")))?;
+    Ok((propensity, outcome))
 }
 
 /// The pooled outcome model on the verdict `targets` ([`verdict_targets`]).
