@@ -308,7 +308,9 @@ pub struct PooledPropensity {
     pub model: Model,
 }
 
-fn push_menu_row(out: &mut Vec<f64>, x: &[f64], agents: usize, menu: &[usize]) {
+/// Appends the design row of menu `menu` at context `x`: `x`, the multi-hot of its
+/// agents, its size.
+pub(crate) fn push_menu_row(out: &mut Vec<f64>, x: &[f64], agents: usize, menu: &[usize]) {
     out.extend_from_slice(x);
     out.extend((0..agents).map(|a| f64::from(u8::from(menu.contains(&a)))));
     out.push(menu.len() as f64);

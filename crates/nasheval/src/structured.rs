@@ -99,12 +99,12 @@ impl Objective {
     }
 }
 
-fn sigmoid(d: f64) -> f64 {
+pub(crate) fn sigmoid(d: f64) -> f64 {
     1.0 / (1.0 + (-d).exp())
 }
 
 /// `ln(1 + e^d)`, without overflow.
-fn softplus(d: f64) -> f64 {
+pub(crate) fn softplus(d: f64) -> f64 {
     d.max(0.0) + (-d.abs()).exp().ln_1p()
 }
 
@@ -601,7 +601,7 @@ fn initial_params(columns: usize, layout: Layout, hidden: usize, rng: &mut ChaCh
 }
 
 /// Whether some feature column takes more than one value.
-fn some_feature_varies(features: &[f64], columns: usize) -> bool {
+pub(crate) fn some_feature_varies(features: &[f64], columns: usize) -> bool {
     let Some(first) = features.get(..columns) else {
         return false;
     };

@@ -39,8 +39,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::learner::{Classifier, LearnerError, Logistic, Scaling};
 use crate::mlp::{train_early_stopped, Adam, Dense, Head, Params};
-use crate::pooled::sampled_cells;
-use crate::structured::StructuredOptions;
+use crate::pooled::{push_menu_row, sampled_cells};
+use crate::structured::{sigmoid, softplus, some_feature_varies, StructuredOptions};
 
 /// Unselected menus per context, besides the selected ones, that the model trains
 /// and stops on (every menu of a catalogue of at most this many plus one).
@@ -113,12 +113,7 @@ fn logit(base: f64, o: &dyn Fn(usize) -> f64, agents: usize, menu: &[usize]) -> 
 
 /// The Bernoulli log loss of label `y` at logit `z`, without overflow.
 fn log_loss(z: f64, y: f64) -> f64 {
-    let softplus = |v: f64| v.max(0.0) + (-v.abs()).exp().ln_1p();
     y * softplus(-z) + (1.0 - y) * softplus(z)
-}
-
-fn sigmoid(z: f64) -> f64 {
-    1.0 / (1.0 + (-z).exp())
 }
 
 /// The context-free logits `c_m`: a logistic regression of `S^m` on the menu's
@@ -132,24 +127,6 @@ fn menu_base(agents: usize, menus: &[Vec<usize>], cells: &Cells) -> Result<Vec<f
         counts[m].0 += w * y;
         counts[m].1 += w * (1.0 - y);
     }
-    let width = agents + 1;
-    let row = |menu: &[usize]| -> Vec<f64> {
-        let mut r: Vec<f64> = (0..agents)
-            .map(|a| f64::from(u8::from(menu.contains(&a))))
-            .collect();
-        r.push(menu.len() as f64);
-        r
-    };
-    let (mut design, mut labels, mut weights) = (Vec::new(), Vec::new(), Vec::new());
-    for (menu, &(yes, no)) in menus.iter().zip(&counts) {
-        for (label, weight) in [(1.0, yes), (0.0, no)] {
-            if weight > 0.0 {
-                design.extend(row(menu));
-                labels.push(label);
-                weights.push(weight);
-            }
-        }
-    }
     let (selected, total) = counts
         .iter()
         .fold((0.0, 0.0), |(s, t), &(yes, no)| (s + yes, t + yes + no));
@@ -158,8 +135,24 @@ fn menu_base(agents: usize, menus: &[Vec<usize>], cells: &Cells) -> Result<Vec<f
         let p: f64 = 1.0 - 1e-12;
         return Ok(vec![(p / (1.0 - p)).ln(); menus.len()]);
     }
+    // A menu's row is the pooled model's without context: its agents' multi-hot and
+    // its size.
+    let width = agents + 1;
+    let (mut design, mut labels, mut weights) = (Vec::new(), Vec::new(), Vec::new());
+    for (menu, &(yes, no)) in menus.iter().zip(&counts) {
+        for (label, weight) in [(1.0, yes), (0.0, no)] {
+            if weight > 0.0 {
+                push_menu_row(&mut design, &[], agents, menu);
+                labels.push(label);
+                weights.push(weight);
+            }
+        }
+    }
     let fitted = Logistic::new(1.0).fit_weighted(&design, width, &labels, Some(&weights))?;
-    let all: Vec<f64> = menus.iter().flat_map(|m| row(m)).collect();
+    let mut all = Vec::with_capacity(menus.len() * width);
+    for menu in menus {
+        push_menu_row(&mut all, &[], agents, menu);
+    }
     Ok(fitted
         .predict_probability(&all)
         .into_iter()
@@ -285,10 +278,7 @@ impl StructuredPropensity {
             .copied()
             .collect();
         let scaling = Scaling::fit(&context_features, columns);
-        let varies = columns > 0
-            && context_features
-                .chunks(columns)
-                .any(|row| row != &context_features[..columns]);
+        let varies = some_feature_varies(&context_features, columns);
         let mut model = Self {
             agents,
             base,
@@ -435,21 +425,27 @@ mod tests {
         (features, chosen)
     }
 
-    #[test]
-    fn an_arena_s_tilted_pair_sampling_is_recovered() {
-        let (features, chosen) = planted(20_000, 3);
-        let menus = pair_menus();
+    /// The model fitted on every context of `features` (one column) with the pairs
+    /// `chosen`, at the default settings.
+    fn fitted(features: &[f64], chosen: &[usize]) -> StructuredPropensity {
         let rows: Vec<usize> = (0..features.len()).collect();
-        let model = StructuredPropensity::fit(
-            &features,
+        StructuredPropensity::fit(
+            features,
             1,
             6,
-            &menus,
+            &pair_menus(),
             &rows,
             &|i, m| chosen[i] == m,
             &StructuredOptions::default(),
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn an_arena_s_tilted_pair_sampling_is_recovered() {
+        let (features, chosen) = planted(20_000, 3);
+        let menus = pair_menus();
+        let model = fitted(&features, &chosen);
         assert!(!model.layers.is_empty(), "the context model was kept");
         let grid: Vec<f64> = (0..21).map(|g| -1.0 + f64::from(g) / 10.0).collect();
         let at: Vec<(usize, usize)> = (0..grid.len())
@@ -480,17 +476,7 @@ mod tests {
         let (_, chosen) = planted(6_000, 5);
         let menus = pair_menus();
         let features = vec![0.5; chosen.len()];
-        let rows: Vec<usize> = (0..chosen.len()).collect();
-        let model = StructuredPropensity::fit(
-            &features,
-            1,
-            6,
-            &menus,
-            &rows,
-            &|i, m| chosen[i] == m,
-            &StructuredOptions::default(),
-        )
-        .unwrap();
+        let model = fitted(&features, &chosen);
         assert!(model.layers.is_empty());
         let at: Vec<(usize, usize)> = (0..menus.len()).map(|m| (0, m)).collect();
         let total: f64 = model.predict_at(&[0.5], &at, &menus).iter().sum();
