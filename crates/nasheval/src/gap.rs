@@ -6,6 +6,8 @@
 
 use std::borrow::Cow;
 
+use rayon::prelude::*;
+
 use verdict_game::{PayoffMatrix, Regularizer, SoftRegularizer};
 
 use crate::structured::HeadTable;
@@ -171,17 +173,58 @@ impl GapLoss {
 
     /// The mean gap of `policies` (`contexts × K`) on `games`.
     pub fn mean<G: GameSet + ?Sized>(&self, games: &G, policies: &[f64]) -> f64 {
-        let mut scratch = GapScratch::default();
         let k = games.agents().max(1);
-        let total: f64 = policies
-            .chunks(k)
-            .take(games.len())
-            .enumerate()
-            .map(|(i, pi)| self.value(&games.game(i), pi, &mut scratch))
-            .sum();
+        let contexts = games.len().min(policies.len() / k);
+        let rows: Vec<usize> = (0..contexts).collect();
+        let total = self.totals(games, &rows, 1, |r, _, pi| {
+            pi.copy_from_slice(&policies[r * k..(r + 1) * k]);
+        })[0];
         total / games.len().max(1) as f64
     }
+
+    /// `sum_r G_Omega(pi_c(r); A(rows[r]))` for each of `policies` policies `c`,
+    /// where `policy(r, c, pi)` writes `pi_c(r)` into `pi` (K values).
+    ///
+    /// Each game is built once for all its policies, and the games are spread over
+    /// threads [`GAP_CHUNK`] at a time; the sums are still taken in `rows`' order,
+    /// so they are the same on any number of threads as one thread's loop.
+    pub fn totals<G: GameSet + ?Sized>(
+        &self,
+        games: &G,
+        rows: &[usize],
+        policies: usize,
+        policy: impl Fn(usize, usize, &mut [f64]) + Sync,
+    ) -> Vec<f64> {
+        let agents = games.agents();
+        let mut totals = vec![0.0; policies];
+        for (chunk_index, chunk) in rows.chunks(GAP_CHUNK).enumerate() {
+            let first = chunk_index * GAP_CHUNK;
+            let gaps: Vec<Vec<f64>> = chunk
+                .par_iter()
+                .enumerate()
+                .map_init(
+                    || (GapScratch::default(), vec![0.0; agents]),
+                    |(scratch, pi), (r, &i)| {
+                        let game = games.game(i);
+                        (0..policies)
+                            .map(|c| {
+                                policy(first + r, c, pi);
+                                self.value(&game, pi, scratch)
+                            })
+                            .collect()
+                    },
+                )
+                .collect();
+            for row in gaps {
+                totals.iter_mut().zip(row).for_each(|(t, g)| *t += g);
+            }
+        }
+        totals
+    }
 }
+
+/// Contexts whose gaps [`GapLoss::totals`] holds at once.
+const GAP_CHUNK: usize = 4096;
 
 /// `K × K` row-major matrices as [`PayoffMatrix`] values.
 ///
@@ -195,4 +238,84 @@ pub fn payoff_matrices(values: &[f64], agents: usize) -> Vec<PayoffMatrix> {
             PayoffMatrix::from_row_major(m, agents).expect("a clipped antisymmetric payoff matrix")
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+
+    /// Random games and policies, and rows that revisit contexts out of order across
+    /// more than one [`GAP_CHUNK`].
+    fn problem() -> (Vec<PayoffMatrix>, Vec<f64>, Vec<usize>, GapLoss) {
+        let (contexts, agents) = (300, 5);
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let games: Vec<PayoffMatrix> = (0..contexts)
+            .map(|_| PayoffMatrix::from_upper(agents, |_, _| rng.random_range(-1.0..1.0)).unwrap())
+            .collect();
+        let policies: Vec<f64> = (0..contexts)
+            .flat_map(|_| {
+                let raw: Vec<f64> = (0..agents).map(|_| rng.random_range(0.01..1.0)).collect();
+                let sum: f64 = raw.iter().sum();
+                raw.into_iter().map(move |p| p / sum)
+            })
+            .collect();
+        let rows: Vec<usize> = (0..GAP_CHUNK + 900)
+            .map(|_| rng.random_range(0..contexts))
+            .collect();
+        let loss = GapLoss::Priced(Regularizer {
+            rho: 0.3,
+            costs: vec![0.0, 0.02, 0.0, 0.05, 0.0],
+        });
+        (games, policies, rows, loss)
+    }
+
+    #[test]
+    fn totals_are_one_thread_s_loop_on_any_number_of_threads() {
+        let (games, policies, rows, loss) = problem();
+        let k = games[0].agents();
+        // Policy 0 is the context's own, policy 1 the uniform mix.
+        let policy = |r: usize, c: usize, pi: &mut [f64]| match c {
+            0 => pi.copy_from_slice(&policies[rows[r] * k..(rows[r] + 1) * k]),
+            _ => pi.fill(1.0 / k as f64),
+        };
+        // The reference: one loop, one policy at a time, as a reader would write it.
+        let mut scratch = GapScratch::default();
+        let mut pi = vec![0.0; k];
+        let expected: Vec<f64> = (0..2)
+            .map(|c| {
+                let mut total = 0.0;
+                for (r, &i) in rows.iter().enumerate() {
+                    policy(r, c, &mut pi);
+                    total += loss.value(&games[i], &pi, &mut scratch);
+                }
+                total
+            })
+            .collect();
+        assert!(expected.iter().all(|t| *t > 0.0));
+        for threads in [1, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let totals = pool.install(|| loss.totals(&games, &rows, 2, policy));
+            assert_eq!(totals, expected, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn the_mean_gap_is_the_total_over_the_contexts() {
+        let (games, policies, _, loss) = problem();
+        let mut scratch = GapScratch::default();
+        let k = games[0].agents();
+        let expected = games
+            .iter()
+            .zip(policies.chunks(k))
+            .map(|(game, pi)| loss.value(game, pi, &mut scratch))
+            .sum::<f64>()
+            / games.len() as f64;
+        assert!((loss.mean(&games, &policies) - expected).abs() < 1e-15);
+    }
 }

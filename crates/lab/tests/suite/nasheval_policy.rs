@@ -393,12 +393,10 @@ fn distilled_network_starts_from_its_targets() {
     assert!(!report.collapsed());
 }
 
-/// A network whose inputs say nothing about the games (noise features; agent 0 or 1
-/// wins outright at random) can do no better than a constant policy, and the report
-/// says it collapsed — also when started from the per-context equilibria, which it
-/// cannot reproduce from noise.
-#[test]
-fn network_on_uninformative_features_is_reported_collapsed() {
+/// 600 contexts whose two features are noise and whose game has one winner, agent 0
+/// or 1 by a coin flip (it beats everyone by 0.8): features, games, and each game's
+/// equilibrium (its winner alone).
+fn coin_flip_winners() -> (Vec<f64>, Vec<PayoffMatrix>, Vec<f64>) {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
     let mut features = Vec::new();
@@ -422,6 +420,16 @@ fn network_on_uninformative_features_is_reported_collapsed() {
         games.push(PayoffMatrix::new(&rows).unwrap());
         equilibria.extend((0..3).map(|j| f64::from(u8::from(j == winner))));
     }
+    (features, games, equilibria)
+}
+
+/// A network whose inputs say nothing about the games (noise features; agent 0 or 1
+/// wins outright at random) can do no better than a constant policy, and the report
+/// says it collapsed — also when started from the per-context equilibria, which it
+/// cannot reproduce from noise.
+#[test]
+fn network_on_uninformative_features_is_reported_collapsed() {
+    let (features, games, equilibria) = coin_flip_winners();
     let loss = loss(1e-3, vec![]);
     let options = NetworkOptions {
         max_epochs: 60,
@@ -441,4 +449,29 @@ fn network_on_uninformative_features_is_reported_collapsed() {
     for report in [random, distilled] {
         assert!(report.collapsed(), "{report:?}");
     }
+}
+
+/// `held_out_contexts` caps the held-out split. With one context held out, the best
+/// constant policy is that context's winner alone, whose gap is of the order of `rho`;
+/// with a quarter of the contexts it is wrong on about half of them (gap about 0.4:
+/// the winner's 0.8 on half the contexts).
+#[test]
+fn held_out_contexts_caps_the_held_out_split() {
+    let (features, games, _) = coin_flip_winners();
+    let loss = loss(1e-3, vec![]);
+    let constant_gap = |held_out_contexts| {
+        let options = NetworkOptions {
+            max_epochs: 2,
+            validation_fraction: 0.25,
+            held_out_contexts,
+            ..cyclic_options()
+        };
+        let (_, report) = Network::train(&features, 2, &games, &loss, &options, &|_, _| {});
+        report.constant_gap.unwrap()
+    };
+    let quarter = constant_gap(usize::MAX);
+    assert!((0.3..0.5).contains(&quarter), "{quarter}");
+    assert_eq!(constant_gap(150), quarter);
+    let one = constant_gap(1);
+    assert!(one < 1e-2, "{one}");
 }
