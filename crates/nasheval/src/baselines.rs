@@ -18,6 +18,7 @@ use verdict_game::PayoffMatrix;
 use verdict_ratings::{BradleyTerry, PairCounts, PairTally};
 
 use crate::error::FitError;
+use crate::learner::sigmoid;
 use crate::settings::PolicyRule;
 
 /// `κ_BT` of Eq. 75: the ridge on the per-context scores.
@@ -175,10 +176,6 @@ pub(crate) enum RulePolicy {
     Ready(Vec<f64>),
     /// Solve this game with the fit's regularizer.
     Solve(PayoffMatrix),
-}
-
-fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
 }
 
 #[cfg(test)]

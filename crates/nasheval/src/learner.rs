@@ -343,7 +343,9 @@ impl Logistic {
     }
 }
 
-fn sigmoid(z: f64) -> f64 {
+/// The logistic function `1 / (1 + e^-z)`, shared by every logistic model of the
+/// crate.
+pub(crate) fn sigmoid(z: f64) -> f64 {
     1.0 / (1.0 + (-z).exp())
 }
 

@@ -41,7 +41,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use verdict_game::{skew_from_upper_rows_into, PayoffMatrix};
 
-use crate::learner::{solve_symmetric, LearnerError, Scaling};
+use crate::learner::{sigmoid, solve_symmetric, LearnerError, Scaling};
 use crate::mlp::{check_layers, train_early_stopped, Adam, Dense, EarlyStopping, Head, Params};
 
 /// The ranks `auto` chooses among, by held-out loss.
@@ -97,10 +97,6 @@ impl Objective {
             }
         }
     }
-}
-
-pub(crate) fn sigmoid(d: f64) -> f64 {
-    1.0 / (1.0 + (-d).exp())
 }
 
 /// `ln(1 + e^d)`, without overflow.

@@ -37,10 +37,10 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::learner::{Classifier, LearnerError, Logistic, Scaling};
+use crate::learner::{sigmoid, Classifier, LearnerError, Logistic, Scaling};
 use crate::mlp::{train_early_stopped, Adam, Dense, Head, Params};
 use crate::pooled::{push_menu_row, sampled_cells};
-use crate::structured::{sigmoid, softplus, some_feature_varies, StructuredOptions};
+use crate::structured::{softplus, some_feature_varies, StructuredOptions};
 
 /// Unselected menus per context, besides the selected ones, that the model trains
 /// and stops on (every menu of a catalogue of at most this many plus one).
