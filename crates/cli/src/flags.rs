@@ -19,6 +19,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("costs", "--costs"),
     ("covariates", "--covariates"),
     ("filters", "--filter"),
+    ("folds", "--folds"),
     ("collapse_duplicates", "--collapse-duplicates"),
     ("force", "--force"),
     ("fragility", "--fragility"),

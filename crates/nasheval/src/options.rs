@@ -432,9 +432,15 @@ impl FitOptions {
             return Err(FitError::setting(
                 "folds",
                 format!(
-                    "{} contexts for {} folds; need at least two contexts per fold",
-                    log.contexts.len(),
-                    options.folds
+                    "{contexts} distinct context(s) for {count} folds: cross-fitting needs at \
+                     least two contexts per fold. Give more contexts (a battle log's \
+                     contexts are the distinct values of its {context_columns}) or fewer \
+                     {folds}, at least 2; for one leaderboard over all the battles, rank \
+                     them without contexts (Bradley–Terry or the maximal lottery)",
+                    contexts = log.contexts.len(),
+                    count = options.folds,
+                    context_columns = Setting("context_columns"),
+                    folds = Setting("folds"),
                 ),
             ));
         }

@@ -288,6 +288,9 @@ fn fit_refuses_bad_settings_without_writing_a_model() {
         (&["--budget", "1"][..], "--policy solver"),
         (&["--rho", "0"][..], "rho > 0"),
         (&["--folds", "1"][..], "at least 2 folds"),
+        // 2,000 contexts cannot fill 1,500 folds twice: the message names both ways out.
+        (&["--folds", "1500"][..], "fewer --folds, at least 2"),
+        (&["--folds", "1500"][..], "--context-cols"),
         (&["--aggregator", "median"][..], "mean or cubic"),
         (&["--propensity-floor", "0"][..], "propensity floor"),
     ] {
