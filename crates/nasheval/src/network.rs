@@ -133,16 +133,14 @@ pub struct Network {
 /// agent alone, or the uniform mix.
 fn best_constant_gap<G: GameSet + ?Sized>(loss: &GapLoss, games: &G, rows: &[usize]) -> f64 {
     let agents = games.agents();
+    let uniform = 1.0 / agents as f64;
     // Policy 0 is the uniform mix, policy `c > 0` agent `c - 1` alone.
-    let totals = loss.totals(games, rows, agents + 1, |_, c, pi| {
-        let uniform = 1.0 / agents as f64;
-        pi.iter_mut().enumerate().for_each(|(j, p)| {
-            *p = match c {
-                0 => uniform,
-                _ if j + 1 == c => 1.0,
-                _ => 0.0,
-            }
-        });
+    let totals = loss.totals(games, rows, agents + 1, |_, c, pi| match c {
+        0 => pi.fill(uniform),
+        _ => {
+            pi.fill(0.0);
+            pi[c - 1] = 1.0;
+        }
     });
     totals
         .into_iter()
