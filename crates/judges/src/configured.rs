@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use wait_timeout::ChildExt;
 
@@ -36,6 +36,8 @@ use rand_distr::{Beta, Distribution};
 
 use crate::http::{clip, HttpConfig, HttpJudge};
 use crate::judge::{beta_with, one_by_one, one_call, PairStreams};
+use crate::ledger_file::BILLED_PREFIX;
+use crate::spend::in_range;
 use crate::{duplicate_judge, first_duplicate, JudgeError, JudgePool};
 
 /// The configuration file.
@@ -261,66 +263,88 @@ impl ConfiguredPool {
     }
 }
 
+/// The most bytes a command judge may print: a score is a few characters. More is
+/// refused (and the program killed) rather than held in memory, as for HTTP replies.
+const COMMAND_OUTPUT_LIMIT: u64 = 1 << 20;
+
 /// Runs `argv` with `input` on its stdin and `key` as `VERDICT_CALL_KEY`, and returns
-/// what it printed; the timeout covers the whole exchange — writing the input (a
-/// judge that never reads its stdin cannot hold the run), the run and the output —
-/// after which the program is killed.
+/// what it printed. One deadline, `timeout`, covers the whole exchange — writing the
+/// input (a judge that never reads its stdin cannot hold the run), the run and reading
+/// the output, including output held open by a child it left in the background. The
+/// program runs in a process group of its own, and the whole group is killed when the
+/// program ends or the deadline passes, so nothing it started outlives the call. Output
+/// past [`COMMAND_OUTPUT_LIMIT`] ends the call.
 fn run_with_timeout(
     argv: &[String],
     input: &[u8],
     key: Option<&str>,
     timeout: Duration,
 ) -> Result<String, String> {
+    let deadline = Instant::now() + timeout;
     let mut command = Command::new(&argv[0]);
     command
         .args(&argv[1..])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
     if let Some(key) = key {
         command.env("VERDICT_CALL_KEY", key);
     }
     let mut child = command
         .spawn()
         .map_err(|e| format!("cannot run {:?}: {e}", argv[0]))?;
-    let stdin = child.stdin.take();
-    let stdout = child.stdout.take();
-    // The pipes are served by their own threads so that neither a full stdin nor a
-    // full stdout can block the wait below; killing the program closes both.
-    let (status, printed) = std::thread::scope(|scope| {
-        scope.spawn(move || {
-            if let Some(mut stdin) = stdin {
-                let _ = stdin.write_all(input);
-            }
+    // The pipes are served by threads of their own, not joined: a pipe held open by
+    // something the program started cannot hold the call past its deadline.
+    if let Some(mut stdin) = child.stdin.take() {
+        let input = input.to_vec();
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
         });
-        let reader = scope.spawn(move || {
+    }
+    let (sender, printed) = std::sync::mpsc::channel();
+    if let Some(stdout) = child.stdout.take() {
+        std::thread::spawn(move || {
             let mut text = Vec::new();
-            if let Some(mut stdout) = stdout {
-                let _ = stdout.read_to_end(&mut text);
-            }
-            text
+            let read = stdout.take(COMMAND_OUTPUT_LIMIT + 1).read_to_end(&mut text);
+            let _ = sender.send(read.map(|_| text));
         });
-        let status = child.wait_timeout(timeout);
-        let status = match status {
-            Ok(Some(status)) => Ok(status),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                Err(format!("timed out after {} s", timeout.as_secs_f64()))
-            }
-            Err(e) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                Err(e.to_string())
-            }
-        };
-        (status, reader.join().unwrap_or_default())
-    });
+    }
+    let timed_out = || format!("timed out after {} s", timeout.as_secs_f64());
+    let status = match child.wait_timeout(deadline.saturating_duration_since(Instant::now())) {
+        Ok(Some(status)) => Ok(status),
+        Ok(None) => Err(timed_out()),
+        Err(e) => Err(e.to_string()),
+    };
+    kill_group(&mut child);
     let status = status?;
+    let printed = printed
+        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .map_err(|_| timed_out())?
+        .map_err(|e| format!("cannot read what {:?} printed: {e}", argv[0]))?;
+    if printed.len() as u64 > COMMAND_OUTPUT_LIMIT {
+        return Err(format!(
+            "printed over {} MiB; a score is a short text",
+            COMMAND_OUTPUT_LIMIT >> 20
+        ));
+    }
     if !status.success() {
         return Err(format!("{:?} exited with {status}", argv[0]));
     }
     String::from_utf8(printed).map_err(|_| "printed something that is not UTF-8 text".into())
+}
+
+/// Kills `child` and everything left in its process group, and reaps it.
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        // The group is the child's own (process_group(0)); its id is the child's pid.
+        let group = rustix::process::Pid::from_child(child);
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 impl JudgePool for ConfiguredPool {
@@ -367,12 +391,28 @@ impl JudgePool for ConfiguredPool {
             .request(&self.items[item])
             .map_err(JudgeError::Setting)?;
         let keys: Vec<String> = self.keys.drain(..).collect();
+        let (cost, range) = (self.costs[judge], self.config.range);
         http.call_many(&body, count, &keys, &mut |outcome| {
-            take(outcome.map_err(|message| JudgeError::Call {
-                item,
-                judge,
-                message,
-            }))
+            take(match outcome {
+                // The endpoint answered this call, so it is paid for whatever it said.
+                Ok(score) => in_range(item, judge, score, range).map_err(|e| JudgeError::Lost {
+                    item,
+                    judge,
+                    cost,
+                    message: format!("{BILLED_PREFIX}: {e}"),
+                }),
+                Err(failure) if failure.billed => Err(JudgeError::Lost {
+                    item,
+                    judge,
+                    cost,
+                    message: format!("{BILLED_PREFIX}: {}", failure.message),
+                }),
+                Err(failure) => Err(JudgeError::Call {
+                    item,
+                    judge,
+                    message: failure.message,
+                }),
+            })
         })
     }
 

@@ -26,8 +26,10 @@ pub enum JudgeError {
         /// What went wrong.
         message: String,
     },
-    /// A call that was in flight when an earlier run stopped and whose judge cannot be
-    /// asked again without paying twice: charged at its price, without a score.
+    /// A call that may have been paid without giving a score: in flight when an
+    /// earlier run stopped (and its judge cannot be asked again without paying twice),
+    /// or answered by an HTTP judge without a usable score (the endpoint served it).
+    /// Charged at its price.
     #[error("judge {judge} on item {item}: {message}")]
     Lost {
         /// Item index.

@@ -167,7 +167,9 @@ impl<'a> LedgeredPool<'a> {
             let recorder = &mut self.recorder;
             match call {
                 // A judge's failure was not paid and is asked again now.
-                LedgerCall::Ended(entry) if entry.score.is_none() && !entry.is_lost() => {
+                LedgerCall::Ended(entry)
+                    if entry.score.is_none() && !entry.is_charged_failure() =>
+                {
                     recorder.check(&entry.item, &entry.judge, entry.call, item, judge)?;
                     self.inner.skip(item, judge);
                 }
@@ -264,7 +266,8 @@ impl Recorder {
     /// Records the end of call `call` and passes its outcome on. Only a judge's own
     /// failure is part of the run; anything else (the run being stopped, a broken
     /// pool) leaves the call in doubt. A score outside `[0, R]` (or NaN) is a failed
-    /// call: recorded, not charged.
+    /// call: recorded, not charged. A call its judge answered without a usable score
+    /// ([`JudgeError::Lost`]) is recorded charged.
     fn settle(
         &mut self,
         call: u64,
@@ -273,22 +276,23 @@ impl Recorder {
         result: Result<f64, JudgeError>,
     ) -> Result<Result<f64, JudgeError>, JudgeError> {
         if let Err(e) = &result {
-            if !matches!(e, JudgeError::Call { .. }) {
+            if !matches!(e, JudgeError::Call { .. } | JudgeError::Lost { .. }) {
                 return Err(result.expect_err("an error"));
             }
         }
         let result = result.and_then(|score| in_range(item, judge, score, self.range));
+        let (error, cost) = match &result {
+            Ok(_) => (None, self.costs[judge]),
+            Err(JudgeError::Lost { message, .. }) => (Some(message.clone()), self.costs[judge]),
+            Err(other) => (Some(other.to_string()), 0.0),
+        };
         let entry = LedgerEntry {
             call,
             item: self.items[item].clone(),
             judge: self.judges[judge].clone(),
             score: result.as_ref().ok().copied(),
-            error: result.as_ref().err().map(ToString::to_string),
-            cost: if result.is_ok() {
-                self.costs[judge]
-            } else {
-                0.0
-            },
+            error,
+            cost,
             time: now(),
         };
         self.write(&[Line::End(entry)])?;

@@ -155,7 +155,8 @@ pub struct LedgerEntry {
     /// What went wrong, when it failed.
     pub error: Option<String>,
     /// Amount charged: the judge's price for a score, 0 for a failed call, and the
-    /// price for a call whose result was lost in flight (it may have been paid).
+    /// price for a call that may have been paid without giving a score (lost in
+    /// flight, or billed by an endpoint that answered without a usable score).
     pub cost: f64,
     /// Seconds since the Unix epoch when the call ended.
     pub time: f64,
@@ -170,6 +171,17 @@ impl LedgerEntry {
                 .error
                 .as_deref()
                 .is_some_and(|e| e.starts_with(LOST_PREFIX))
+    }
+
+    /// Whether this call was charged without a score: lost in flight, or answered by
+    /// its judge (and so maybe billed) without a usable score. Such a call is never
+    /// asked again under the same number: a restart replays it as paid.
+    pub fn is_charged_failure(&self) -> bool {
+        self.score.is_none()
+            && self
+                .error
+                .as_deref()
+                .is_some_and(|e| e.starts_with(LOST_PREFIX) || e.starts_with(BILLED_PREFIX))
     }
 }
 
@@ -352,7 +364,7 @@ fn check_end(run: &LedgerRun, end: &LedgerEntry) -> Result<(), String> {
         .ok_or_else(|| format!("judge {:?} is not one of the run's judges", end.judge))?;
     let expected = match (&end.score, &end.error) {
         (Some(_), None) => judge.cost,
-        (None, Some(_)) if end.is_lost() => judge.cost,
+        (None, Some(_)) if end.is_charged_failure() => judge.cost,
         (None, Some(_)) => 0.0,
         _ => return Err("a call has either a score or an error".into()),
     };
@@ -367,6 +379,10 @@ fn check_end(run: &LedgerRun, end: &LedgerEntry) -> Result<(), String> {
 
 /// How the error of a call lost in flight begins.
 pub(crate) const LOST_PREFIX: &str = "lost in flight";
+
+/// How the error of a call its judge answered without a usable score begins: the
+/// endpoint served it, so it is charged.
+pub(crate) const BILLED_PREFIX: &str = "billed without a score";
 
 pub(crate) fn ledger_error(path: &Path, message: String) -> JudgeError {
     JudgeError::Ledger {

@@ -59,7 +59,7 @@ impl LedgerSpend {
                     continue;
                 }
             };
-            if entry.is_lost() {
+            if entry.is_charged_failure() {
                 spend.lost += 1;
             } else if entry.score.is_none() {
                 spend.failed += 1;

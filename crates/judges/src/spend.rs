@@ -1,5 +1,6 @@
 //! Calls to a [`JudgePool`] counted against the budget.
 
+use crate::ledger_file::BILLED_PREFIX;
 use crate::{Allocation, JudgeError, JudgePool, PairStats};
 
 /// Rounds of attempts for the scores of one request before a failing judge stops the
@@ -116,9 +117,24 @@ impl<'a> Spender<'a> {
                         stats.push(score);
                         pooled.push(score);
                     }
-                    Err(JudgeError::Lost { cost, .. }) => {
+                    Err(JudgeError::Lost {
+                        item,
+                        judge,
+                        cost,
+                        message,
+                    }) => {
                         *spent += cost;
                         failures += 1;
+                        // A judge that keeps answering without a score stops the run
+                        // like one that fails; a call lost in flight does not.
+                        if message.starts_with(BILLED_PREFIX) {
+                            last_failure = Some(JudgeError::Lost {
+                                item,
+                                judge,
+                                cost,
+                                message,
+                            });
+                        }
                     }
                     Err(failure @ JudgeError::Call { .. }) => {
                         failures += 1;

@@ -30,8 +30,10 @@ struct Seen {
 /// message: "good" → "Score: 8", "flaky" → HTTP 503 the first two times, then "7",
 /// "garbage" → no number, "huge" → 42, "slow" → waits 3 s, "nan" → "NaN", "down" →
 /// HTTP 500 always, "echo" → HTTP 400 repeating the request's Authorization header,
-/// "bigbody" → a 2 MiB reply, "binary" → a reply that is not UTF-8; without the bearer
-/// token "sekrit" → HTTP 401. Every request takes 50 ms, so concurrent calls overlap.
+/// "bigbody" → a 2 MiB reply, "binary" → a reply that is not UTF-8, "straddle" → HTTP
+/// 400 whose body puts the key across the 200th character, "retry-after=V" → HTTP 429
+/// with `Retry-After: V`; without the bearer token "sekrit" → HTTP 401. Every request
+/// takes 50 ms, so concurrent calls overlap.
 fn serve() -> (String, Arc<Seen>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!(
@@ -92,25 +94,37 @@ fn answer(mut stream: std::net::TcpStream, seen: &Seen) {
         .unwrap()
         .to_string();
     seen.bodies.lock().unwrap().push(body);
-    let raw: Option<(u16, Vec<u8>)> = if !authorised {
+    let raw: Option<(u16, Vec<u8>, String)> = if !authorised {
         None
     } else if user.contains("echo") {
         Some((
             400,
             b"bad request; you sent Authorization: Bearer sekrit".to_vec(),
+            String::new(),
         ))
+    } else if user.contains("straddle") {
+        // The key starts at the 198th character: a cut at 200 keeps "se".
+        let mut body = vec![b'x'; 197];
+        body.extend_from_slice(b"sekrit");
+        Some((400, body, String::new()))
+    } else if let Some(at) = user.find("retry-after=") {
+        let value: String = user[at + 12..]
+            .chars()
+            .take_while(|c| !c.is_whitespace() && *c != '.')
+            .collect();
+        Some((429, Vec::new(), format!("Retry-After: {value}\r\n")))
     } else if user.contains("bigbody") {
-        Some((200, vec![b' '; 2 << 20]))
+        Some((200, vec![b' '; 2 << 20], String::new()))
     } else if user.contains("binary") {
-        Some((200, vec![0xff, 0xfe, b'7', 0xc3]))
+        Some((200, vec![0xff, 0xfe, b'7', 0xc3], String::new()))
     } else {
         None
     };
-    if let Some((status, bytes)) = raw {
+    if let Some((status, bytes, headers)) = raw {
         seen.in_flight.fetch_sub(1, Ordering::SeqCst);
         let _ = write!(
             stream,
-            "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            "HTTP/1.1 {status} X\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
             bytes.len()
         );
         let _ = stream.write_all(&bytes);
@@ -253,6 +267,9 @@ fn http_judge_scores_concurrently_within_the_limit_and_resumes_from_the_ledger()
     assert_eq!(seen.requests.load(Ordering::SeqCst), 14);
 }
 
+/// A reply the endpoint served — one without a number, one out of range, one that came
+/// after the call's timeout — may have been billed: it is charged at the judge's price
+/// and recorded, never a score, and the run stops once the budget is spent on them.
 #[test]
 fn garbage_out_of_range_and_slow_replies_fail_without_losing_the_ledger() {
     std::env::set_var("VERDICT_TEST_KEY", "sekrit");
@@ -267,12 +284,20 @@ fn garbage_out_of_range_and_slow_replies_fail_without_losing_the_ledger() {
         let ledger = dir.path().join(format!("{answer}.jsonl"));
         let err = run(&config, &["good", answer], 4.0, &ledger).unwrap_err();
         let message = err.to_string().to_lowercase();
-        assert!(matches!(err, JudgeError::Call { .. }), "{err}");
+        assert!(
+            matches!(err, JudgeError::Lost { cost: 1.0, .. }),
+            "{answer}: {err}"
+        );
         assert!(message.contains(expected), "{answer}: {err}");
-        // The good item's calls are charged; the failures are recorded at no cost.
+        assert!(message.contains("billed"), "{answer}: {err}");
+        // The good item's calls and the served failures are charged, within budget.
         let entries = ledger_entries(&ledger);
         let paid: f64 = entries.iter().map(|e| e.cost).sum();
-        assert_eq!(paid, 2.0, "{answer}");
+        assert_eq!(paid, 4.0, "{answer}");
+        assert!(entries
+            .iter()
+            .filter(|e| e.item == "q1")
+            .all(|e| e.cost == 1.0 && e.is_charged_failure()));
         assert!(entries
             .iter()
             .filter(|e| e.item == "q1")
@@ -293,25 +318,32 @@ fn http_judge_answers_that_are_not_scores_fail_and_the_key_never_leaks() {
     // A pattern that takes any word after "score:", so "NaN" reaches the number parser.
     let config = config_with(dir.path(), &url, 2, r#"score_regex = 'score: (\S+)'"#);
     let plain = config_with(dir.path(), &url, 2, "");
-    for (answer, config, expected) in [
-        ("nan", &config, "not a finite number"),
-        ("down", &plain, "http 500"),
-        ("bigbody", &plain, "over 1 mib"),
-        ("binary", &plain, "not utf-8"),
-        ("echo", &plain, "http 400"),
+    // (answer, settings, reason, whether the endpoint served the call and so billed it)
+    for (answer, config, expected, billed) in [
+        ("nan", &config, "not a finite number", true),
+        ("down", &plain, "http 500", false),
+        ("bigbody", &plain, "over 1 mib", true),
+        ("binary", &plain, "not utf-8", true),
+        ("echo", &plain, "http 400", false),
+        ("straddle", &plain, "http 400", false),
     ] {
         let ledger = dir.path().join(format!("{answer}.jsonl"));
         let err = run(config, &[answer], 4.0, &ledger).unwrap_err();
         let message = err.to_string();
-        assert!(matches!(err, JudgeError::Call { .. }), "{answer}: {err}");
+        if billed {
+            assert!(matches!(err, JudgeError::Lost { .. }), "{answer}: {err}");
+        } else {
+            assert!(matches!(err, JudgeError::Call { .. }), "{answer}: {err}");
+        }
         assert!(message.to_lowercase().contains(expected), "{answer}: {err}");
+        // Not even a part of it: a reply is redacted before it is cut for a message.
         assert!(
-            !message.contains("sekrit"),
+            !message.contains("sekrit") && !message.contains("xse"),
             "{answer}: the key leaked: {message}"
         );
         let text = std::fs::read_to_string(&ledger).unwrap();
         assert!(
-            !text.contains("sekrit"),
+            !text.contains("sekrit") && !text.contains("xse"),
             "{answer}: the key is in the ledger"
         );
         let entries = ledger_entries(&ledger);
@@ -358,4 +390,62 @@ fn bad_http_settings_are_clear_errors() {
         .err()
         .unwrap();
     assert!(err.to_string().contains("score_regex"), "{err}");
+}
+
+/// Calls the endpoint served without a score are paid for: with budget 1 at price 1,
+/// two runs on one ledger make one request in all (the second is served from the
+/// ledger), and the ledger says 1 was spent. Before, each such call was recorded at
+/// cost 0 and asked again with a new key: 18 requests answered for a ledger of 0.
+#[test]
+fn http_calls_answered_without_a_score_are_charged_and_never_asked_again() {
+    std::env::set_var("VERDICT_TEST_KEY", "sekrit");
+    for answer in ["garbage", "slow"] {
+        let (url, seen) = serve();
+        let dir = tempfile::tempdir().unwrap();
+        let config = config(dir.path(), &url, 1);
+        let ledger = dir.path().join("spend.jsonl");
+        for _ in 0..2 {
+            let err = run(&config, &[answer], 1.0, &ledger).unwrap_err();
+            assert!(matches!(err, JudgeError::Lost { .. }), "{answer}: {err}");
+        }
+        assert_eq!(seen.requests.load(Ordering::SeqCst), 1, "{answer}");
+        assert_eq!(Ledger::read(&ledger).unwrap().spent(), 1.0, "{answer}");
+    }
+}
+
+/// `Retry-After` values that are not a wait (negative, NaN, infinite, 1e30) are
+/// ignored for the configured backoff instead of panicking; one that would pass the
+/// call's deadline (3600 s with timeout_seconds = 0.3) ends the call at once instead
+/// of sleeping an hour. The bound below is generous: the call ends in well under a
+/// second, an hour's sleep would not.
+#[test]
+fn retry_after_never_panics_nor_passes_the_call_s_deadline() {
+    std::env::set_var("VERDICT_TEST_KEY", "sekrit");
+    let (url, seen) = serve();
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), &url, 1);
+    for value in ["-1", "NaN", "inf", "1e30"] {
+        let ledger = dir.path().join(format!("{value}.jsonl"));
+        let before = seen.requests.load(Ordering::SeqCst);
+        let err = run(&config, &[&format!("retry-after={value}")], 1.0, &ledger).unwrap_err();
+        assert!(err.to_string().contains("HTTP 429"), "{value}: {err}");
+        // Asked again after the backoff: every attempt of every round reached it.
+        assert!(seen.requests.load(Ordering::SeqCst) - before > 1, "{value}");
+    }
+    let started = std::time::Instant::now();
+    let ledger = dir.path().join("hour.jsonl");
+    let err = run(&config, &["retry-after=3600"], 1.0, &ledger).unwrap_err();
+    assert!(err.to_string().contains("timeout_seconds"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(60), "{err}");
+    // A negative backoff is refused when the judges are read.
+    let path = dir.path().join("judges.toml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("backoff_seconds = 0.01", "backoff_seconds = -1");
+    std::fs::write(&path, text).unwrap();
+    let config = JudgesConfig::read(&path).unwrap();
+    let err = ConfiguredPool::new(items(&["good"]), config, 0)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("backoff_seconds = -1"), "{err}");
 }
