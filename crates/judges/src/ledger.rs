@@ -19,7 +19,7 @@
 
 use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -85,13 +85,32 @@ impl<'a> LedgeredPool<'a> {
         if let Some(twice) = first_duplicate(&judges) {
             return Err(JudgeError::Setting(duplicate_judge(twice)));
         }
+        // The ledger's identity, not the name it was given: a run reaching it through
+        // a symbolic link locks the same lock file as one naming it directly.
+        let path = &resolve_links(path).map_err(|e| fail(format!("cannot resolve it: {e}")))?;
+        let fail = |message: String| ledger_error(path, message);
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            return Err(fail(
+                "this is not a regular file (a folder, device or pipe); give a file path".into(),
+            ));
+        }
         // Before the ledger is read: a run that already holds it may be writing it.
         let lock = LedgerLock::acquire(path)?;
-        let existing = match std::fs::read(path) {
-            Ok(bytes) if !bytes.is_empty() => Some(Ledger::parse(path, &bytes)?),
-            Ok(_) => None,
+        // The file itself is locked too: a run reaching it through a hard link has
+        // another lock file, but the same file.
+        let mut held = match OpenOptions::new().read(true).append(true).open(path) {
+            Ok(file) => Some(lock_ledger(path, file)?),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(fail(e.to_string())),
+        };
+        let mut bytes = Vec::new();
+        if let Some(file) = &mut held {
+            file.read_to_end(&mut bytes)
+                .map_err(|e| fail(e.to_string()))?;
+        }
+        let existing = match bytes.is_empty() {
+            false => Some(Ledger::parse(path, &bytes)?),
+            true => None,
         };
         let (replay, file) = match existing {
             None => (VecDeque::new(), None),
@@ -103,10 +122,9 @@ impl<'a> LedgeredPool<'a> {
                         differences.join("; ")
                     )));
                 }
-                let file = OpenOptions::new()
-                    .append(true)
-                    .open(path)
-                    .map_err(|e| fail(e.to_string()))?;
+                let file = held
+                    .take()
+                    .expect("a ledger with lines was read from a file");
                 // Only a line cut short by an interruption lies past the whole lines.
                 file.set_len(ledger.whole_bytes)
                     .map_err(|e| fail(e.to_string()))?;
@@ -357,6 +375,8 @@ fn create(path: &Path, run: &LedgerRun) -> std::io::Result<File> {
     let mut staged = tempfile::Builder::new()
         .prefix(".verdict-ledger-")
         .tempfile_in(dir)?;
+    // Locked before it has a name: no run can open it by a link and write first.
+    staged.as_file().try_lock().map_err(std::io::Error::from)?;
     let mut line = serde_json::to_string(&header).expect("headers serialise");
     line.push('\n');
     staged.write_all(line.as_bytes())?;
@@ -366,6 +386,56 @@ fn create(path: &Path, run: &LedgerRun) -> std::io::Result<File> {
         std::fs::remove_file(path)?;
     }
     staged.persist_noclobber(path).map_err(|e| e.error)
+}
+
+/// `path` with every symbolic link of its last part followed (a link to a file not
+/// yet made included) and its folder made canonical: the name every run of this
+/// ledger agrees on, whatever link it was given.
+fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    let mut links = 0;
+    while std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+        links += 1;
+        if links > 40 {
+            return Err(std::io::Error::other(
+                "more than 40 symbolic links in a row",
+            ));
+        }
+        let target = std::fs::read_link(&path)?;
+        path = match path.parent() {
+            Some(dir) => dir.join(target),
+            None => target,
+        };
+    }
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("the path names no file"))?
+        .to_owned();
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.canonicalize()?,
+        _ => std::env::current_dir()?,
+    };
+    Ok(dir.join(name))
+}
+
+/// `file` (the ledger at `path`) locked for this run alone.
+///
+/// # Errors
+/// [`JudgeError::Ledger`] when another run holds it, through any name.
+fn lock_ledger(path: &Path, file: File) -> Result<File, JudgeError> {
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(ledger_error(
+            path,
+            format!(
+                "another verdict judge run is using this ledger (through another name: a hard link); wait for it to end, or give this run another {}",
+                verdict_settings::Setting("ledger")
+            ),
+        )),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(ledger_error(path, format!("cannot lock it: {e}")))
+        }
+    }
 }
 
 fn now() -> f64 {

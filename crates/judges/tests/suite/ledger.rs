@@ -611,3 +611,86 @@ fn ledger_spend_adds_up_per_judge_and_per_item() {
     let charged: f64 = recorded.iter().map(|e| e.cost).sum();
     assert!((spend.total() - charged).abs() < 1e-9);
 }
+
+/// One run at a time per ledger *file*, whatever name reaches it: while a run holds
+/// a ledger, a second one opening it through a symbolic link (to it, or to a ledger
+/// not yet made) or through a hard link is refused before it reads or pays anything.
+/// Before, the lock was `.NAME.lock` beside the name as given, so each name had its
+/// own lock and two runs paid for the same calls.
+#[test]
+fn a_ledger_reached_through_a_link_is_locked_as_the_file_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("spend.jsonl");
+    let mut stopped = Scripted::new(9, 20, false);
+    assert!(matches!(
+        run(&mut stopped, &ledger),
+        Err(JudgeError::Stopped(_))
+    ));
+    let symbolic = dir.path().join("symbolic.jsonl");
+    std::os::unix::fs::symlink(&ledger, &symbolic).unwrap();
+    let hard = dir.path().join("hard.jsonl");
+    std::fs::hard_link(&ledger, &hard).unwrap();
+    let before = std::fs::read(&ledger).unwrap();
+    let open = |pool: &mut Scripted, path: &Path| {
+        let items = names("item", pool.items());
+        let judges = names("judge", pool.costs().len());
+        LedgeredPool::open(pool, items, judges, settings(&Method::EstIvwe), path).map(|_| ())
+    };
+    let (mut holder_pool, mut second) = (
+        Scripted::new(9, u64::MAX, false),
+        Scripted::new(9, u64::MAX, false),
+    );
+    let items = names("item", holder_pool.items());
+    let judges = names("judge", holder_pool.costs().len());
+    let holder = LedgeredPool::open(
+        &mut holder_pool,
+        items,
+        judges,
+        settings(&Method::EstIvwe),
+        &ledger,
+    )
+    .unwrap();
+    for other in [&symbolic, &hard] {
+        let err = open(&mut second, other).unwrap_err().to_string();
+        assert!(
+            err.contains("another verdict judge run"),
+            "{}: {err}",
+            other.display()
+        );
+    }
+    assert_eq!(second.calls, 0);
+    drop(holder);
+    assert_eq!(
+        std::fs::read(&ledger).unwrap(),
+        before,
+        "a refused run wrote"
+    );
+    // A link to a ledger not yet made locks the file it will be.
+    let (fresh, dangling) = (
+        dir.path().join("fresh.jsonl"),
+        dir.path().join("dangling.jsonl"),
+    );
+    std::os::unix::fs::symlink(&fresh, &dangling).unwrap();
+    let mut first = Scripted::new(9, u64::MAX, false);
+    let items = names("item", first.items());
+    let judges = names("judge", first.costs().len());
+    let holder = LedgeredPool::open(
+        &mut first,
+        items,
+        judges,
+        settings(&Method::EstIvwe),
+        &fresh,
+    )
+    .unwrap();
+    let err = open(&mut second, &dangling).unwrap_err().to_string();
+    assert!(err.contains("another verdict judge run"), "{err}");
+    drop(holder);
+    // Once free, the run through a link resumes the same ledger and finishes it.
+    let mut resumed = Scripted::new(9, u64::MAX, false);
+    run(&mut resumed, &symbolic).unwrap();
+    assert!(std::fs::symlink_metadata(&symbolic)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(entries(&ledger).len() > 20);
+}
