@@ -364,6 +364,40 @@ impl JudgePool for ConfiguredPool {
         self.streams.skip(item * self.costs.len() + judge);
     }
 
+    /// The items as given and, per judge, what it asks and how: program, endpoint,
+    /// model, prompts, sampling settings, score pattern, recorded scores, simulated
+    /// variance — not its price or name (the ledger compares those itself) nor its
+    /// retries, timeout or concurrency (they change no answer).
+    fn content_digest(&self) -> Option<String> {
+        let judges: Vec<serde_json::Value> = self
+            .config
+            .judges
+            .iter()
+            .zip(&self.recorded)
+            .map(|(judge, recorded)| {
+                let recorded: std::collections::BTreeMap<_, _> = recorded.iter().collect();
+                serde_json::json!({
+                    "command": judge.command,
+                    "recorded": recorded,
+                    "simulate": judge.simulate,
+                    "http": judge.http.as_ref().map(|h| serde_json::json!({
+                        "url": h.url,
+                        "model": h.model,
+                        "prompt": h.prompt,
+                        "system": h.system,
+                        "temperature": h.temperature,
+                        "max_tokens": h.max_tokens,
+                        "score_regex": h.score_regex,
+                    })),
+                })
+            })
+            .collect();
+        let identity = serde_json::json!({"items": self.items, "judges": judges});
+        Some(crate::ledger_file::sha256_hex(
+            identity.to_string().as_bytes(),
+        ))
+    }
+
     fn repeatable(&self, judge: usize) -> bool {
         let config = &self.config.judges[judge];
         config.idempotent || config.replay.is_some() || config.simulate.is_some()

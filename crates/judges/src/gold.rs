@@ -104,7 +104,8 @@ pub fn gold_from_pairs(
 ///
 /// # Errors
 /// [`JudgeError::Setting`] naming the label's place: an id that is not an item or is
-/// labelled twice, a score that is not a number in `[0, range]`.
+/// labelled twice, a score that is not a number in `[0, range]`, fewer than two
+/// labelled items or fewer than two without a label.
 pub fn gold_labels(
     labels: impl IntoIterator<Item = GoldLabel>,
     ids: &[String],
@@ -132,6 +133,15 @@ pub fn gold_labels(
         if gold[k].replace(score).is_some() {
             return Err(fail(format!("item {id:?} has a second gold label")));
         }
+    }
+    // Checked here, before any judge is paid: the correction needs both kinds.
+    let labelled = gold.iter().filter(|g| g.is_some()).count();
+    let unlabelled = ids.len() - labelled;
+    if labelled < 2 || unlabelled < 2 {
+        return Err(JudgeError::Setting(format!(
+            "{labelled} of {} items have gold labels and {unlabelled} do not: the correction needs at least two labelled items and two without labels; label more items, or leave some unlabelled",
+            ids.len()
+        )));
     }
     Ok(gold)
 }

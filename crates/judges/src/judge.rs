@@ -21,6 +21,9 @@ macro_rules! pool_shape_of {
         fn range(&self) -> f64 {
             self.$inner.range()
         }
+        fn content_digest(&self) -> Option<String> {
+            self.$inner.content_digest()
+        }
     };
 }
 
@@ -37,6 +40,15 @@ pub trait JudgePool {
     /// # Errors
     /// [`JudgeError::Call`] when the judge fails; a failed call is not charged.
     fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError>;
+    /// SHA-256 (hex) of what decides a call's answer beyond the item ids and judge
+    /// names: the items' content and each judge's definition (its program, endpoint,
+    /// model, prompts, recorded scores or simulated variance). A ledger resumes only
+    /// under the same digest, so changing an item's text or a judge's prompt under the
+    /// same name never replays scores given to the old ones. `None` (the default) for
+    /// pools that have nothing beyond their shape.
+    fn content_digest(&self) -> Option<String> {
+        None
+    }
     /// A recorded call of this pair was replayed from a ledger instead of made; pools
     /// whose answers depend on how often a pair was asked (simulators) move on.
     fn skip(&mut self, _item: usize, _judge: usize) {}

@@ -81,7 +81,10 @@ impl<'a> LedgeredPool<'a> {
     ) -> Result<Self, JudgeError> {
         let fail = |message: String| ledger_error(path, message);
         let (costs, range) = (inner.costs().to_vec(), inner.range());
-        let run = LedgerRun::new(&items, &judges, &costs, range, settings);
+        let run = LedgerRun {
+            content_sha256: inner.content_digest(),
+            ..LedgerRun::new(&items, &judges, &costs, range, settings)
+        };
         if let Some(twice) = first_duplicate(&judges) {
             return Err(JudgeError::Setting(duplicate_judge(twice)));
         }
@@ -112,8 +115,10 @@ impl<'a> LedgeredPool<'a> {
             false => Some(Ledger::parse(path, &bytes)?),
             true => None,
         };
-        let (replay, file) = match existing {
-            None => (VecDeque::new(), None),
+        // A resumed ledger keeps the keys it started with: its own run's fingerprint
+        // (a ledger written before the content digest was recorded has another).
+        let (replay, file, key_prefix) = match existing {
+            None => (VecDeque::new(), None, run.fingerprint()),
             Some(ledger) => {
                 let differences = ledger.run.differences(&run);
                 if !differences.is_empty() {
@@ -128,7 +133,8 @@ impl<'a> LedgeredPool<'a> {
                 // Only a line cut short by an interruption lies past the whole lines.
                 file.set_len(ledger.whole_bytes)
                     .map_err(|e| fail(e.to_string()))?;
-                (ledger.calls.into_iter().collect(), Some(file))
+                let key_prefix = ledger.run.fingerprint();
+                (ledger.calls.into_iter().collect(), Some(file), key_prefix)
             }
         };
         let next_call = replay.len() as u64;
@@ -142,7 +148,7 @@ impl<'a> LedgeredPool<'a> {
                 judges,
                 costs,
                 range,
-                key_prefix: run.fingerprint(),
+                key_prefix,
                 run,
                 file,
                 path: path.to_path_buf(),

@@ -51,6 +51,11 @@ pub struct LedgerRun {
     /// Everything else that decides which calls the run makes (method, budget, seed,
     /// …), as the caller names it.
     pub settings: serde_json::Map<String, serde_json::Value>,
+    /// SHA-256 of the items' content and the judges' definitions
+    /// ([`crate::JudgePool::content_digest`]); absent for pools without one and in
+    /// ledgers written before it was recorded (those resume by ids and names alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_sha256: Option<String>,
 }
 
 impl LedgerRun {
@@ -80,6 +85,7 @@ impl LedgerRun {
                 .collect(),
             range,
             settings,
+            content_sha256: None,
         }
     }
 
@@ -99,6 +105,13 @@ impl LedgerRun {
                 "the items differ ({} then, {} now, or other ids)",
                 self.items, now.items
             ));
+        }
+        if let (Some(then), Some(later)) = (&self.content_sha256, &now.content_sha256) {
+            if then != later {
+                found.push(
+                    "the items' content or a judge's definition (program, endpoint, model, prompt, recorded scores) changed".into(),
+                );
+            }
         }
         if self.range != now.range {
             found.push(format!("range {} then, {} now", self.range, now.range));
@@ -389,6 +402,11 @@ pub(crate) fn ledger_error(path: &Path, message: String) -> JudgeError {
         path: path.display().to_string(),
         message,
     }
+}
+
+/// The SHA-256 of `bytes`, in hex.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
 }
 
 fn hex(bytes: &[u8]) -> String {

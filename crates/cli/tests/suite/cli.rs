@@ -2301,6 +2301,15 @@ fn judged_scores_come_with_intervals_and_bad_settings_cost_nothing() {
     let gold = write(d, "gold-range.csv", "id,score\nq1,1.5\n");
     let message = fresh("range", &["--gold", &gold]);
     assert!(message.contains("must be a number in [0, 1]"), "{message}");
+    // One labelled item (or all but one) passes no longer: refused before any call,
+    // where the whole budget used to be paid before the correction said so.
+    let gold = write(d, "gold-one.csv", "id,score\nq1,0.3\n");
+    let message = fresh("one", &["--gold", &gold]);
+    assert!(message.contains("at least two labelled items"), "{message}");
+    let all_but_one: String = (1..=5).map(|i| format!("q{i},0.5\n")).collect();
+    let gold = write(d, "gold-five.csv", &format!("id,score\n{all_but_one}"));
+    let message = fresh("five", &["--gold", &gold]);
+    assert!(message.contains("two without labels"), "{message}");
     let gold = write(d, "gold-columns.csv", "item,label\nq1,0.5\n");
     let message = fresh("columns", &["--gold", &gold]);
     assert!(message.contains("no \"id\" column"), "{message}");

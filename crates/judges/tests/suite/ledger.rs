@@ -694,3 +694,51 @@ fn a_ledger_reached_through_a_link_is_locked_as_the_file_itself() {
         .is_symlink());
     assert!(entries(&ledger).len() > 20);
 }
+
+/// A ledger is the record of one run's calls: asked again with the same ids and judge
+/// names but another item text, another judge program or prompt, or other recorded
+/// scores, it is refused instead of replaying the old answers ("6 replayed, 0 made"
+/// before). The same run resumes from it without a call.
+#[test]
+fn a_ledger_never_replays_scores_after_items_or_judges_changed() {
+    use verdict_judges::{ConfiguredPool, JudgesConfig};
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("spend.jsonl");
+    let attempt = |text: &str, program: &str| {
+        let path = dir.path().join("judges.toml");
+        std::fs::write(
+            &path,
+            format!("range = 1.0\n[[judge]]\nname = \"j\"\ncost = 1.0\ncommand = [\"sh\", \"-c\", \"cat >/dev/null; {program}\"]\n"),
+        )
+        .unwrap();
+        let config = JudgesConfig::read(&path).unwrap();
+        let items: Vec<serde_json::Value> = (0..3)
+            .map(|i| serde_json::json!({"id": format!("q{i}"), "text": format!("{text} {i}")}))
+            .collect();
+        let mut pool = ConfiguredPool::new(items, config, 0).unwrap();
+        let mut ledgered = LedgeredPool::open(
+            &mut pool,
+            names("q", 3),
+            vec!["j".into()],
+            settings(&Method::Uniform),
+            &ledger,
+        )?;
+        estimate(
+            &mut ledgered,
+            6.0,
+            &Method::Uniform,
+            &EstimateSettings::new(Norm::P(2.0)),
+        )?;
+        Ok::<_, JudgeError>((ledgered.made(), ledgered.replayed()))
+    };
+    assert_eq!(attempt("first", "echo 0.5").unwrap(), (6, 0));
+    assert_eq!(attempt("first", "echo 0.5").unwrap(), (0, 6));
+    for (text, program) in [("edited", "echo 0.5"), ("first", "echo 0.7")] {
+        let err = attempt(text, program).unwrap_err().to_string();
+        assert!(
+            err.contains("another run") && err.contains("a judge's definition"),
+            "{text}, {program}: {err}"
+        );
+    }
+    assert_eq!(entries(&ledger).len(), 6);
+}
