@@ -159,6 +159,27 @@ impl Estimate {
     }
 }
 
+/// The most calls one run may buy of any judge: far beyond any real budget, and what
+/// keeps every sum of prices and counts exact enough and finite.
+pub const MAX_CALLS: f64 = 1e9;
+
+/// Prices a budget can be spent on: each a normal, positive number whose calls the
+/// budget buys at most [`MAX_CALLS`] of (a price of 1e-320 used to spin at full CPU),
+/// and whose cost over every pair of items and judges stays finite (1e308 used to need
+/// "inf").
+fn check_prices(budget: f64, costs: &[f64], items: usize) -> Result<(), JudgeError> {
+    for (judge, &cost) in costs.iter().enumerate() {
+        let calls = budget / cost;
+        let every_pair = cost * (items * costs.len()) as f64 * MAX_CALLS;
+        if !(cost.is_normal() && cost > 0.0 && calls <= MAX_CALLS && every_pair.is_finite()) {
+            return Err(JudgeError::Setting(format!(
+                "judge {judge} costs {cost} a call against budget {budget}: a budget may buy at most {MAX_CALLS:e} calls of a judge and prices must be positive numbers well below 1e290; give prices and the budget in a larger unit (cents to dollars, say) or a smaller one"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Checks a run's budget and settings.
 fn check_settings(budget: f64, settings: &EstimateSettings) -> Result<(), JudgeError> {
     if !(budget.is_finite() && budget > 0.0) {
@@ -199,6 +220,7 @@ pub fn estimate(
     settings: &EstimateSettings,
 ) -> Result<Estimate, JudgeError> {
     check_settings(budget, settings)?;
+    check_prices(budget, pool.costs(), pool.items())?;
     let items = pool.items();
     let costs = pool.costs().to_vec();
     let judges = costs.len();

@@ -253,6 +253,26 @@ fn bad_settings_and_budgets_are_clear_errors() {
     };
 }
 
+/// Prices at the ends of the floats are refused before any call: 1e-320 a call (a
+/// subnormal: the budget would buy ~1e321 calls, and the run used to spin at full CPU
+/// after 48 of them) and 1e308 (sums over the pairs overflow: "inf is needed").
+#[test]
+fn prices_a_budget_cannot_be_spent_on_are_refused_before_any_call() {
+    let settings = EstimateSettings::new(Norm::P(2.0));
+    for (cost, budget) in [(1e-320, 40.0), (1e-12, 40.0), (1e308, 1e308)] {
+        let instance = Instance::new(vec![0.3, 0.6], vec![0.05, 0.01], vec![cost], 1.0).unwrap();
+        let mut judges = SimulatedJudges::new(instance, 0);
+        for method in [Method::Uniform, Method::EstIvwe] {
+            let err = estimate(&mut judges, budget, &method, &settings).unwrap_err();
+            assert!(matches!(err, JudgeError::Setting(_)), "{cost}: {err}");
+            assert!(
+                err.to_string().contains("at most 1e9 calls"),
+                "{cost}: {err}"
+            );
+        }
+    }
+}
+
 /// `adaptive` decides its counts from earlier scores, but its stage weights are fixed
 /// in advance and its screening calls never enter the mean, so it stays unbiased —
 /// checked on skewed Beta laws (scores 0.1 and 0.9) with near-tied judges, where
