@@ -27,10 +27,7 @@ where
         source,
     };
     let directory = directory_of(path);
-    let mut temporary = tempfile::Builder::new()
-        .prefix(".verdict-")
-        .tempfile_in(directory)
-        .map_err(write_error)?;
+    let mut temporary = staging_file(directory, "").map_err(write_error)?;
     {
         let mut buffered = std::io::BufWriter::new(temporary.as_file_mut());
         fill(&mut buffered)?;
@@ -52,8 +49,25 @@ pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
     })
 }
 
-/// Renames a finished temporary file onto `path`, readable by all like a file
-/// created normally (temporary files are created owner-only).
+/// A temporary file in `directory` (named `.verdict-…SUFFIX`) to be renamed onto an
+/// output: created with mode 0666 less the umask, as an ordinary new file would be
+/// (temporary files are otherwise owner-only).
+///
+/// # Errors
+/// When the file cannot be created.
+pub fn staging_file(directory: &Path, suffix: &str) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".verdict-").suffix(suffix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(directory)
+}
+
+/// Renames a finished temporary file (made by [`staging_file`]) onto `path`; a file
+/// replaced there passes its permissions on (a user's `chmod 600` is kept).
 ///
 /// # Errors
 /// [`IoError::Write`] when the permissions cannot be set or the rename fails.
@@ -62,11 +76,8 @@ pub fn persist(temporary: tempfile::NamedTempFile, path: &Path) -> Result<(), Io
         path: path.to_path_buf(),
         source,
     };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(temporary.path(), std::fs::Permissions::from_mode(0o644))
-            .map_err(write_error)?;
+    if let Ok(existing) = std::fs::metadata(path) {
+        std::fs::set_permissions(temporary.path(), existing.permissions()).map_err(write_error)?;
     }
     temporary.persist(path).map_err(|e| write_error(e.error))?;
     Ok(())

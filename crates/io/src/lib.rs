@@ -26,7 +26,7 @@ mod rankings;
 mod table;
 mod text;
 
-pub use atomic::{persist, write_atomic, write_bytes_atomic};
+pub use atomic::{persist, staging_file, write_atomic, write_bytes_atomic};
 pub use battles::{
     battle_columns, battles_from_table, read_battles, read_table, shown_name, write_battles,
     BattleSchema, LoadedBattles, ReadOptions, Source, WinnerColumns,

@@ -7,9 +7,14 @@
 //! - An existing file is replaced only when verdict can tell it wrote it: the
 //!   directory's output manifest ([`OUTPUTS_MANIFEST`]) records the size and SHA-256 of
 //!   every file verdict wrote there, and a file that still matches its record is
-//!   verdict's; a caller may also name a tag that marks its format's files (a page's
-//!   generator tag). Anything else is refused before any work, left byte-identical,
-//!   unless the user sets `force`.
+//!   verdict's. Nothing else counts — not a tag inside the file, which a user's note
+//!   or an annotated page also holds. Anything else is refused before any work, left
+//!   byte-identical, unless the user sets `force`.
+//! - Only regular files are written: a device, FIFO or socket (`/dev/null` included)
+//!   is refused, `force` or not — it is never opened, so a FIFO cannot hang the run,
+//!   and never renamed over. `-` is refused as a name (it is not standard output).
+//! - A replaced file keeps its permissions (a user's `chmod 600` stays); a new one
+//!   gets the usual mode for a new file (0666 less the umask).
 //! - A symbolic link is never written through silently: it is refused, naming where
 //!   it points; with `force` the file it points to is written and the link kept.
 //!
@@ -23,18 +28,15 @@
 //! ```
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use verdict_settings::Setting;
 
 use crate::atomic::directory_of;
-use crate::{persist, FileChecksum, IoError, WRITTEN_BY};
+use crate::{persist, staging_file, FileChecksum, IoError, WRITTEN_BY};
 
 /// The name of the output manifest in each directory verdict wrote a file to.
 pub const OUTPUTS_MANIFEST: &str = ".verdict-outputs.json";
-
-/// How far into a file a format's tag is looked for (a page's head).
-const TAG_BYTES: u64 = 4096;
 
 /// How many links a chain may hold before it is called a loop (as Linux's `ELOOP`).
 const MAX_LINKS: usize = 40;
@@ -47,7 +49,6 @@ pub struct OutputFile {
     path: PathBuf,
     option: String,
     force: bool,
-    tag: Option<&'static str>,
 }
 
 impl OutputFile {
@@ -58,7 +59,6 @@ impl OutputFile {
             path: path.into(),
             option: option.into(),
             force: false,
-            tag: None,
         }
     }
 
@@ -67,14 +67,6 @@ impl OutputFile {
     #[must_use]
     pub fn forced(mut self, force: bool) -> Self {
         self.force = force;
-        self
-    }
-
-    /// The same output, also taking an existing file for verdict's when its first
-    /// 4 KiB hold `tag` (a format's own mark, such as a page's generator tag).
-    #[must_use]
-    pub fn recognizing(mut self, tag: &'static str) -> Self {
-        self.tag = Some(tag);
         self
     }
 
@@ -169,11 +161,8 @@ impl OutputFile {
             .extension()
             .map(|e| format!(".{}", e.to_string_lossy()))
             .unwrap_or_default();
-        let temporary = tempfile::Builder::new()
-            .prefix(".verdict-")
-            .suffix(&suffix)
-            .tempfile_in(directory)
-            .map_err(|source| self.write_error(source))?;
+        let temporary =
+            staging_file(directory, &suffix).map_err(|source| self.write_error(source))?;
         fill(temporary.path())?;
         // The file is checked again, and published, with the directory locked: two
         // runs writing beside each other keep both records.
@@ -187,8 +176,15 @@ impl OutputFile {
         Ok(())
     }
 
-    /// Where the bytes go: the path itself, or — forced — the file a link points to.
+    /// Where the bytes go: the path itself, or — forced — the file a link points to;
+    /// only ever a regular file or none yet.
     fn destination(&self) -> Result<PathBuf, IoError> {
+        if self.path.as_os_str() == "-" {
+            return Err(self.refusal(&format!(
+                "is not a file name here (verdict does not read `-` as standard output); name a file with {}",
+                self.option
+            )));
+        }
         let Ok(metadata) = std::fs::symlink_metadata(&self.path) else {
             return Ok(self.path.clone());
         };
@@ -196,10 +192,19 @@ impl OutputFile {
             return Err(self.refusal("is a directory; name a file"));
         }
         if !metadata.file_type().is_symlink() {
-            return Ok(self.path.clone());
+            return self.regular(&self.path, &metadata);
         }
         let target = link_target(&self.path)
             .ok_or_else(|| self.refusal("is a symbolic link in a loop; name a file"))?;
+        if target.is_dir() {
+            return Err(self.refusal(&format!(
+                "links to the directory {}; name a file",
+                target.display()
+            )));
+        }
+        if let Ok(metadata) = std::fs::metadata(&target) {
+            self.regular(&target, &metadata)?;
+        }
         if !self.force {
             return Err(self.refusal(&format!(
                 "is a symbolic link to {}; verdict does not write through a link unasked: name the file itself with {}, or set {force} to write to {}",
@@ -208,13 +213,21 @@ impl OutputFile {
                 target.display(), force = Setting("force")
             )));
         }
-        if target.is_dir() {
-            return Err(self.refusal(&format!(
-                "links to the directory {}; name a file",
-                target.display()
-            )));
-        }
         Ok(target)
+    }
+
+    /// `path` when its `metadata` is a regular file's; a device, FIFO or socket is
+    /// refused whatever `force` says.
+    fn regular(&self, path: &Path, metadata: &std::fs::Metadata) -> Result<PathBuf, IoError> {
+        if metadata.is_file() {
+            return Ok(path.to_path_buf());
+        }
+        Err(self.refusal(&format!(
+            "{} is a device, pipe or socket, not a regular file; verdict writes only regular files (even with {force}): name a file with {}",
+            path.display(),
+            self.option,
+            force = Setting("force")
+        )))
     }
 
     /// Refuses `destination` when it holds a file verdict cannot tell it wrote;
@@ -242,11 +255,8 @@ impl OutputFile {
     }
 
     /// Whether the file at `destination`, whose checksum is `current`, matches the
-    /// manifest's record of it, or carries the format's tag.
+    /// manifest's record of it.
     fn written_by_verdict(&self, destination: &Path, current: Option<&FileChecksum>) -> bool {
-        if self.tag.is_some_and(|tag| head_holds(destination, tag)) {
-            return true;
-        }
         let (Some(name), Some(current)) = (file_name(destination), current) else {
             return false;
         };
@@ -325,9 +335,7 @@ fn record(
         versions.push(written);
     }
     let text = serde_json::to_vec(&manifest).expect("a manifest serialises");
-    let mut temporary = tempfile::Builder::new()
-        .prefix(".verdict-")
-        .tempfile_in(directory)?;
+    let mut temporary = staging_file(directory, "")?;
     temporary.write_all(&text)?;
     temporary.as_file().sync_all()?;
     persist(temporary, &manifest_path).map_err(std::io::Error::other)
@@ -392,14 +400,6 @@ fn file_name(path: &Path) -> Option<String> {
     path.file_name().map(|n| n.to_string_lossy().into_owned())
 }
 
-/// Whether the first [`TAG_BYTES`] of the file at `path` hold `tag`.
-fn head_holds(path: &Path, tag: &str) -> bool {
-    let mut head = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| file.take(TAG_BYTES).read_to_end(&mut head))
-        .is_ok_and(|_| String::from_utf8_lossy(&head).contains(tag))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -451,16 +451,70 @@ mod tests {
         out(dir.path(), "notes.txt").write_bytes(b"newer").unwrap();
     }
 
+    /// A file that merely holds verdict's generator tag — a page the user annotated, a
+    /// note quoting the tag — is the user's: only the manifest's record makes a file
+    /// verdict's. (Before, a tag in the first 4 KiB did, and such files were replaced.)
     #[test]
-    fn a_tag_marks_verdicts_files_without_a_record() {
+    fn a_tag_inside_a_file_does_not_make_it_verdicts() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("page.html");
-        std::fs::write(&path, b"<meta name=\"generator\" content=\"verdict\">old").unwrap();
-        out(dir.path(), "page.html")
-            .recognizing("content=\"verdict\"")
-            .write_bytes(b"new")
-            .unwrap();
-        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        let mine = b"<meta name=\"generator\" content=\"verdict\">my notes on the page";
+        std::fs::write(&path, mine).unwrap();
+        assert!(out(dir.path(), "page.html").write_bytes(b"new").is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), mine);
+    }
+
+    /// `/dev/null`, a FIFO and `-` are refused even with `force`: before, `--force
+    /// --out /dev/null` as root renamed a regular file over the device, and a FIFO hung
+    /// the run (it was opened to checksum it).
+    #[cfg(unix)]
+    #[test]
+    fn devices_fifos_and_a_dash_are_refused_even_forced() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let link = dir.path().join("to-null.csv");
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        for path in [Path::new("/dev/null"), &fifo, &link, Path::new("-")] {
+            for force in [false, true] {
+                let target = OutputFile::new(path, "--out").forced(force);
+                let error = target.check().unwrap_err().to_string();
+                assert!(
+                    error.contains("not a regular file") || error.contains("not a file name"),
+                    "{}: {error}",
+                    path.display()
+                );
+                assert!(target.write_bytes(b"x").is_err());
+            }
+        }
+        let null = std::fs::metadata("/dev/null").unwrap();
+        assert!(!null.is_file(), "/dev/null was replaced by a file");
+        assert!(!Path::new("-").exists());
+    }
+
+    /// A replaced file keeps its mode (a user's `chmod 600`); a new file gets 0666 less
+    /// the umask, not a fixed 0644.
+    #[cfg(unix)]
+    #[test]
+    fn a_replaced_file_keeps_its_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = out(dir.path(), "board.csv");
+        target.write_bytes(b"first").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        // A new file: what the process's umask allows of 0666 (read back from a file
+        // made the ordinary way, so the test holds under any umask).
+        let plain = dir.path().join("plain");
+        std::fs::write(&plain, b"").unwrap();
+        assert_eq!(mode(target.path()), mode(&plain));
+        std::fs::set_permissions(target.path(), std::fs::Permissions::from_mode(0o600)).unwrap();
+        target.write_bytes(b"second").unwrap();
+        assert_eq!(mode(target.path()), 0o600);
+        assert_eq!(std::fs::read(target.path()).unwrap(), b"second");
     }
 
     #[cfg(unix)]

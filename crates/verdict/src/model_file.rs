@@ -75,17 +75,12 @@ impl Featurizer {
     }
 }
 
-/// How every model file begins: its format name, first of its fields.
-const MODEL_TAG: &str = "{\"format\":\"verdict-nasheval\"";
-
 /// The model-file output at `path`, named by the user with `option`: under verdict's
-/// output policy ([`OutputFile`]), and also taking an existing file for verdict's when
-/// it begins like a model file (one written elsewhere, or before the output
-/// manifest); anything else is replaced only when `force` is set.
+/// output policy ([`OutputFile`]), an existing file is replaced when the output
+/// manifest records it as verdict's (a file that merely begins like a model file may
+/// be a user's edited copy), or when `force` is set.
 pub fn model_target(path: impl Into<std::path::PathBuf>, option: &str, force: bool) -> OutputFile {
-    OutputFile::new(path, option)
-        .forced(force)
-        .recognizing(MODEL_TAG)
+    OutputFile::new(path, option).forced(force)
 }
 
 /// Writes `model` to `target` as JSON under verdict's output policy

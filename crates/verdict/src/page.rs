@@ -1,24 +1,21 @@
 //! Writing a report page without losing anything a user gave: a page is an output
 //! like any other ([`OutputFile`]: atomic, never over a file verdict did not write),
-//! and an existing page also counts as verdict's by its generator tag
-//! ([`GENERATOR_META`]) — a page written elsewhere, or before the output manifest,
-//! is still replaced, while a mistyped `--report results.json` or `--out battles.csv`
-//! is refused and the file left as it was.
+//! so a mistyped `--report results.json` or `--out battles.csv` is refused and the
+//! file left as it was. A page counts as verdict's only by the output manifest's
+//! record, not by the generator tag it carries: a page the user annotated keeps its
+//! notes.
 
 use std::path::PathBuf;
 
 pub use verdict_io::shown_name;
 use verdict_io::OutputFile;
-use verdict_report::GENERATOR_META;
 
 use crate::VerdictError;
 
 /// The page output at `path`, named by the user with `option` (`--report`, `--out`),
 /// replacing a file verdict did not write only when `force` is set.
 pub fn page_target(path: impl Into<PathBuf>, option: &str, force: bool) -> OutputFile {
-    OutputFile::new(path, option)
-        .forced(force)
-        .recognizing(GENERATOR_META)
+    OutputFile::new(path, option).forced(force)
 }
 
 /// Writes `page` to `target` (see [`page_target`]); check the target before the
