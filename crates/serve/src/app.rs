@@ -106,12 +106,15 @@ async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Res
 }
 
 /// Whether `Authorization: Bearer T` carries `token`, compared in time independent
-/// of where the two first differ.
+/// of where the two first differ; the scheme's case does not matter (RFC 9110 §11.1:
+/// `bearer` and `BEARER` are `Bearer`).
 fn bearer_matches(headers: &HeaderMap, token: &str) -> bool {
     let Some(given) = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim_start())
     else {
         return false;
     };

@@ -3,9 +3,11 @@
 //! model as `/v1/route` would, and the request goes to that model's upstream with the
 //! answer passed back — streamed as it arrives when `"stream": true`.
 //!
-//! An upstream that cannot be reached, times out, or answers 429 or 5xx is followed by
-//! the next model by probability, said in the header `x-verdict-fallback`; when all
-//! fail the answer is 502 naming each. The routed model is in `x-verdict-model` and, for
+//! An upstream that cannot be reached, times out, answers 429 or 5xx, or answers a
+//! success whose body is not a JSON object (not streamed) is followed by the next
+//! model by probability, said in the header `x-verdict-fallback`; when all fail the
+//! answer is 502 naming each. No upstream's API key is ever passed back: an answer
+//! that echoes one (streamed or whole) has it replaced by `[API key]`. The routed model is in `x-verdict-model` and, for
 //! a whole (not streamed) answer, in its `model` field.
 
 use std::io::Read;
@@ -20,6 +22,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::app::{parse_json, read_body, ApiError, App};
 use crate::route::{route_context, RouteFields, ROUTE_FIELDS};
+use crate::scrub::KeyScrubber;
 use crate::upstreams::Upstream;
 
 /// The request fields verdict reads and does not forward.
@@ -196,6 +199,7 @@ fn forward(
 ) {
     let agent = &app.upstream_client;
     let streaming = body.get("stream").and_then(Value::as_bool) == Some(true);
+    let mut scrubber = KeyScrubber::new(app.upstreams.iter().flat_map(|u| u.keys()));
     let mut failures = Vec::new();
     for (name, upstream) in order {
         body.insert("model".into(), Value::String(upstream.model.clone()));
@@ -230,7 +234,7 @@ fn forward(
                 agent: name.clone(),
                 failures,
             }));
-            pump(response.body_mut().as_reader(), chunks);
+            pump(response.body_mut().as_reader(), &mut scrubber, chunks);
             return;
         }
         let whole = match response.body_mut().read_to_vec() {
@@ -248,8 +252,16 @@ fn forward(
                 answer.insert("model".into(), Value::String(name.clone()));
                 serde_json::to_vec(&answer).expect("JSON serialises")
             }
+            // A success that is no chat completion is a failed upstream, not an answer.
+            _ if (200..300).contains(&status) => {
+                failures.push(format!(
+                    "{name} failed (HTTP {status} with a body that is not a JSON object)"
+                ));
+                continue;
+            }
             _ => whole,
         };
+        let named = scrubber.whole(&named);
         let _ = head.send(Ok(Head {
             status,
             content_type,
@@ -276,15 +288,25 @@ fn transport_failure(error: &ureq::Error) -> String {
     }
 }
 
-/// Copies `reader` into the response stream as it arrives; stops when the client
-/// goes away.
-fn pump(mut reader: impl Read, chunks: &mpsc::Sender<Result<Vec<u8>, std::io::Error>>) {
+/// Copies `reader` into the response stream as it arrives, keys scrubbed; stops when
+/// the client goes away.
+fn pump(
+    mut reader: impl Read,
+    scrubber: &mut KeyScrubber,
+    chunks: &mpsc::Sender<Result<Vec<u8>, std::io::Error>>,
+) {
     let mut buffer = vec![0u8; 16 * 1024];
     loop {
         match reader.read(&mut buffer) {
-            Ok(0) => return,
+            Ok(0) => {
+                let _ = chunks.blocking_send(Ok(scrubber.finish()));
+                return;
+            }
             Ok(n) => {
-                if chunks.blocking_send(Ok(buffer[..n].to_vec())).is_err() {
+                if chunks
+                    .blocking_send(Ok(scrubber.push(&buffer[..n])))
+                    .is_err()
+                {
                     return;
                 }
             }

@@ -210,9 +210,19 @@ pub(crate) async fn reload_model(app: &Arc<App>) -> Result<String, ApiError> {
     let worker = app.clone();
     let loaded = compute(move || {
         Served::load(&worker.model_path, worker.upstreams.as_ref()).map_err(|e| {
+            // The operator sees where the file is; the client only its name.
+            eprintln!("verdict serve: reload refused: {e}");
+            let path = worker.model_path.display().to_string();
+            let name = worker.model_path.file_name().map_or_else(
+                || "the model file".into(),
+                |n| n.to_string_lossy().into_owned(),
+            );
             ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
-                format!("reload refused, the old model keeps serving: {e}"),
+                format!(
+                    "reload refused, the old model keeps serving: {}",
+                    e.to_string().replace(&path, &name)
+                ),
             )
         })
     })

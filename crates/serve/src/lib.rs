@@ -25,6 +25,7 @@ pub mod load;
 mod metrics;
 mod options;
 mod route;
+mod scrub;
 mod served;
 mod upstreams;
 

@@ -126,6 +126,11 @@ impl Upstreams {
         self.by_agent.get(agent)
     }
 
+    /// Every upstream's key: what no answer may carry back to a client.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.by_agent.values().filter_map(|u| u.key.as_deref())
+    }
+
     /// The costs of `agents`, in their order.
     ///
     /// # Errors

@@ -151,12 +151,28 @@ fn budgeted_policy(
         ));
     }
     let rho = model.options.rho;
+    let dearest = costs.iter().copied().fold(0.0, f64::max);
     let problem = match budget {
+        // A limit at or above the dearest model binds nothing: the game without it,
+        // as a surcharge of 0 solves it (a limit of 1e12 used to reach the solver as
+        // a constraint and come back near-uniform, 1e15 routed to another agent).
+        RouteBudget::MaxCost(limit) if limit.is_finite() && limit >= dearest => {
+            Equilibrium::new(rho, vec![0.0; costs.len()], None, None)
+        }
         RouteBudget::MaxCost(limit) if limit.is_finite() && limit >= 0.0 => {
             Equilibrium::new(rho, costs.to_vec(), Some(limit), None)
         }
-        RouteBudget::Surcharge(lambda) if lambda.is_finite() && lambda >= 0.0 => {
+        RouteBudget::Surcharge(lambda)
+            if lambda.is_finite() && lambda >= 0.0 && lambda * dearest <= MAX_SURCHARGE =>
+        {
             Equilibrium::new(rho, costs.iter().map(|c| lambda * c).collect(), None, None)
+        }
+        RouteBudget::Surcharge(lambda) if lambda.is_finite() && lambda >= 0.0 => {
+            return Err(VerdictError::Settings(format!(
+                "a surcharge of {lambda} makes the dearest model's charge {} where payoffs lie in [-1, 1]; give a surcharge of at most {} (charges of at most {MAX_SURCHARGE:e})",
+                lambda * dearest,
+                MAX_SURCHARGE / dearest
+            )))
         }
         RouteBudget::MaxCost(x) | RouteBudget::Surcharge(x) => {
             return Err(VerdictError::Settings(format!(
@@ -168,8 +184,20 @@ fn budgeted_policy(
     let game = payoff_matrices(&payoffs, model.agents.len())
         .pop()
         .ok_or_else(|| VerdictError::Data("no context to route".into()))?;
-    Ok(problem.solve(&game)?.probabilities)
+    let probabilities = problem.solve(&game)?.probabilities;
+    let total: f64 = probabilities.iter().sum();
+    if probabilities.iter().any(|p| !(p.is_finite() && *p >= 0.0)) || (total - 1.0).abs() > 1e-6 {
+        return Err(VerdictError::Data(format!(
+            "the budgeted game's solver gave no distribution (sum {total}); give a smaller surcharge or another limit"
+        )));
+    }
+    Ok(probabilities)
 }
+
+/// The largest charge a surcharge may put on a model (λ × its cost), against payoffs
+/// in [-1, 1]: past it every model but the cheapest is priced out long before, and
+/// the solver's arithmetic loses the payoffs (a surcharge of 1e100 answered 500).
+pub const MAX_SURCHARGE: f64 = 1e6;
 
 /// The draw's seed: the first eight bytes of SHA-256 of the request id — stable
 /// across runs, platforms and versions of Rust's own hasher.

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use crate::common::{succeed, write};
 use crate::serving::{
-    client, contexts, fitted, get, post, raw_exchange, with_fields, FakeUpstream, Server,
+    client, contexts, fitted, get, post, raw_exchange, with_fields, FakeUpstream, Reply, Server,
 };
 
 /// `POST /v1/predict` answers with the bytes `verdict predict --format json` writes
@@ -321,6 +321,22 @@ fn a_cost_limit_is_honoured_and_an_impossible_one_refused() {
                 "a limit nothing reaches changed pi: {loose:?} vs {unpriced:?}"
             );
         }
+        // Limits far past the dearest model are the same game (1e12 came back near
+        // uniform, 1e15 routed to another agent); values the arithmetic cannot carry
+        // are the client's 422, not the server's 500.
+        for limit in [1e9, 1e12, 1e15, 1e300] {
+            let far = pi_of(&route(json!({"max_cost": limit})).json());
+            for (a, b) in far.iter().zip(&unpriced) {
+                assert!(
+                    (a - b).abs() < 1e-6,
+                    "max_cost {limit}: {far:?} vs {unpriced:?}"
+                );
+            }
+        }
+        for field in [json!({"surcharge": 1e100}), json!({"surcharge": 1e308})] {
+            let refused = route(field.clone());
+            assert_eq!(refused.status, 422, "{field}: {}", refused.body);
+        }
         let refused = route(json!({"max_cost": 0.5}));
         assert_eq!(refused.status, 422, "{}", refused.body);
         let both = route(json!({"max_cost": 2.0, "surcharge": 1.0}));
@@ -543,6 +559,9 @@ fn reload_swaps_a_good_model_and_keeps_serving_through_a_bad_one_under_load() {
         "{}",
         refused.body
     );
+    // The client learns the file's name, not where the server keeps it.
+    let folder = model.parent().unwrap().display().to_string();
+    assert!(!refused.body.contains(&folder), "{}", refused.body);
     assert_eq!(health(), original);
     std::fs::copy(&fitted.other_model, &model).unwrap();
     let swapped = reload();
@@ -611,6 +630,22 @@ fn bad_requests_are_refused_with_their_status() {
     assert_eq!(unauthorized.status, 401);
     assert_eq!(unauthorized.header("www-authenticate"), Some("Bearer"));
     assert_eq!(post(&agent, &url, &good, Some("tok-124")).status, 401);
+    // The scheme is case-insensitive (RFC 9110 §11.1); the token is not.
+    for scheme in ["bearer", "BEARER"] {
+        let status = agent
+            .post(&url)
+            .header("authorization", &format!("{scheme} {token}"))
+            .header("content-type", "application/json")
+            .send(good.as_str())
+            .map(|r| r.status().as_u16());
+        assert_eq!(status.ok(), Some(200), "{scheme}");
+    }
+    let status = agent
+        .post(&url)
+        .header("authorization", &format!("Bearer {}", token.to_uppercase()))
+        .send(good.as_str())
+        .map(|r| r.status().as_u16());
+    assert_eq!(status.ok(), Some(401));
     assert_eq!(
         get(&agent, &format!("{}/metrics", server.base), None).status,
         401
@@ -771,4 +806,79 @@ fn find_summary(value: &Value) -> Option<&Value> {
         Value::Array(items) => items.iter().find_map(find_summary),
         _ => None,
     }
+}
+
+/// No upstream key reaches a client, however the upstream echoes it: in a 401 error
+/// page, in a 200 completion, or in a stream whose events cut the key in two. The
+/// answers still say what happened, with `[API key]` where the key was. Before, the
+/// key was forwarded verbatim every time. A 200 whose body is not JSON is a failed
+/// upstream (the next model answers, and the fallback header says why), not an answer
+/// passed on as 200.
+#[test]
+fn an_upstream_that_echoes_its_key_never_hands_it_to_the_client() {
+    let fitted = fitted();
+    let dir = tempfile::tempdir().unwrap();
+    let upstream = FakeUpstream::start();
+    let upstreams = upstream.upstreams_file(dir.path(), &fitted.agents);
+    let key = "sk-echoed-secret-0123456789";
+    let server = Server::start(
+        &fitted.model,
+        &["--upstreams", upstreams.to_str().unwrap()],
+        &[("FAKE_UPSTREAM_KEY", key)],
+    );
+    let agent = client();
+    let url = format!("{}/v1/chat/completions", server.base);
+    let context = contexts(1, 13).remove(0);
+    let chat = |text: &str, stream: bool| {
+        json!({
+            "model": "verdict",
+            "messages": [{"role": "user", "content": text}],
+            "context": context,
+            "rule": "argmax",
+            "stream": stream,
+        })
+        .to_string()
+    };
+    let leaked = |reply: &Reply| {
+        reply.body.contains(key)
+            || reply.body.contains(&key[..12])
+            || reply.headers.iter().any(|(_, v)| v.contains(key))
+    };
+    for (text, stream, status) in [
+        ("echo 401", false, 401),
+        ("echo 401", true, 401),
+        ("echo 200", false, 200),
+        ("echo stream", true, 200),
+    ] {
+        let reply = post(&agent, &url, &chat(text, stream), None);
+        assert_eq!(reply.status, status, "{text}: {}", reply.body);
+        assert!(!leaked(&reply), "{text}, stream {stream}: {}", reply.body);
+        assert!(reply.body.contains("[API key]"), "{text}: {}", reply.body);
+    }
+    // The upstream did see the key: what was scrubbed was really there.
+    let seen = upstream.seen.lock().unwrap().last().cloned().unwrap();
+    assert_eq!(
+        seen.authorization.as_deref(),
+        Some(format!("Bearer {key}").as_str())
+    );
+
+    let routed = post(
+        &agent,
+        &format!("{}/v1/route", server.base),
+        &json!({"context": context, "rule": "argmax"}).to_string(),
+        None,
+    )
+    .json();
+    let first = routed["model"].as_str().unwrap().to_string();
+    upstream.garbled.lock().unwrap().insert(first.clone());
+    let reply = post(&agent, &url, &chat("hello", false), None);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_ne!(reply.header("x-verdict-model"), Some(first.as_str()));
+    let fallback = reply.header("x-verdict-fallback").unwrap_or_default();
+    assert!(fallback.contains("not a JSON object"), "{fallback}");
+    assert!(reply.json()["choices"][0]["message"]["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("hello from"));
+    server.stop();
 }

@@ -274,9 +274,14 @@ pub struct Seen {
 /// A fake OpenAI-compatible upstream on a free loopback port: every agent's base URL
 /// is `http://ADDR/AGENT`. Agents in `failing` answer 500; a streamed request gets
 /// three server-sent events, the second only after `proceed` is told (or 20 s).
+/// Agents in `garbled` answer 200 with a body that is not JSON. A user message naming
+/// "echo 401", "echo 200" or "echo stream" gets the request's `Authorization` header
+/// back: in a 401 error page, in a completion's text, or in a stream's events cut
+/// in the middle of the key (written and flushed in two parts).
 pub struct FakeUpstream {
     pub address: String,
     pub failing: Arc<Mutex<HashSet<String>>>,
+    pub garbled: Arc<Mutex<HashSet<String>>>,
     pub seen: Arc<Mutex<Vec<Seen>>>,
     pub proceed: Mutex<mpsc::Sender<()>>,
 }
@@ -286,19 +291,21 @@ impl FakeUpstream {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let address = listener.local_addr().unwrap().to_string();
         let failing = Arc::new(Mutex::new(HashSet::new()));
+        let garbled = Arc::new(Mutex::new(HashSet::new()));
         let seen = Arc::new(Mutex::new(Vec::new()));
         let (proceed, wait) = mpsc::channel::<()>();
         let wait = Arc::new(Mutex::new(wait));
-        let (f, s) = (failing.clone(), seen.clone());
+        let (f, g, s) = (failing.clone(), garbled.clone(), seen.clone());
         thread::spawn(move || {
             for stream in listener.incoming().flatten() {
-                let (f, s, w) = (f.clone(), s.clone(), wait.clone());
-                thread::spawn(move || answer_upstream(stream, &f, &s, &w));
+                let (f, g, s, w) = (f.clone(), g.clone(), s.clone(), wait.clone());
+                thread::spawn(move || answer_upstream(stream, (&f, &g), &s, &w));
             }
         });
         Self {
             address,
             failing,
+            garbled,
             seen,
             proceed: Mutex::new(proceed),
         }
@@ -324,7 +331,7 @@ impl FakeUpstream {
 /// as the fake upstream; the connection is closed after the answer.
 fn answer_upstream(
     stream: TcpStream,
-    failing: &Mutex<HashSet<String>>,
+    (failing, garbled): (&Mutex<HashSet<String>>, &Mutex<HashSet<String>>),
     seen: &Mutex<Vec<Seen>>,
     wait: &Mutex<mpsc::Receiver<()>>,
 ) {
@@ -364,10 +371,54 @@ fn answer_upstream(
         .to_string();
     seen.lock().unwrap().push(Seen {
         path: path.clone(),
-        authorization,
+        authorization: authorization.clone(),
         body: body.clone(),
     });
     let mut out = stream;
+    let said = body["messages"][0]["content"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    let sent = authorization.unwrap_or_default();
+    if said.contains("echo 401") {
+        let text =
+            json!({"error": {"message": format!("invalid credentials: Authorization: {sent}")}})
+                .to_string();
+        let _ = write!(
+            out,
+            "HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
+            text.len()
+        );
+        return;
+    }
+    if said.contains("echo stream") && body["stream"] == json!(true) {
+        let _ = write!(
+            out,
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n"
+        );
+        let event = format!(
+            "data: {}\n\n",
+            json!({"choices": [{"index": 0, "delta": {"content": format!("you sent {sent}")}}]})
+        );
+        let cut = event
+            .find(&sent)
+            .map_or(event.len() / 2, |at| at + sent.len() / 2);
+        let _ = out.write_all(&event.as_bytes()[..cut]);
+        let _ = out.flush();
+        thread::sleep(Duration::from_millis(50));
+        let _ = out.write_all(&event.as_bytes()[cut..]);
+        let _ = out.write_all(b"data: [DONE]\n\n");
+        return;
+    }
+    if garbled.lock().unwrap().contains(&agent) {
+        let text = "upstream says hello, not in JSON";
+        let _ = write!(
+            out,
+            "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
+            text.len()
+        );
+        return;
+    }
     if failing.lock().unwrap().contains(&agent) {
         let text = "{\"error\":{\"message\":\"overloaded\"}}";
         let _ = write!(
@@ -399,7 +450,7 @@ fn answer_upstream(
         "id": "chatcmpl-1",
         "object": "chat.completion",
         "model": body["model"],
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": format!("hello from {agent}")}, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": if said.contains("echo 200") { format!("hello from {agent}; you sent {sent}") } else { format!("hello from {agent}") }}, "finish_reason": "stop"}],
     })
     .to_string();
     let _ = write!(
