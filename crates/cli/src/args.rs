@@ -22,9 +22,9 @@ pub struct Cli {
     /// Hide progress bars.
     #[arg(long, global = true)]
     pub quiet: bool,
-    /// Worker threads (default: one per core). Results do not depend on it.
-    #[arg(long, global = true)]
-    pub threads: Option<usize>,
+    /// Worker threads (default: one per core; 1 to 1024). Results do not depend on it.
+    #[arg(long, global = true, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub threads: Option<u16>,
     /// Let outputs (--out, --plot, --report, model files) replace an existing file
     /// verdict did not write, and write through a symbolic link to the file it names.
     /// Without it such a file is refused and left as it was.

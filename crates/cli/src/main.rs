@@ -39,7 +39,7 @@ fn run() -> anyhow::Result<ExitCode> {
     };
     if let Some(threads) = cli.threads {
         rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
+            .num_threads(usize::from(threads))
             .build_global()
             .map_err(|e| anyhow::anyhow!("cannot start {threads} threads: {e}"))?;
     }

@@ -377,7 +377,7 @@ pub(crate) fn require_column(table: &Table, column: &str) -> Result<(), IoError>
     Err(IoError::MissingColumn {
         file: table.file().to_owned(),
         column: column.to_owned(),
-        present: table.present_columns().join(", "),
+        present: table.present_columns_shown(),
         hint,
     })
 }

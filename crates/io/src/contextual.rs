@@ -263,7 +263,7 @@ fn required<'t>(table: &'t Table, name: &str, hint: &str) -> Result<&'t crate::C
     table.column(name).ok_or_else(|| IoError::MissingColumn {
         file: table.file().to_string(),
         column: name.to_string(),
-        present: table.present_columns().join(", "),
+        present: table.present_columns_shown(),
         hint: hint.to_string(),
     })
 }

@@ -11,7 +11,7 @@ use crate::{Format, IoError};
 /// name given twice: each located by file, row and column.
 pub fn read_costs(source: &Source, format: Option<Format>) -> Result<Vec<(String, f64)>, IoError> {
     let table = read_table(source, format, None)?;
-    let present = table.present_columns().join(", ");
+    let present = table.present_columns_shown();
     let name_column = ["model", "agent", "name"]
         .into_iter()
         .find_map(|n| table.column(n))

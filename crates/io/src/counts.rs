@@ -494,16 +494,21 @@ impl<'a> Reducer<'a> {
     }
 }
 
-/// A count at `row` of `column`: a non-negative whole number (`12`, `12.0`).
+/// The largest count read: 2^53, past which a float no longer holds every whole
+/// number (99999999999999999999999 would be read as another number, and sums of such
+/// counts wrap or lose battles).
+pub const MAX_COUNT: f64 = 9_007_199_254_740_992.0;
+
+/// A count at `row` of `column`: a whole number in `[0, 2^53]` (`12`, `12.0`).
 fn count_at(table: &Table, row: usize, column: &str) -> Result<f64, IoError> {
     let text = table.column(column).and_then(|c| c.value(row));
     match text.map(|t| t.trim().parse::<f64>()) {
-        Some(Ok(n)) if n >= 0.0 && n.fract() == 0.0 && n.is_finite() => Ok(n),
+        Some(Ok(n)) if (0.0..=MAX_COUNT).contains(&n) && n.fract() == 0.0 => Ok(n),
         _ => Err(IoError::invalid(
             table.location(row, Some(column)),
             format!(
-                "expected a count (a whole number >= 0), found {:?}",
-                text.unwrap_or("")
+                "expected a count (a whole number from 0 to 2^53 = 9007199254740992), found \"{}\"",
+                crate::shown_value(text.unwrap_or(""))
             ),
         )),
     }

@@ -40,7 +40,7 @@ pub use counts::{
     counts_table_csv, dataset_files, pair_count_columns, read_pair_counts, DatasetFile,
     LoadedCounts,
 };
-pub use error::{IoError, Location, RowRef};
+pub use error::{shown_value, IoError, Location, RowRef, SHOWN_CHARS};
 pub use filter::{Filter, FilterOp};
 pub use format::Format;
 pub use matrix::{read_named_matrix, NamedMatrix};
@@ -50,4 +50,4 @@ pub use output_file::{OutputFile, OUTPUTS_MANIFEST};
 #[cfg(feature = "parquet")]
 pub use parquet_io::{read_record_batches, write_battles_parquet, write_parquet_table, ColumnData};
 pub use rankings::{read_rankings, LoadedRankings};
-pub use table::{Column, Table};
+pub use table::{Column, Table, NAMES_SHOWN};

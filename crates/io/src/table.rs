@@ -195,9 +195,26 @@ impl Table {
         &self.file
     }
 
-    /// Every column name present in the file, read or not, in file order.
+    /// Every column name present in the file, read or not, in file order (for a
+    /// message, [`Table::present_columns_shown`]).
     pub fn present_columns(&self) -> &[String] {
         &self.present
+    }
+
+    /// The column names for a message: at most [`NAMES_SHOWN`] of them, each cut to
+    /// [`crate::SHOWN_CHARS`] characters, so a file whose first line is one 50 MB
+    /// "name" gives a short error, not a 50 MB one.
+    pub fn present_columns_shown(&self) -> String {
+        let mut shown: Vec<String> = self
+            .present
+            .iter()
+            .take(NAMES_SHOWN)
+            .map(|name| crate::shown_value(name))
+            .collect();
+        if self.present.len() > NAMES_SHOWN {
+            shown.push(format!("and {} more", self.present.len() - NAMES_SHOWN));
+        }
+        shown.join(", ")
     }
 
     /// The columns that were read.
@@ -283,3 +300,6 @@ impl Table {
         }
     }
 }
+
+/// Column names a message lists at most.
+pub const NAMES_SHOWN: usize = 40;

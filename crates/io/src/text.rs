@@ -166,13 +166,26 @@ fn json_text(value: &Value) -> Option<String> {
     }
 }
 
-/// Reads JSON Lines: one object per line, blank lines ignored.
+/// Skips a UTF-8 byte-order mark at the start of `reader` (editors on Windows write
+/// one; JSON does not allow it, and the first line then read as "not a JSON object").
+fn skip_byte_order_mark(reader: &mut impl BufRead) -> std::io::Result<()> {
+    const MARK: &[u8] = b"\xEF\xBB\xBF";
+    if reader.fill_buf()?.starts_with(MARK) {
+        reader.consume(MARK.len());
+    }
+    Ok(())
+}
+
+/// Reads JSON Lines (a leading byte-order mark skipped): one object per line, blank
+/// lines ignored.
 pub(crate) fn read_json_lines(
     input: impl Read,
     file: &str,
     wanted: Wanted<'_>,
 ) -> Result<Table, IoError> {
-    let reader = BufReader::with_capacity(1 << 20, input);
+    let mut reader = BufReader::with_capacity(1 << 20, input);
+    skip_byte_order_mark(&mut reader)
+        .map_err(|e| IoError::invalid(at(file, RowRef::Line(1)), e.to_string()))?;
     let mut columns = ObjectColumns::new(wanted);
     let mut lines = Vec::new();
     for (number, line) in reader.lines().enumerate() {
@@ -206,7 +219,9 @@ pub(crate) fn read_json_array(
     file: &str,
     wanted: Wanted<'_>,
 ) -> Result<Table, IoError> {
-    let reader = BufReader::with_capacity(1 << 20, input);
+    let mut reader = BufReader::with_capacity(1 << 20, input);
+    skip_byte_order_mark(&mut reader)
+        .map_err(|e| IoError::invalid(at(file, RowRef::Line(1)), e.to_string()))?;
     let value: Value = serde_json::from_reader(reader).map_err(|e| {
         IoError::invalid(
             at(file, RowRef::Line(e.line() as u64)),
@@ -230,4 +245,23 @@ pub(crate) fn read_json_array(
         columns.push(object);
     }
     Ok(columns.finish(file, RowRefs::records()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A byte-order mark before JSON Lines or a JSON array is skipped, as before a
+    /// CSV header: the first record reads like the rest (it used to stop the read
+    /// with "not a JSON object").
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let lines = b"\xEF\xBB\xBF{\"a\": \"1\"}\n{\"a\": \"2\"}\n";
+        let table = read_json_lines(&lines[..], "bom.jsonl", None).unwrap();
+        assert_eq!(table.rows(), 2);
+        assert_eq!(table.column("a").and_then(|c| c.value(0)), Some("1"));
+        let array = b"\xEF\xBB\xBF[{\"a\": \"1\"}]";
+        let table = read_json_array(&array[..], "bom.json", None).unwrap();
+        assert_eq!(table.column("a").and_then(|c| c.value(0)), Some("1"));
+    }
 }

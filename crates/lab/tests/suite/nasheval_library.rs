@@ -68,14 +68,20 @@ fn simulate_fit_save_load_predict_evaluate_without_the_binary() {
     let model = fitted(&sim, 5);
     let path = dir.path().join("model.json");
     save_model(&model, &OutputFile::new(&path, "model file")).unwrap();
-    // A model file is verdict's by its format too: a copy in a directory without
-    // verdict's output manifest is replaced, a user's file there is not.
+    // A model file is verdict's only by the output manifest's record: a copy in a
+    // directory without one may be the user's edited copy, so it is refused (and kept)
+    // unless forced; a user's file there is refused too.
     let elsewhere = dir.path().join("elsewhere");
     std::fs::create_dir(&elsewhere).unwrap();
     std::fs::copy(&path, elsewhere.join("model.json")).unwrap();
-    save_model(
+    assert!(save_model(
         &model,
         &model_target(elsewhere.join("model.json"), "out", false),
+    )
+    .is_err());
+    save_model(
+        &model,
+        &model_target(elsewhere.join("model.json"), "out", true),
     )
     .unwrap();
     std::fs::write(elsewhere.join("notes.json"), "{\"mine\": true}").unwrap();

@@ -193,7 +193,17 @@ fn counts_refuse_what_needs_the_battles_and_bad_counts_are_located() {
         .to_string();
     assert!(as_log.contains("battle counts"), "{as_log}");
 
-    for (bad, column) in [("-1", "wins_b"), ("2.5", "wins_b"), ("many", "wins_b")] {
+    // Counts past 2^53 are refused: a float cannot hold them (1e300 used to pass the
+    // check and make --bootstrap panic; 99999999999999999999999 was read as another
+    // number and per-model battle totals wrapped).
+    for (bad, column) in [
+        ("-1", "wins_b"),
+        ("2.5", "wins_b"),
+        ("many", "wins_b"),
+        ("1e300", "wins_b"),
+        ("99999999999999999999999", "wins_b"),
+        ("9007199254740994", "wins_b"),
+    ] {
         std::fs::write(
             &table,
             format!("model_a,model_b,wins_a,wins_b\nx,y,3,1\ny,z,2,{bad}\n"),
