@@ -19,30 +19,49 @@ pub const OUTCOME_LABELS: &str = "model_a | model_b | tie | tie (bothbad)";
 
 /// A winner label that is none of the accepted spellings.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("expected {OUTCOME_LABELS}, found {found:?}")]
+#[error("expected {OUTCOME_LABELS} (also both_bad, and left | right for evalica's files), found {found:?}{hint}", hint = near_miss_hint(found))]
 pub struct ParseOutcomeError {
     /// The label as it appeared in the input.
     pub found: String,
 }
 
+/// "; did you mean …" for a label that differs from an accepted one only in case or
+/// surrounding blanks — said, not guessed: a column of winners' *names* with models
+/// called A and B would otherwise be read with one side's wins as the other's.
+fn near_miss_hint(found: &str) -> String {
+    let normalized = found.trim().to_ascii_lowercase();
+    ACCEPTED
+        .iter()
+        .find(|(label, _)| *label == normalized)
+        .map(|(label, _)| format!("; labels are exact: did you mean {label:?}?"))
+        .unwrap_or_default()
+}
+
+/// Every accepted spelling, exactly as written.
+const ACCEPTED: [(&str, Outcome); 7] = [
+    ("model_a", Outcome::WinA),
+    ("model_b", Outcome::WinB),
+    ("tie", Outcome::Tie),
+    ("tie (bothbad)", Outcome::TieBothBad),
+    ("both_bad", Outcome::TieBothBad),
+    ("left", Outcome::WinA),
+    ("right", Outcome::WinB),
+];
+
 impl Outcome {
-    /// Parses a winner label. Accepted spellings (case-insensitive, surrounding blanks
-    /// ignored): `model_a`/`a`/`left`, `model_b`/`b`/`right`, `tie`/`draw`, and
-    /// `tie (bothbad)`/`both_bad`/`bothbad`/`tie_bothbad`. Anything else is an error,
-    /// never a silent tie.
+    /// Parses a winner label, exactly as documented: LMArena's `model_a`, `model_b`,
+    /// `tie`, `tie (bothbad)`, also `both_bad`, and evalica's `left` / `right`. Nothing
+    /// else — no other case, no blanks around it, no `a`/`b` (a column of winners'
+    /// names with models named A and B would be read wrongly) — is taken: anything
+    /// else is an error naming the closest label, never a silent guess.
     pub fn parse(label: &str) -> Result<Self, ParseOutcomeError> {
-        let normalized = label.trim().to_ascii_lowercase();
-        match normalized.as_str() {
-            "model_a" | "a" | "left" => Ok(Outcome::WinA),
-            "model_b" | "b" | "right" => Ok(Outcome::WinB),
-            "tie" | "draw" => Ok(Outcome::Tie),
-            "tie (bothbad)" | "both_bad" | "bothbad" | "tie_bothbad" | "tie(bothbad)" => {
-                Ok(Outcome::TieBothBad)
-            }
-            _ => Err(ParseOutcomeError {
+        ACCEPTED
+            .iter()
+            .find(|(accepted, _)| *accepted == label)
+            .map(|&(_, outcome)| outcome)
+            .ok_or_else(|| ParseOutcomeError {
                 found: label.to_owned(),
-            }),
-        }
+            })
     }
 
     /// The LMArena spelling: `model_a`, `model_b`, `tie` or `tie (bothbad)`.
@@ -87,7 +106,7 @@ mod tests {
     fn parses_every_documented_spelling() {
         for (label, outcome) in [
             ("model_a", Outcome::WinA),
-            (" Model_B ", Outcome::WinB),
+            ("model_b", Outcome::WinB),
             ("left", Outcome::WinA),
             ("right", Outcome::WinB),
             ("tie", Outcome::Tie),
@@ -102,6 +121,25 @@ mod tests {
     fn unknown_label_is_an_error_not_a_tie() {
         let err = Outcome::parse("draw!").unwrap_err();
         assert!(err.to_string().contains("found \"draw!\""));
+    }
+
+    /// Spellings beyond the documented ones were mapped silently: "a" and "B" (the
+    /// winners' *names* when models are called A and B — B's wins were read as A's),
+    /// "Model_A", " model_a", "bothbad", "draw". Each is refused now, a near miss with
+    /// the label it nearly is.
+    #[test]
+    fn labels_beyond_the_documented_ones_are_refused() {
+        for label in ["a", "B", "A", "bothbad", "tie_bothbad", "draw", "Left"] {
+            assert!(Outcome::parse(label).is_err(), "{label}");
+        }
+        for (label, meant) in [
+            ("Model_A", "model_a"),
+            (" model_a", "model_a"),
+            ("TIE", "tie"),
+        ] {
+            let err = Outcome::parse(label).unwrap_err().to_string();
+            assert!(err.contains(&format!("did you mean {meant:?}")), "{err}");
+        }
     }
 
     #[test]

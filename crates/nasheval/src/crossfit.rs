@@ -266,7 +266,10 @@ pub fn cross_fit(
     let mut fold_sizes = vec![0; options.folds];
     folds.iter().for_each(|&f| fold_sizes[f] += 1);
     // A log that records each offer's probability (a router's decision log) needs no
-    // propensity model: Eq. 42 divides by the exact value, unfloored.
+    // propensity model: Eq. 42 divides by the logged value, floored at
+    // `min(floor, LOGGED_FLOOR_SHARE / menus)` — far below any value a router that
+    // explores logs, far above a typo or an underflow (one record at 1e-7 in 10,096
+    // made every held-out risk ~1e9 and flipped the surface choice).
     let logged: Option<Vec<f64>> = log.feedback.iter().map(|f| f.logged_propensity).collect();
     let logged_propensities = logged.is_some();
     let mut propensity = logged.unwrap_or_else(|| vec![0.0; log.feedback.len()]);
@@ -278,8 +281,12 @@ pub fn cross_fit(
     let (mut clipped, mut log_loss) = (0, 0.0);
     let mut histogram = PropensityHistogram::new(menus);
     if logged_propensities {
-        for (record, &e) in log.feedback.iter().zip(&propensity) {
-            histogram.add(record.menu, e);
+        let logged_floor = LOGGED_FLOOR_SHARE / menus.max(1) as f64;
+        for (record, e) in log.feedback.iter().zip(propensity.iter_mut()) {
+            histogram.add(record.menu, *e);
+            let floor = floors[record.menu].min(logged_floor);
+            clipped += usize::from(*e < floor);
+            *e = e.max(floor);
         }
     }
     let mut outcome_models = Vec::new();
@@ -516,6 +523,10 @@ pub fn cross_fit(
         seconds: started.elapsed().as_secs_f64(),
     })
 }
+
+/// A logged propensity below this share of a uniform menu's (`1 / menus`) is raised
+/// to it, and counted with the floored learned ones.
+pub const LOGGED_FLOOR_SHARE: f64 = 0.1;
 
 /// The propensity floor of each menu: `min(absolute, share × r_m)`, `r_m` the share of
 /// contexts that selected menu `m` (a menu never selected keeps `absolute`: no

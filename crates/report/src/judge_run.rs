@@ -263,7 +263,7 @@ pub fn judged_scores_csv(result: &JudgedScores) -> Result<String, ReportError> {
     for row in &result.items {
         let i = &row.interval;
         csv.write_record([
-            row.id.clone(),
+            crate::spreadsheet_safe(&row.id),
             i.score.to_string(),
             i.std_error.to_string(),
             i.low.to_string(),

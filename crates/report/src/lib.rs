@@ -29,6 +29,7 @@
 //! the maximal lottery is left out (with a note) when pairs never met and
 //! `--allow-unobserved` is not given.
 
+mod cells;
 mod combined;
 #[cfg(feature = "plots")]
 mod curves;
@@ -47,6 +48,7 @@ mod plot;
 mod rank;
 mod table;
 
+pub use cells::{spreadsheet_safe, terminal_safe};
 pub use combined::{combined_html, PagePart};
 #[cfg(feature = "plots")]
 pub use curves::{curves_svg, plot_curves, Curves, Series};

@@ -326,16 +326,16 @@ pub fn predictions_json(p: &Predictions) -> String {
 pub fn predictions_csv(p: &Predictions) -> Result<String, ReportError> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["context_id".to_string()];
-    header.extend(p.agents.iter().cloned());
+    header.extend(p.agents.iter().map(|a| crate::spreadsheet_safe(a)));
     header.push("winners".into());
     if p.payoffs.is_some() {
         header.push("payoff".into());
     }
     writer.write_record(&header)?;
     for (i, id) in p.ids.iter().enumerate() {
-        let mut record = vec![id.clone()];
+        let mut record = vec![crate::spreadsheet_safe(id)];
         record.extend(p.probabilities_of(i).iter().map(f64::to_string));
-        record.push(p.winners[i].join(";"));
+        record.push(crate::spreadsheet_safe(&p.winners[i].join(";")));
         if let Some(matrix) = p.payoff_rows(i) {
             record.push(serde_json::to_string(&matrix).expect("numbers serialise"));
         }

@@ -43,17 +43,23 @@ impl TextTable {
             .collect()
     }
 
-    /// The table as text, columns separated by two spaces.
+    /// The table as text, columns separated by two spaces; control and bidirectional
+    /// characters in cells are shown escaped ([`crate::terminal_safe`]).
     pub fn render(&self) -> String {
-        let mut widths: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
-        for row in &self.rows {
+        let safe = |row: &Vec<String>| -> Vec<String> {
+            row.iter().map(|cell| crate::terminal_safe(cell)).collect()
+        };
+        let header = safe(&self.header);
+        let rows: Vec<Vec<String>> = self.rows.iter().map(safe).collect();
+        let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+        for row in &rows {
             for (c, cell) in row.iter().enumerate() {
                 widths[c] = widths[c].max(cell.chars().count());
             }
         }
         let numeric = self.numeric_columns();
         let mut out = String::new();
-        for row in std::iter::once(&self.header).chain(&self.rows) {
+        for row in std::iter::once(&header).chain(&rows) {
             let cells: Vec<String> = row
                 .iter()
                 .enumerate()
@@ -464,7 +470,7 @@ pub fn render_csv(report: &RankReport) -> Result<String, ReportError> {
         for s in &output.leaderboard.models {
             writer.write_record([
                 output.leaderboard.method.name().to_owned(),
-                s.name.clone(),
+                crate::spreadsheet_safe(&s.name),
                 s.score.to_string(),
                 text(s.ci_low),
                 text(s.ci_high),

@@ -42,6 +42,48 @@ pub(crate) struct App {
     pub reloading: tokio::sync::Mutex<()>,
     /// The moment the server started, for request ids.
     pub started: u128,
+    /// The seeds of the routing draws.
+    pub draws: DrawSeeds,
+}
+
+/// The seeds of the routing draws: the first eight bytes of SHA-256 of a secret drawn
+/// when the server starts and a counter. Every request gets a fresh, independent draw
+/// — two requests with one `request_id` are two draws, as the decision log says, and
+/// no client can pick an id that lands the model it wants. (Seeding by the request id
+/// gave 200 requests named "same" one agent, and the log's propensities were wrong.)
+pub(crate) struct DrawSeeds {
+    secret: [u8; 16],
+    next: AtomicU64,
+}
+
+impl DrawSeeds {
+    /// Seeds from a secret of the operating system's randomness: the standard
+    /// library's randomly keyed hasher, read twice (no generator crate needed for
+    /// sixteen bytes).
+    pub fn new() -> Self {
+        use std::hash::{BuildHasher, Hasher};
+        let mut secret = [0u8; 16];
+        for (n, half) in secret.chunks_mut(8).enumerate() {
+            let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+            hasher.write_usize(n);
+            half.copy_from_slice(&hasher.finish().to_le_bytes());
+        }
+        Self {
+            secret,
+            next: AtomicU64::new(0),
+        }
+    }
+
+    /// The next draw's seed.
+    pub fn next(&self) -> u64 {
+        use sha2::{Digest, Sha256};
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let digest = Sha256::new()
+            .chain_update(self.secret)
+            .chain_update(n.to_le_bytes())
+            .finalize();
+        u64::from_le_bytes(digest[..8].try_into().expect("eight bytes"))
+    }
 }
 
 impl App {

@@ -102,7 +102,7 @@ fn prepare(app: &App, served: &crate::served::Served, bytes: &[u8]) -> Result<Pr
         ));
     };
     let fields = RouteFields::from_object(&request)?;
-    let route_request = fields.request(|| app.next_request_id())?;
+    let route_request = fields.request(app)?;
     let mut context = match request.get("context") {
         None => Map::new(),
         Some(Value::Object(context)) => context.clone(),

@@ -221,7 +221,7 @@ mod tests {
             capacity: 30,
         });
         let line = |n: u32| format!("{{\"decision\":{n:>3}}}\n").into_bytes();
-        assert_eq!(line(1).len(), 16);
+        assert_eq!(line(1).len(), 17);
         log.append(&line(1)).unwrap();
         let err = log.append(&line(2)).unwrap_err();
         assert_eq!(err.kind(), std::io::ErrorKind::StorageFull);

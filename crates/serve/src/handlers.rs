@@ -138,7 +138,7 @@ async fn route_inner(app: Arc<App>, body: Body) -> Result<Response, ApiError> {
             ));
         }
         let fields = RouteFields::from_object(&object)?;
-        let request = fields.request(|| worker.next_request_id())?;
+        let request = fields.request(&worker)?;
         let routed = route_context(&served, context.clone(), request)?;
         routed.log(&worker, &served, &context)?;
         Ok((json_headers(), routed.answer(&served).to_string()).into_response())

@@ -175,6 +175,7 @@ fn prepare(options: ServeOptions) -> Result<Prepared, ServeError> {
         requests: AtomicU64::new(0),
         reloading: tokio::sync::Mutex::new(()),
         started,
+        draws: app::DrawSeeds::new(),
     });
     Ok(Prepared {
         app,

@@ -59,16 +59,17 @@ impl RouteFields {
         })
     }
 
-    /// The library's request; `fresh_id` names a request that brought no id.
+    /// The library's request, drawn from `app`'s next seed; `app` names a request that
+    /// brought no id.
     ///
     /// # Errors
     /// 422 when both budgets are given.
-    pub fn request(&self, fresh_id: impl FnOnce() -> String) -> Result<RouteRequest, ApiError> {
+    pub fn request(&self, app: &App) -> Result<RouteRequest, ApiError> {
         let budget =
             match (self.max_cost, self.surcharge) {
                 (Some(_), Some(_)) => return Err(ApiError::new(
                     StatusCode::UNPROCESSABLE_ENTITY,
-                    "give max_cost (a hard budget) or surcharge (a price per unit cost), not both",
+                    "give max_cost (a limit on the expected cost) or surcharge (a price per unit cost), not both",
                 )),
                 (Some(limit), None) => Some(RouteBudget::MaxCost(limit)),
                 (None, Some(lambda)) => Some(RouteBudget::Surcharge(lambda)),
@@ -78,7 +79,11 @@ impl RouteFields {
             rule: self.rule,
             budget,
             menu_size: self.menu_size,
-            request_id: self.request_id.clone().unwrap_or_else(fresh_id),
+            request_id: self
+                .request_id
+                .clone()
+                .unwrap_or_else(|| app.next_request_id()),
+            draw_seed: app.draws.next(),
         })
     }
 }

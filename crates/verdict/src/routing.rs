@@ -8,7 +8,6 @@
 //! What `verdict serve` answers on `/v1/route` and uses in `/v1/chat/completions`.
 
 use rand::{Rng, SeedableRng};
-use sha2::{Digest, Sha256};
 use verdict_game::Equilibrium;
 use verdict_nasheval::{payoff_matrices, NashEvalModel};
 
@@ -18,9 +17,10 @@ use crate::VerdictError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RouteRule {
-    /// A draw from `pi(x)`, seeded by the request id: the same id always gets the same
-    /// model, and over many ids the models come up with frequencies `pi(x)` — a mixed
-    /// equilibrium is only unexploitable when it is played as a mixture.
+    /// A draw from `pi(x)`, seeded by the request's draw seed (a server's own, fresh
+    /// for every request): over many requests the models come up with frequencies
+    /// `pi(x)` — a mixed equilibrium is only unexploitable when it is played as a
+    /// mixture.
     Sample,
     /// The model of highest probability (the first in agent order among equals): the
     /// same answer for every request of this context.
@@ -48,8 +48,12 @@ pub struct RouteRequest {
     /// How many distinct models to offer: 1 routes, 2 asks for a duel (a pairwise
     /// comparison whose verdict can feed the next fit).
     pub menu_size: usize,
-    /// Seeds the draw (any text: the same id, the same draw).
+    /// Names the request in the decision log and the answer.
     pub request_id: String,
+    /// Seeds the draw of a `sample` rule: the same seed, the same draw. A server
+    /// gives every request a fresh one (never derived from what a client sends), so
+    /// each draw is independent as the logged propensities say.
+    pub draw_seed: u64,
 }
 
 /// A routing decision.
@@ -100,7 +104,7 @@ pub fn route(
         None => model.policy(features)?,
         Some(budget) => budgeted_policy(model, features, costs, budget)?,
     };
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(request_seed(&request.request_id));
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(request.draw_seed);
     let first = match request.rule {
         RouteRule::Argmax => argmax(&probabilities),
         RouteRule::Sample => draw(&probabilities, None, rng.random()),
@@ -198,13 +202,6 @@ fn budgeted_policy(
 /// in [-1, 1]: past it every model but the cheapest is priced out long before, and
 /// the solver's arithmetic loses the payoffs (a surcharge of 1e100 answered 500).
 pub const MAX_SURCHARGE: f64 = 1e6;
-
-/// The draw's seed: the first eight bytes of SHA-256 of the request id — stable
-/// across runs, platforms and versions of Rust's own hasher.
-fn request_seed(request_id: &str) -> u64 {
-    let digest = Sha256::digest(request_id.as_bytes());
-    u64::from_le_bytes(digest[..8].try_into().expect("eight bytes"))
-}
 
 /// The first index of the largest probability.
 fn argmax(probabilities: &[f64]) -> usize {
@@ -307,17 +304,6 @@ mod tests {
         let p = [0.1, 0.2, 0.3, 0.4];
         let pair = p[0] * second_given_first(&p, 0, 3) + p[3] * second_given_first(&p, 3, 0);
         assert!((pair - (0.04 / 0.9 + 0.04 / 0.6)).abs() < 1e-15);
-    }
-
-    #[test]
-    fn the_seed_depends_on_the_request_id_only() {
-        assert_eq!(request_seed("abc"), request_seed("abc"));
-        assert_ne!(request_seed("abc"), request_seed("abd"));
-        // SHA-256("abc") begins ba 78 16 bf 8f 01 cf ea (FIPS 180-2, appendix B.1).
-        assert_eq!(
-            request_seed("abc"),
-            u64::from_le_bytes([0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea])
-        );
     }
 
     #[test]
