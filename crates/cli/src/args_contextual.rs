@@ -258,6 +258,10 @@ pub struct ServeArgs {
     /// Connections served at once; further clients wait to be accepted.
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub max_connections: usize,
+    /// Chat exchanges with upstreams at once; more are answered 503 (Retry-After) and
+    /// /health says "saturated", while predictions and routing keep their threads.
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    pub max_upstream_calls: usize,
 }
 
 #[derive(Debug, Clone, Args)]

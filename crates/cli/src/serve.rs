@@ -31,8 +31,12 @@ fn token(variable: Option<&str>) -> anyhow::Result<Option<String>> {
 }
 
 pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
-    if args.max_body_bytes == 0 || args.max_contexts == 0 || args.max_connections == 0 {
-        bail!("--max-body-bytes, --max-contexts and --max-connections must be at least 1");
+    if args.max_body_bytes == 0
+        || args.max_contexts == 0
+        || args.max_connections == 0
+        || args.max_upstream_calls == 0
+    {
+        bail!("--max-body-bytes, --max-contexts, --max-connections and --max-upstream-calls must be at least 1");
     }
     let options = ServeOptions {
         model: args.model.clone(),
@@ -47,6 +51,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
             write_timeout: seconds(args.write_timeout, "--write-timeout")?,
             max_connections: args.max_connections,
             upstream_timeout: seconds(args.upstream_timeout, "--upstream-timeout")?,
+            max_upstream_calls: args.max_upstream_calls,
         },
     };
     if !options.listen.ip().is_loopback() {

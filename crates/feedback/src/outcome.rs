@@ -19,7 +19,7 @@ pub const OUTCOME_LABELS: &str = "model_a | model_b | tie | tie (bothbad)";
 
 /// A winner label that is none of the accepted spellings.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("expected {OUTCOME_LABELS} (also both_bad, and left | right for evalica's files), found {found:?}{hint}", hint = near_miss_hint(found))]
+#[error("expected {OUTCOME_LABELS}, found {found:?}{hint}", hint = near_miss_hint(found))]
 pub struct ParseOutcomeError {
     /// The label as it appeared in the input.
     pub found: String,

@@ -157,6 +157,16 @@ pub(crate) fn ivwe_uncertainty(
                 .filter(|&j| pairs[j].count > 0)
                 .map(|j| pairs[j].count as f64 / weights[pair(j)])
                 .sum();
+            // An item without a single score (its only calls lost or failed) is not
+            // known to any precision: infinite variance, so its interval is the whole
+            // range and the error it adds to every norm is infinite — not the 0 that
+            // an empty sum gives.
+            if information == 0.0 {
+                return ScoreUncertainty {
+                    variance: f64::INFINITY,
+                    degrees_of_freedom: f64::INFINITY,
+                };
+            }
             let mut combination = Combination::default();
             for j in (0..judges).filter(|&j| pairs[j].count > 0) {
                 let n = pairs[j].count as f64;
@@ -278,6 +288,25 @@ pub(crate) fn quantile(level: f64, degrees_of_freedom: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An item none of whose calls gave a score has an infinite standard error and
+    /// the whole range as its interval, and so has the mean; before, it was reported
+    /// with standard error 0 and an l2 error of 0.
+    #[test]
+    fn an_item_without_a_score_is_not_known_to_any_precision() {
+        let mut scored = PairStats::default();
+        for s in [0.2, 0.4, 0.3] {
+            scored.push(s);
+        }
+        let fresh = [scored, PairStats::default()];
+        let uncertainty = ivwe_uncertainty(&fresh, &[0.01, 0.01], 1, |_| CallVariance::known(0.01));
+        assert!((uncertainty[0].variance - 0.01 / 3.0).abs() < 1e-15);
+        assert_eq!(uncertainty[1].std_error(), f64::INFINITY);
+        assert_eq!(estimated_error(&uncertainty, Norm::P(2.0)), f64::INFINITY);
+        let found = intervals(&[0.3, f64::NAN], &uncertainty, 0.95, 1.0).unwrap();
+        assert_eq!((found.items[1].low, found.items[1].high), (0.0, 1.0));
+        assert_eq!((found.mean.low, found.mean.high), (0.0, 1.0));
+    }
 
     #[test]
     fn quantiles_are_students_and_the_normals() {

@@ -44,6 +44,9 @@ pub(crate) struct App {
     pub started: u128,
     /// The seeds of the routing draws.
     pub draws: DrawSeeds,
+    /// One permit per chat exchange with upstreams in flight
+    /// ([`Limits::max_upstream_calls`]).
+    pub upstream_slots: Arc<tokio::sync::Semaphore>,
 }
 
 /// The seeds of the routing draws: the first eight bytes of SHA-256 of a secret drawn

@@ -51,6 +51,12 @@ async fn completions_inner(app: Arc<App>, body: Body) -> Result<Response, ApiErr
             "this server has no upstreams to forward to: start it with --upstreams FILE",
         ));
     }
+    // Upstream exchanges hold a blocking thread each for as long as the upstream
+    // answers: they have their own cap, so stalled upstreams cannot take the threads
+    // predictions and routing run on.
+    let Ok(slot) = app.upstream_slots.clone().try_acquire_owned() else {
+        return Ok(saturated(&app));
+    };
     let served = app.current();
     let worker = app.clone();
     let (head_tx, head_rx) = oneshot::channel::<Result<Head, ApiError>>();
@@ -58,10 +64,13 @@ async fn completions_inner(app: Arc<App>, body: Body) -> Result<Response, ApiErr
     // The whole exchange runs on the blocking pool: routing, then the upstream calls,
     // then the reply's body pumped chunk by chunk into the response stream.
     // Detached: it ends when the upstream's body does or the client goes away.
-    tokio::task::spawn_blocking(move || match prepare(&worker, &served, &bytes) {
-        Ok((order, forwarded)) => forward(&worker, &order, forwarded, head_tx, &chunks_tx),
-        Err(e) => {
-            let _ = head_tx.send(Err(e));
+    tokio::task::spawn_blocking(move || {
+        let _slot = slot;
+        match prepare(&worker, &served, &bytes) {
+            Ok((order, forwarded)) => forward(&worker, &order, forwarded, head_tx, &chunks_tx),
+            Err(e) => {
+                let _ = head_tx.send(Err(e));
+            }
         }
     });
     let head = head_rx.await.map_err(|_| {
@@ -87,6 +96,22 @@ async fn completions_inner(app: Arc<App>, body: Body) -> Result<Response, ApiErr
         }
     }
     Ok(response)
+}
+
+/// 503 with `Retry-After: 1`: every upstream slot is taken.
+fn saturated(app: &App) -> Response {
+    let mut response = ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!(
+            "the router is saturated: {} exchanges with upstreams are in flight; retry shortly",
+            app.limits.max_upstream_calls
+        ),
+    )
+    .into_response();
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
 }
 
 /// A routed request ready to forward: the agents to try in order (the routed one,
@@ -177,12 +202,15 @@ fn last_user_message(request: &Map<String, Value>) -> Result<String, ApiError> {
     }
 }
 
-/// The HTTP client of upstream calls: `timeout` to connect and to receive a reply's
-/// head; statuses are answers, not errors (a 5xx moves on to the next upstream).
+/// The HTTP client of upstream calls: `timeout` to connect, to receive a reply's
+/// head, and for every read of its body — an upstream that sends a head and then
+/// stalls ends there instead of holding the request and its thread; statuses are
+/// answers, not errors (a 5xx moves on to the next upstream).
 pub(crate) fn upstream_client(timeout: std::time::Duration) -> ureq::Agent {
     ureq::Agent::config_builder()
         .timeout_connect(Some(timeout))
         .timeout_recv_response(Some(timeout))
+        .timeout_per_read(Some(timeout))
         .http_status_as_error(false)
         .build()
         .into()

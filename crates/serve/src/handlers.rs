@@ -172,8 +172,15 @@ pub(crate) async fn models(State(app): State<Arc<App>>) -> Response {
 /// `GET /health`: up, and which model serves.
 pub(crate) async fn health(State(app): State<Arc<App>>) -> Response {
     let served = app.current();
-    let body = json!({"status": "ok", "model_id": served.id, "agents": served.model.agents.len()});
-    (json_headers(), body.to_string()).into_response()
+    // Saturated: every upstream slot is taken, so a chat request now would be refused.
+    let saturated = app.upstreams.is_some() && app.upstream_slots.available_permits() == 0;
+    let (status, word) = if saturated {
+        (StatusCode::SERVICE_UNAVAILABLE, "saturated")
+    } else {
+        (StatusCode::OK, "ok")
+    };
+    let body = json!({"status": word, "model_id": served.id, "agents": served.model.agents.len()});
+    (status, json_headers(), body.to_string()).into_response()
 }
 
 /// `GET /metrics`: Prometheus's text format.

@@ -52,7 +52,8 @@ pub fn run(
     announce: impl FnOnce(SocketAddr, Option<&std::path::Path>),
 ) -> Result<(), ServeError> {
     let prepared = prepare(options)?;
-    runtime()?.block_on(async move {
+    let runtime = runtime()?;
+    let served = runtime.block_on(async move {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         signals(prepared.app.clone(), stop_tx)?;
         announce(
@@ -67,8 +68,16 @@ pub fn run(
             stop_rx,
         )
         .await
-    })
+    });
+    // Exchanges still blocked on an upstream are left behind, not waited for.
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    served
 }
+
+/// How long a stopping server waits, after its connections have drained (at most
+/// 10 s), for work still on its threads: a stop takes at most 15 s however the
+/// upstreams behave.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// A server running on threads of its own (for benchmarks and programs that embed
 /// one); it stops when [`Running::stop`] is called or it is dropped.
@@ -130,7 +139,11 @@ pub(crate) fn spawn_router(
     let (stop, stop_rx) = tokio::sync::watch::channel(false);
     let thread = std::thread::Builder::new()
         .name("verdict-serve".into())
-        .spawn(move || runtime.block_on(serve_on(listener, router, limits, stop_rx)))
+        .spawn(move || {
+            let served = runtime.block_on(serve_on(listener, router, limits, stop_rx));
+            runtime.shutdown_timeout(SHUTDOWN_GRACE);
+            served
+        })
         .map_err(|e| ServeError::Start(format!("cannot start the server thread: {e}")))?;
     Ok(Running {
         address,
@@ -176,6 +189,9 @@ fn prepare(options: ServeOptions) -> Result<Prepared, ServeError> {
         reloading: tokio::sync::Mutex::new(()),
         started,
         draws: app::DrawSeeds::new(),
+        upstream_slots: Arc::new(tokio::sync::Semaphore::new(
+            options.limits.max_upstream_calls,
+        )),
     });
     Ok(Prepared {
         app,

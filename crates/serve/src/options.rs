@@ -33,7 +33,8 @@ pub struct ServeOptions {
 /// | `read_timeout` | 10 s for a request's headers, and again for its body | connection closed / 408 |
 /// | `write_timeout` | 30 s for any one write to a client that stopped reading | connection closed |
 /// | `max_connections` | 1,024 open at once | further clients wait to be accepted |
-/// | `upstream_timeout` | 60 s to connect to an upstream and get its reply's head | next upstream |
+/// | `upstream_timeout` | 60 s to connect to an upstream, to get its reply's head, and between any two reads of its body (a stalled stream ends) | next upstream, or the stream ends |
+/// | `max_upstream_calls` | 256 chat exchanges with upstreams at once, apart from the threads predictions use | 503 with `Retry-After`, and `/health` says `saturated` |
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Limits {
     /// Largest request body, in bytes.
@@ -46,8 +47,11 @@ pub struct Limits {
     pub write_timeout: Duration,
     /// Connections served at once.
     pub max_connections: usize,
-    /// Time allowed for an upstream's connection and reply head.
+    /// Time allowed for an upstream's connection, its reply's head, and each read of
+    /// its body.
     pub upstream_timeout: Duration,
+    /// Chat exchanges with upstreams at once.
+    pub max_upstream_calls: usize,
 }
 
 impl Default for Limits {
@@ -59,6 +63,7 @@ impl Default for Limits {
             write_timeout: Duration::from_secs(30),
             max_connections: 1024,
             upstream_timeout: Duration::from_secs(60),
+            max_upstream_calls: 256,
         }
     }
 }

@@ -186,6 +186,7 @@ pub fn read_model_contexts(
     source: &Source,
 ) -> Result<ModelContexts, VerdictError> {
     let table = read_contexts(source, &Featurizer::of(model)?.options())?;
+    check_feature_magnitudes(&table, &source.label())?;
     let aligned = model
         .align_features(&table.feature_names, &table.features)
         .map_err(|e| VerdictError::Data(format!("{}: {e}", source.label())))?;
@@ -194,6 +195,35 @@ pub fn read_model_contexts(
         features: aligned.features,
         unseen_categories: aligned.unseen_categories,
     })
+}
+
+/// The largest feature value a model is asked about, in magnitude: far past any
+/// feature a model was fitted on, and far below where standardizing and the network's
+/// arithmetic overflow (1e308 gave a near-uniform policy with every agent a winner,
+/// 5e307 an error blaming the model).
+pub const MAX_FEATURE_MAGNITUDE: f64 = 1e15;
+
+/// Refuses a context whose feature value lies beyond [`MAX_FEATURE_MAGNITUDE`],
+/// naming the context, the feature and the value: the request's value, not the model,
+/// is what to fix.
+fn check_feature_magnitudes(
+    table: &verdict_io::ContextTable,
+    label: &str,
+) -> Result<(), VerdictError> {
+    let columns = table.feature_names.len().max(1);
+    match table
+        .features
+        .iter()
+        .position(|v| v.abs() > MAX_FEATURE_MAGNITUDE)
+    {
+        None => Ok(()),
+        Some(at) => Err(VerdictError::Data(format!(
+            "{label}: context {:?}, feature {:?} = {:e} is beyond ±{MAX_FEATURE_MAGNITUDE:e}, where a model's arithmetic stops being exact; give it in a smaller unit",
+            table.ids.get(at / columns).map_or("", String::as_str),
+            table.feature_names[at % columns],
+            table.features[at]
+        ))),
+    }
 }
 
 /// Most categories [`winners_by`] draws: more are a number, not a category.

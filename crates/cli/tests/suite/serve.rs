@@ -628,6 +628,21 @@ fn bad_requests_are_refused_with_their_status() {
     assert_eq!(unauthorized.status, 401);
     assert_eq!(unauthorized.header("www-authenticate"), Some("Bearer"));
     assert_eq!(post(&agent, &url, &good, Some("tok-124")).status, 401);
+    // A feature value past what a model's arithmetic carries is the client's 422,
+    // naming the feature (1e308 gave a near-uniform policy; 5e307 blamed the model).
+    for value in [1e308, 5e307, -1e16] {
+        let mut context = contexts(1, 4).remove(0);
+        context["x1"] = json!(value);
+        let reply = post(
+            &agent,
+            &url,
+            &json!({"contexts": [context]}).to_string(),
+            Some(token),
+        );
+        assert_eq!(reply.status, 422, "{value}: {}", reply.body);
+        assert!(reply.body.contains("x1"), "{}", reply.body);
+        assert!(!reply.body.contains("refit"), "{}", reply.body);
+    }
     // The scheme is case-insensitive (RFC 9110 §11.1); the token is not.
     for scheme in ["bearer", "BEARER"] {
         let status = agent
@@ -922,4 +937,125 @@ fn an_upstream_that_echoes_its_key_never_hands_it_to_the_client() {
         .unwrap()
         .starts_with("hello from"));
     server.stop();
+}
+
+/// An upstream that sends a head and then stalls cannot hold a request: with
+/// `--upstream-timeout 1` the routed model's stall ends after a second of silence and
+/// the next model answers. Stalled exchanges have their own cap: with
+/// `--max-upstream-calls 1` and one held, a second chat request is 503 with
+/// Retry-After, `/health` says "saturated" (503), and predictions are still served.
+/// SIGTERM with an exchange stalled stops the server within its stated bound (15 s;
+/// the check allows 40 s on a busy machine — the old server was still up after 30 s
+/// and stayed until the upstream let go).
+#[test]
+fn stalled_upstreams_hold_no_request_nor_the_server() {
+    let fitted = fitted();
+    let dir = tempfile::tempdir().unwrap();
+    let upstream = FakeUpstream::start();
+    let upstreams = upstream.upstreams_file(dir.path(), &fitted.agents);
+    let agent = client();
+    let context = contexts(1, 13).remove(0);
+    let chat = |stream: bool| {
+        json!({
+            "model": "verdict",
+            "messages": [{"role": "user", "content": "hello"}],
+            "context": context,
+            "rule": "argmax",
+            "stream": stream,
+        })
+        .to_string()
+    };
+    let server = Server::start(
+        &fitted.model,
+        &[
+            "--upstreams",
+            upstreams.to_str().unwrap(),
+            "--upstream-timeout",
+            "1",
+        ],
+        &[("FAKE_UPSTREAM_KEY", "k")],
+    );
+    let routed = post(
+        &agent,
+        &format!("{}/v1/route", server.base),
+        &json!({"context": context, "rule": "argmax"}).to_string(),
+        None,
+    )
+    .json();
+    let first = routed["model"].as_str().unwrap().to_string();
+    upstream.stalling.lock().unwrap().insert(first.clone());
+    let started = Instant::now();
+    let reply = post(
+        &agent,
+        &format!("{}/v1/chat/completions", server.base),
+        &chat(false),
+        None,
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_ne!(reply.header("x-verdict-model"), Some(first.as_str()));
+    assert!(
+        started.elapsed() < Duration::from_secs(25),
+        "{:?}",
+        started.elapsed()
+    );
+    server.stop();
+
+    let server = Server::start(
+        &fitted.model,
+        &[
+            "--upstreams",
+            upstreams.to_str().unwrap(),
+            "--upstream-timeout",
+            "20",
+            "--max-upstream-calls",
+            "1",
+        ],
+        &[("FAKE_UPSTREAM_KEY", "k")],
+    );
+    let base = server.base.clone();
+    let held = std::thread::spawn({
+        let body = chat(true);
+        move || {
+            let _ = client()
+                .post(&format!("{base}/v1/chat/completions"))
+                .header("content-type", "application/json")
+                .send(body.as_str())
+                .map(|mut r| r.body_mut().read_to_string());
+        }
+    });
+    let health = || get(&agent, &format!("{}/health", server.base), None);
+    let waited = Instant::now();
+    while health().status != 503 {
+        assert!(
+            waited.elapsed() < Duration::from_secs(20),
+            "the held exchange never showed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(health().body.contains("saturated"));
+    let refused = post(
+        &agent,
+        &format!("{}/v1/chat/completions", server.base),
+        &chat(false),
+        None,
+    );
+    assert_eq!(refused.status, 503, "{}", refused.body);
+    assert_eq!(refused.header("retry-after"), Some("1"));
+    let predicted = post(
+        &agent,
+        &format!("{}/v1/predict", server.base),
+        &json!({"contexts": [context]}).to_string(),
+        None,
+    );
+    assert_eq!(predicted.status, 200, "{}", predicted.body);
+    let pid = server.pid();
+    let stopping = Instant::now();
+    succeed_kill("-TERM", pid);
+    let _ = server.stop();
+    assert!(
+        stopping.elapsed() < Duration::from_secs(40),
+        "stopped after {:?}",
+        stopping.elapsed()
+    );
+    let _ = held.join();
 }

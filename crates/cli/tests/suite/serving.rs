@@ -274,7 +274,8 @@ pub struct Seen {
 /// A fake OpenAI-compatible upstream on a free loopback port: every agent's base URL
 /// is `http://ADDR/AGENT`. Agents in `failing` answer 500; a streamed request gets
 /// three server-sent events, the second only after `proceed` is told (or 20 s).
-/// Agents in `garbled` answer 200 with a body that is not JSON. A user message naming
+/// Agents in `garbled` answer 200 with a body that is not JSON; agents in `stalling`
+/// send a 200 head and then nothing for 30 s (then close). A user message naming
 /// "echo 401", "echo 200" or "echo stream" gets the request's `Authorization` header
 /// back: in a 401 error page, in a completion's text, or in a stream's events cut
 /// in the middle of the key (written and flushed in two parts).
@@ -282,6 +283,7 @@ pub struct FakeUpstream {
     pub address: String,
     pub failing: Arc<Mutex<HashSet<String>>>,
     pub garbled: Arc<Mutex<HashSet<String>>>,
+    pub stalling: Arc<Mutex<HashSet<String>>>,
     pub seen: Arc<Mutex<Vec<Seen>>>,
     pub proceed: Mutex<mpsc::Sender<()>>,
 }
@@ -292,20 +294,27 @@ impl FakeUpstream {
         let address = listener.local_addr().unwrap().to_string();
         let failing = Arc::new(Mutex::new(HashSet::new()));
         let garbled = Arc::new(Mutex::new(HashSet::new()));
+        let stalling = Arc::new(Mutex::new(HashSet::new()));
         let seen = Arc::new(Mutex::new(Vec::new()));
         let (proceed, wait) = mpsc::channel::<()>();
         let wait = Arc::new(Mutex::new(wait));
-        let (f, g, s) = (failing.clone(), garbled.clone(), seen.clone());
+        let (f, g, t, s) = (
+            failing.clone(),
+            garbled.clone(),
+            stalling.clone(),
+            seen.clone(),
+        );
         thread::spawn(move || {
             for stream in listener.incoming().flatten() {
-                let (f, g, s, w) = (f.clone(), g.clone(), s.clone(), wait.clone());
-                thread::spawn(move || answer_upstream(stream, (&f, &g), &s, &w));
+                let (f, g, t, s, w) = (f.clone(), g.clone(), t.clone(), s.clone(), wait.clone());
+                thread::spawn(move || answer_upstream(stream, (&f, &g, &t), &s, &w));
             }
         });
         Self {
             address,
             failing,
             garbled,
+            stalling,
             seen,
             proceed: Mutex::new(proceed),
         }
@@ -331,7 +340,11 @@ impl FakeUpstream {
 /// as the fake upstream; the connection is closed after the answer.
 fn answer_upstream(
     stream: TcpStream,
-    (failing, garbled): (&Mutex<HashSet<String>>, &Mutex<HashSet<String>>),
+    (failing, garbled, stalling): (
+        &Mutex<HashSet<String>>,
+        &Mutex<HashSet<String>>,
+        &Mutex<HashSet<String>>,
+    ),
     seen: &Mutex<Vec<Seen>>,
     wait: &Mutex<mpsc::Receiver<()>>,
 ) {
@@ -408,6 +421,15 @@ fn answer_upstream(
         thread::sleep(Duration::from_millis(50));
         let _ = out.write_all(&event.as_bytes()[cut..]);
         let _ = out.write_all(b"data: [DONE]\n\n");
+        return;
+    }
+    if stalling.lock().unwrap().contains(&agent) {
+        let _ = write!(
+            out,
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\nconnection: close\r\n\r\n"
+        );
+        let _ = out.flush();
+        thread::sleep(Duration::from_secs(30));
         return;
     }
     if garbled.lock().unwrap().contains(&agent) {
