@@ -39,13 +39,19 @@ impl Equilibrium {
     /// The problem of `rho` with `costs` (empty: none), under a hard `budget` limit
     /// or a soft budget: the soft budget when given, else the hard one, else costs as a
     /// price. The caller checks that the settings combine.
+    ///
+    /// A hard limit at or above every agent's cost binds no lottery (`c^T pi ≤ max c`):
+    /// the problem is then the unbudgeted one, solved as such — a limit of 1e15 made a
+    /// solver carry a constraint of that scale and answer far from the equilibrium.
     pub fn new(
         rho: f64,
         costs: Vec<f64>,
         budget: Option<f64>,
         soft: Option<crate::SoftBudgetPrices>,
     ) -> Self {
+        let slack = |limit: f64| costs.iter().all(|&c| c <= limit);
         match (soft, budget) {
+            (None, Some(limit)) if slack(limit) => Self::new(rho, Vec::new(), None, None),
             (Some(prices), _) => Self::SoftBudgeted {
                 rho,
                 budget: SoftBudget { costs, prices },

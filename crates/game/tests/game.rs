@@ -846,3 +846,28 @@ fn batches_match_one_at_a_time() {
         }
     }
 }
+
+/// A hard budget at or above every agent's cost binds no lottery, so it is the
+/// unbudgeted equilibrium — for a limit of 1e15 too, which used to reach the solver as
+/// a constraint and come back off the equilibrium, flagged only by its gap. Compared
+/// with the unbudgeted problem's solution on a random game, with and without the
+/// regularizer.
+#[test]
+fn a_budget_nothing_reaches_is_the_unbudgeted_equilibrium() {
+    let game = random_game(6, 17);
+    let costs = vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    for rho in [0.0, 0.1] {
+        let free = verdict_game::Equilibrium::new(rho, Vec::new(), None, None)
+            .solve(&game)
+            .unwrap();
+        for limit in [6.0, 1e9, 1e15, 1e300] {
+            let budgeted = verdict_game::Equilibrium::new(rho, costs.clone(), Some(limit), None)
+                .solve(&game)
+                .unwrap();
+            assert_eq!(
+                budgeted.probabilities, free.probabilities,
+                "rho {rho}, limit {limit}"
+            );
+        }
+    }
+}

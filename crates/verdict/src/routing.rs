@@ -157,12 +157,6 @@ fn budgeted_policy(
     let rho = model.options.rho;
     let dearest = costs.iter().copied().fold(0.0, f64::max);
     let problem = match budget {
-        // A limit at or above the dearest model binds nothing: the game without it,
-        // as a surcharge of 0 solves it (a limit of 1e12 used to reach the solver as
-        // a constraint and come back near-uniform, 1e15 routed to another agent).
-        RouteBudget::MaxCost(limit) if limit.is_finite() && limit >= dearest => {
-            Equilibrium::new(rho, vec![0.0; costs.len()], None, None)
-        }
         RouteBudget::MaxCost(limit) if limit.is_finite() && limit >= 0.0 => {
             Equilibrium::new(rho, costs.to_vec(), Some(limit), None)
         }
