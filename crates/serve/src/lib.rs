@@ -79,6 +79,15 @@ pub fn run(
 /// upstreams behave.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// Reads and checks an upstreams file as `verdict serve --upstreams` does (TOML, URLs,
+/// costs, key variables), returning the agents it names.
+///
+/// # Errors
+/// [`ServeError::Verdict`] naming the file and the entry.
+pub fn check_upstreams(path: &std::path::Path) -> Result<Vec<String>, ServeError> {
+    Ok(Upstreams::read(path)?.agents())
+}
+
 /// A server running on threads of its own (for benchmarks and programs that embed
 /// one); it stops when [`Running::stop`] is called or it is dropped.
 pub struct Running {

@@ -126,6 +126,11 @@ impl Upstreams {
         self.by_agent.get(agent)
     }
 
+    /// The agents named, in name order.
+    pub fn agents(&self) -> Vec<String> {
+        self.by_agent.keys().cloned().collect()
+    }
+
     /// Every upstream's key: what no answer may carry back to a client.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.by_agent.values().filter_map(|u| u.key.as_deref())

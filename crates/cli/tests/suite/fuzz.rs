@@ -137,14 +137,14 @@ fn apply(bytes: &[u8], edits: &[Edit]) -> Vec<u8> {
 }
 
 /// Runs `check` on mutations of `seed` (1–5 edits each).
-fn fuzz(name: &str, seed: &[u8], check: impl Fn(&[u8])) {
+pub(crate) fn fuzz(name: &str, seed: &[u8], check: impl Fn(&[u8])) {
     drive(name, &prop::collection::vec(edit(), 1..6), |edits| {
         check(&apply(seed, &edits));
         Ok(())
     });
 }
 
-fn bytes_source(label: &str, data: &[u8]) -> Source {
+pub(crate) fn bytes_source(label: &str, data: &[u8]) -> Source {
     Source::Bytes {
         label: label.into(),
         data: data.to_vec(),

@@ -7,6 +7,8 @@ mod common;
 mod baselines;
 mod cli;
 mod fuzz;
+#[cfg(feature = "serve")]
+mod fuzz_serve;
 #[cfg(feature = "nasheval")]
 mod global_baselines;
 #[cfg(feature = "lightgbm")]
