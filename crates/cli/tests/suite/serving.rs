@@ -30,7 +30,31 @@ impl Server {
     /// Starts `verdict serve model --listen 127.0.0.1:0 extra…` with the variables
     /// `env` set, and waits for it to say where it listens.
     pub fn start(model: &Path, extra: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        Self::start_with_file_limit(model, extra, env, None)
+    }
+
+    /// [`Server::start`] with the size of any file the server writes limited to
+    /// `kilobytes` (the shell's `ulimit -f`, with SIGXFSZ ignored so that a write past
+    /// it fails with EFBIG, as on a full disk, instead of killing the process).
+    pub fn start_with_file_limit(
+        model: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+        kilobytes: Option<u64>,
+    ) -> Self {
+        let mut command = match kilobytes {
+            None => Command::new(env!("CARGO_BIN_EXE_verdict")),
+            Some(size) => {
+                let mut shell = Command::new("bash");
+                shell.args([
+                    "-c",
+                    &format!("trap '' XFSZ; ulimit -f {size}; exec \"$0\" \"$@\""),
+                    env!("CARGO_BIN_EXE_verdict"),
+                ]);
+                shell
+            }
+        };
+        let mut child = command
             .arg("serve")
             .arg(model)
             .args(["--listen", "127.0.0.1:0"])
