@@ -72,7 +72,7 @@ def test_elo_matches_evalica_and_the_command_line(llmfao):
 
 
 def test_outcomes_may_be_scores_of_the_first_model():
-    labels = verdict.bradley_terry(["a", "b", "c", "a"], ["b", "c", "a", "c"], ["model_a", "model_b", "tie", "a"])
+    labels = verdict.bradley_terry(["a", "b", "c", "a"], ["b", "c", "a", "c"], ["model_a", "model_b", "tie", "left"])
     numbers = verdict.bradley_terry(["a", "b", "c", "a"], ["b", "c", "a", "c"], [1, 0, 0.5, 1.0])
     assert labels.scores.tolist() == numbers.scores.tolist()
 

@@ -1183,7 +1183,18 @@ fn judge_run_killed_and_resumed_matches_an_uninterrupted_run() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    // Waits for 20 recorded calls, but not for ever: a run that ends (or stalls)
+    // before them fails the test instead of hanging it. The bound is generous — the
+    // whole run takes about a second — and is no race: reaching it is a failure.
+    let waited = std::time::Instant::now();
     while ledger_lines(cut.path()) < 20 {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the run ended ({status}) before 20 calls were recorded");
+        }
+        assert!(
+            waited.elapsed() < std::time::Duration::from_secs(120),
+            "20 calls were not recorded in 120 s"
+        );
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     child.kill().unwrap();

@@ -499,9 +499,15 @@ fn answer_upstream(
         "choices": [{"index": 0, "message": {"role": "assistant", "content": if said.contains("echo 200") { format!("hello from {agent}; you sent {sent}") } else { format!("hello from {agent}") }}, "finish_reason": "stop"}],
     })
     .to_string();
+    // "echo 200" also echoes the key in a header of the reply.
+    let echoed = if said.contains("echo 200") {
+        format!("x-echo: {sent}\r\n")
+    } else {
+        String::new()
+    };
     let _ = write!(
         out,
-        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n{echoed}content-length: {}\r\nconnection: close\r\n\r\n{text}",
         text.len()
     );
 }
