@@ -1,6 +1,7 @@
 //! Mutation fuzzing of every reader: valid files — battle logs in each format (CSV,
 //! JSON Lines, JSON, Parquet), contextual contexts and feedback tables (CSV and
-//! Parquet), payoff matrices, cost files, judges.toml, spend ledgers and model files —
+//! Parquet), payoff matrices, cost files, judges.toml, spend ledgers, model files and
+//! battle logs with a weight column —
 //! are mutated byte-wise (flips, insertions, deletions, truncation), line-wise
 //! (duplicated, dropped, swapped lines) and, for model files, structurally (array
 //! lengths and numbers changed in the JSON), and each reader must answer with a value
@@ -649,5 +650,40 @@ fn model_files_never_panic_and_never_predict_nan() {
             prop_assert!(policies.iter().all(|p| p.is_finite()));
         }
         Ok(())
+    });
+}
+
+/// A battle log with a weight column (`rank --weight-col`), damaged: every case ends
+/// with a leaderboard or a clear error (exit 0 or 2), never a panic (exit 101).
+#[test]
+fn weight_columns_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("weighted.csv");
+    let out = dir.path().join("board.json");
+    let seed = b"model_a,model_b,winner,w\nx,y,model_a,1.5\ny,z,model_b,0.25\nz,x,tie,2\nx,z,model_a,1e-3\ny,x,model_b,3\n".to_vec();
+    fuzz("weight column", &seed, |data| {
+        std::fs::write(&path, data).unwrap();
+        let output = common::verdict(&[
+            "--force",
+            "rank",
+            path.to_str().unwrap(),
+            "--weight-col",
+            "w",
+            "--method",
+            "bt",
+            "--bootstrap",
+            "0",
+            "--format",
+            "json",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let code = output.status.code();
+        assert!(
+            matches!(code, Some(0 | 2)),
+            "exit {code:?} on {:?}: {}",
+            String::from_utf8_lossy(data),
+            String::from_utf8_lossy(&output.stderr)
+        );
     });
 }
