@@ -1,5 +1,6 @@
 //! `POST /v1/chat/completions`, OpenAI-compatible: the last user message (and the
-//! request's `metadata` and `context` fields) become the context, the router picks a
+//! request's `context` object) become the context — OpenAI's own `metadata` is passed
+//! on untouched, never read — the router picks a
 //! model as `/v1/route` would, and the request goes to that model's upstream with the
 //! answer passed back — streamed as it arrives when `"stream": true`.
 //!
@@ -138,11 +139,9 @@ fn prepare(app: &App, served: &crate::served::Served, bytes: &[u8]) -> Result<Pr
             ))
         }
     };
-    if let Some(Value::Object(metadata)) = request.get("metadata") {
-        for (key, value) in metadata {
-            context.entry(key.clone()).or_insert_with(|| value.clone());
-        }
-    }
+    // OpenAI's `metadata` (tags an application attaches, e.g. {"team": "eval"}) is
+    // the client's business: passed on untouched, never read as features — reading
+    // it made every such request a 422 for a feature the model never saw.
     if let Some(column) = &served.featurizer.text_column {
         context.insert(column.clone(), Value::String(last_user_message(&request)?));
     }

@@ -884,7 +884,7 @@ fn find_summary(value: &Value) -> Option<&Value> {
 /// answers still say what happened, with `[API key]` where the key was. Before, the
 /// key was forwarded verbatim every time. A 200 whose body is not JSON is a failed
 /// upstream (the next model answers, and the fallback header says why), not an answer
-/// passed on as 200.
+/// passed on as 200. OpenAI's `metadata` passes through untouched, never read.
 #[test]
 fn an_upstream_that_echoes_its_key_never_hands_it_to_the_client() {
     let fitted = fitted();
@@ -931,6 +931,18 @@ fn an_upstream_that_echoes_its_key_never_hands_it_to_the_client() {
     assert_eq!(
         seen.authorization.as_deref(),
         Some(format!("Bearer {key}").as_str())
+    );
+
+    // OpenAI's `metadata` is an application's own tags: forwarded as sent, never read
+    // as features (`{"team": "eval"}` made every request a 422 before).
+    let mut tagged: Value = serde_json::from_str(&chat("hello", false)).unwrap();
+    tagged["metadata"] = json!({"team": "eval", "x1": "not a number"});
+    let reply = post(&agent, &url, &tagged.to_string(), None);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let seen = upstream.seen.lock().unwrap().last().cloned().unwrap();
+    assert_eq!(
+        seen.body["metadata"],
+        json!({"team": "eval", "x1": "not a number"})
     );
 
     let routed = post(
