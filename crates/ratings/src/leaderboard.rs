@@ -115,6 +115,32 @@ pub struct Leaderboard {
 }
 
 impl Leaderboard {
+    /// Marks the models named in `names` as known to no precision — their intervals
+    /// become `(-inf, inf)` — and takes every model's `rank_ub` again from the
+    /// intervals. For models the maximum-likelihood estimate does not place (one that
+    /// never lost, say): a finite interval there comes from the prior that keeps the
+    /// fit finite, not from the data. Without intervals it changes nothing.
+    pub fn without_certainty_for(&mut self, names: &[&str]) {
+        if self.interval.is_none() {
+            return;
+        }
+        for standing in &mut self.models {
+            if names.contains(&standing.name.as_str()) {
+                standing.ci_low = Some(f64::NEG_INFINITY);
+                standing.ci_high = Some(f64::INFINITY);
+            }
+        }
+        let lows: Vec<f64> = self
+            .models
+            .iter()
+            .map(|s| s.ci_low.unwrap_or(f64::NEG_INFINITY))
+            .collect();
+        for standing in &mut self.models {
+            let high = standing.ci_high.unwrap_or(f64::INFINITY);
+            standing.rank_ub = Some(1 + lows.iter().filter(|&&low| low > high).count());
+        }
+    }
+
     /// Builds and sorts a leaderboard; `intervals[m]` is model m's `(low, high)`.
     pub fn new(
         method: RatingKind,

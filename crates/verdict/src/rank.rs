@@ -10,8 +10,8 @@ use verdict_game::{
 use verdict_ratings::{
     bootstrap, fragility, sandwich_covariance, shuffled_order, Bootstrap, BootstrapDraws, BothBad,
     BradleyTerry, BtFit, Center, Elo, EloScale, FitStatus, GroundedCounts, GroundedRaoKupper,
-    Interval, IntervalMethod, Leaderboard, PairCounts, PointEstimate, RatingKind, RatingMethod,
-    RatingsError, Regularization,
+    Interval, IntervalMethod, Leaderboard, MleObstacle, PairCounts, PointEstimate, RatingKind,
+    RatingMethod, RatingsError, Regularization,
 };
 use verdict_report::{
     FitSummary, GroupBoard, LotterySummary, Matrices, RankOutput, RankReport, RobustSummary,
@@ -938,11 +938,50 @@ impl Context<'_> {
         } else {
             self.rated(&settings.bradley_terry, self.counts, &fit, notes, on_round)?
         };
+        self.no_certainty_without_an_mle(&mut output, &fit.regularization);
         output.fit = Some(FitSummary::from(&fit));
         if settings.fragility {
             self.add_fragility(&mut output, &fit)?;
         }
         Ok(output)
+    }
+
+    /// Where the maximum-likelihood estimate does not exist (the fit carries the
+    /// prior that keeps it finite), the models it cannot place — those that never won
+    /// or never lost, or all of them when the graph falls apart or a group beat every
+    /// outsider — get unbounded intervals and every `rank_ub` is taken again: a model
+    /// with one battle, a win, was ranked 1 with `rank_ub` 1 and a finite interval
+    /// excluding everyone, a certainty the data do not hold.
+    fn no_certainty_without_an_mle(
+        &self,
+        output: &mut RankOutput,
+        regularization: &Regularization,
+    ) {
+        let Regularization::Prior { obstacles, .. } = regularization else {
+            return;
+        };
+        if output.leaderboard.interval.is_none() {
+            return;
+        }
+        let names = self.models.names();
+        let mut unplaced: Vec<&str> = Vec::new();
+        for obstacle in obstacles {
+            match obstacle {
+                MleObstacle::NeverWins { models } | MleObstacle::NeverLoses { models } => {
+                    unplaced.extend(models.iter().map(|&m| names[m as usize].as_str()));
+                }
+                MleObstacle::Disconnected { .. } | MleObstacle::Dominant { .. } => {
+                    unplaced.extend(names.iter().map(String::as_str));
+                }
+            }
+        }
+        unplaced.sort_unstable();
+        unplaced.dedup();
+        output.leaderboard.without_certainty_for(&unplaced);
+        output.notes.push(format!(
+            "no interval for {}: the maximum-likelihood estimate does not exist there (see the fit's note), so the data bound neither end",
+            unplaced.join(", ")
+        ));
     }
 
     /// The grounded Rao–Kupper board ([`GroundedRaoKupper`]): scores

@@ -2542,3 +2542,57 @@ fn both_bad_as_its_own_outcome_or_dropped() {
     ]);
     assert!(error.contains("--both-bad bad"), "{error}");
 }
+
+/// Where the Bradley–Terry MLE does not exist, the data bound no interval: a model
+/// with one battle, a win, is given an unbounded interval (null in JSON), under the
+/// sandwich and under the bootstrap, with a note naming it. Before, its finite
+/// interval excluded everyone, so every other model's `rank_ub` (the best rank it may
+/// hold) counted it as certainly above: no model could be first. Now the best of the
+/// others may be first again (`rank_ub` 1), and the models the MLE places keep finite
+/// intervals.
+#[test]
+fn no_certainty_where_the_mle_does_not_exist() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("model_a,model_b,winner\n");
+    for (a, b) in [
+        ("x", "y"),
+        ("y", "z"),
+        ("z", "x"),
+        ("y", "x"),
+        ("z", "y"),
+        ("x", "z"),
+    ] {
+        for _ in 0..20 {
+            text += &format!("{a},{b},model_a\n");
+        }
+    }
+    text += "newcomer,x,model_a\n";
+    let log = write(dir.path(), "one-battle.csv", &text);
+    for ci in [
+        &["--ci", "sandwich"][..],
+        &["--bootstrap", "200", "--seed", "1"][..],
+    ] {
+        let mut args = vec!["rank", log.as_str(), "--method", "bt", "--format", "json"];
+        args.extend_from_slice(ci);
+        let report = json(&args);
+        let models = report["models"].as_array().unwrap();
+        let newcomer = models.iter().find(|m| m["name"] == "newcomer").unwrap();
+        assert!(
+            newcomer["ci_low"].is_null() && newcomer["ci_high"].is_null(),
+            "{ci:?}: {newcomer}"
+        );
+        let others: Vec<&Value> = models.iter().filter(|m| m["name"] != "newcomer").collect();
+        assert_eq!(others[0]["rank_ub"], 1, "{ci:?}: {}", others[0]);
+        for other in others {
+            assert!(
+                other["ci_low"].as_f64().unwrap() < other["ci_high"].as_f64().unwrap(),
+                "{other}"
+            );
+        }
+        let notes = report["notes"].to_string();
+        assert!(
+            notes.contains("no interval for newcomer"),
+            "{ci:?}: {notes}"
+        );
+    }
+}
