@@ -896,6 +896,22 @@ impl Context<'_> {
                 None
             }
         };
+        if let Some((_, bounds)) = &intervals {
+            let flat: Vec<&str> = bounds
+                .iter()
+                .zip(self.models.names())
+                .zip(self.counts.tallies())
+                .filter(|((bound, _), tally)| bound.0 == bound.1 && tally.battles() > 0)
+                .map(|((_, name), _)| name.as_str())
+                .collect();
+            if !flat.is_empty() {
+                notes.push(format!(
+                    "warning: the bootstrap interval of {} has zero width: every resample gave the same estimate (their battles have one outcome, or are too few to vary), which is no evidence of certainty; for Bradley–Terry, {} sandwich gives an interval from the model instead",
+                    flat.join(", "),
+                    Setting("ci")
+                ));
+            }
+        }
         Ok(self.finish(
             M::KIND,
             &method.scores(fit, &scale),

@@ -2595,4 +2595,23 @@ fn no_certainty_where_the_mle_does_not_exist() {
             "{ci:?}: {notes}"
         );
     }
+    // Only ties between two models: every bootstrap resample is the same log, and the
+    // zero-width interval that gives is called what it is.
+    let ties = write(
+        dir.path(),
+        "ties.csv",
+        &format!("model_a,model_b,winner\n{}", "p,q,tie\n".repeat(30)),
+    );
+    let report = json(&[
+        "rank",
+        ties.as_str(),
+        "--method",
+        "bt",
+        "--bootstrap",
+        "100",
+        "--format",
+        "json",
+    ]);
+    let notes = report["notes"].to_string();
+    assert!(notes.contains("zero width"), "{notes}");
 }

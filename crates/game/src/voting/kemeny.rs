@@ -78,12 +78,35 @@ pub fn kemeny_young(a: &PayoffMatrix) -> Result<KemenyYoung, GameError> {
     order.reverse();
     Ok(KemenyYoung {
         order: SocialOrder {
-            scores: scores_of_order(&order),
+            scores: tied_scores(a, &order),
             unique: ways[sets - 1] == 1,
         },
         agreement: best[sets - 1],
         optimal_orders: ways[sets - 1],
     })
+}
+
+/// The scores of `order` (`K - 1 -` position), with each run of consecutive agents
+/// whose every pair has a zero margin sharing the run's best score: swapping two
+/// such agents changes the agreement by `2 A_jk = 0`, so the rule does not order them
+/// and they share a rank (two exactly tied models were ranked 1 and 2 by index).
+fn tied_scores(a: &PayoffMatrix, order: &[usize]) -> Vec<f64> {
+    let mut scores = scores_of_order(order);
+    let mut start = 0;
+    for position in 1..=order.len() {
+        let joins = position < order.len()
+            && order[start..position]
+                .iter()
+                .all(|&j| a.get(j, order[position]).abs() <= EQUAL_AGREEMENT);
+        if !joins {
+            let best = scores[order[start]];
+            for &agent in &order[start..position] {
+                scores[agent] = best;
+            }
+            start = position;
+        }
+    }
+    scores
 }
 
 #[cfg(test)]
@@ -162,5 +185,31 @@ mod tests {
         let a = PayoffMatrix::new(&vec![vec![0.0; k]; k]).unwrap();
         let error = kemeny_young(&a).unwrap_err();
         assert!(error.to_string().contains("at most 20"), "{error}");
+    }
+
+    /// Two models tied exactly — a zero margin between them and the same margins with
+    /// everyone else — share a rank, above the third they both beat; a strict order
+    /// keeps distinct scores.
+    #[test]
+    fn exactly_tied_models_share_a_rank() {
+        let tied = PayoffMatrix::new(&[
+            vec![0.0, 0.0, 0.4],
+            vec![0.0, 0.0, 0.4],
+            vec![-0.4, -0.4, 0.0],
+        ])
+        .unwrap();
+        let found = kemeny_young(&tied).unwrap();
+        assert_eq!(found.order.scores, vec![2.0, 2.0, 0.0]);
+        assert_eq!(found.optimal_orders, 2);
+        let strict = PayoffMatrix::new(&[
+            vec![0.0, 0.2, 0.4],
+            vec![-0.2, 0.0, 0.4],
+            vec![-0.4, -0.4, 0.0],
+        ])
+        .unwrap();
+        assert_eq!(
+            kemeny_young(&strict).unwrap().order.scores,
+            vec![2.0, 1.0, 0.0]
+        );
     }
 }
