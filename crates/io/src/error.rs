@@ -116,6 +116,25 @@ impl IoError {
     }
 }
 
+/// The most characters of a file's value or name a message quotes.
+pub const SHOWN_CHARS: usize = 80;
+
+/// `value` as a message shows it: its first [`SHOWN_CHARS`] characters, with control
+/// characters escaped, and "… (N characters)" when it was longer.
+pub fn shown_value(value: &str) -> String {
+    let count = value.chars().count();
+    let head: String = value
+        .chars()
+        .take(SHOWN_CHARS)
+        .flat_map(char::escape_debug)
+        .collect();
+    if count > SHOWN_CHARS {
+        format!("{head}… ({count} characters)")
+    } else {
+        head
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,24 +153,5 @@ mod tests {
             column: None,
         };
         assert_eq!(at_record.to_string(), "b.parquet: row 7");
-    }
-}
-
-/// The most characters of a file's value or name a message quotes.
-pub const SHOWN_CHARS: usize = 80;
-
-/// `value` as a message shows it: its first [`SHOWN_CHARS`] characters, with control
-/// characters escaped, and "… (N characters)" when it was longer.
-pub fn shown_value(value: &str) -> String {
-    let count = value.chars().count();
-    let head: String = value
-        .chars()
-        .take(SHOWN_CHARS)
-        .flat_map(char::escape_debug)
-        .collect();
-    if count > SHOWN_CHARS {
-        format!("{head}… ({count} characters)")
-    } else {
-        head
     }
 }

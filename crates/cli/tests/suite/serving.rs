@@ -360,15 +360,14 @@ impl FakeUpstream {
     }
 }
 
+/// Agents a fake upstream treats one way (failing, garbled, stalling).
+type AgentSet = Mutex<HashSet<String>>;
+
 /// Reads one request (headers, then a body of `content-length` bytes) and answers it
 /// as the fake upstream; the connection is closed after the answer.
 fn answer_upstream(
     stream: TcpStream,
-    (failing, garbled, stalling): (
-        &Mutex<HashSet<String>>,
-        &Mutex<HashSet<String>>,
-        &Mutex<HashSet<String>>,
-    ),
+    (failing, garbled, stalling): (&AgentSet, &AgentSet, &AgentSet),
     seen: &Mutex<Vec<Seen>>,
     wait: &Mutex<mpsc::Receiver<()>>,
 ) {
