@@ -17,16 +17,7 @@ fn http_request_bodies_never_panic_nor_stop_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let upstream = FakeUpstream::start();
     let upstreams = upstream.upstreams_file(dir.path(), &fitted.agents);
-    let server = Server::start(
-        &fitted.model,
-        &[
-            "--upstreams",
-            upstreams.to_str().unwrap(),
-            "--upstream-timeout",
-            "5",
-        ],
-        &[("FAKE_UPSTREAM_KEY", "k")],
-    );
+    let server = Server::routing(&fitted.model, &upstreams, &["--upstream-timeout", "5"], "k");
     let agent = client();
     let context = contexts(1, 3).remove(0);
     let bodies = [

@@ -892,11 +892,7 @@ fn an_upstream_that_echoes_its_key_never_hands_it_to_the_client() {
     let upstream = FakeUpstream::start();
     let upstreams = upstream.upstreams_file(dir.path(), &fitted.agents);
     let key = "sk-echoed-secret-0123456789";
-    let server = Server::start(
-        &fitted.model,
-        &["--upstreams", upstreams.to_str().unwrap()],
-        &[("FAKE_UPSTREAM_KEY", key)],
-    );
+    let server = Server::routing(&fitted.model, &upstreams, &[], key);
     let agent = client();
     let url = format!("{}/v1/chat/completions", server.base);
     let context = contexts(1, 13).remove(0);
@@ -945,14 +941,7 @@ fn an_upstream_that_echoes_its_key_never_hands_it_to_the_client() {
         json!({"team": "eval", "x1": "not a number"})
     );
 
-    let routed = post(
-        &agent,
-        &format!("{}/v1/route", server.base),
-        &json!({"context": context, "rule": "argmax"}).to_string(),
-        None,
-    )
-    .json();
-    let first = routed["model"].as_str().unwrap().to_string();
+    let first = server.argmax_model(&context);
     upstream.garbled.lock().unwrap().insert(first.clone());
     let reply = post(&agent, &url, &chat("hello", false), None);
     assert_eq!(reply.status, 200, "{}", reply.body);
@@ -992,24 +981,8 @@ fn stalled_upstreams_hold_no_request_nor_the_server() {
         })
         .to_string()
     };
-    let server = Server::start(
-        &fitted.model,
-        &[
-            "--upstreams",
-            upstreams.to_str().unwrap(),
-            "--upstream-timeout",
-            "1",
-        ],
-        &[("FAKE_UPSTREAM_KEY", "k")],
-    );
-    let routed = post(
-        &agent,
-        &format!("{}/v1/route", server.base),
-        &json!({"context": context, "rule": "argmax"}).to_string(),
-        None,
-    )
-    .json();
-    let first = routed["model"].as_str().unwrap().to_string();
+    let server = Server::routing(&fitted.model, &upstreams, &["--upstream-timeout", "1"], "k");
+    let first = server.argmax_model(&context);
     upstream.stalling.lock().unwrap().insert(first.clone());
     let started = Instant::now();
     let reply = post(

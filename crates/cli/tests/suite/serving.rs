@@ -102,6 +102,26 @@ impl Server {
         }
     }
 
+    /// [`Server::start`] routing to the upstreams of `upstreams` (a file
+    /// [`FakeUpstream::upstreams_file`] wrote), their key variable set to `key`.
+    pub fn routing(model: &Path, upstreams: &Path, extra: &[&str], key: &str) -> Self {
+        let mut args = vec!["--upstreams", upstreams.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        Self::start(model, &args, &[("FAKE_UPSTREAM_KEY", key)])
+    }
+
+    /// The model `/v1/route` with the `argmax` rule routes `context` to.
+    pub fn argmax_model(&self, context: &Value) -> String {
+        let routed = post(
+            &client(),
+            &format!("{}/v1/route", self.base),
+            &json!({"context": context, "rule": "argmax"}).to_string(),
+            None,
+        )
+        .json();
+        routed["model"].as_str().unwrap().to_string()
+    }
+
     /// `host:port`.
     pub fn address(&self) -> String {
         self.base.trim_start_matches("http://").to_string()
