@@ -963,11 +963,13 @@ impl Context<'_> {
     }
 
     /// Where the maximum-likelihood estimate does not exist (the fit carries the
-    /// prior that keeps it finite), the models it cannot place — those that never won
-    /// or never lost, or all of them when the graph falls apart or a group beat every
-    /// outsider — get unbounded intervals and every `rank_ub` is taken again: a model
-    /// with one battle, a win, was ranked 1 with `rank_ub` 1 and a finite interval
-    /// excluding everyone, a certainty the data do not hold.
+    /// prior that keeps it finite), the models it cannot place at all — those that
+    /// never won or never lost, whose MLE lies at infinity — get unbounded intervals and
+    /// every `rank_ub` is taken again: a model with one battle, a win, was ranked 1
+    /// with `rank_ub` 1 and a finite interval excluding everyone, a certainty the data
+    /// do not hold. Groups that never met (or one that beat every outsider) keep their
+    /// intervals, which compare models within a group; the fit's note says that the
+    /// groups' offsets come from the prior.
     fn no_certainty_without_an_mle(
         &self,
         output: &mut RankOutput,
@@ -986,13 +988,14 @@ impl Context<'_> {
                 MleObstacle::NeverWins { models } | MleObstacle::NeverLoses { models } => {
                     unplaced.extend(models.iter().map(|&m| names[m as usize].as_str()));
                 }
-                MleObstacle::Disconnected { .. } | MleObstacle::Dominant { .. } => {
-                    unplaced.extend(names.iter().map(String::as_str));
-                }
+                MleObstacle::Disconnected { .. } | MleObstacle::Dominant { .. } => {}
             }
         }
         unplaced.sort_unstable();
         unplaced.dedup();
+        if unplaced.is_empty() {
+            return;
+        }
         output.leaderboard.without_certainty_for(&unplaced);
         output.notes.push(format!(
             "no interval for {}: the maximum-likelihood estimate does not exist there (see the fit's note), so the data bound neither end",

@@ -1930,24 +1930,34 @@ fn a_damaged_parquet_page_is_one_clean_error() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
 
-/// Two `verdict judge` runs started together on one ledger: one holds the ledger and
-/// the other is refused at once, naming the holder's pid — or, when the first ended
-/// before the second began, the second resumes from its ledger. Either way no call is
-/// paid twice, the ledger parses, and the spend never exceeds the budget.
+/// Two `verdict judge` runs started together on one ledger — also when one names it
+/// through a symbolic link: one holds the ledger and the other is refused at once,
+/// naming the holder's pid — or, when the first ended before the second began, the
+/// second resumes from its ledger. Either way no call is paid twice, the ledger
+/// parses, and the spend never exceeds the budget.
 #[test]
 fn two_runs_on_one_ledger_never_pay_twice_nor_overspend() {
-    for round in 0..3 {
+    for round in 0..6 {
         let dir = tempfile::tempdir().unwrap();
         let args = paying_setup(dir.path(), false, "40");
-        let start = || {
+        // From round 3 the second run names the ledger through a symbolic link (made
+        // before either run, so it points at a ledger not yet written): before, each
+        // name had its own lock and both runs paid ("spent 40 of 40" twice).
+        let mut second_args = args.clone();
+        if round >= 3 {
+            let link = dir.path().join("link.jsonl");
+            std::os::unix::fs::symlink(dir.path().join("spend.jsonl"), &link).unwrap();
+            second_args[8] = link.display().to_string();
+        }
+        let start = |args: &[String]| {
             Command::new(env!("CARGO_BIN_EXE_verdict"))
-                .args(&args)
+                .args(args)
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
                 .spawn()
                 .unwrap()
         };
-        let (first, second) = (start(), start());
+        let (first, second) = (start(&args), start(&second_args));
         let outcomes: Vec<_> = [first, second]
             .into_iter()
             .map(|child| child.wait_with_output().unwrap())
