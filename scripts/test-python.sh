@@ -7,4 +7,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VIRTUAL_ENV="$PWD/.venv" .venv/bin/maturin develop --quiet
 cargo test --workspace --no-run --quiet
-.venv/bin/python -m pytest -q python/tests
+.venv/bin/python -m pytest -q -rs python/tests

@@ -132,3 +132,94 @@ fn the_plan_predicts_the_oracle_budget_of_the_true_variances() {
         estimated.oracle_after_pilot
     );
 }
+
+/// Simulated judges that count what they are paid, independently of the estimator's
+/// own spend figure.
+struct Counted {
+    inner: SimulatedJudges,
+    paid: f64,
+}
+
+impl verdict_judges::JudgePool for Counted {
+    verdict_judges::pool_shape_of!(inner);
+
+    fn skip(&mut self, item: usize, judge: usize) {
+        self.inner.skip(item, judge);
+    }
+
+    fn repeatable(&self, judge: usize) -> bool {
+        self.inner.repeatable(judge)
+    }
+
+    fn score(&mut self, item: usize, judge: usize) -> Result<f64, verdict_judges::JudgeError> {
+        self.paid += self.inner.costs()[judge];
+        self.inner.score(item, judge)
+    }
+}
+
+/// The target error judged by the truth, not by the estimate that triggers the stop:
+/// over 60 simulated runs per method, the runs that stop saying "target reached" have
+/// a root-mean-square true l2 error (`sqrt(mean ||s_hat - s||^2)`, against the
+/// instance's true scores) within 15% of the target — the target bounds the expected
+/// error, `sqrt(sum_k Var(s_hat_k))`, which is what the estimated error estimates.
+/// (One run's error spreads around it with a relative standard deviation near
+/// `sqrt(2 / 40)` = 0.22, so 60 runs put the mean within about 3% of the truth; 15% is
+/// five standard deviations plus the small selection bias of stopping on an
+/// estimate.) The cap is checked against what the judges were paid, counted outside
+/// the estimator.
+#[test]
+fn a_target_error_is_met_by_the_true_error_and_the_judges_are_paid_within_the_cap() {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let instance = Scenario::Random.draw(40, 4, &mut rng);
+    let cap = 40_000.0;
+    let p = Norm::P(2.0);
+    let truth = instance.scores().to_vec();
+    for name in METHODS {
+        let method = Method::named(name, instance.variances()).unwrap();
+        let run = |seed: u64, settings: &EstimateSettings| {
+            let mut judges = Counted {
+                inner: SimulatedJudges::new(instance.clone(), seed),
+                paid: 0.0,
+            };
+            let found = estimate(&mut judges, cap, &method, settings).unwrap();
+            assert!(
+                judges.paid <= cap + 1e-6,
+                "{name}: paid {} of {cap}",
+                judges.paid
+            );
+            assert!(
+                (judges.paid - found.spent).abs() < 1e-6,
+                "{name}: the judges were paid {}, the estimator says {}",
+                judges.paid,
+                found.spent
+            );
+            found
+        };
+        let target = 2.0 * run(1000, &EstimateSettings::new(p)).estimated_error(p);
+        let mut settings = EstimateSettings::new(p);
+        settings.target_error = Some(target);
+        let (mut squares, mut reached) = (0.0, 0);
+        for seed in 0..60 {
+            let found = run(seed, &settings);
+            if found.target_reached == Some(true) {
+                squares += found
+                    .scores
+                    .iter()
+                    .zip(&truth)
+                    .map(|(s, t)| (s - t).powi(2))
+                    .sum::<f64>();
+                reached += 1;
+            }
+        }
+        assert!(
+            reached >= 55,
+            "{name}: the target was reached in {reached} of 60 runs"
+        );
+        let rms = (squares / f64::from(reached)).sqrt();
+        eprintln!("{name}: target {target:.5}, true rms error {rms:.5} over {reached} runs");
+        assert!(
+            rms <= 1.15 * target,
+            "{name}: true rms error {rms} over the runs that reached the target {target}"
+        );
+    }
+}
