@@ -33,7 +33,9 @@ fn demo_tours_all_three_parts_and_writes_its_page() {
         "at the MLE: P(A beats D) = 0.978",
         "total rating: 4000.0 as listed, 4000.0 shuffled",
         "Bradley–Terry strengths bit-identical",
-        // GenAI-Arena's anonymous image-editing battles (EXPERIMENTS.md).
+        // GenAI-Arena's anonymous image-editing battles: 21/43, 15/43, 7/43, the
+        // maximal lottery scipy 1.17.1's linprog finds, unique over the optimal set
+        // (scripts/goldens/genai_lottery.py).
         "imagenhub_InstructPix2Pix_edition       0.4884",
         "imagenhub_MagicBrush_edition            0.3488",
         "imagenhub_Prompt2prompt_edition         0.1628",
@@ -375,7 +377,8 @@ fn assert_self_contained(html: &str) {
 }
 
 /// `--report` writes one self-contained page: the scores figure has one interval bar
-/// per model in score order, the heatmap's (A, D) cell carries the tutorial's 0.978,
+/// per model in score order, the heatmap's (A, D) cell carries 0.978 (P(A beats D)
+/// at the MLE, 0.9776 by choix and scipy; the tutorial's 0.977 is its iterate 20),
 /// and nothing is fetched from anywhere.
 #[test]
 fn rank_report_is_a_self_contained_page_with_the_figures() {

@@ -68,7 +68,8 @@ fn a_saved_board_gives_the_page_rank_draws() {
         "it says where the page is: {said}"
     );
     assert_eq!(read(&page), read(&direct));
-    // The tutorial's P(A beats D) = 0.978 is on it.
+    // P(A beats D) = 0.978 at the MLE is on it (the tutorial prints 0.977, its iterate 20;
+    // the MLE's 0.9776 is from scripts/goldens/tutorial_mle.py).
     assert!(read(&page).contains("data-row=\"A\" data-col=\"D\" data-value=\"0.978\""));
 
     // Saved without --matrix: the boards, and no heatmaps.
