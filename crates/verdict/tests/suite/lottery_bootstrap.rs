@@ -74,8 +74,10 @@ fn percentile_intervals_cover_a_known_interior_equilibrium() {
         "mean support share {}",
         share_sum / cells as f64
     );
-    // 600 intervals: the binomial standard error at 0.95 is 0.009.
-    assert!((0.90..=0.99).contains(&coverage), "coverage {coverage}");
+    // 600 intervals: the binomial standard error at 0.95 is 0.009 (more, as a log's
+    // three intervals share its draws): the stated level, 0.95, within 0.025 — the
+    // band 0.90–0.99 accepted intervals far from what README promises.
+    assert!((0.925..=0.975).contains(&coverage), "coverage {coverage}");
 }
 
 /// With a Condorcet winner (a beats b and c, b beats c, clearly) the lottery is the
