@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import time
 
 import pytest
 
@@ -128,12 +129,26 @@ def test_ctrl_c_stops_a_configured_run_between_calls_and_it_resumes(tmp_path):
         f"range = 1.0\n\n[[judge]]\nname = \"program\"\ncost = 1.0\ncommand = {json.dumps([sys.executable, '-c', program])}\n"
     )
     ledger = tmp_path / "ledger.jsonl"
-    timer = threading.Timer(0.5, _thread.interrupt_main)  # what Ctrl-C does
+    # Ctrl-C (interrupt_main is what it does) once the first call has been made — an
+    # event, not a time: on a busy machine a timer may fire before the first call or
+    # after the last. The watcher gives up after 120 s, far past any run.
+    stop_watching = threading.Event()
+
+    def interrupt_after_the_first_call() -> None:
+        deadline = time.monotonic() + 120
+        while not stop_watching.is_set() and time.monotonic() < deadline:
+            if calls.exists() and calls.read_text().strip():
+                _thread.interrupt_main()
+                return
+            time.sleep(0.005)
+
+    watcher = threading.Thread(target=interrupt_after_the_first_call)
     with ctrl_c_delivered():
-        timer.start()
+        watcher.start()
         with pytest.raises(KeyboardInterrupt), pytest.warns(UserWarning, match="interrupted"):
             verdict.judge(ITEMS, config, budget=120, ledger=ledger, method="uniform")
-    timer.cancel()
+    stop_watching.set()
+    watcher.join()
     first = calls.read_text().splitlines()
     assert 0 < len(first) < 120
     paid = []

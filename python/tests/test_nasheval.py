@@ -153,8 +153,10 @@ def test_the_interpreter_is_released_during_a_fit(simulation):
         counter.join()
     seconds = time.perf_counter() - started
     # A thread sleeping 1 ms per tick gets hundreds of ticks a second when the fit
-    # lets go of the interpreter, and none while a fit holds it.
-    assert ticks > 50 * seconds, (ticks, seconds)
+    # lets go of the interpreter, and at most a tick or two (before the fit takes it)
+    # while a fit holds it. Ten is far from both, whatever the machine's load: no rate
+    # is asked, so a busy machine cannot fail the test.
+    assert ticks >= 10, (ticks, seconds)
 
 
 def test_bad_input_raises_naming_the_place(simulation, tmp_path):
@@ -179,16 +181,23 @@ def test_bad_input_raises_naming_the_place(simulation, tmp_path):
 def test_ctrl_c_during_a_fit_returns_at_once(simulation):
     import _thread
 
-    # The network policy trains for seconds in a debug build; Ctrl-C after 0.3 s.
-    timer = threading.Timer(0.3, _thread.interrupt_main)
+    # The network policy trains for seconds in a debug build: the whole fit is timed
+    # first, on this machine under its present load.
+    started = time.perf_counter()
+    verdict.NashEval(policy="network", folds=3).fit(simulation.contexts, simulation.feedback)
+    whole = time.perf_counter() - started
+    # Ctrl-C after a tenth of that.
+    timer = threading.Timer(whole / 10, _thread.interrupt_main)
     started = time.perf_counter()
     with ctrl_c_delivered():
         timer.start()
         with pytest.raises(KeyboardInterrupt):
             verdict.NashEval(policy="network", folds=3).fit(simulation.contexts, simulation.feedback)
     timer.cancel()
-    # Answered within a few polls of 50 ms (the abandoned fit finishes unobserved).
-    assert time.perf_counter() - started < 1.5
+    # Answered within a few polls of 50 ms (the abandoned fit finishes unobserved): well
+    # before the fit would have ended. Half the fit's own time leaves the interrupt four
+    # tenths of it and is no race: a fit that ignored Ctrl-C would take all of it.
+    assert time.perf_counter() - started < whole / 2, whole
     # The module still works afterwards.
     assert verdict.NashEval(**SETTINGS).fit(simulation.contexts, simulation.feedback).agents
 
