@@ -1652,6 +1652,11 @@ fn simulate_never_loses_a_file_it_did_not_write() {
 fn paying_judge(dir: &Path, idempotent: bool) -> String {
     let pay = dir.join("payments");
     let pay = pay.display();
+    // Every attempt is recorded apart from what is charged: an idempotent provider
+    // charges a key once however often it is asked, and the attempts show whether
+    // verdict asked again under the same key.
+    let attempts = dir.join("attempts");
+    let attempts = attempts.display();
     let charge = if idempotent {
         format!(
             "flock {pay}.lock sh -c 'grep -qxF \"$VERDICT_CALL_KEY\" {pay} 2>/dev/null || echo \"$VERDICT_CALL_KEY\" >> {pay}'"
@@ -1659,7 +1664,7 @@ fn paying_judge(dir: &Path, idempotent: bool) -> String {
     } else {
         format!("echo \"$VERDICT_CALL_KEY\" >> {pay}")
     };
-    let script = format!("{charge}; sleep 0.004; sed -n 's/.*\"truth\": *\\([0-9.]*\\).*/\\1/p'");
+    let script = format!("echo \"$VERDICT_CALL_KEY\" >> {attempts}; {charge}; sleep 0.004; sed -n 's/.*\"truth\": *\\([0-9.]*\\).*/\\1/p'");
     format!(
         "range = 1.0\n\n[[judge]]\nname = \"paid\"\ncost = 0.5\ncommand = [\"sh\", \"-c\", {script:?}]\ntimeout_seconds = 5\nidempotent = {idempotent}\n\n[[judge]]\nname = \"recorded\"\ncost = 0.2\nreplay = \"recorded.csv\"\n"
     )
@@ -1676,7 +1681,9 @@ fn paying_setup(dir: &Path, idempotent: bool, budget: &str) -> Vec<String> {
 
 /// `verdict judge` killed with SIGKILL at random points — between calls, during a
 /// call, in the middle of writing the ledger — hundreds of times, then finished: the
-/// paid judge never sees one call key twice, the ledger accounts for every payment,
+/// paid judge never sees one call key twice (nor, when idempotent, is charged twice for
+/// one call under two keys), some kills are shown to have landed mid-call, the ledger
+/// accounts for every payment,
 /// the recorded spend never exceeds the budget, and with an idempotent judge the
 /// scores are exactly an uninterrupted run's — also when a target error stops the run
 /// before the budget (its rounds decided on the calls replayed).
@@ -1753,6 +1760,29 @@ fn judge_killed_hundreds_of_times_never_pays_twice_nor_overspends() {
         );
         assert!(ledger.spent() <= 200.0 + 1e-9, "spent {}", ledger.spent());
         assert!(kills >= 200, "only {kills} kills landed mid-run");
+        // The kills landed where the test claims: some mid-call, as the ledger itself
+        // records (a call started and not ended when the run died) — settled as lost
+        // by a non-idempotent judge, asked again under the same key by an idempotent
+        // one (the attempts log shows that key twice, the charges once).
+        let attempts = std::fs::read_to_string(cut.path().join("attempts")).unwrap();
+        let mut asked: Vec<&str> = attempts.lines().collect();
+        let attempted = asked.len();
+        asked.sort_unstable();
+        asked.dedup();
+        let calls = ledger.ended().filter(|e| e.judge == "paid").count();
+        if idempotent {
+            assert!(
+                attempted > asked.len(),
+                "no call was in flight at a kill and asked again ({attempted} attempts)"
+            );
+            // Each call charged once, under one key: a re-ask under a new key would
+            // be a second charge for one call.
+            assert_eq!(keys.len(), calls, "charged keys against recorded calls");
+        } else {
+            let lost = ledger.ended().filter(|e| e.is_lost()).count();
+            assert!(lost > 0, "no kill landed during a call");
+            assert_eq!(attempted, asked.len(), "a call was asked twice");
+        }
         if idempotent {
             let scores = std::fs::read_to_string(cut.path().join("scores.csv")).unwrap();
             assert_eq!(scores, expected);
