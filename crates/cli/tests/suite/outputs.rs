@@ -175,6 +175,21 @@ fn every_output_flag_refuses_a_users_file_replaces_its_own_and_yields_to_force()
         .join(RQ1_RESULTS)
         .display()
         .to_string();
+    // The cost and routing sweeps of the simulator, as small as they run.
+    let bench_sweep = |which: &str| {
+        command(strings(&[
+            "--quiet",
+            "bench",
+            which,
+            "--contexts",
+            "300",
+            "--test-contexts",
+            "50",
+            "--seeds",
+            "70",
+            "--plot",
+        ]))
+    };
     let case = |name, file, args| Case { name, file, args };
     let cases = vec![
         case("rank --out", "board.csv", rank("--out")),
@@ -272,6 +287,30 @@ fn every_output_flag_refuses_a_users_file_replaces_its_own_and_yields_to_force()
             "bench summary --plot",
             "rq1.svg",
             command(strings(&["bench", "summary", &rq1, "--plot"])),
+        ),
+        case(
+            "bench judges --report",
+            "judges.html",
+            command(strings(&[
+                "bench",
+                "judges",
+                "--items",
+                "20",
+                "--judges",
+                "2",
+                "--budgets",
+                "200,400",
+                "--reps",
+                "2",
+                "--report",
+            ])),
+        ),
+        case("bench cost --plot", "cost.svg", bench_sweep("cost")),
+        case("bench route --plot", "route.svg", bench_sweep("route")),
+        case(
+            "demo --out",
+            "demo.html",
+            command(strings(&["--quiet", "demo", "--out"])),
         ),
     ];
     for case in &cases {
