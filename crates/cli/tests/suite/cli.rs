@@ -1645,6 +1645,78 @@ fn simulate_never_loses_a_file_it_did_not_write() {
     assert!(hidden.is_empty(), "left behind: {hidden:?}");
 }
 
+/// A real killed run, not a hand-made folder: `simulate` is killed with SIGKILL once
+/// its staging directory and its marker exist (an event: the test waits for them,
+/// then kills), which proves the kill landed after staging began; the
+/// directory is left behind, the output never appears half made, and the next run in
+/// the same folder removes it.
+#[test]
+fn a_killed_simulate_leaves_no_output_and_the_next_run_removes_its_staging() {
+    let dir = tempfile::tempdir().unwrap();
+    let simulate = |out: &Path, contexts: &str| {
+        Command::new(env!("CARGO_BIN_EXE_verdict"))
+            .args([
+                "--quiet",
+                "simulate",
+                "--contexts",
+                contexts,
+                "--test-contexts",
+                "500",
+            ])
+            .arg("--out")
+            .arg(out)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let staging = |dir: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with(".verdict-staging-")
+            })
+            .collect()
+    };
+    let out = dir.path().join("big");
+    let mut child = simulate(&out, "200000");
+    let waited = std::time::Instant::now();
+    // Staged: the directory and its marker (the pid that made it) both exist.
+    while !staging(dir.path())
+        .iter()
+        .any(|p| p.join(".verdict-staging").exists())
+    {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("simulate ended ({status}) before it staged anything");
+        }
+        assert!(
+            waited.elapsed() < std::time::Duration::from_secs(120),
+            "no staging directory in 120 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(
+        staging(dir.path()).len(),
+        1,
+        "the killed run's staging is there"
+    );
+    assert!(!out.exists(), "a killed run published an output");
+    let again = dir.path().join("small");
+    assert!(simulate(&again, "20").wait().unwrap().success());
+    assert!(
+        staging(dir.path()).is_empty(),
+        "left behind: {:?}",
+        staging(dir.path())
+    );
+    assert!(again.join("feedback.parquet").exists());
+}
+
 /// A judge program that is paid on every call: it appends its call key to `payments`
 /// before answering with the item's truth. When `idempotent`, a key already paid is
 /// answered again without paying (under a lock, since a killed run's judge may still
