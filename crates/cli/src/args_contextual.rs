@@ -262,6 +262,10 @@ pub struct ServeArgs {
     /// /health says "saturated", while predictions and routing keep their threads.
     #[arg(long, value_name = "N", default_value_t = 256)]
     pub max_upstream_calls: usize,
+    /// Seeds the routing draws, for a run that can be replayed; without it the server
+    /// draws a secret of its own. No draw ever depends on what a client sends.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
 }
 
 #[derive(Debug, Clone, Args)]

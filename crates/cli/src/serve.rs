@@ -53,6 +53,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
             upstream_timeout: seconds(args.upstream_timeout, "--upstream-timeout")?,
             max_upstream_calls: args.max_upstream_calls,
         },
+        draw_seed: args.seed,
     };
     if !options.listen.ip().is_loopback() {
         eprintln!(

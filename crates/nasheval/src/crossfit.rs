@@ -525,8 +525,10 @@ pub fn cross_fit(
 }
 
 /// A logged propensity below this share of a uniform menu's (`1 / menus`) is raised
-/// to it, and counted with the floored learned ones.
-pub const LOGGED_FLOOR_SHARE: f64 = 0.1;
+/// to it, and counted with the floored learned ones: a hundredth keeps every weight
+/// below 100 × menus while a router's own small propensities (a sampled duel of a
+/// less likely pair) are rarely touched.
+pub const LOGGED_FLOOR_SHARE: f64 = 0.01;
 
 /// The propensity floor of each menu: `min(absolute, share × r_m)`, `r_m` the share of
 /// contexts that selected menu `m` (a menu never selected keeps `absolute`: no

@@ -60,16 +60,23 @@ pub(crate) struct DrawSeeds {
 }
 
 impl DrawSeeds {
-    /// Seeds from a secret of the operating system's randomness: the standard
+    /// Seeds from `seed` (the operator's `--seed`, for a run that can be replayed)
+    /// or else from a secret of the operating system's randomness: the standard
     /// library's randomly keyed hasher, read twice (no generator crate needed for
     /// sixteen bytes).
-    pub fn new() -> Self {
+    pub fn new(seed: Option<u64>) -> Self {
         use std::hash::{BuildHasher, Hasher};
         let mut secret = [0u8; 16];
         for (n, half) in secret.chunks_mut(8).enumerate() {
-            let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-            hasher.write_usize(n);
-            half.copy_from_slice(&hasher.finish().to_le_bytes());
+            let value = match seed {
+                Some(seed) => seed.wrapping_add(n as u64),
+                None => {
+                    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+                    hasher.write_usize(n);
+                    hasher.finish()
+                }
+            };
+            half.copy_from_slice(&value.to_le_bytes());
         }
         Self {
             secret,

@@ -113,6 +113,7 @@ pub fn run_serve_bench(plan: &ServeBenchPlan) -> Result<Vec<BenchRow>, ServeErro
         decisions: None,
         token: None,
         limits: Limits::default(),
+        draw_seed: None,
     })?;
     let base = format!("http://{}", server.address());
     let one = Value::Object(plan.contexts[0].clone());

@@ -197,7 +197,7 @@ fn prepare(options: ServeOptions) -> Result<Prepared, ServeError> {
         requests: AtomicU64::new(0),
         reloading: tokio::sync::Mutex::new(()),
         started,
-        draws: app::DrawSeeds::new(),
+        draws: app::DrawSeeds::new(options.draw_seed),
         upstream_slots: Arc::new(tokio::sync::Semaphore::new(
             options.limits.max_upstream_calls,
         )),

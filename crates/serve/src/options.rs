@@ -22,6 +22,9 @@ pub struct ServeOptions {
     pub token: Option<String>,
     /// Size, count and time limits.
     pub limits: Limits,
+    /// Seeds the routing draws, for a run that can be replayed; without it the server
+    /// draws a secret of its own. Either way no draw depends on what a client sends.
+    pub draw_seed: Option<u64>,
 }
 
 /// Limits on what one request or connection may take.
