@@ -114,6 +114,12 @@ pub struct Leaderboard {
     pub models: Vec<Standing>,
 }
 
+/// The best rank a model whose interval ends at `high` may hold: 1 plus the models
+/// whose interval begins above it (`lows`), LMArena's `rank_ub`.
+fn rank_upper_bound(lows: &[f64], high: f64) -> usize {
+    1 + lows.iter().filter(|&&low| low > high).count()
+}
+
 impl Leaderboard {
     /// Marks the models named in `names` as known to no precision — their intervals
     /// become `(-inf, inf)` — and takes every model's `rank_ub` again from the
@@ -137,7 +143,7 @@ impl Leaderboard {
             .collect();
         for standing in &mut self.models {
             let high = standing.ci_high.unwrap_or(f64::INFINITY);
-            standing.rank_ub = Some(1 + lows.iter().filter(|&&low| low > high).count());
+            standing.rank_ub = Some(rank_upper_bound(&lows, high));
         }
     }
 
@@ -153,13 +159,17 @@ impl Leaderboard {
             Some((interval, bounds)) => (Some(interval), Some(bounds)),
             None => (None, None),
         };
+        let lows: Option<Vec<f64>> = bounds
+            .as_ref()
+            .map(|b| b.iter().map(|&(low, _)| low).collect());
         let mut models: Vec<Standing> = (0..names.len())
             .map(|m| {
                 let bound = bounds.as_ref().map(|b| b[m]);
                 let rank = 1 + scores.iter().filter(|&&s| s > scores[m]).count();
                 let rank_ub = bounds
                     .as_ref()
-                    .map(|b| 1 + b.iter().filter(|(low, _)| *low > b[m].1).count());
+                    .zip(lows.as_ref())
+                    .map(|(b, lows)| rank_upper_bound(lows, b[m].1));
                 Standing {
                     name: names[m].clone(),
                     score: scores[m],
