@@ -426,21 +426,17 @@ impl JudgePool for ConfiguredPool {
             .map_err(JudgeError::Setting)?;
         let keys: Vec<String> = self.keys.drain(..).collect();
         let (cost, range) = (self.costs[judge], self.config.range);
+        // A call the endpoint served is paid for whatever it said.
+        let billed = |reason: String| JudgeError::Lost {
+            item,
+            judge,
+            cost,
+            message: format!("{BILLED_PREFIX}: {reason}"),
+        };
         http.call_many(&body, count, &keys, &mut |outcome| {
             take(match outcome {
-                // The endpoint answered this call, so it is paid for whatever it said.
-                Ok(score) => in_range(item, judge, score, range).map_err(|e| JudgeError::Lost {
-                    item,
-                    judge,
-                    cost,
-                    message: format!("{BILLED_PREFIX}: {e}"),
-                }),
-                Err(failure) if failure.billed => Err(JudgeError::Lost {
-                    item,
-                    judge,
-                    cost,
-                    message: format!("{BILLED_PREFIX}: {}", failure.message),
-                }),
+                Ok(score) => in_range(item, judge, score, range).map_err(|e| billed(e.to_string())),
+                Err(failure) if failure.billed => Err(billed(failure.message)),
                 Err(failure) => Err(JudgeError::Call {
                     item,
                     judge,

@@ -28,7 +28,7 @@ use crate::ledger_file::{
     ledger_error, Header, Ledger, LedgerCall, LedgerEntry, LedgerRun, LedgerStart, Line,
     LEDGER_FORMAT, LEDGER_VERSION, LOST_PREFIX,
 };
-use crate::ledger_lock::LedgerLock;
+use crate::ledger_lock::{lock_ledger, resolve_links, LedgerLock};
 use crate::spend::in_range;
 use crate::{duplicate_judge, first_duplicate, JudgeError, JudgePool};
 
@@ -392,56 +392,6 @@ fn create(path: &Path, run: &LedgerRun) -> std::io::Result<File> {
         std::fs::remove_file(path)?;
     }
     staged.persist_noclobber(path).map_err(|e| e.error)
-}
-
-/// `path` with every symbolic link of its last part followed (a link to a file not
-/// yet made included) and its folder made canonical: the name every run of this
-/// ledger agrees on, whatever link it was given.
-fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
-    let mut path = path.to_path_buf();
-    let mut links = 0;
-    while std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
-        links += 1;
-        if links > 40 {
-            return Err(std::io::Error::other(
-                "more than 40 symbolic links in a row",
-            ));
-        }
-        let target = std::fs::read_link(&path)?;
-        path = match path.parent() {
-            Some(dir) => dir.join(target),
-            None => target,
-        };
-    }
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("the path names no file"))?
-        .to_owned();
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.canonicalize()?,
-        _ => std::env::current_dir()?,
-    };
-    Ok(dir.join(name))
-}
-
-/// `file` (the ledger at `path`) locked for this run alone.
-///
-/// # Errors
-/// [`JudgeError::Ledger`] when another run holds it, through any name.
-fn lock_ledger(path: &Path, file: File) -> Result<File, JudgeError> {
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(ledger_error(
-            path,
-            format!(
-                "another verdict judge run is using this ledger (through another name: a hard link); wait for it to end, or give this run another {}",
-                verdict_settings::Setting("ledger")
-            ),
-        )),
-        Err(std::fs::TryLockError::Error(e)) => {
-            Err(ledger_error(path, format!("cannot lock it: {e}")))
-        }
-    }
 }
 
 fn now() -> f64 {

@@ -93,7 +93,7 @@ impl LedgerRun {
     /// prefix of every call's idempotency key.
     pub fn fingerprint(&self) -> String {
         let text = serde_json::to_string(self).expect("runs serialise");
-        hex(&Sha256::digest(text.as_bytes()))[..16].to_string()
+        sha256_hex(text.as_bytes())[..16].to_string()
     }
 
     /// What differs between the run that wrote a ledger (`self`) and `now`, one phrase

@@ -1,8 +1,11 @@
 //! One writer per ledger: a run holds an exclusive advisory lock (`flock`) on a lock
 //! file beside its ledger (`.NAME.lock`, holding the run's process id) for as long as
-//! it may call a judge. A second run on the same ledger is refused at once, naming
-//! the holder's pid, before it reads the ledger or pays for anything: two runs
-//! resuming one ledger would both replay it and both pay for the next calls.
+//! it may call a judge — the ledger named by its identity, every symbolic link
+//! followed ([`resolve_links`]) — and, once the ledger exists, on the ledger file
+//! itself ([`lock_ledger`]), which a hard link reaches too. A second run on the same
+//! ledger is refused at once, naming the holder's pid, before it reads the ledger or
+//! pays for anything: two runs resuming one ledger would both replay it and both pay
+//! for the next calls.
 //!
 //! The operating system releases the lock when its holder ends, however it ends
 //! (SIGKILL included), so a killed run never leaves a ledger locked. The lock file is
@@ -54,9 +57,7 @@ impl LedgerLock {
                         Some(pid) => format!(" (pid {pid})"),
                         None => String::new(),
                     };
-                    return Err(fail(format!(
-                        "another verdict judge run{holder} is using this ledger; wait for it to end, or give this run another {ledger}", ledger = Setting("ledger")
-                    )));
+                    return Err(held_by_another(ledger, &holder));
                 }
                 Err(TryLockError::Error(e)) => {
                     return Err(fail(format!("cannot lock {}: {e}", path.display())))
@@ -85,6 +86,63 @@ impl Drop for LedgerLock {
         let _ = std::fs::remove_file(&self.path);
         let _ = self.file.unlock();
     }
+}
+
+/// `path` with every symbolic link of its last part followed (a link to a file not
+/// yet made included) and its folder made canonical: the name every run of this
+/// ledger agrees on, whatever link it was given.
+pub(crate) fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    let mut links = 0;
+    while std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+        links += 1;
+        if links > 40 {
+            return Err(std::io::Error::other(
+                "more than 40 symbolic links in a row",
+            ));
+        }
+        let target = std::fs::read_link(&path)?;
+        path = match path.parent() {
+            Some(dir) => dir.join(target),
+            None => target,
+        };
+    }
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("the path names no file"))?
+        .to_owned();
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.canonicalize()?,
+        _ => std::env::current_dir()?,
+    };
+    Ok(dir.join(name))
+}
+
+/// `file` (the ledger at `path`) locked for this run alone.
+///
+/// # Errors
+/// [`JudgeError::Ledger`] when another run holds it, through any name.
+pub(crate) fn lock_ledger(path: &Path, file: File) -> Result<File, JudgeError> {
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(TryLockError::WouldBlock) => Err(held_by_another(
+            path,
+            " (through another name: a hard link)",
+        )),
+        Err(TryLockError::Error(e)) => Err(ledger_error(path, format!("cannot lock it: {e}"))),
+    }
+}
+
+/// The refusal of a run that finds the ledger held by another run; `holder` says
+/// which (its pid) or how (through another name).
+fn held_by_another(ledger: &Path, holder: &str) -> JudgeError {
+    ledger_error(
+        ledger,
+        format!(
+            "another verdict judge run{holder} is using this ledger; wait for it to end, or give this run another {}",
+            Setting("ledger")
+        ),
+    )
 }
 
 /// Tries to read the lock holder's pid for so long: a holder writes it right after it
