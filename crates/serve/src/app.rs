@@ -19,6 +19,7 @@ use verdict::{ErrorKind, VerdictError};
 use crate::decisions::DecisionLog;
 use crate::metrics::{endpoint_index, Metrics};
 use crate::options::Limits;
+use crate::scrub::KeyScrubber;
 use crate::served::Served;
 use crate::upstreams::Upstreams;
 
@@ -47,6 +48,9 @@ pub(crate) struct App {
     /// One permit per chat exchange with upstreams in flight
     /// ([`Limits::max_upstream_calls`]).
     pub upstream_slots: Arc<tokio::sync::Semaphore>,
+    /// Every upstream's key, taken out of what is passed back: made once at start
+    /// (the keys are read then), cloned for each exchange.
+    pub scrubber: KeyScrubber,
 }
 
 /// The seeds of the routing draws: the first eight bytes of SHA-256 of a secret drawn

@@ -226,7 +226,7 @@ fn forward(
 ) {
     let agent = &app.upstream_client;
     let streaming = body.get("stream").and_then(Value::as_bool) == Some(true);
-    let mut scrubber = KeyScrubber::new(app.upstreams.iter().flat_map(|u| u.keys()));
+    let mut scrubber = app.scrubber.clone();
     let mut failures = Vec::new();
     for (name, upstream) in order {
         body.insert("model".into(), Value::String(upstream.model.clone()));

@@ -7,7 +7,7 @@ use axum::extract::State;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
-use verdict::io::Source;
+use verdict::io::{shown_name, Source};
 use verdict::model_file::predict_at;
 use verdict::report::predictions_json;
 
@@ -216,20 +216,13 @@ pub(crate) async fn reload_model(app: &Arc<App>) -> Result<String, ApiError> {
     let _one_at_a_time = app.reloading.lock().await;
     let worker = app.clone();
     let loaded = compute(move || {
-        Served::load(&worker.model_path, worker.upstreams.as_ref()).map_err(|e| {
-            // The operator sees where the file is; the client only its name.
-            eprintln!("verdict serve: reload refused: {e}");
-            let path = worker.model_path.display().to_string();
-            let name = worker.model_path.file_name().map_or_else(
-                || "the model file".into(),
-                |n| n.to_string_lossy().into_owned(),
-            );
+        // The client learns the file's name; the operator's log says where it is.
+        let path = &worker.model_path;
+        Served::load(path, &shown_name(path), worker.upstreams.as_ref()).map_err(|e| {
+            eprintln!("verdict serve: reload of {} refused: {e}", path.display());
             ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
-                format!(
-                    "reload refused, the old model keeps serving: {}",
-                    e.to_string().replace(&path, &name)
-                ),
+                format!("reload refused, the old model keeps serving: {e}"),
             )
         })
     })

@@ -175,7 +175,11 @@ fn prepare(options: ServeOptions) -> Result<Prepared, ServeError> {
         .as_deref()
         .map(Upstreams::read)
         .transpose()?;
-    let served = Served::load(&options.model, upstreams.as_ref())?;
+    let served = Served::load(
+        &options.model,
+        &options.model.display().to_string(),
+        upstreams.as_ref(),
+    )?;
     let decisions = options
         .decisions
         .as_deref()
@@ -185,6 +189,7 @@ fn prepare(options: ServeOptions) -> Result<Prepared, ServeError> {
     let started = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
+    let scrubber = scrub::KeyScrubber::new(upstreams.iter().flat_map(|u| u.keys()));
     let app = Arc::new(App {
         served: RwLock::new(Arc::new(served)),
         model_path: options.model.clone(),
@@ -201,6 +206,7 @@ fn prepare(options: ServeOptions) -> Result<Prepared, ServeError> {
         upstream_slots: Arc::new(tokio::sync::Semaphore::new(
             options.limits.max_upstream_calls,
         )),
+        scrubber,
     });
     Ok(Prepared {
         app,

@@ -25,14 +25,17 @@ pub(crate) struct Served {
 }
 
 impl Served {
-    /// Reads and checks the model at `path`; `upstreams` must name every agent when
-    /// given.
+    /// Reads and checks the model at `path`, naming it `label` in errors; `upstreams`
+    /// must name every agent when given.
     ///
     /// # Errors
     /// [`VerdictError::Data`] naming the file: unreadable, not a model, or agents the
     /// upstreams file does not cover.
-    pub fn load(path: &Path, upstreams: Option<&Upstreams>) -> Result<Self, VerdictError> {
-        let label = path.display().to_string();
+    pub fn load(
+        path: &Path,
+        label: &str,
+        upstreams: Option<&Upstreams>,
+    ) -> Result<Self, VerdictError> {
         let bytes = std::fs::read(path)
             .map_err(|e| VerdictError::Data(format!("{label}: cannot read the model: {e}")))?;
         let value = serde_json::from_slice(&bytes).map_err(|e| {
@@ -40,7 +43,7 @@ impl Served {
                 "{label}: not a model written by verdict fit (or damaged): {e}"
             ))
         })?;
-        let model = model_from_value(&label, value)?;
+        let model = model_from_value(label, value)?;
         let featurizer = Featurizer::of(&model)?;
         let costs = match upstreams {
             Some(upstreams) => upstreams.costs_for(&model.agents)?,
