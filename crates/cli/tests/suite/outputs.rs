@@ -175,6 +175,22 @@ fn every_output_flag_refuses_a_users_file_replaces_its_own_and_yields_to_force()
         .join(RQ1_RESULTS)
         .display()
         .to_string();
+    // The judging experiment, as small as it runs, with its output flag.
+    let bench_judges = |flag: &str| {
+        command(strings(&[
+            "bench",
+            "judges",
+            "--items",
+            "20",
+            "--judges",
+            "2",
+            "--budgets",
+            "200,400",
+            "--reps",
+            "2",
+            flag,
+        ]))
+    };
     // The cost and routing sweeps of the simulator, as small as they run.
     let bench_sweep = |which: &str| {
         command(strings(&[
@@ -232,23 +248,7 @@ fn every_output_flag_refuses_a_users_file_replaces_its_own_and_yields_to_force()
             "run.html",
             judge_with("ledger-report.jsonl", &["--out", &scores, "--report"]),
         ),
-        case(
-            "bench judges --plot",
-            "curves.svg",
-            command(strings(&[
-                "bench",
-                "judges",
-                "--items",
-                "20",
-                "--judges",
-                "2",
-                "--budgets",
-                "200,400",
-                "--reps",
-                "2",
-                "--plot",
-            ])),
-        ),
+        case("bench judges --plot", "curves.svg", bench_judges("--plot")),
         case(
             "bench arena --out",
             "arena.csv",
@@ -291,19 +291,7 @@ fn every_output_flag_refuses_a_users_file_replaces_its_own_and_yields_to_force()
         case(
             "bench judges --report",
             "judges.html",
-            command(strings(&[
-                "bench",
-                "judges",
-                "--items",
-                "20",
-                "--judges",
-                "2",
-                "--budgets",
-                "200,400",
-                "--reps",
-                "2",
-                "--report",
-            ])),
+            bench_judges("--report"),
         ),
         case("bench cost --plot", "cost.svg", bench_sweep("cost")),
         case("bench route --plot", "route.svg", bench_sweep("route")),

@@ -77,14 +77,24 @@ fn run(pool: &mut dyn JudgePool, ledger: &Path) -> Result<Estimate, JudgeError> 
     run_method(pool, ledger, &Method::EstIvwe)
 }
 
+/// `pool` through the ledger at `ledger`, its items and judges named as [`names`]
+/// names them, the run's settings those of `method`.
+fn open_ledger<'a>(
+    pool: &'a mut dyn JudgePool,
+    ledger: &Path,
+    method: &Method,
+) -> Result<LedgeredPool<'a>, JudgeError> {
+    let items = names("item", pool.items());
+    let judges = names("judge", pool.costs().len());
+    LedgeredPool::open(pool, items, judges, settings(method), ledger)
+}
+
 fn run_method(
     pool: &mut dyn JudgePool,
     ledger: &Path,
     method: &Method,
 ) -> Result<Estimate, JudgeError> {
-    let items = names("item", pool.items());
-    let judges = names("judge", pool.costs().len());
-    let mut ledgered = LedgeredPool::open(pool, items, judges, settings(method), ledger)?;
+    let mut ledgered = open_ledger(pool, ledger, method)?;
     estimate(
         &mut ledgered,
         BUDGET,
@@ -327,10 +337,7 @@ fn a_call_in_flight_at_a_crash_is_never_paid_twice() {
     assert!(matches!(err, JudgeError::Stopped(_)), "{err}");
     let in_doubt = Ledger::read(&path).unwrap();
     let mut pool = Paid::new(&mut provider, false, None);
-    let items = names("item", 20);
-    let judges = names("judge", 3);
-    let settings = settings(&Method::EstIvwe);
-    let mut ledgered = LedgeredPool::open(&mut pool, items, judges, settings, &path).unwrap();
+    let mut ledgered = open_ledger(&mut pool, &path, &Method::EstIvwe).unwrap();
     let resumed = estimate(
         &mut ledgered,
         BUDGET,
@@ -631,25 +638,13 @@ fn a_ledger_reached_through_a_link_is_locked_as_the_file_itself() {
     let hard = dir.path().join("hard.jsonl");
     std::fs::hard_link(&ledger, &hard).unwrap();
     let before = std::fs::read(&ledger).unwrap();
-    let open = |pool: &mut Scripted, path: &Path| {
-        let items = names("item", pool.items());
-        let judges = names("judge", pool.costs().len());
-        LedgeredPool::open(pool, items, judges, settings(&Method::EstIvwe), path).map(|_| ())
-    };
+    let open =
+        |pool: &mut Scripted, path: &Path| open_ledger(pool, path, &Method::EstIvwe).map(|_| ());
     let (mut holder_pool, mut second) = (
         Scripted::new(9, u64::MAX, false),
         Scripted::new(9, u64::MAX, false),
     );
-    let items = names("item", holder_pool.items());
-    let judges = names("judge", holder_pool.costs().len());
-    let holder = LedgeredPool::open(
-        &mut holder_pool,
-        items,
-        judges,
-        settings(&Method::EstIvwe),
-        &ledger,
-    )
-    .unwrap();
+    let holder = open_ledger(&mut holder_pool, &ledger, &Method::EstIvwe).unwrap();
     for other in [&symbolic, &hard] {
         let err = open(&mut second, other).unwrap_err().to_string();
         assert!(
@@ -672,16 +667,7 @@ fn a_ledger_reached_through_a_link_is_locked_as_the_file_itself() {
     );
     std::os::unix::fs::symlink(&fresh, &dangling).unwrap();
     let mut first = Scripted::new(9, u64::MAX, false);
-    let items = names("item", first.items());
-    let judges = names("judge", first.costs().len());
-    let holder = LedgeredPool::open(
-        &mut first,
-        items,
-        judges,
-        settings(&Method::EstIvwe),
-        &fresh,
-    )
-    .unwrap();
+    let holder = open_ledger(&mut first, &fresh, &Method::EstIvwe).unwrap();
     let err = open(&mut second, &dangling).unwrap_err().to_string();
     assert!(err.contains("another verdict judge run"), "{err}");
     drop(holder);
