@@ -1168,6 +1168,27 @@ fn ledger_lines(dir: &Path) -> usize {
         .unwrap_or(0)
 }
 
+/// Kills `child` with SIGKILL once `happened` says the event `what` names did — an
+/// event, not a time, so the kill lands where the test says. The wait is not for
+/// ever: a run that ends (or stalls) before the event fails the test instead of
+/// hanging it; 120 s is far past any run here and no race, since reaching it is a
+/// failure.
+fn kill_once(child: &mut std::process::Child, what: &str, happened: impl Fn() -> bool) {
+    let waited = std::time::Instant::now();
+    while !happened() {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the run ended ({status}) before {what}");
+        }
+        assert!(
+            waited.elapsed() < std::time::Duration::from_secs(120),
+            "not in 120 s: {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
 /// Killed with SIGKILL mid-run and restarted with the same ledger, `verdict judge`
 /// ends with the same scores and the same ledger as a run never interrupted, and the
 /// restart pays only for the calls not yet recorded.
@@ -1186,22 +1207,9 @@ fn judge_run_killed_and_resumed_matches_an_uninterrupted_run() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // Waits for 20 recorded calls, but not for ever: a run that ends (or stalls)
-    // before them fails the test instead of hanging it. The bound is generous — the
-    // whole run takes about a second — and is no race: reaching it is a failure.
-    let waited = std::time::Instant::now();
-    while ledger_lines(cut.path()) < 20 {
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!("the run ended ({status}) before 20 calls were recorded");
-        }
-        assert!(
-            waited.elapsed() < std::time::Duration::from_secs(120),
-            "20 calls were not recorded in 120 s"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    kill_once(&mut child, "20 calls were recorded", || {
+        ledger_lines(cut.path()) >= 20
+    });
     let before = ledger_lines(cut.path());
     assert!(before < calls, "the run finished before it was killed");
     assert!(
@@ -1684,23 +1692,12 @@ fn a_killed_simulate_leaves_no_output_and_the_next_run_removes_its_staging() {
     };
     let out = dir.path().join("big");
     let mut child = simulate(&out, "200000");
-    let waited = std::time::Instant::now();
     // Staged: the directory and its marker (the pid that made it) both exist.
-    while !staging(dir.path())
-        .iter()
-        .any(|p| p.join(".verdict-staging").exists())
-    {
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!("simulate ended ({status}) before it staged anything");
-        }
-        assert!(
-            waited.elapsed() < std::time::Duration::from_secs(120),
-            "no staging directory in 120 s"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    kill_once(&mut child, "it staged", || {
+        staging(dir.path())
+            .iter()
+            .any(|p| p.join(".verdict-staging").exists())
+    });
     assert_eq!(
         staging(dir.path()).len(),
         1,
