@@ -273,7 +273,10 @@ mod tests {
         let at: Vec<(usize, usize)> = (0..menus.len()).map(|m| (0, m)).collect();
         let e = model.predict_at(&[0.5], &at, &menus);
         for (got, want) in e.iter().zip(&rates) {
-            assert!((got - want).abs() < 0.01, "{got} vs {want}");
+            // Relative to the rate (0.014 to 0.19 here): an absolute 0.01 would pass a
+            // rate of 0.014 fitted as 0.004. The largest relative bias seen is 5.4%, on
+            // the rarest pair, where logit additivity is worst.
+            assert!((got - want).abs() < 0.08 * want, "{got} vs {want}");
         }
     }
 

@@ -335,8 +335,11 @@ pub fn dropped_rows_csv(
     for &(row, reason) in &report.dropped {
         let (a, b, outcome) = loaded.log.battle(row);
         let names = loaded.log.models();
+        // The file by its base name: the table is a result, shared like a page.
+        let mut location = table.location(row, None);
+        location.file = verdict_io::shown_name(std::path::Path::new(&location.file));
         let mut record = vec![
-            table.location(row, None).to_string(),
+            location.to_string(),
             reason.label().to_owned(),
             names.name(a).to_owned(),
             names.name(b).to_owned(),

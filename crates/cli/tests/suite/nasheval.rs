@@ -537,7 +537,35 @@ fn arena_world_fits_with_rare_and_unmet_pairs() {
         .is_empty());
     let scored = json(&["evaluate", &model, "--truth", &sim, "--format", "json"]);
     let model_exploitability = scored["exploitability"].as_f64().unwrap();
-    assert!(model_exploitability.is_finite() && model_exploitability >= 0.0);
+    // By hand from the model's predictions and the true games: the mean over test
+    // contexts of max_j (A(x) pi(x))_j.
+    let test = format!("{sim}/test_contexts.parquet");
+    let predictions: Value = json(&["predict", &model, "--contexts", &test]);
+    let truth_of_model =
+        verdict_lab::simulation::Truth::open(Path::new(&sim), verdict_lab::simulation::Split::Test)
+            .unwrap();
+    let names = truth_of_model.agents().to_vec();
+    let k = names.len();
+    let rows = predictions.as_array().unwrap();
+    assert_eq!(rows.len(), truth_of_model.ids.len());
+    let by_hand = rows
+        .iter()
+        .map(|row| {
+            let id = row["context_id"].as_str().unwrap();
+            let i = truth_of_model.ids.iter().position(|t| t == id).unwrap();
+            let pi: Vec<f64> = names
+                .iter()
+                .map(|a| row["equilibrium"][a].as_f64().unwrap())
+                .collect();
+            let a = &truth_of_model.payoff[i * k * k..(i + 1) * k * k];
+            exploitability(&PayoffMatrix::from_row_major(a, k).unwrap(), &pi)
+        })
+        .sum::<f64>()
+        / rows.len() as f64;
+    assert!(
+        (model_exploitability - by_hand).abs() < 1e-9,
+        "{model_exploitability} vs {by_hand}"
+    );
     // The global maximal lottery of the same battles, scored as a constant policy:
     // its exploitability at each context is max_j (A(x) pi)_j, checked here by hand.
     let board = succeed(&[

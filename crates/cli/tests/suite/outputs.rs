@@ -49,8 +49,11 @@ fn with_force(args: &[String]) -> Vec<String> {
     forced
 }
 
-/// The four promises for one case, at `path` in a fresh directory.
-fn holds_the_policy(case: &Case, dir: &Path) {
+/// The four promises for one case, at `path` in a fresh directory below `inputs`, the
+/// directory every input of the case is in — and a fifth: what is written names no
+/// input, and not itself, by a path through `inputs` (a page or a result names a file
+/// by its base name).
+fn holds_the_policy(case: &Case, dir: &Path, inputs: &Path) {
     let path = dir.join(case.file);
     let shown = path.display().to_string();
     let args = (case.args)(&shown);
@@ -76,6 +79,12 @@ fn holds_the_policy(case: &Case, dir: &Path) {
     let (code, stderr) = run(&args);
     assert_eq!(code, Some(0), "{}: {stderr}", case.name);
     assert!(path.exists(), "{}: nothing written", case.name);
+    let written = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+    assert!(
+        !written.contains(&inputs.display().to_string()),
+        "{}: the output names a directory above its inputs",
+        case.name
+    );
     let (code, stderr) = run(&args);
     assert_eq!(
         code,
@@ -304,7 +313,7 @@ fn every_output_flag_refuses_a_users_file_replaces_its_own_and_yields_to_force()
     for case in &cases {
         let case_dir = d.join(case.name.replace([' ', '-', '(', ')'], "_"));
         std::fs::create_dir(&case_dir).unwrap();
-        holds_the_policy(case, &case_dir);
+        holds_the_policy(case, &case_dir, d);
     }
 }
 
@@ -370,9 +379,73 @@ fn a_link_given_as_an_output_is_refused_and_force_writes_through_it() {
     assert!(std::fs::read_to_string(&real).unwrap().contains("rank"));
 }
 
-/// A run killed at random instants while it writes its output — the rename is the
-/// only step that changes the file — leaves verdict's earlier output whole or the new
-/// one whole, never a mixture or a cut file.
+/// Whether `name` is a staging file of a CSV output (`.verdict-…csv`), not the
+/// directory's output manifest (`.verdict-outputs.json`) or its lock.
+fn is_staging_csv(name: &std::ffi::OsStr) -> bool {
+    let name = name.to_string_lossy();
+    name.starts_with(".verdict-") && !name.starts_with(".verdict-outputs") && name.ends_with(".csv")
+}
+
+/// The largest staging file beside `out`, in bytes (0 when there is none).
+fn staged_bytes(out: &Path) -> u64 {
+    std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .filter(|entry| is_staging_csv(&entry.file_name()))
+        .filter_map(|entry| entry.metadata().ok())
+        .map(|m| m.len())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Whether the output no longer holds `old`, by its length (what a writer that writes
+/// the file in place shows).
+fn output_changed(out: &Path, old: &[u8]) -> bool {
+    std::fs::metadata(out).map_or(true, |m| m.len() != old.len() as u64)
+}
+
+/// Removes the staging files earlier killed runs left (verdict's own, by their name).
+fn remove_staging_files(directory: &Path) {
+    for entry in std::fs::read_dir(directory).unwrap().flatten() {
+        if is_staging_csv(&entry.file_name()) {
+            std::fs::remove_file(entry.path()).unwrap();
+        }
+    }
+}
+
+/// Spawns `verdict args` and waits, polling without a sleep (a write lasts
+/// milliseconds), until `sign` holds; the instant it was seen, or `None` when the run
+/// ended first.
+fn spawn_until(
+    args: &[String],
+    sign: &dyn Fn() -> bool,
+) -> (std::process::Child, Option<std::time::Instant>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    loop {
+        if sign() {
+            return (child, Some(std::time::Instant::now()));
+        }
+        if child.try_wait().unwrap().is_some() {
+            return (child, None);
+        }
+    }
+}
+
+/// Runs are killed with SIGKILL at instants drawn over the write itself, in two
+/// phases measured on a calibration run: from the first sign of the write (a staging
+/// file with bytes, or the output changed) to the run's end, and from the moment the
+/// new bytes are all staged (or the output changed) to the run's end — the publishing
+/// step, which a uniform draw over a long write would rarely hit. The kills land
+/// mid-write, not merely mid-run (counted: the run was still going), and the output is
+/// then the old file or the new one, whole. Checked against a broken writer that
+/// stages the file but publishes it by truncating the output and rewriting it in
+/// 8 KiB chunks in place of the rename: it left a torn file and failed (a publish by
+/// `std::fs::copy` did not: one `copy_file_range` call is not cut by SIGKILL).
 #[test]
 fn sigkill_mid_write_leaves_the_old_output_or_the_new_one() {
     let dir = tempfile::tempdir().unwrap();
@@ -385,7 +458,7 @@ fn sigkill_mid_write_leaves_the_old_output_or_the_new_one() {
             "--models",
             "50",
             "--battles",
-            "60000",
+            "200000",
             "--seed",
             seed,
             "--out",
@@ -393,11 +466,7 @@ fn sigkill_mid_write_leaves_the_old_output_or_the_new_one() {
         ])
     };
     let arena = |seed: &str| arena_to(seed, &shown);
-    // Kill instants are drawn within one run's duration on this machine, so that most
-    // land mid-run however fast or loaded it is.
-    let started = std::time::Instant::now();
     common::succeed(&arena("1"));
-    let run_micros = (started.elapsed().as_micros() as u64).max(1_000);
     let old = std::fs::read(&out).unwrap();
     // The output seed 2 gives, written elsewhere.
     let newer = dir.path().join("newer");
@@ -405,34 +474,51 @@ fn sigkill_mid_write_leaves_the_old_output_or_the_new_one() {
     let new_path: PathBuf = newer.join("arena.csv");
     common::succeed(&arena_to("2", &new_path.display().to_string()));
     let new = std::fs::read(&new_path).unwrap();
-    assert_ne!(old, new);
+    assert_ne!(
+        old.len(),
+        new.len(),
+        "the two outputs must differ in length"
+    );
+    let begun = || staged_bytes(&out) > 0 || output_changed(&out, &old);
+    let staged = || staged_bytes(&out) == new.len() as u64 || output_changed(&out, &old);
+    let phases: [&dyn Fn() -> bool; 2] = [&begun, &staged];
     let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut kills = 0;
-    for _ in 0..200 {
-        if kills >= 40 {
-            break;
-        }
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_verdict"))
-            .args(arena("2"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_micros(state % run_micros));
-        if child.try_wait().unwrap().is_none() {
-            kills += 1;
-        }
-        let _ = child.kill();
+    for sign in phases {
+        // How long the phase lasts on this machine: from its sign to the run's end.
+        let (mut child, seen) = spawn_until(&arena("2"), sign);
         child.wait().unwrap();
-        let now = std::fs::read(&out).unwrap();
-        assert!(now == old || now == new, "a torn file after a kill");
-        if now == new {
-            // Back to the old output, written by verdict, for the next round.
-            common::succeed(&arena("1"));
+        let window = seen
+            .expect("the phase was never seen")
+            .elapsed()
+            .as_micros() as u64;
+        assert_eq!(std::fs::read(&out).unwrap(), new);
+        common::succeed(&arena("1"));
+        let mut mid_write = 0;
+        for _ in 0..100 {
+            if mid_write >= 25 {
+                break;
+            }
+            remove_staging_files(dir.path());
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let (mut child, seen) = spawn_until(&arena("2"), sign);
+            if let Some(seen) = seen {
+                let at = std::time::Duration::from_micros(state % window.max(1));
+                while seen.elapsed() < at && child.try_wait().unwrap().is_none() {}
+                if child.try_wait().unwrap().is_none() {
+                    mid_write += 1;
+                }
+            }
+            let _ = child.kill();
+            child.wait().unwrap();
+            let now = std::fs::read(&out).unwrap();
+            assert!(now == old || now == new, "a torn file after a kill");
+            if now == new {
+                // Back to the old output, written by verdict, for the next round.
+                common::succeed(&arena("1"));
+            }
         }
+        assert!(mid_write >= 25, "only {mid_write} kills landed mid-write");
     }
-    assert!(kills >= 20, "only {kills} kills landed mid-run");
 }

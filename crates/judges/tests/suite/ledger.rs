@@ -14,13 +14,15 @@ fn instance() -> Instance {
     Scenario::Random.draw(20, 3, &mut ChaCha8Rng::seed_from_u64(2))
 }
 
-/// Simulated judges that count calls, stop the process (an error that is not
-/// retried) after `limit` calls, and, when `flaky`, answer garbage — NaN, a score
-/// above R, a timeout — before a good score on every seventh call.
+/// Simulated judges that count calls and what they were paid for them (each call's
+/// price, counted here, outside verdict's accounting), stop the process (an error that
+/// is not retried) after `limit` calls, and, when `flaky`, answer garbage — NaN, a
+/// score above R, a timeout — before a good score on every seventh call.
 struct Scripted {
     inner: SimulatedJudges,
     limit: u64,
     calls: u64,
+    paid: f64,
     flaky: bool,
 }
 
@@ -30,6 +32,7 @@ impl Scripted {
             inner: SimulatedJudges::new(instance(), seed),
             limit,
             calls: 0,
+            paid: 0.0,
             flaky,
         }
     }
@@ -56,6 +59,7 @@ impl JudgePool for Scripted {
             return Err(JudgeError::Stopped("killed".into()));
         }
         self.calls += 1;
+        self.paid += self.inner.costs()[judge];
         match (self.flaky, self.calls % 7) {
             (true, 1) => Ok(f64::NAN),
             (true, 2) => Ok(7.5),
@@ -421,7 +425,8 @@ impl JudgePool for Repriced {
 fn a_run_resumed_at_other_prices_is_refused_and_spend_is_what_the_ledger_says() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("spend.jsonl");
-    assert!(run(&mut Scripted::new(9, 150, false), &path).is_err());
+    let mut first = Scripted::new(9, 150, false);
+    assert!(run(&mut first, &path).is_err());
     let before = std::fs::read(&path).unwrap();
     let inner = SimulatedJudges::new(instance(), 9);
     let costs = inner.costs().iter().map(|c| c * 0.5).collect();
@@ -434,17 +439,42 @@ fn a_run_resumed_at_other_prices_is_refused_and_spend_is_what_the_ledger_says() 
         before,
         "the ledger was touched"
     );
-    // At the recorded prices the run resumes, and its spend is the ledger's.
-    let resumed = run(&mut Scripted::new(9, u64::MAX, false), &path).unwrap();
+    // At the recorded prices the run resumes. Its spend, the ledger's and what the
+    // judges were paid over both processes (counted by the judges) are one figure: a
+    // ledger that missed a paid call, or an estimator that counted a replayed one
+    // again, fails here.
+    let mut second = Scripted::new(9, u64::MAX, false);
+    let resumed = run(&mut second, &path).unwrap();
+    let paid = first.paid + second.paid;
     let recorded = Ledger::read(&path).unwrap().spent();
-    assert!((resumed.spent - recorded).abs() < 1e-9);
-    assert!(resumed.spent <= BUDGET + 1e-9);
+    assert!(
+        (resumed.spent - paid).abs() < 1e-9,
+        "{} vs {paid}",
+        resumed.spent
+    );
+    assert!((recorded - paid).abs() < 1e-9, "{recorded} vs {paid}");
+    assert!(paid <= BUDGET + 1e-9);
 }
 
-/// Simulated judges where every call for one item fails while `down`.
+/// Simulated judges where every call for one item fails while `down`; they count
+/// the calls that reached the item while down, and what the answered calls were paid
+/// (a refused connection is not billed).
 struct Down {
     inner: SimulatedJudges,
     down: bool,
+    asked_while_down: usize,
+    paid: f64,
+}
+
+impl Down {
+    fn new(down: bool) -> Self {
+        Self {
+            inner: SimulatedJudges::new(instance(), 2),
+            down,
+            asked_while_down: 0,
+            paid: 0.0,
+        }
+    }
 }
 
 impl JudgePool for Down {
@@ -463,12 +493,14 @@ impl JudgePool for Down {
     fn score(&mut self, item: usize, judge: usize) -> Result<f64, JudgeError> {
         let score = self.inner.score(item, judge)?;
         if self.down && item == 3 {
+            self.asked_while_down += 1;
             return Err(JudgeError::Call {
                 item,
                 judge,
                 message: "connection refused".into(),
             });
         }
+        self.paid += self.inner.costs()[judge];
         Ok(score)
     }
 }
@@ -477,39 +509,43 @@ impl JudgePool for Down {
 fn recorded_failures_are_asked_again_when_the_run_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("spend.jsonl");
-    let mut down = Down {
-        inner: SimulatedJudges::new(instance(), 2),
-        down: true,
-    };
+    let failed = |path: &Path| entries(path).iter().filter(|e| e.error.is_some()).count();
+    let mut down = Down::new(true);
     let err = run(&mut down, &path).unwrap_err();
     assert!(matches!(err, JudgeError::Call { item: 3, .. }), "{err}");
-    let failures = entries(&path).iter().filter(|e| e.error.is_some()).count();
+    let failures = failed(&path);
     assert!(failures >= verdict_judges::ATTEMPTS);
-    // Still down: the rerun asks again (and fails again) instead of replaying.
-    let mut still = Down {
-        inner: SimulatedJudges::new(instance(), 2),
-        down: true,
-    };
+    assert_eq!(failures, down.asked_while_down, "a failed call unrecorded");
+    // Still down: the rerun asks the judges again (they count the calls: a ledger that
+    // replayed its recorded failures would make none) and records each new failure.
+    let mut still = Down::new(true);
     assert!(run(&mut still, &path).is_err());
-    let more = entries(&path).iter().filter(|e| e.error.is_some()).count();
-    assert_eq!(more, 2 * failures, "the rerun did not ask again");
-    // Back up: the run finishes; the failures stay in the ledger, uncharged.
-    let mut up = Down {
-        inner: SimulatedJudges::new(instance(), 2),
-        down: false,
-    };
+    assert!(
+        still.asked_while_down >= verdict_judges::ATTEMPTS,
+        "not asked again"
+    );
+    assert_eq!(failed(&path), failures + still.asked_while_down);
+    // Back up: the run finishes; the failures stay in the ledger, uncharged, and the
+    // spend is what the judges were paid over the three runs.
+    let mut up = Down::new(false);
     let finished = run(&mut up, &path).unwrap();
     assert!(finished.scores.iter().all(|s| s.is_finite()));
     let recorded = entries(&path);
     assert_eq!(
-        recorded.iter().filter(|e| e.error.is_some()).count(),
-        2 * failures
+        failed(&path),
+        down.asked_while_down + still.asked_while_down
     );
     assert!(recorded
         .iter()
         .filter(|e| e.error.is_some())
         .all(|e| e.cost == 0.0));
-    assert!((Ledger::read(&path).unwrap().spent() - finished.spent).abs() < 1e-9);
+    let paid = down.paid + still.paid + up.paid;
+    assert!(
+        (finished.spent - paid).abs() < 1e-9,
+        "{} vs {paid}",
+        finished.spent
+    );
+    assert!((Ledger::read(&path).unwrap().spent() - paid).abs() < 1e-9);
 }
 
 /// Judges that cannot be asked again for free (`repeatable` false) and a stop request
