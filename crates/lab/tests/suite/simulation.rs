@@ -210,7 +210,27 @@ fn lottery_and_bradley_terry_baselines_score_on_the_arena_world() {
     let model = fit(&contextual, &options, None, featurizer, &|_, _, _| {}).unwrap();
     let bt = evaluate_bt_argmax(&model, &sim).unwrap();
     assert_eq!(bt.score.contexts, global.score.contexts);
-    assert!(bt.score.exploitability.is_finite() && bt.score.exploitability >= 0.0);
+    // A pure policy e_j is exploited by max_k A(x)[k][j]: whatever agent BT-argmax picks
+    // at each context, its mean exploitability lies between the best and the worst
+    // pure strategy's, computed here from the true games alone.
+    let truth =
+        verdict_lab::simulation::Truth::open(&sim, verdict_lab::simulation::Split::Test).unwrap();
+    let k = truth.agents().len();
+    let (mut best, mut worst) = (0.0, 0.0);
+    for a in truth.payoff.chunks(k * k) {
+        let exploited: Vec<f64> = (0..k)
+            .map(|j| (0..k).map(|i| a[i * k + j]).fold(f64::MIN, f64::max))
+            .collect();
+        best += exploited.iter().copied().fold(f64::MAX, f64::min);
+        worst += exploited.iter().copied().fold(f64::MIN, f64::max);
+    }
+    let contexts = truth.ids.len() as f64;
+    let (best, worst) = (best / contexts, worst / contexts);
+    let pure = bt.score.exploitability;
+    assert!(
+        best - 1e-12 <= pure && pure <= worst + 1e-12,
+        "{pure} outside [{best}, {worst}]"
+    );
     let fitted = verdict_lab::simulation::evaluate_model(&model, &sim).unwrap();
     let rmse = fitted.score.payoff_rmse.unwrap();
     // The fitted surface is nearer the truth than the zero surface, whose error is
