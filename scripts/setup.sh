@@ -67,3 +67,15 @@ install_test_requirements ||
     install_test_requirements --no-cache-dir; } ||
   { echo "set-up: retrying the Python packages once more" >&2; sleep 20
     install_test_requirements --no-cache-dir; }
+
+# The default text encoder: WordLlama's 256-d token table and LLaMA tokenizer, as the
+# `wordllama` wheel (MIT, installed above from PyPI) ships them, copied to
+# encoders/wordllama-l2-supercat with the package's licence (`--encoder
+# encoders/wordllama-l2-supercat`). Nothing is fetched from a model hub.
+encoder="$root/encoders/wordllama-l2-supercat"
+package="$("$root/.venv/bin/python" -c 'import wordllama, pathlib; print(pathlib.Path(wordllama.__file__).parent)')"
+license="$("$root/.venv/bin/python" -c 'from importlib.metadata import distribution as d; print(next(str(d("wordllama").locate_file(f)) for f in d("wordllama").files if f.name == "LICENSE"))')"
+mkdir -p "$encoder"
+cp -f "$package/weights/l2_supercat_256.safetensors" "$encoder/"
+cp -f "$package/tokenizers/l2_supercat_tokenizer_config.json" "$encoder/"
+cp -f "$license" "$encoder/LICENSE"
