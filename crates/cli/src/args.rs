@@ -58,6 +58,10 @@ pub enum Command {
     #[cfg(feature = "nasheval")]
     /// Equilibria and winner sets of a fitted model at new contexts.
     Predict(PredictArgs),
+    #[cfg(feature = "nasheval")]
+    /// Embed a table's text column with a text encoder (the features a model fitted
+    /// with `--encoder` reads): an id and one list of floats per row.
+    Embed(EmbedArgs),
     #[cfg(feature = "serve")]
     /// Serve a fitted model over HTTP: predictions, routing under a budget, an
     /// OpenAI-compatible router with fallback, and a decision log for the next fit.

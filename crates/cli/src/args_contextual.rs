@@ -27,18 +27,22 @@ pub struct LogSourceArgs {
     /// Feedback table: context_id, menu, modality, response.
     #[arg(long, value_name = "FILE", requires = "contexts")]
     pub feedback: Option<PathBuf>,
-    /// An LMArena battle log read as pairwise feedback; contexts from --context-cols.
-    #[arg(long, value_name = "FILE", requires = "context_cols")]
+    /// An LMArena battle log read as pairwise feedback; a battle's context is its
+    /// --context-cols values and its --text-col prompt.
+    #[arg(long, value_name = "FILE")]
     pub battles: Option<PathBuf>,
     /// Metadata columns of the battle log that make up a battle's context.
     #[arg(long, value_delimiter = ',')]
     pub context_cols: Option<Vec<String>>,
-    /// A free-text column of the contexts table, turned into hashed n-gram features.
+    /// A free-text column (of the contexts table, or the battle log's prompt):
+    /// embedded by --encoder, else hashed into --text-dim n-gram features.
     #[arg(long)]
     pub text_col: Option<String>,
-    /// Dimensions of the hashed text features.
+    /// Dimensions of the hashed text features (without --encoder).
     #[arg(long, default_value_t = 64)]
     pub text_dim: usize,
+    #[command(flatten)]
+    pub encoder: EncoderArgs,
     /// Encoding of categorical context columns.
     #[arg(long, value_enum, default_value = "onehot")]
     pub categorical: CategoricalEncoding,
@@ -51,6 +55,18 @@ pub struct LogSourceArgs {
     /// by these instead of learning the propensities.
     #[arg(long, value_name = "COLUMN", conflicts_with = "battles")]
     pub propensity_col: Option<String>,
+}
+
+/// The text encoder a fit embeds its text column with.
+#[derive(Debug, Clone, Args)]
+pub struct EncoderArgs {
+    /// A text encoder directory: one *.safetensors token-embedding table and its
+    /// tokenizer JSON (`bash scripts/setup.sh` makes encoders/wordllama-l2-supercat).
+    #[arg(long, value_name = "DIR", requires = "text_col")]
+    pub encoder: Option<PathBuf>,
+    /// Scale each embedding to unit length.
+    #[arg(long, requires = "encoder")]
+    pub normalize_embeddings: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -217,9 +233,35 @@ pub struct PredictArgs {
     /// Include the payoff matrix Â(x) of each context.
     #[arg(long)]
     pub payoff: bool,
+    /// The encoder directory the model was fitted with, for a model that embeds its
+    /// text column.
+    #[arg(long, value_name = "DIR")]
+    pub encoder: Option<PathBuf>,
     /// Write here instead of standard output (required for parquet).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct EmbedArgs {
+    /// A table with a text column (CSV, JSON Lines, JSON, Parquet).
+    pub file: PathBuf,
+    /// The column of texts.
+    #[arg(long)]
+    pub text_col: String,
+    /// The column naming each row in the output; rows are numbered from 0 when the
+    /// table has no such column.
+    #[arg(long, default_value = "context_id")]
+    pub id_col: String,
+    /// The text encoder directory.
+    #[arg(long, value_name = "DIR")]
+    pub encoder: PathBuf,
+    /// Scale each embedding to unit length.
+    #[arg(long)]
+    pub normalize_embeddings: bool,
+    /// Where to write: Parquet, JSON Lines, JSON or CSV, by extension.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
 }
 
 #[cfg(feature = "serve")]
@@ -237,6 +279,10 @@ pub struct ServeArgs {
     /// Directory that receives a new JSON Lines file of routing decisions per run.
     #[arg(long, value_name = "DIR")]
     pub decisions: Option<PathBuf>,
+    /// The encoder directory the model was fitted with, for a model that embeds its
+    /// text column (the request's text, a chat's user turns, is embedded with it).
+    #[arg(long, value_name = "DIR")]
+    pub encoder: Option<PathBuf>,
     /// Environment variable holding a bearer token every endpoint but /health asks for.
     #[arg(long, value_name = "VAR")]
     pub token_env: Option<String>,

@@ -62,7 +62,12 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
             (None, _) => None,
             (Some(column), Some(contexts)) => Some((
                 column.as_str(),
-                winners_by(&model, &Source::File(contexts.clone()), column)?,
+                winners_by(
+                    &model,
+                    &Source::File(contexts.clone()),
+                    request.reading.text_encoder.as_ref(),
+                    column,
+                )?,
             )),
             (Some(_), None) => bail!(
                 "--winners-by reads a column of the contexts table: give the log as --contexts and --feedback"

@@ -59,6 +59,8 @@ const FLAGS: &[(&str, &str)] = &[
     ("target_error", "--target-error"),
     ("text_column", "--text-col"),
     ("text_dim", "--text-dim"),
+    ("encoder", "--encoder"),
+    ("normalize_embeddings", "--normalize-embeddings"),
     ("tie_rate", "--tie-rate"),
     ("ties", "--ties"),
     ("time_col", "--time-col"),

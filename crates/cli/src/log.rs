@@ -3,7 +3,7 @@
 
 use verdict::contextual::{read_catalogue, LogSource};
 use verdict::feedback::ContextualLog;
-use verdict::io::{ContextualOptions, Source};
+use verdict::io::{ContextualOptions, Source, TextEncoder};
 use verdict::report::log_summary;
 
 use crate::args::{ContextLogArgs, LogSourceArgs, OutputFormat};
@@ -27,9 +27,16 @@ pub fn read_log(args: &LogSourceArgs) -> anyhow::Result<ContextualLog> {
 
 /// How the flags featurize contexts.
 pub fn contextual_options(args: &LogSourceArgs) -> anyhow::Result<ContextualOptions> {
+    let text_encoder = args
+        .encoder
+        .encoder
+        .as_deref()
+        .map(|dir| TextEncoder::load(dir, args.encoder.normalize_embeddings))
+        .transpose()?;
     Ok(ContextualOptions {
         text_column: args.text_col.clone(),
         text_dim: args.text_dim,
+        text_encoder,
         categorical: args.categorical,
         catalogue: args.catalogue.as_deref().map(read_catalogue).transpose()?,
         propensity_column: args.propensity_col.clone(),
@@ -48,6 +55,8 @@ pub fn log_source(args: &LogSourceArgs) -> anyhow::Result<LogSource> {
             log: file(battles),
             context_columns: args.context_cols.clone().unwrap_or_default(),
         },
-        _ => anyhow::bail!("give --contexts and --feedback, or --battles with --context-cols"),
+        _ => anyhow::bail!(
+            "give --contexts and --feedback, or --battles with --context-cols or --text-col"
+        ),
     })
 }

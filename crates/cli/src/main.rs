@@ -9,6 +9,8 @@ mod args;
 mod args_contextual;
 mod bench;
 #[cfg(feature = "nasheval")]
+mod embed;
+#[cfg(feature = "nasheval")]
 mod fit;
 mod flags;
 mod game;
@@ -54,6 +56,8 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Fit(args) => fit::run(&args, cli.quiet)?,
         #[cfg(feature = "nasheval")]
         Command::Predict(args) => predict::run(&args)?,
+        #[cfg(feature = "nasheval")]
+        Command::Embed(args) => embed::run(&args)?,
         #[cfg(feature = "serve")]
         Command::Serve(args) => serve::run(&args)?,
         Command::Bench(args) => bench::run(args, shell)?,

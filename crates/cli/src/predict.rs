@@ -2,7 +2,7 @@
 
 use anyhow::bail;
 
-use verdict::io::{ContextTable, Source};
+use verdict::io::{ContextTable, Source, TextEncoder};
 use verdict::model_file::{load_model, predict_at, read_model_contexts, write_predictions_parquet};
 use verdict::nasheval::NashEvalModel;
 use verdict::report::{predictions_csv, predictions_json};
@@ -16,7 +16,7 @@ pub fn model_features(
     model: &NashEvalModel,
     path: &std::path::Path,
 ) -> anyhow::Result<(ContextTable, Vec<f64>)> {
-    let read = read_model_contexts(model, &Source::File(path.to_path_buf()))?;
+    let read = read_model_contexts(model, &Source::File(path.to_path_buf()), None)?;
     if let Some(warning) = read.unseen_warning() {
         eprintln!("{warning}");
     }
@@ -31,11 +31,20 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<()> {
     )?;
     let model = load_model(&args.model)?;
     let contexts = Source::File(args.contexts.clone());
-    let predictions = predict_at(&model, &contexts, args.payoff, &|w| eprintln!("{w}"))?;
+    let encoder = load_encoder(args.encoder.as_deref())?;
+    let predictions = predict_at(&model, &contexts, encoder.as_ref(), args.payoff, &|w| {
+        eprintln!("{w}")
+    })?;
     match (args.format, &out) {
         (PredictFormat::Json, out) => emit(&predictions_json(&predictions), out.as_ref()),
         (PredictFormat::Csv, out) => emit(&predictions_csv(&predictions)?, out.as_ref()),
         (PredictFormat::Parquet, Some(out)) => Ok(write_predictions_parquet(out, &predictions)?),
         (PredictFormat::Parquet, None) => bail!("--format parquet writes a file; give --out FILE"),
     }
+}
+
+/// The encoder of `--encoder`, if given: loaded plain, and normalized as the model
+/// recorded when it reads it.
+pub fn load_encoder(dir: Option<&std::path::Path>) -> anyhow::Result<Option<TextEncoder>> {
+    Ok(dir.map(|dir| TextEncoder::load(dir, false)).transpose()?)
 }

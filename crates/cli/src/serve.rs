@@ -42,6 +42,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         model: args.model.clone(),
         listen: args.listen,
         upstreams: args.upstreams.clone(),
+        encoder: args.encoder.clone(),
         decisions: args.decisions.clone(),
         token: token(args.token_env.as_deref())?,
         limits: Limits {

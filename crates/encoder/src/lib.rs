@@ -22,6 +22,7 @@ mod directory;
 mod table;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -79,13 +80,24 @@ impl EncoderIdentity {
     /// same normalization. The name is only a label: a copy under another name is the
     /// same encoder.
     pub fn same_features_as(&self, other: &EncoderIdentity) -> bool {
-        self.sha256 == other.sha256 && self.normalize == other.normalize && self.dim == other.dim
+        self.same_files_as(other) && self.normalize == other.normalize
+    }
+
+    /// Whether `other` loads the same table and tokenizer (by digest), whatever the
+    /// normalization.
+    pub fn same_files_as(&self, other: &EncoderIdentity) -> bool {
+        self.sha256 == other.sha256 && self.dim == other.dim
     }
 }
 
 /// A static token-embedding encoder loaded from a directory ([`StaticEncoder::load`]).
 pub struct StaticEncoder {
     identity: EncoderIdentity,
+    files: Arc<Loaded>,
+}
+
+/// What an encoder read from its files, shared by its normalized and plain forms.
+struct Loaded {
     tokenizer: tokenizers::Tokenizer,
     table: Table,
 }
@@ -94,7 +106,7 @@ impl std::fmt::Debug for StaticEncoder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StaticEncoder")
             .field("identity", &self.identity)
-            .field("vocabulary", &self.table.rows())
+            .field("vocabulary", &self.files.table.rows())
             .finish_non_exhaustive()
     }
 }
@@ -151,9 +163,20 @@ impl StaticEncoder {
                 sha256,
                 normalize,
             },
-            tokenizer,
-            table,
+            files: Arc::new(Loaded { tokenizer, table }),
         })
+    }
+
+    /// The same encoder with its embeddings scaled to unit length or not (the files
+    /// are shared, not read again).
+    pub fn with_normalization(&self, normalize: bool) -> Self {
+        Self {
+            identity: EncoderIdentity {
+                normalize,
+                ..self.identity.clone()
+            },
+            files: Arc::clone(&self.files),
+        }
     }
 
     /// What a model file records of this encoder.
@@ -172,7 +195,8 @@ impl StaticEncoder {
     /// # Errors
     /// The tokenizer's own error, as text (a tokenizer that cannot encode the text).
     pub fn token_ids(&self, text: &str) -> Result<Vec<u32>, String> {
-        self.tokenizer
+        self.files
+            .tokenizer
             .encode(text, false)
             .map(|encoding| encoding.get_ids().to_vec())
             .map_err(|e| format!("the tokenizer cannot encode this text: {e}"))
@@ -187,9 +211,10 @@ impl StaticEncoder {
     pub fn embed(&self, text: &str) -> Result<Vec<f64>, String> {
         let ids = self.token_ids(text)?;
         let mut sum = vec![0.0_f64; self.dim()];
-        let last = self.table.rows() - 1;
+        let table = &self.files.table;
+        let last = table.rows() - 1;
         for &id in &ids {
-            let row = self.table.row((id as usize).min(last));
+            let row = table.row((id as usize).min(last));
             for (s, &w) in sum.iter_mut().zip(row) {
                 *s += f64::from(w);
             }

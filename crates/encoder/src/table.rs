@@ -53,27 +53,28 @@ impl Table {
             ));
         }
         let data = view.data();
-        let values: Vec<f32> =
-            match view.dtype() {
-                Dtype::F16 => data
-                    .chunks_exact(2)
-                    .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
-                    .collect(),
-                Dtype::BF16 => data
-                    .chunks_exact(2)
-                    .map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32())
-                    .collect(),
-                Dtype::F32 => data
-                    .chunks_exact(4)
-                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                    .collect(),
-                other => return Err(EncoderError::invalid(
+        let values: Vec<f32> = match view.dtype() {
+            Dtype::F16 => data
+                .chunks_exact(2)
+                .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
+                .collect(),
+            Dtype::BF16 => data
+                .chunks_exact(2)
+                .map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32())
+                .collect(),
+            Dtype::F32 => data
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+            other => {
+                return Err(EncoderError::invalid(
                     path,
                     format!(
                         "tensor {name} holds {other:?} values; the table must be f16, bf16 or f32"
                     ),
-                )),
-            };
+                ))
+            }
+        };
         if values.len() != rows * dim {
             return Err(EncoderError::invalid(
                 path,

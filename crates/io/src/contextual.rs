@@ -13,7 +13,9 @@ use verdict_settings::Setting;
 
 use verdict_feedback::{ContextualLog, ContextualLogBuilder, Outcome, Response};
 
+use crate::text_encoder::TextEncoder;
 use crate::{read_table, IoError, Location, Source, Table};
+use sha2::Digest as _;
 
 /// How categorical context columns become features (named `onehot` and `codes` in
 /// model files and on the command line).
@@ -35,8 +37,11 @@ pub enum CategoricalEncoding {
 pub struct ContextualOptions {
     /// A column of free text to featurize ([`text_features`]); `None` for none.
     pub text_column: Option<String>,
-    /// Dimensions of the hashed text features.
+    /// Dimensions of the hashed text features (unused with an encoder).
     pub text_dim: usize,
+    /// The encoder whose mean token embedding is the text column's features
+    /// (`embedding_0 ..`); `None` hashes the text.
+    pub text_encoder: Option<TextEncoder>,
     /// Encoding of categorical columns.
     pub categorical: CategoricalEncoding,
     /// The menu catalogue Q; `None` infers it from the feedback.
@@ -52,6 +57,7 @@ impl Default for ContextualOptions {
         Self {
             text_column: None,
             text_dim: 64,
+            text_encoder: None,
             categorical: CategoricalEncoding::OneHot,
             catalogue: None,
             propensity_column: None,
@@ -260,12 +266,7 @@ fn cell<'t>(table: &Table, column: &'t crate::Column, row: usize) -> Result<&'t 
 }
 
 fn required<'t>(table: &'t Table, name: &str, hint: &str) -> Result<&'t crate::Column, IoError> {
-    table.column(name).ok_or_else(|| IoError::MissingColumn {
-        file: table.file().to_string(),
-        column: name.to_string(),
-        present: table.present_columns_shown(),
-        hint: hint.to_string(),
-    })
+    table.required(name, hint)
 }
 
 /// A menu: a JSON array of names, or names joined by `|`.
@@ -293,7 +294,7 @@ fn featurize(
         columns.push((name.to_string(), column_values(table, column)?));
     }
     let text = match &options.text_column {
-        Some(_) if options.text_dim == 0 => return Err(IoError::invalid_file(
+        Some(_) if options.text_dim == 0 && options.text_encoder.is_none() => return Err(IoError::invalid_file(
             table.file(),
             format!("{text_dim} 0 leaves the text column no features; use at least 1 (the default is 64)", text_dim = Setting("text_dim")),
         )),
@@ -304,11 +305,12 @@ fn featurize(
                 &format!("{text_column} names a column of the contexts table", text_column = Setting("text_column")),
             )?;
             let column = table.column(text).expect("checked");
-            Some(
+            Some((
+                text.as_str(),
                 (0..table.rows())
                     .map(|r| column.value(r).unwrap_or(""))
                     .collect(),
-            )
+            ))
         }
         None => None,
     };
@@ -353,7 +355,7 @@ pub const MAX_ONE_HOT_LEVELS: usize = 100;
 /// [`MAX_ONE_HOT_LEVELS`] levels is refused with the fix.
 fn encode_features(
     columns: &[(String, Vec<&str>)],
-    text: Option<Vec<&str>>,
+    text: Option<(&str, Vec<&str>)>,
     options: &ContextualOptions,
     rows: usize,
     locate: &dyn Fn(usize, &str) -> Location,
@@ -404,9 +406,10 @@ fn encode_features(
                             ..locate(0, name)
                         },
                         format!(
-                            "{} distinct values in {} rows, too many for one-hot features (at most {MAX_ONE_HOT_LEVELS}): name a free-text column with {text_column} {name}, or encode a category with many levels with {categorical} codes",
+                            "{} distinct values in {} rows, too many for one-hot features (at most {MAX_ONE_HOT_LEVELS}): {}",
                             distinct.len(),
-                            values.len(), text_column = Setting("text_column"), categorical = Setting("categorical")
+                            values.len(),
+                            many_levels_hint(name, distinct.len() == values.len(), options)
                         ),
                     ));
                 }
@@ -433,16 +436,29 @@ fn encode_features(
             }
         }
     }
-    if let Some(text) = text {
-        let mut hashed = vec![vec![0.0; rows]; options.text_dim];
-        for (row, value) in text.iter().enumerate() {
-            let features = text_features(value, options.text_dim);
-            for (dimension, v) in hashed.iter_mut().zip(features) {
+    if let Some((column, text)) = text {
+        let (prefix, dim, values) = match &options.text_encoder {
+            Some(encoder) => {
+                let values = encoder
+                    .0
+                    .embed_all(&text)
+                    .map_err(|(row, message)| IoError::invalid(locate(row, column), message))?;
+                ("embedding", encoder.0.dim(), values)
+            }
+            None => {
+                let dim = options.text_dim;
+                let values = text.iter().flat_map(|t| text_features(t, dim)).collect();
+                ("text", dim, values)
+            }
+        };
+        let mut columns = vec![vec![0.0; rows]; dim];
+        for (row, features) in values.chunks(dim.max(1)).enumerate() {
+            for (dimension, &v) in columns.iter_mut().zip(features) {
                 dimension[row] = v;
             }
         }
-        names.extend((0..options.text_dim).map(|d| format!("text_{d}")));
-        encoded.extend(hashed);
+        names.extend((0..dim).map(|d| format!("{prefix}_{d}")));
+        encoded.extend(columns);
     }
     if encoded.is_empty() {
         return Ok(None);
@@ -455,6 +471,29 @@ fn encode_features(
         }
     }
     Ok(Some((names, features)))
+}
+
+/// What to do with a column of too many levels for one-hot features: a column that is
+/// already the text column is named as such; a column of identifiers (every value
+/// distinct, an `id` in its name) is no feature at all; free text goes to the text
+/// column; a category with many levels takes codes.
+fn many_levels_hint(name: &str, all_distinct: bool, options: &ContextualOptions) -> String {
+    let text_column = Setting("text_column");
+    let categorical = Setting("categorical");
+    if options.text_column.as_deref() == Some(name) {
+        return format!("{name} is already the {text_column}; drop it from the context columns");
+    }
+    let lower = name.to_ascii_lowercase();
+    let identifier = ["id", "uuid"].iter().any(|id| {
+        lower == *id
+            || ["_", "-", " "]
+                .iter()
+                .any(|sep| lower.ends_with(&format!("{sep}{id}")))
+    });
+    if all_distinct && identifier {
+        return format!("{name} looks like an identifier (every value distinct), which is no feature: drop it from the context columns");
+    }
+    format!("if it is free text, name it with {text_column} {name} (and not as a context column); a category with many levels takes {categorical} codes")
 }
 
 /// The numbers of a list's text (`[0.25, -1.5, NaN]`: a JSON array, or a Parquet or
@@ -519,33 +558,49 @@ fn embeddings(
 
 /// An LMArena battle log (`model_a`, `model_b`, `winner`) as a contextual log of
 /// pairwise duels: the context of a battle is the tuple of its `context_cols` values
-/// (battles with equal values share one context, its id the values joined by `|`),
-/// and those columns are its features; `tie` and `tie (bothbad)` are declared ties.
+/// and, with a text column in `options`, its text (battles with equal values share
+/// one context, its id the values joined by `|`, the text shown by the first 12 hex
+/// digits of its SHA-256); those columns are its features, the text embedded or
+/// hashed as in a contexts table; `tie` and `tie (bothbad)` are declared ties.
 ///
 /// # Errors
 /// [`IoError`] naming file, row and column: a missing column or value, an unknown
-/// winner label, a model battling itself, no context column.
+/// winner label, a model battling itself, neither a context column nor a text
+/// column, the text column also named as a context column.
 pub fn read_battles_as_contextual(
     source: &Source,
     context_cols: &[String],
     options: &ContextualOptions,
 ) -> Result<ContextualLog, IoError> {
+    let text_column = options.text_column.as_deref();
     let mut wanted: Vec<String> = ["model_a", "model_b", "winner"].map(String::from).to_vec();
     wanted.extend(context_cols.iter().cloned());
+    wanted.extend(text_column.map(String::from));
     let table = read_table(source, None, Some(&wanted))?;
     let hint = format!(
-        "{context_columns} names metadata columns of the battle log",
-        context_columns = Setting("context_columns")
+        "{context_columns} names metadata columns of the battle log and {text_column} its prompt",
+        context_columns = Setting("context_columns"),
+        text_column = Setting("text_column")
     );
     for name in &wanted {
         required(&table, name, &hint)?;
     }
-    if context_cols.is_empty() {
+    if let Some(text) = text_column.filter(|t| context_cols.iter().any(|c| c == t)) {
         return Err(IoError::invalid_file(
             table.file(),
             format!(
-                "no context columns; name at least one with {context_columns}",
-                context_columns = Setting("context_columns")
+                "{text} is the {text_column} and a context column; name it once, as the {text_column}",
+                text_column = Setting("text_column")
+            ),
+        ));
+    }
+    if context_cols.is_empty() && text_column.is_none() {
+        return Err(IoError::invalid_file(
+            table.file(),
+            format!(
+                "no context columns; name at least one with {context_columns}, or the prompt column with {text_column}",
+                context_columns = Setting("context_columns"),
+                text_column = Setting("text_column")
             ),
         ));
     }
@@ -553,11 +608,15 @@ pub fn read_battles_as_contextual(
         .iter()
         .map(|name| column_values(&table, required(&table, name, &hint)?))
         .collect::<Result<_, _>>()?;
-    let mut index: HashMap<String, usize> = HashMap::new();
+    let texts: Option<Vec<&str>> = text_column
+        .map(|name| column_values(&table, required(&table, name, &hint)?))
+        .transpose()?;
+    let mut index: HashMap<Vec<&str>, usize> = HashMap::new();
     let mut first_row = Vec::new();
     let mut context_of = Vec::with_capacity(table.rows());
     for row in 0..table.rows() {
-        let key = values.iter().map(|v| v[row]).collect::<Vec<_>>().join("|");
+        let mut key: Vec<&str> = values.iter().map(|v| v[row]).collect();
+        key.extend(texts.as_ref().map(|t| t[row]));
         let next = index.len();
         let context = *index.entry(key).or_insert_with(|| {
             first_row.push(row);
@@ -570,10 +629,15 @@ pub fn read_battles_as_contextual(
         .zip(&values)
         .map(|(name, v)| (name.clone(), first_row.iter().map(|&r| v[r]).collect()))
         .collect();
+    let text = text_column.zip(
+        texts
+            .as_ref()
+            .map(|t| first_row.iter().map(|&r| t[r]).collect()),
+    );
     let locate = |i: usize, column: &str| table.location(first_row[i], Some(column));
     let (feature_names, features) =
-        encode_features(&columns, None, options, first_row.len(), &locate)?
-            .expect("at least one context column");
+        encode_features(&columns, text, options, first_row.len(), &locate)?
+            .expect("a context column or the text");
     let column = |name: &str| required(&table, name, &hint);
     let (model_a, model_b, winner) = (column("model_a")?, column("model_b")?, column("winner")?);
     let mut builder = ContextualLogBuilder::new();
@@ -591,13 +655,30 @@ pub fn read_battles_as_contextual(
             .add(context, &[a.to_string(), b.to_string()], &response)
             .map_err(|e| IoError::invalid(table.location(row, Some("model_b")), e.0))?;
     }
-    let mut ids: Vec<(usize, String)> = index.into_iter().map(|(k, v)| (v, k)).collect();
+    let mut ids: Vec<(usize, String)> = index
+        .into_iter()
+        .map(|(key, context)| (context, context_id(&key, texts.is_some())))
+        .collect();
     ids.sort();
     Ok(builder.finish(
         ids.into_iter().map(|(_, k)| k).collect(),
         feature_names,
         features,
     ))
+}
+
+/// A battle context's id: its column values joined by `|`, a text (the last value when
+/// `with_text`) shown by the first 12 hex digits of its SHA-256.
+fn context_id(key: &[&str], with_text: bool) -> String {
+    let mut parts: Vec<String> = key.iter().map(|v| (*v).to_owned()).collect();
+    if with_text {
+        if let Some(text) = parts.last_mut() {
+            let digest = sha2::Sha256::digest(text.as_bytes());
+            let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+            *text = format!("text:{hex}");
+        }
+    }
+    parts.join("|")
 }
 
 /// Hashed text features: lower-cased word unigrams and bigrams and character

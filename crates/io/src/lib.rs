@@ -25,6 +25,7 @@ mod parquet_io;
 mod rankings;
 mod table;
 mod text;
+mod text_encoder;
 
 pub use atomic::{persist, staging_file, write_atomic, write_bytes_atomic};
 pub use battles::{
@@ -51,3 +52,4 @@ pub use output_file::{OutputFile, OUTPUTS_MANIFEST};
 pub use parquet_io::{read_record_batches, write_battles_parquet, write_parquet_table, ColumnData};
 pub use rankings::{read_rankings, LoadedRankings};
 pub use table::{Column, Table, NAMES_SHOWN};
+pub use text_encoder::{EncoderError, EncoderIdentity, StaticEncoder, TextEncoder};

@@ -227,6 +227,21 @@ impl Table {
         self.columns.iter().find(|c| c.name == name)
     }
 
+    /// The column called `name`, or the error naming the file, the columns it has and
+    /// `hint`.
+    ///
+    /// # Errors
+    /// [`crate::IoError::MissingColumn`] when there is no such column.
+    pub fn required(&self, name: &str, hint: &str) -> Result<&Column, crate::IoError> {
+        self.column(name)
+            .ok_or_else(|| crate::IoError::MissingColumn {
+                file: self.file().to_string(),
+                column: name.to_string(),
+                present: self.present_columns_shown(),
+                hint: hint.to_string(),
+            })
+    }
+
     /// Number of rows.
     pub fn rows(&self) -> usize {
         self.rows

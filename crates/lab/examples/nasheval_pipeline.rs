@@ -44,7 +44,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = dir.path().join("model.json");
     save_model(&model, &OutputFile::new(&path, "model file"))?;
     let model = load_model(&path)?;
-    let test = read_model_contexts(&model, &Source::File(sim.join("test_contexts.parquet")))?;
+    let test = read_model_contexts(
+        &model,
+        &Source::File(sim.join("test_contexts.parquet")),
+        None,
+    )?;
     let policies = model.policy(&test.features)?;
     let truth = Truth::open(&sim, Split::Test)?;
     let fitted = score(&model.agents, &policies, &truth)?;

@@ -122,7 +122,7 @@ impl NashEvalModel {
                         message: format!(
                         "the contexts have feature {name:?}, which the model was not fitted with \
                          (model features: {}); use contexts with the training schema or refit",
-                        self.feature_names.join(", ")
+                        shown_features(&self.feature_names)
                     ),
                     })
                 }
@@ -154,5 +154,57 @@ impl NashEvalModel {
             features: out,
             unseen_categories,
         })
+    }
+}
+
+/// Feature names for a message: a run of numbered names with one prefix
+/// (`embedding_0` … `embedding_255`) shown as its first and last, at most 20 entries.
+fn shown_features(names: &[String]) -> String {
+    let numbered = |name: &str| {
+        let (prefix, number) = name.rsplit_once('_')?;
+        Some((prefix.to_owned(), number.parse::<usize>().ok()?))
+    };
+    let mut entries: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < names.len() {
+        let mut j = i;
+        if let Some((prefix, first)) = numbered(&names[i]) {
+            while j + 1 < names.len()
+                && numbered(&names[j + 1]) == Some((prefix.clone(), first + (j + 1 - i)))
+            {
+                j += 1;
+            }
+        }
+        entries.push(if j > i + 1 {
+            format!("{} … {}", names[i], names[j])
+        } else {
+            names[i].clone()
+        });
+        i = if j > i + 1 { j + 1 } else { i + 1 };
+    }
+    const SHOWN: usize = 20;
+    if entries.len() > SHOWN {
+        let more = entries.len() - SHOWN;
+        entries.truncate(SHOWN);
+        entries.push(format!("and {more} more"));
+    }
+    entries.join(", ")
+}
+
+#[cfg(test)]
+mod shown_tests {
+    use super::shown_features;
+
+    #[test]
+    fn numbered_runs_are_shown_by_their_ends() {
+        let mut names: Vec<String> = vec!["is_code".into()];
+        names.extend((0..256).map(|d| format!("embedding_{d}")));
+        names.push("x_7".into());
+        assert_eq!(
+            shown_features(&names),
+            "is_code, embedding_0 … embedding_255, x_7"
+        );
+        let many: Vec<String> = (0..30).map(|i| format!("f{i}")).collect();
+        assert!(shown_features(&many).ends_with("f19, and 10 more"));
     }
 }

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use verdict::contextual::LogSource;
 use verdict::fit_params::FitParams;
 use verdict::fit_request::{fit_request, FitRequest};
+use verdict::io::TextEncoder;
 use verdict::model_file::{load_model, predict_at, save_model};
 use verdict::nasheval::NashEvalModel;
 use verdict::settings::from_document;
@@ -72,7 +73,7 @@ pub fn fit(
     };
     let request = FitRequest {
         oracle: truth.map(Truth::oracle_nuisances),
-        ..params.request(source)
+        ..params.request(source).map_err(failure)?
     };
     // The log's warning is shown once the fit is back (Python warnings need the
     // interpreter, which the fit runs without).
@@ -140,18 +141,29 @@ impl Model {
 
     /// The equilibrium and winner set at each context of `contexts` (a path or a
     /// frame with `context_id` and the training features), and its payoff matrix
-    /// when `payoffs`; as `verdict predict`.
-    #[pyo3(signature = (contexts, payoffs=false))]
+    /// when `payoffs`; as `verdict predict`. `encoder` is the directory of the encoder
+    /// a model fitted with one embeds its text column with.
+    #[pyo3(signature = (contexts, payoffs=false, encoder=None))]
     fn predict(
         &self,
         py: Python<'_>,
         contexts: TableArg,
         payoffs: bool,
+        encoder: Option<PathBuf>,
     ) -> PyResult<PredictionParts> {
         let source = contexts.source(py, "<contexts table>", None)?;
+        let encoder = py
+            .detach(|| {
+                encoder
+                    .map(|dir| TextEncoder::load(&dir, false))
+                    .transpose()
+            })
+            .map_err(verdict::VerdictError::from)
+            .map_err(failure)?;
         let warnings = std::sync::Mutex::new(Vec::new());
         let warn = |warning: &str| warnings.lock().unwrap().push(warning.to_owned());
-        let predicted = py.detach(|| predict_at(&self.inner, &source, payoffs, &warn));
+        let predicted =
+            py.detach(|| predict_at(&self.inner, &source, encoder.as_ref(), payoffs, &warn));
         for warning in warnings.into_inner().unwrap_or_default() {
             crate::warn(py, &warning)?;
         }

@@ -31,6 +31,8 @@ pub(crate) struct App {
     /// The file reloads read.
     pub model_path: PathBuf,
     pub upstreams: Option<Upstreams>,
+    /// The encoder of `--encoder`, loaded once; every reload is checked against it.
+    pub encoder: Option<verdict::io::TextEncoder>,
     /// The client of every upstream call: one pool of connections for the run.
     pub upstream_client: ureq::Agent,
     pub decisions: Option<DecisionLog>,

@@ -110,6 +110,7 @@ pub fn run_serve_bench(plan: &ServeBenchPlan) -> Result<Vec<BenchRow>, ServeErro
         model: plan.model.clone(),
         listen: loopback,
         upstreams: Some(upstreams),
+        encoder: None,
         decisions: None,
         token: None,
         limits: Limits::default(),

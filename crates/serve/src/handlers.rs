@@ -43,7 +43,7 @@ async fn predict_inner(app: Arc<App>, body: Body) -> Result<Response, ApiError> 
             data,
         };
         let warning = std::sync::Mutex::new(None);
-        let predictions = predict_at(&served.model, &source, payoff, &|w| {
+        let predictions = predict_at(&served.model, &source, served.encoder.as_ref(), payoff, &|w| {
             *warning.lock().expect("one thread") = Some(w.to_string());
         })
         .map_err(|e| ApiError::from_verdict(&e))?;
@@ -218,7 +218,13 @@ pub(crate) async fn reload_model(app: &Arc<App>) -> Result<String, ApiError> {
     let loaded = compute(move || {
         // The client learns the file's name; the operator's log says where it is.
         let path = &worker.model_path;
-        Served::load(path, &shown_name(path), worker.upstreams.as_ref()).map_err(|e| {
+        Served::load(
+            path,
+            &shown_name(path),
+            worker.upstreams.as_ref(),
+            worker.encoder.as_ref(),
+        )
+        .map_err(|e| {
             eprintln!("verdict serve: reload of {} refused: {e}", path.display());
             ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,

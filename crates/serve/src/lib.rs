@@ -175,10 +175,17 @@ fn prepare(options: ServeOptions) -> Result<Prepared, ServeError> {
         .as_deref()
         .map(Upstreams::read)
         .transpose()?;
+    let encoder = options
+        .encoder
+        .as_deref()
+        .map(|dir| verdict::io::TextEncoder::load(dir, false))
+        .transpose()
+        .map_err(verdict::VerdictError::from)?;
     let served = Served::load(
         &options.model,
         &options.model.display().to_string(),
         upstreams.as_ref(),
+        encoder.as_ref(),
     )?;
     let decisions = options
         .decisions
@@ -194,6 +201,7 @@ fn prepare(options: ServeOptions) -> Result<Prepared, ServeError> {
         served: RwLock::new(Arc::new(served)),
         model_path: options.model.clone(),
         upstreams,
+        encoder,
         upstream_client: chat::upstream_client(options.limits.upstream_timeout),
         decisions,
         token: options.token.clone(),

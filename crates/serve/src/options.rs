@@ -16,6 +16,8 @@ pub struct ServeOptions {
     pub listen: SocketAddr,
     /// A TOML file naming each model's upstream endpoint, API-key variable and cost.
     pub upstreams: Option<PathBuf>,
+    /// The encoder directory a model fitted with one embeds request text with.
+    pub encoder: Option<PathBuf>,
     /// A directory that receives one new JSON Lines file of routing decisions per run.
     pub decisions: Option<PathBuf>,
     /// The bearer token every endpoint but `/health` asks for, when set.

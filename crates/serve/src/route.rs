@@ -116,8 +116,8 @@ pub(crate) fn route_context(
         label: "context.json".into(),
         data,
     };
-    let read =
-        read_model_contexts(&served.model, &source).map_err(|e| ApiError::from_verdict(&e))?;
+    let read = read_model_contexts(&served.model, &source, served.encoder.as_ref())
+        .map_err(|e| ApiError::from_verdict(&e))?;
     let route = verdict::routing::route(&served.model, &read.features, &served.costs, &request)
         .map_err(|e| ApiError::from_verdict(&e))?;
     Ok(Routed {

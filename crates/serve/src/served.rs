@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use sha2::{Digest, Sha256};
+use verdict::io::TextEncoder;
 use verdict::model_file::{model_from_value, Featurizer};
 use verdict::nasheval::NashEvalModel;
 use verdict::VerdictError;
@@ -22,19 +23,24 @@ pub(crate) struct Served {
     pub costs: Vec<f64>,
     /// The first 16 hex digits of the file's SHA-256: which model answered.
     pub id: String,
+    /// The encoder that embeds the request's text, when the model was fitted with one.
+    pub encoder: Option<TextEncoder>,
 }
 
 impl Served {
     /// Reads and checks the model at `path`, naming it `label` in errors; `upstreams`
-    /// must name every agent when given.
+    /// must name every agent when given; `encoder` must be the one the model was
+    /// fitted with, if it was fitted with one.
     ///
     /// # Errors
     /// [`VerdictError::Data`] naming the file: unreadable, not a model, or agents the
-    /// upstreams file does not cover.
+    /// upstreams file does not cover; [`VerdictError::Settings`] for an encoder that is
+    /// not the model's, or none for a model that embeds its text.
     pub fn load(
         path: &Path,
         label: &str,
         upstreams: Option<&Upstreams>,
+        encoder: Option<&TextEncoder>,
     ) -> Result<Self, VerdictError> {
         let bytes = std::fs::read(path)
             .map_err(|e| VerdictError::Data(format!("{label}: cannot read the model: {e}")))?;
@@ -45,6 +51,9 @@ impl Served {
         })?;
         let model = model_from_value(label, value)?;
         let featurizer = Featurizer::of(&model)?;
+        let reading = featurizer
+            .options(encoder)
+            .map_err(|e| VerdictError::Settings(format!("{label}: {e}")))?;
         let costs = match upstreams {
             Some(upstreams) => upstreams.costs_for(&model.agents)?,
             None => model.options.costs.clone(),
@@ -56,6 +65,7 @@ impl Served {
             featurizer,
             costs,
             id,
+            encoder: reading.text_encoder,
         })
     }
 

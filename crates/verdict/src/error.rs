@@ -26,6 +26,9 @@ pub enum VerdictError {
     /// A judging run or its ledger.
     #[error(transparent)]
     Judges(#[from] verdict_judges::JudgeError),
+    /// A text encoder that cannot be loaded.
+    #[error(transparent)]
+    Encoder(#[from] verdict_io::EncoderError),
     /// A file whose content is not what it should hold (a simulation's truth, say).
     #[error("{0}")]
     Data(String),
@@ -87,6 +90,12 @@ impl VerdictError {
         use verdict_ratings::RatingsError as R;
         match self {
             Self::BattleLog(_) | Self::Feedback(_) | Self::Data(_) => ErrorKind::Input,
+            Self::Encoder(verdict_io::EncoderError::Read { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                ErrorKind::FileNotFound
+            }
+            Self::Encoder(_) => ErrorKind::Input,
             Self::Settings(_) | Self::Setting(_) => ErrorKind::Setting,
             Self::Io(e) => io_kind(e),
             Self::Report(verdict_report::ReportError::Io(e)) => io_kind(e),

@@ -5,7 +5,7 @@
 
 use serde::Deserialize;
 use verdict_game::SoftBudgetPrices;
-use verdict_io::{CategoricalEncoding, ContextualOptions};
+use verdict_io::{CategoricalEncoding, ContextualOptions, TextEncoder};
 use verdict_nasheval::{
     AggregatorKind, BackboneKind, FitMethod, FitOptions, NetworkInit, NetworkOptions,
     NuisanceDesign, PayoffRegression, PolicyKind, StructuredOptions, Variant,
@@ -14,6 +14,7 @@ use verdict_nasheval::{
 use crate::contextual::LogSource;
 use crate::fit_request::{Backbones, FitRequest};
 use crate::settings::{by_name, by_name_or_none, by_text};
+use crate::VerdictError;
 
 /// Every setting of a NashEval fit by name; [`FitParams::request`] makes the request.
 ///
@@ -27,6 +28,8 @@ pub struct FitParams {
     pub context_columns: Vec<String>,
     pub text_col: Option<String>,
     pub text_dim: usize,
+    pub encoder: Option<std::path::PathBuf>,
+    pub normalize_embeddings: bool,
     #[serde(deserialize_with = "by_name")]
     pub categorical: CategoricalEncoding,
     pub catalogue: Option<Vec<Vec<String>>>,
@@ -86,6 +89,8 @@ impl Default for FitParams {
             context_columns: Vec::new(),
             text_col: reading.text_column,
             text_dim: reading.text_dim,
+            encoder: None,
+            normalize_embeddings: false,
             categorical: reading.categorical,
             catalogue: reading.catalogue,
             propensity_col: reading.propensity_column,
@@ -126,13 +131,22 @@ impl Default for FitParams {
 
 impl FitParams {
     /// The fit of the log at `source` with these settings (checked when it is made,
-    /// by [`crate::fit_request::fit_request`]).
-    pub fn request(self, source: LogSource) -> FitRequest {
+    /// by [`crate::fit_request::fit_request`]), the encoder loaded.
+    ///
+    /// # Errors
+    /// [`VerdictError::Encoder`] for an encoder directory that cannot be loaded.
+    pub fn request(self, source: LogSource) -> Result<FitRequest, VerdictError> {
         let family = |given: Option<BackboneKind>| given.unwrap_or(self.backbone);
-        FitRequest {
+        let text_encoder = self
+            .encoder
+            .as_deref()
+            .map(|dir| TextEncoder::load(dir, self.normalize_embeddings))
+            .transpose()?;
+        Ok(FitRequest {
             reading: ContextualOptions {
                 text_column: self.text_col,
                 text_dim: self.text_dim,
+                text_encoder,
                 categorical: self.categorical,
                 catalogue: self.catalogue,
                 propensity_column: self.propensity_col,
@@ -180,7 +194,7 @@ impl FitParams {
             },
             method: self.method,
             ..FitRequest::new(source)
-        }
+        })
     }
 }
 
@@ -204,10 +218,12 @@ mod tests {
                 "soft_budget": {"budget": 2.0}, "tune": true}"#,
         )
         .unwrap();
-        let request = params.request(LogSource::Tables {
-            contexts: verdict_io::Source::File("c.csv".into()),
-            feedback: verdict_io::Source::File("f.csv".into()),
-        });
+        let request = params
+            .request(LogSource::Tables {
+                contexts: verdict_io::Source::File("c.csv".into()),
+                feedback: verdict_io::Source::File("f.csv".into()),
+            })
+            .unwrap();
         assert_eq!(request.backbones.outcome, BackboneKind::Linear);
         assert_eq!(request.backbones.payoff, BackboneKind::Gbdt);
         assert_eq!(request.options.aggregator, AggregatorKind::Cubic(0.5));

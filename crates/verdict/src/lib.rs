@@ -57,6 +57,7 @@ pub use verdict_report as report;
 pub mod arrays;
 #[cfg(feature = "nasheval")]
 pub mod contextual;
+pub mod embedding;
 pub mod equilibrium;
 mod error;
 #[cfg(all(feature = "nasheval", feature = "clap"))]

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use verdict_io::{
     read_contexts, read_table, write_parquet_table, CategoricalEncoding, ColumnData, ContextTable,
-    ContextualOptions, OutputFile, Source,
+    ContextualOptions, EncoderIdentity, OutputFile, Source, TextEncoder,
 };
 use verdict_nasheval::{NashEvalModel, Predictions, WinnerFrequency};
 
@@ -18,7 +18,8 @@ use crate::VerdictError;
 /// contexts exactly as the training log was read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Featurizer {
-    /// The free-text column hashed into n-gram features, if any.
+    /// The free-text column, embedded by `encoder` or else hashed into n-gram
+    /// features, if any.
     #[serde(default)]
     pub text_column: Option<String>,
     /// Dimensions of the hashed text features.
@@ -27,6 +28,10 @@ pub struct Featurizer {
     /// `onehot` or `codes` for categorical columns.
     #[serde(default)]
     pub categorical: CategoricalEncoding,
+    /// The encoder that embedded the text column (name, dimension, SHA-256 of its
+    /// files, normalization); absent when the text was hashed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoder: Option<EncoderIdentity>,
 }
 
 fn default_text_dim() -> usize {
@@ -46,18 +51,60 @@ impl Featurizer {
             text_column: options.text_column.clone(),
             text_dim: options.text_dim,
             categorical: options.categorical,
+            encoder: options
+                .text_encoder
+                .as_ref()
+                .filter(|_| options.text_column.is_some())
+                .map(|e| e.identity().clone()),
         }
     }
 
-    /// The reading options it stands for (no catalogue).
-    pub fn options(&self) -> ContextualOptions {
-        ContextualOptions {
+    /// The reading options it stands for (no catalogue), with `encoder` embedding the
+    /// text when the model recorded one — normalizing as the model recorded, whatever
+    /// `encoder` was loaded with.
+    ///
+    /// # Errors
+    /// [`VerdictError::Settings`] when `encoder` is not the one the model recorded:
+    /// none given for a model that embeds its text (naming the encoder to load), one
+    /// with other files, or one given to a model that hashes.
+    pub fn options(
+        &self,
+        encoder: Option<&TextEncoder>,
+    ) -> Result<ContextualOptions, VerdictError> {
+        let text_encoder = match (&self.encoder, encoder) {
+            (None, None) => None,
+            (Some(recorded), Some(given)) if recorded.same_files_as(given.identity()) => {
+                Some(given.with_normalization(recorded.normalize))
+            }
+            (Some(recorded), Some(given)) => {
+                return Err(VerdictError::Settings(format!(
+                    "the model was fitted with encoder {} (dimension {}, SHA-256 {}), not {} (dimension {}, SHA-256 {}); give the encoder it was fitted with",
+                    recorded.name, recorded.dim, short(&recorded.sha256),
+                    given.identity().name, given.identity().dim, short(&given.identity().sha256)
+                )))
+            }
+            (Some(recorded), None) => {
+                return Err(VerdictError::Settings(format!(
+                    "the model embeds its text column {} with encoder {} (dimension {}, SHA-256 {}); give that encoder's directory (--encoder DIR, or encoder= in Python)",
+                    self.text_column.as_deref().unwrap_or("?"), recorded.name, recorded.dim, short(&recorded.sha256)
+                )))
+            }
+            (None, Some(given)) => {
+                return Err(VerdictError::Settings(format!(
+                    "the model {}; it reads no encoder: drop --encoder {}",
+                    if self.text_column.is_some() { "hashes its text column" } else { "has no text column" },
+                    given.identity().name
+                )))
+            }
+        };
+        Ok(ContextualOptions {
             text_column: self.text_column.clone(),
             text_dim: self.text_dim,
+            text_encoder,
             categorical: self.categorical,
             catalogue: None,
             propensity_column: None,
-        }
+        })
     }
 
     /// As a model stores it.
@@ -73,6 +120,11 @@ impl Featurizer {
         serde_json::from_value(model.featurizer.clone())
             .map_err(|e| VerdictError::Data(format!("the model's featurizer: {e}")))
     }
+}
+
+/// The first 12 hex digits of a digest, as messages show it.
+fn short(sha256: &str) -> &str {
+    &sha256[..sha256.len().min(12)]
 }
 
 /// The model-file output at `path`, named by the user with `option`: under verdict's
@@ -159,33 +211,39 @@ impl ModelContexts {
 
 /// The model's predictions at the contexts of `source` ([`read_model_contexts`], then
 /// [`NashEvalModel::predict`]), each context's payoff matrix with `payoffs`; the
-/// warning of categories unseen in training goes to `warn`.
+/// warning of categories unseen in training goes to `warn`; `encoder` embeds the text
+/// of a model fitted with one.
 ///
 /// # Errors
 /// As [`read_model_contexts`]; the policy's errors.
 pub fn predict_at(
     model: &NashEvalModel,
     source: &Source,
+    encoder: Option<&TextEncoder>,
     payoffs: bool,
     warn: &dyn Fn(&str),
 ) -> Result<verdict_nasheval::Predictions, VerdictError> {
-    let read = read_model_contexts(model, source)?;
+    let read = read_model_contexts(model, source, encoder)?;
     if let Some(warning) = read.unseen_warning() {
         warn(&warning);
     }
     Ok(model.predict(read.table.ids, &read.features, payoffs)?)
 }
 
-/// Reads `source` with `model`'s featurizer and aligns its features to the model.
+/// Reads `source` with `model`'s featurizer — its text embedded by `encoder` when the
+/// model was fitted with one ([`Featurizer::options`]) — and aligns its features to
+/// the model.
 ///
 /// # Errors
 /// [`VerdictError::Io`] for the table; [`VerdictError::Data`] naming the source and
-/// the feature when the schema differs from the training log's.
+/// the feature when the schema differs from the training log's;
+/// [`VerdictError::Settings`] for an encoder that is not the model's.
 pub fn read_model_contexts(
     model: &NashEvalModel,
     source: &Source,
+    encoder: Option<&TextEncoder>,
 ) -> Result<ModelContexts, VerdictError> {
-    let table = read_contexts(source, &Featurizer::of(model)?.options())?;
+    let table = read_contexts(source, &Featurizer::of(model)?.options(encoder)?)?;
     check_feature_magnitudes(&table, &source.label())?;
     let aligned = model
         .align_features(&table.feature_names, &table.features)
@@ -266,9 +324,10 @@ pub fn category_column(source: &Source, column: &str) -> Result<Vec<String>, Ver
 pub fn winners_by(
     model: &NashEvalModel,
     source: &Source,
+    encoder: Option<&TextEncoder>,
     column: &str,
 ) -> Result<WinnerFrequency, VerdictError> {
-    let read = read_model_contexts(model, source)?;
+    let read = read_model_contexts(model, source, encoder)?;
     let labels = category_column(source, column)?;
     if labels.len() != read.table.ids.len() {
         return Err(VerdictError::Data(format!(

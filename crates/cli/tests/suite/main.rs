@@ -22,3 +22,5 @@ mod report_command;
 mod serve;
 #[cfg(feature = "serve")]
 mod serving;
+#[cfg(feature = "serve")]
+mod text_routing;

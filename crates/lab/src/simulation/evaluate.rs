@@ -106,7 +106,7 @@ pub(super) fn test_split(
 ) -> Result<(Truth, ModelContexts), VerdictError> {
     let truth = Truth::open(dir, Split::Test)?;
     let contexts = Source::File(dir.join(Split::Test.contexts_file()));
-    let read = read_model_contexts(model, &contexts)?;
+    let read = read_model_contexts(model, &contexts, None)?;
     same_contexts(&read.table.ids, &truth, dir)?;
     Ok((truth, read))
 }

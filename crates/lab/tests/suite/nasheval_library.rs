@@ -91,8 +91,12 @@ fn simulate_fit_save_load_predict_evaluate_without_the_binary() {
     )
     .is_err());
     let loaded = load_model(&path).unwrap();
-    let contexts =
-        read_model_contexts(&loaded, &Source::File(sim.join("test_contexts.parquet"))).unwrap();
+    let contexts = read_model_contexts(
+        &loaded,
+        &Source::File(sim.join("test_contexts.parquet")),
+        None,
+    )
+    .unwrap();
     assert!(contexts.unseen_categories.is_empty());
     let policies = loaded.policy(&contexts.features).unwrap();
     assert_eq!(policies, model.policy(&contexts.features).unwrap());
@@ -158,9 +162,13 @@ fn a_policy_change_is_a_new_model_and_checked_options_belong_to_one_log() {
     let solver = fitted(&sim, 3);
     assert!(solver.network.is_none());
     let log = training_log(&sim);
-    let test = read_model_contexts(&solver, &Source::File(sim.join("test_contexts.parquet")))
-        .unwrap()
-        .features;
+    let test = read_model_contexts(
+        &solver,
+        &Source::File(sim.join("test_contexts.parquet")),
+        None,
+    )
+    .unwrap()
+    .features;
     let before = solver.policy(&test).unwrap();
 
     let network = solver

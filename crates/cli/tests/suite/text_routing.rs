@@ -1,0 +1,399 @@
+//! Routing on prompts: a battle log with its prompt column fitted with a real text
+//! encoder (WordLlama's table, which `scripts/setup.sh` copies from its PyPI wheel),
+//! the same text giving the same features in `embed`, `predict` and `serve`, held-out
+//! prompts routed by their topic, and an encoder that is not the model's refused.
+
+use std::path::{Path, PathBuf};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::{json, Value};
+
+use crate::common::{failure, json, succeed, write};
+use crate::serving::{client, post, FakeUpstream, Server};
+
+/// The default encoder `scripts/setup.sh` makes, or `$VERDICT_ENCODER`.
+pub fn wordllama() -> String {
+    let dir = std::env::var_os("VERDICT_ENCODER").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../encoders/wordllama-l2-supercat"),
+        PathBuf::from,
+    );
+    assert!(
+        dir.is_dir(),
+        "{} is missing: run `bash scripts/setup.sh` (it copies WordLlama's table and tokenizer from its PyPI wheel), or set VERDICT_ENCODER",
+        dir.display()
+    );
+    dir.display().to_string()
+}
+
+const MATH: [&str; 7] = [
+    "Solve for x: {a}x + {b} = {c}.",
+    "What is the derivative of x^{a} + {b}x?",
+    "Compute the integral of {a}x^2 from 0 to {b}.",
+    "Prove that the sum of the first {a} odd numbers is a perfect square.",
+    "Factor the polynomial x^2 + {a}x + {b}.",
+    "What is {a} times {b} plus {c}?",
+    "Find the probability of rolling a sum of {a} with two dice.",
+];
+const POETRY: [&str; 7] = [
+    "Write a poem about {w} in the style of a sonnet.",
+    "Compose a haiku about {w} at dawn.",
+    "Write a short story about {w} that learns to fly.",
+    "Describe {w} in vivid, lyrical prose.",
+    "Write song lyrics about longing for {w}.",
+    "Craft a limerick about {w} and a cat.",
+    "Write a free-verse poem on the sorrow of {w}.",
+];
+const WORDS: [&str; 8] = [
+    "the sea",
+    "autumn leaves",
+    "a lighthouse",
+    "the moon",
+    "an old oak",
+    "winter",
+    "a lost letter",
+    "the desert",
+];
+
+/// A prompt of `topic` (0 math, 1 poetry) from its templates.
+fn prompt(topic: usize, rng: &mut ChaCha8Rng) -> String {
+    let templates = if topic == 0 { &MATH } else { &POETRY };
+    templates[rng.random_range(0..templates.len())]
+        .replace("{a}", &rng.random_range(2..10).to_string())
+        .replace("{b}", &rng.random_range(2..21).to_string())
+        .replace("{c}", &rng.random_range(2..51).to_string())
+        .replace("{w}", WORDS[rng.random_range(0..WORDS.len())])
+}
+
+const AGENTS: [&str; 3] = ["mathwiz", "bard", "generalist"];
+
+/// Each agent's Bradley–Terry strength on a topic: `mathwiz` best at math and worst
+/// at poetry, `bard` the reverse, `generalist` between.
+fn strength(topic: usize, agent: usize) -> f64 {
+    [[2.0, -1.5, 0.5], [-1.5, 2.0, 0.5]][topic][agent]
+}
+
+/// A battle log of `battles` rows with a `prompt` column, whose winners follow the
+/// prompt's topic; returns its path.
+fn topic_battles(dir: &Path, battles: usize) -> String {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    csv.write_record(["model_a", "model_b", "winner", "prompt"])
+        .unwrap();
+    for _ in 0..battles {
+        let topic = rng.random_range(0..2);
+        let text = prompt(topic, &mut rng);
+        let a = rng.random_range(0..3);
+        let b = (a + rng.random_range(1..3)) % 3;
+        let p = 1.0 / (1.0 + (strength(topic, b) - strength(topic, a)).exp());
+        let winner = if rng.random::<f64>() < p {
+            "model_a"
+        } else {
+            "model_b"
+        };
+        csv.write_record([AGENTS[a], AGENTS[b], winner, &text])
+            .unwrap();
+    }
+    let bytes = csv.into_inner().unwrap();
+    write(dir, "battles.csv", std::str::from_utf8(&bytes).unwrap())
+}
+
+/// Held-out prompts, alternating math and poetry: (id, prompt, topic).
+fn held_out(n: usize) -> Vec<(String, String, usize)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(99);
+    (0..n)
+        .map(|i| (format!("t{i}"), prompt(i % 2, &mut rng), i % 2))
+        .collect()
+}
+
+fn held_out_table(dir: &Path, rows: &[(String, String, usize)]) -> String {
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    csv.write_record(["context_id", "prompt"]).unwrap();
+    for (id, text, _) in rows {
+        csv.write_record([id, text]).unwrap();
+    }
+    let bytes = csv.into_inner().unwrap();
+    write(dir, "held_out.csv", std::str::from_utf8(&bytes).unwrap())
+}
+
+/// The best agent by topic: index 0 math, 1 poetry.
+const BEST: [&str; 2] = ["mathwiz", "bard"];
+
+/// `fit --battles --text-col prompt --encoder` learns who wins on which topic: every
+/// held-out prompt's argmax is its topic's best agent in `predict`, in `/v1/route`
+/// and in a chat routed through `/v1/chat/completions`, and the model records the
+/// encoder (name, dimension, SHA-256).
+#[test]
+fn battles_with_prompts_route_held_out_prompts_by_topic() {
+    let dir = tempfile::tempdir().unwrap();
+    let encoder = wordllama();
+    let battles = topic_battles(dir.path(), 3000);
+    let model = dir.path().join("model.json").display().to_string();
+    succeed(&[
+        "--quiet",
+        "fit",
+        "--battles",
+        &battles,
+        "--text-col",
+        "prompt",
+        "--encoder",
+        &encoder,
+        "--backbone",
+        "linear",
+        "--policy",
+        "solver",
+        "--folds",
+        "3",
+        "--out",
+        &model,
+    ]);
+    let recorded: Value = serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    let identity = &recorded["featurizer"]["encoder"];
+    assert_eq!(identity["name"], "wordllama-l2-supercat");
+    assert_eq!(identity["dim"], 256);
+    assert_eq!(identity["sha256"].as_str().unwrap().len(), 64);
+
+    let rows = held_out(40);
+    let table = held_out_table(dir.path(), &rows);
+    let predicted = json(&[
+        "predict",
+        &model,
+        "--contexts",
+        &table,
+        "--encoder",
+        &encoder,
+    ]);
+    for ((id, text, topic), row) in rows.iter().zip(predicted.as_array().unwrap()) {
+        assert_eq!(row["context_id"], id.as_str());
+        let best = AGENTS
+            .iter()
+            .max_by(|a, b| {
+                let p = |name: &str| row["equilibrium"][name].as_f64().unwrap();
+                p(a).partial_cmp(&p(b)).unwrap()
+            })
+            .unwrap();
+        assert_eq!(*best, BEST[*topic], "{text}");
+    }
+
+    let upstream = FakeUpstream::start();
+    let agents: Vec<String> = recorded["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_owned())
+        .collect();
+    let upstreams = upstream.upstreams_file(dir.path(), &agents);
+    let server = Server::start(
+        Path::new(&model),
+        &[
+            "--encoder",
+            &encoder,
+            "--upstreams",
+            upstreams.to_str().unwrap(),
+        ],
+        &[("FAKE_UPSTREAM_KEY", "sk-test")],
+    );
+    let agent = client();
+    for (_, text, topic) in rows.iter().take(10) {
+        let body = json!({"context": {"prompt": text}, "rule": "argmax"}).to_string();
+        let routed = post(&agent, &format!("{}/v1/route", server.base), &body, None);
+        assert_eq!(routed.status, 200, "{}", routed.body);
+        assert_eq!(routed.json()["model"], BEST[*topic], "{text}");
+        let chat = json!({
+            "model": "verdict",
+            "messages": [{"role": "user", "content": text}],
+            "rule": "argmax",
+        })
+        .to_string();
+        let reply = post(
+            &agent,
+            &format!("{}/v1/chat/completions", server.base),
+            &chat,
+            None,
+        );
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        assert_eq!(
+            reply.header("x-verdict-model"),
+            Some(BEST[*topic]),
+            "{text}"
+        );
+    }
+    server.stop();
+}
+
+/// One text, one vector: `verdict embed` writes, in CSV, JSON Lines and Parquet, the
+/// library encoder's embedding of each row (the features a model fitted with the
+/// encoder reads); and a model is refused with another encoder or without its own,
+/// and an encoder is refused for a model that hashes its text.
+#[test]
+fn embed_writes_the_features_and_models_refuse_another_encoder() {
+    let dir = tempfile::tempdir().unwrap();
+    let encoder = wordllama();
+    let rows = held_out(6);
+    let table = held_out_table(dir.path(), &rows);
+    let library = verdict::io::TextEncoder::load(Path::new(&encoder), false).unwrap();
+    let out = |extension: &str| {
+        dir.path()
+            .join(format!("embedded.{extension}"))
+            .display()
+            .to_string()
+    };
+    for extension in ["csv", "jsonl", "parquet"] {
+        succeed(&[
+            "embed",
+            &table,
+            "--text-col",
+            "prompt",
+            "--encoder",
+            &encoder,
+            "--out",
+            &out(extension),
+        ]);
+    }
+    let from_jsonl: Vec<(String, Vec<f64>)> = std::fs::read_to_string(out("jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let numbers = v["embedding"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect();
+            (v["context_id"].as_str().unwrap().to_owned(), numbers)
+        })
+        .collect();
+    let from_csv: Vec<(String, Vec<f64>)> = csv::Reader::from_path(out("csv"))
+        .unwrap()
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[0].to_owned(), serde_json::from_str(&r[1]).unwrap())
+        })
+        .collect();
+    assert_eq!(from_csv, from_jsonl, "CSV and JSON Lines differ");
+    for ((id, text, _), (written_id, vector)) in rows.iter().zip(&from_jsonl) {
+        assert_eq!(id, written_id);
+        assert_eq!(vector, &library.0.embed(text).unwrap(), "{text}");
+    }
+    assert!(std::fs::metadata(out("parquet")).unwrap().len() > 0);
+
+    // A model fitted with the encoder, and one that hashes.
+    let battles = topic_battles(dir.path(), 600);
+    let fit = |out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "--quiet",
+            "fit",
+            "--battles",
+            &battles,
+            "--text-col",
+            "prompt",
+            "--backbone",
+            "linear",
+            "--policy",
+            "solver",
+            "--folds",
+            "2",
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        succeed(&args);
+    };
+    let embedded = dir.path().join("embedded.json").display().to_string();
+    let hashed = dir.path().join("hashed.json").display().to_string();
+    fit(&embedded, &["--encoder", &encoder]);
+    fit(&hashed, &[]);
+    let message = failure(&["predict", &embedded, "--contexts", &table]);
+    assert!(
+        message.contains("wordllama-l2-supercat") && message.contains("--encoder"),
+        "{message}"
+    );
+    let message = failure(&[
+        "predict",
+        &hashed,
+        "--contexts",
+        &table,
+        "--encoder",
+        &encoder,
+    ]);
+    assert!(
+        message.contains("hashes its text") && message.contains("drop --encoder"),
+        "{message}"
+    );
+    // Another encoder: the same tokenizer with a table of other values.
+    let other = dir.path().join("other-encoder");
+    std::fs::create_dir(&other).unwrap();
+    for entry in std::fs::read_dir(&encoder).unwrap().flatten() {
+        std::fs::copy(entry.path(), other.join(entry.file_name())).unwrap();
+    }
+    let table_file = std::fs::read_dir(&other)
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().ends_with(".safetensors"))
+        .unwrap()
+        .path();
+    let mut bytes = std::fs::read(&table_file).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x01;
+    std::fs::write(&table_file, bytes).unwrap();
+    let other = other.display().to_string();
+    let message = failure(&[
+        "predict",
+        &embedded,
+        "--contexts",
+        &table,
+        "--encoder",
+        &other,
+    ]);
+    assert!(message.contains("not other-encoder"), "{message}");
+    // serve refuses to start with it, naming the model file.
+    let output = crate::common::verdict(&[
+        "serve",
+        &embedded,
+        "--listen",
+        "127.0.0.1:0",
+        "--encoder",
+        &other,
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not other-encoder"));
+}
+
+/// The hints name the flag for the column at hand: a prompt given as a context column
+/// and as the text column is named once; an identifier column is no feature.
+#[test]
+fn a_misplaced_prompt_or_id_column_gets_the_right_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let battles = topic_battles(dir.path(), 300);
+    let both = failure(&[
+        "log",
+        "--battles",
+        &battles,
+        "--context-cols",
+        "prompt",
+        "--text-col",
+        "prompt",
+    ]);
+    assert!(both.contains("name it once, as the --text-col"), "{both}");
+    let as_context = failure(&["log", "--battles", &battles, "--context-cols", "prompt"]);
+    assert!(
+        as_context.contains("name it with --text-col prompt"),
+        "{as_context}"
+    );
+    let ids: String = std::iter::once("context_id,question_id,x\n".to_owned())
+        .chain((0..150).map(|i| format!("c{i},q{i},{}\n", i % 3)))
+        .collect();
+    let contexts = write(dir.path(), "contexts.csv", &ids);
+    let feedback: String = std::iter::once("context_id,menu,modality,response\n".to_owned())
+        .chain((0..150).map(|i| format!("c{i},a|b,pairwise,a\n")))
+        .collect();
+    let feedback = write(dir.path(), "feedback.csv", &feedback);
+    let message = failure(&["log", "--contexts", &contexts, "--feedback", &feedback]);
+    assert!(
+        message.contains("question_id looks like an identifier"),
+        "{message}"
+    );
+    assert!(!message.contains("--text-col question_id"), "{message}");
+}
