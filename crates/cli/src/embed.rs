@@ -6,9 +6,8 @@ use verdict::io::{Source, TextEncoder};
 use crate::args::EmbedArgs;
 
 pub fn run(args: &EmbedArgs) -> anyhow::Result<()> {
-    let out = Some(crate::output::outputs().file(&args.out, "--out"));
-    verdict::outputs::Outputs::check_with_inputs(std::slice::from_ref(&out), &[&args.file])?;
-    let out = out.expect("given");
+    let out = crate::output::outputs().file(&args.out, "--out");
+    verdict::outputs::Outputs::check_with_inputs(&[Some(out.clone())], &[&args.file])?;
     let encoder = TextEncoder::load(&args.encoder, args.normalize_embeddings)?;
     let embeddings = embed_table(
         &Source::File(args.file.clone()),

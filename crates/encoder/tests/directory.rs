@@ -159,7 +159,8 @@ fn a_directory_that_is_not_an_encoder_is_refused_naming_the_fix() {
     let message = refusal(dir.path());
     assert!(message.contains("no *.safetensors"), "{message}");
     small_encoder(dir.path());
-    let cases: Vec<(&str, Box<dyn Fn(&Path)>, &str)> = vec![
+    type Damage = Box<dyn Fn(&Path)>;
+    let cases: Vec<(&str, Damage, &str)> = vec![
         (
             "two tables",
             Box::new(|d: &Path| {

@@ -25,7 +25,10 @@
 //! - [`fit_params`]: a fit's settings by name, as a settings document holds them.
 //! - [`fit_request`]: one NashEval fit request (log, featurizing, settings) made in
 //!   one call — what `verdict fit` and Python's `NashEval.fit` call.
-//! - [`model_file`]: NashEval models saved, loaded and applied to new contexts.
+//! - [`model_file`]: NashEval models saved, loaded and applied to new contexts (a
+//!   model fitted with a text encoder records it and reads text only through it).
+//! - [`embedding`]: a table's text column through a text encoder (`verdict embed`);
+//!   the encoder itself is `io::TextEncoder` (the `verdict-encoder` crate).
 //! - [`routing`]: one context routed with a fitted model: `pi(x)` under a request's
 //!   budget, a model or a duel drawn per request id, and its exact propensity.
 //! - [`outputs`]: the files one run writes, each checked before any work.
@@ -38,7 +41,7 @@
 //! All on by default. A program that only ranks, solves games and judges can turn off
 //! the heavy ones (`default-features = false`) and build without CMake:
 //! - `nasheval`: NashEval and everything contextual (`contextual`, `model_file`,
-//!   `nasheval`); LightGBM is built from C++ source
+//!   `embedding`, `nasheval`); LightGBM is built from C++ source
 //!   (CMake, libclang). Implies `parquet`.
 //! - `parquet`: Parquet tables (otherwise a Parquet input is refused with a message).
 //! - `plots`: SVG/PNG plots.
@@ -57,6 +60,7 @@ pub use verdict_report as report;
 pub mod arrays;
 #[cfg(feature = "nasheval")]
 pub mod contextual;
+#[cfg(feature = "nasheval")]
 pub mod embedding;
 pub mod equilibrium;
 mod error;
