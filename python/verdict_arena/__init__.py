@@ -27,7 +27,7 @@ from __future__ import annotations
 from . import errors
 from ._game import maximal_lottery
 from ._judges import Judge, JudgeResult, ivwe, judge, krippendorff_alpha, oracle_allocation, plan_budget, ppi_mean
-from ._nasheval import NashEval, Simulation, evaluate, simulate
+from ._nasheval import NashEval, Simulation, embed, evaluate, simulate
 from ._rank import BradleyTerryResult, EloResult, bradley_terry, elo, rank
 from ._report import report
 
@@ -42,6 +42,7 @@ __all__ = [
     "simulate",
     "Simulation",
     "NashEval",
+    "embed",
     "evaluate",
     "judge",
     "Judge",

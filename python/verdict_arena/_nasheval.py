@@ -124,8 +124,26 @@ _FIT_SETTINGS = (
     "payoff_backbone", "linear_penalty", "payoff_regression", "aggregator",
     "propensity_floor", "propensity_floor_share", "network_init", "hidden",
     "learning_rate", "weight_decay", "batch_size", "max_epochs", "patience",
-    "surface_rank",
+    "surface_rank", "normalize_embeddings",
 )
+
+
+def embed(texts: Any, encoder: "os.PathLike[str] | str", *, text_col: Optional[str] = None,
+          normalize: bool = False):
+    """The embeddings of ``texts`` by a static text encoder, as ``verdict embed`` and a
+    model fitted with ``encoder=`` compute them: a numpy array of shape ``(texts,
+    dimension)``. ``texts``: a list of strings, or a pandas frame with ``text_col``.
+    ``encoder``: a directory holding one ``*.safetensors`` token-embedding table and its
+    tokenizer JSON (``bash scripts/setup.sh`` makes ``encoders/wordllama-l2-supercat``
+    from the ``wordllama`` wheel); each text is the mean of its tokens' rows, scaled to
+    unit length when ``normalize``."""
+    import numpy as np
+
+    if text_col is not None:
+        texts = texts[text_col]
+    texts = [str(t) for t in texts]
+    dim, values = _native.embed(texts, os.fspath(encoder), normalize)
+    return np.asarray(values, dtype=float).reshape(len(texts), dim)
 
 
 def _with_embeddings(contexts: Any, embeddings: Any, column: str) -> Any:
@@ -169,7 +187,9 @@ class NashEval:
     regularization (Eq. 74); ``folds`` of cross-fitting; ``costs`` (agent → cost)
     with ``budget``; ``tune`` runs the learner searches; ``nuisance_design``:
     ``"auto"``, ``"structured"``, ``"pooled"`` or ``"per-menu"``; ``allow_unobserved`` extrapolates pairs that never
-    met. ``text_col``/``text_dim``/``categorical`` set how contexts become features.
+    met. ``text_col``/``text_dim``/``categorical`` set how contexts become features;
+    ``encoder`` (a text encoder directory, see :func:`embed`) embeds ``text_col``
+    instead of hashing it, scaled to unit length with ``normalize_embeddings``.
     ``method``: ``"nasheval"``, or one of the paper's per-context baselines on the
     surface it uses (Appendix I.3): ``"bt-plugin"``, ``"bt-debiased"``, ``"borda"``,
     ``"bt-reg"``, ``"bt-cost"`` (needs ``costs`` and ``budget``); or a global one,
@@ -214,6 +234,8 @@ class NashEval:
         allow_unobserved: bool = False,
         text_col: Optional[str] = None,
         text_dim: int = 64,
+        encoder: Optional["os.PathLike[str] | str"] = None,
+        normalize_embeddings: bool = False,
         categorical: str = "onehot",
         method: str = "nasheval",
         groups_by: Optional[str] = None,
@@ -273,6 +295,8 @@ class NashEval:
         self.allow_unobserved = allow_unobserved
         self.text_col = text_col
         self.text_dim = text_dim
+        self.encoder = encoder
+        self.normalize_embeddings = normalize_embeddings
         self.categorical = categorical
         self.model_ = None
 
@@ -304,6 +328,7 @@ class NashEval:
             text_col=text_col if text_col is not None else self.text_col,
             propensity_col=propensity_col,
             costs=_costs(self.costs),
+            encoder=None if self.encoder is None else os.fspath(self.encoder),
             catalogue=None if self.catalogue is None else [list(menu) for menu in self.catalogue],
             soft_budget=None if self.soft_budget is None else dict(self.soft_budget),
         )
@@ -338,16 +363,25 @@ class NashEval:
         stability). ``None`` otherwise."""
         return json.loads(self._model().global_json())
 
-    def predict(self, contexts: Any, *, embeddings: Any = None, embeddings_col: str = "embedding"):
+    def _encoder(self, encoder: Any) -> Optional[str]:
+        chosen = encoder if encoder is not None else self.encoder
+        return None if chosen is None else os.fspath(chosen)
+
+    def predict(self, contexts: Any, *, embeddings: Any = None, embeddings_col: str = "embedding",
+                encoder: Any = None):
         """Each context's equilibrium over agents and its winner set (agents with
         probability above the support threshold), as ``verdict predict``: a pandas
         DataFrame indexed by ``context_id`` with one column per agent and ``winners``
         (a list). ``contexts``: a path or a frame with the training features
-        (``embeddings`` as in :meth:`fit`)."""
+        (``embeddings`` as in :meth:`fit`). ``encoder``: the directory of the encoder
+        a model fitted with one embeds its text column with (by default the one this
+        object was made with)."""
         import pandas as pd
 
         contexts = _with_embeddings(contexts, embeddings, embeddings_col)
-        ids, agents, probabilities, winners, _ = self._model().predict(contexts, False)
+        ids, agents, probabilities, winners, _ = self._model().predict(
+            contexts, False, self._encoder(encoder)
+        )
         import numpy as np
 
         frame = pd.DataFrame(
@@ -358,13 +392,14 @@ class NashEval:
         frame["winners"] = winners
         return frame
 
-    def payoffs(self, contexts: Any, *, embeddings: Any = None, embeddings_col: str = "embedding"):
+    def payoffs(self, contexts: Any, *, embeddings: Any = None, embeddings_col: str = "embedding",
+                encoder: Any = None):
         """Each context's predicted payoff matrix ``Â(x)``: a numpy array of shape
         ``(contexts, agents, agents)`` (rows: the agent played; entries in [-1, 1])."""
         import numpy as np
 
         contexts = _with_embeddings(contexts, embeddings, embeddings_col)
-        ids, agents, _, _, payoffs = self._model().predict(contexts, True)
+        ids, agents, _, _, payoffs = self._model().predict(contexts, True, self._encoder(encoder))
         return np.asarray(payoffs).reshape(len(ids), len(agents), len(agents))
 
     def _repr_html_(self) -> Optional[str]:

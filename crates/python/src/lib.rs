@@ -151,6 +151,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(games::maximal_lottery_json, module)?)?;
     module.add_function(wrap_pyfunction!(nasheval::simulate, module)?)?;
     module.add_function(wrap_pyfunction!(nasheval::fit, module)?)?;
+    module.add_function(wrap_pyfunction!(nasheval::embed, module)?)?;
     module.add_class::<nasheval::Model>()?;
     module.add_function(wrap_pyfunction!(judging::judge, module)?)?;
     module.add_function(wrap_pyfunction!(judging::oracle_allocation, module)?)?;

@@ -93,6 +93,29 @@ pub fn fit(
     Ok(Model { inner })
 }
 
+/// The embeddings of `texts` by the encoder in `encoder` (a directory: one
+/// `*.safetensors` table and its tokenizer JSON), as `verdict embed` computes them:
+/// the dimension and the `texts × dimension` values, row-major.
+#[pyfunction]
+#[pyo3(signature = (texts, encoder, normalize=false))]
+pub fn embed(
+    py: Python<'_>,
+    texts: Vec<String>,
+    encoder: PathBuf,
+    normalize: bool,
+) -> PyResult<(usize, Vec<f64>)> {
+    py.detach(|| {
+        let encoder =
+            TextEncoder::load(&encoder, normalize).map_err(verdict::VerdictError::from)?;
+        let borrowed: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let values = encoder.0.embed_all(&borrowed).map_err(|(row, message)| {
+            verdict::VerdictError::Data(format!("text {row}: {message}"))
+        })?;
+        Ok::<_, verdict::VerdictError>((encoder.0.dim(), values))
+    })
+    .map_err(failure)
+}
+
 /// What a prediction hands to Python: context ids, agent names, the `contexts ×
 /// agents` probabilities (row-major), each context's winners, and the `contexts ×
 /// agents × agents` payoffs when asked for.

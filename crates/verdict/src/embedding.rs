@@ -30,8 +30,9 @@ impl Embeddings {
 /// its `id_column` value when the table has that column (else by its row number).
 ///
 /// # Errors
-/// [`VerdictError::Io`] naming the file, row and column: no such text column, a
-/// missing text, a text the tokenizer cannot encode.
+/// [`VerdictError::Io`] naming the file, row and column: no such text column, a text
+/// the tokenizer cannot encode. A missing text is embedded as the empty text (the
+/// zero vector), as a model's featurizer reads it.
 pub fn embed_table(
     source: &Source,
     text_column: &str,
@@ -40,16 +41,10 @@ pub fn embed_table(
 ) -> Result<Embeddings, VerdictError> {
     let table = read_table(source, None, None)?;
     let text = table.required(text_column, "name the column of texts to embed")?;
+    // A missing text is the empty text, as a model's featurizer reads it.
     let texts: Vec<&str> = (0..table.rows())
-        .map(|row| {
-            text.value(row).ok_or_else(|| {
-                IoError::invalid(
-                    table.location(row, Some(text_column)),
-                    "no text; fill it or filter the row out",
-                )
-            })
-        })
-        .collect::<Result<_, _>>()?;
+        .map(|row| text.value(row).unwrap_or(""))
+        .collect();
     let ids = match table.column(id_column) {
         Some(column) => (0..table.rows())
             .map(|row| column.value(row).unwrap_or("").to_owned())
