@@ -294,6 +294,8 @@ pub struct RealSettings {
     pub rho: f64,
     /// Dimensions of the hashed text features.
     pub text_dim: usize,
+    /// The encoder that embeds the prompt instead of hashing it, when given.
+    pub encoder: Option<verdict::io::TextEncoder>,
 }
 
 impl Default for RealSettings {
@@ -303,6 +305,7 @@ impl Default for RealSettings {
             pairs_per_prompt: 3,
             rho: 0.001,
             text_dim: 64,
+            encoder: None,
         }
     }
 }
@@ -442,6 +445,7 @@ fn held_out(
     let reading = ContextualOptions {
         text_column: Some("prompt".into()),
         text_dim: settings.text_dim,
+        text_encoder: settings.encoder.clone(),
         ..ContextualOptions::default()
     };
     let log = read_contextual_log(

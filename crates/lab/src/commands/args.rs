@@ -408,6 +408,9 @@ pub struct BenchRealArgs {
     /// Pairs judged per training prompt.
     #[arg(long, default_value_t = 3)]
     pub pairs_per_prompt: usize,
+    /// A text encoder directory: the prompt is embedded by it instead of hashed.
+    #[arg(long, value_name = "DIR")]
+    pub encoder: Option<PathBuf>,
     /// The judges: turbo (AlpacaEval 2's two GPT-4-turbo judges against
     /// gpt4_1106_preview, five models) or v1 (AlpacaEval 1's GPT-4 and Claude judges
     /// against text_davinci_003, six models).

@@ -209,6 +209,11 @@ pub fn real(args: &BenchRealArgs) -> anyhow::Result<()> {
     );
     let settings = RealSettings {
         pairs_per_prompt: args.pairs_per_prompt,
+        encoder: args
+            .encoder
+            .as_deref()
+            .map(|dir| verdict::io::TextEncoder::load(dir, false))
+            .transpose()?,
         ..RealSettings::default()
     };
     let mut all = Vec::new();
