@@ -516,6 +516,10 @@ pub enum BenchCommand {
     /// Time `verdict predict`: loading a model, reading contexts, and the policy at
     /// every context (median of runs).
     Predict(BenchPredictArgs),
+    #[cfg(feature = "nasheval")]
+    /// Time a text encoder: loading it, embedding a table's texts as one batch on every
+    /// core (texts per second), and one text at a time on one thread (p50, p99).
+    Encoder(BenchEncoderArgs),
     #[cfg(feature = "serve")]
     /// `verdict serve` under load on loopback: /v1/predict one context and in
     /// batches, /v1/route, and the router's overhead over a fake upstream, at each
@@ -539,6 +543,22 @@ pub struct ReportArgs {
     /// The page's title (by default the command's, or "verdict report" for several).
     #[arg(long)]
     pub title: Option<String>,
+}
+
+#[cfg(feature = "nasheval")]
+#[derive(Debug, Clone, Args)]
+pub struct BenchEncoderArgs {
+    /// The text encoder directory.
+    #[arg(long, value_name = "DIR")]
+    pub encoder: PathBuf,
+    /// A table of texts (CSV, JSON Lines, JSON, Parquet).
+    pub texts: PathBuf,
+    /// The column of texts.
+    #[arg(long)]
+    pub text_col: String,
+    /// Repetitions of loading and of the batch (medians are reported).
+    #[arg(long, default_value_t = 5)]
+    pub runs: usize,
 }
 
 #[derive(Debug, Clone, Args)]

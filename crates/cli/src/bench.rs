@@ -16,6 +16,8 @@ pub fn run(command: BenchCommand, shell: Shell) -> anyhow::Result<()> {
         BenchCommand::Lottery(args) => lottery(&args),
         #[cfg(feature = "nasheval")]
         BenchCommand::Predict(args) => predict(&args),
+        #[cfg(feature = "nasheval")]
+        BenchCommand::Encoder(args) => encoder(&args),
         #[cfg(feature = "serve")]
         BenchCommand::Serve(args) => crate::serve::bench(&args),
         BenchCommand::Lab(command) => verdict_lab::commands::run_bench(command, shell),
@@ -111,6 +113,49 @@ fn lottery(args: &BenchLotteryArgs) -> anyhow::Result<()> {
         "iterations": lottery.iterations,
         "unique": lottery.unique,
         "repeat": args.repeat,
+    });
+    println!("{value}");
+    Ok(())
+}
+
+#[cfg(feature = "nasheval")]
+/// `verdict bench encoder`: loading, a batch on every core, and one text at a time on
+/// this thread, timed separately; one JSON line.
+fn encoder(args: &crate::args::BenchEncoderArgs) -> anyhow::Result<()> {
+    use verdict::io::{read_table, Source, TextEncoder};
+    let table = read_table(&Source::File(args.texts.clone()), None, None)?;
+    let column = table.required(&args.text_col, "name the column of texts with --text-col")?;
+    let texts: Vec<&str> = (0..table.rows())
+        .map(|row| column.value(row).unwrap_or(""))
+        .collect();
+    let (load, encoder) = median_seconds(args.runs, || {
+        Ok(TextEncoder::load(&args.encoder, false)?)
+    })?;
+    let (batch, _) = median_seconds(args.runs, || {
+        encoder
+            .0
+            .embed_all(&texts)
+            .map_err(|(row, e)| anyhow::anyhow!("text {row}: {e}"))
+    })?;
+    let mut single = Vec::with_capacity(texts.len());
+    for text in &texts {
+        let started = std::time::Instant::now();
+        let vector = encoder.0.embed(text).map_err(|e| anyhow::anyhow!(e))?;
+        single.push(started.elapsed().as_secs_f64());
+        std::hint::black_box(vector);
+    }
+    single.sort_by(f64::total_cmp);
+    let quantile = |q: f64| single[((single.len() - 1) as f64 * q).round() as usize];
+    let value = serde_json::json!({
+        "texts": texts.len(),
+        "dim": encoder.0.dim(),
+        "threads": rayon::current_num_threads(),
+        "load_seconds": load,
+        "batch_seconds": batch,
+        "texts_per_second": texts.len() as f64 / batch,
+        "single_p50_ms": quantile(0.5) * 1e3,
+        "single_p99_ms": quantile(0.99) * 1e3,
+        "runs": args.runs.max(1),
     });
     println!("{value}");
     Ok(())
