@@ -312,6 +312,12 @@ pub struct ServeArgs {
     /// draws a secret of its own. No draw ever depends on what a client sends.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    /// Exploration: the share of routed requests whose menu is drawn uniformly (one of
+    /// the K agents, or one of the K(K-1)/2 pairs of a duel), so that a decision log
+    /// offers every agent with probability at least EPS/K and every pair at least
+    /// EPS/(K(K-1)/2); the logged propensities include it.
+    #[arg(long, value_name = "EPS", default_value_t = 0.0)]
+    pub explore: f64,
 }
 
 #[derive(Debug, Clone, Args)]

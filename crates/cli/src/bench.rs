@@ -128,9 +128,8 @@ fn encoder(args: &crate::args::BenchEncoderArgs) -> anyhow::Result<()> {
     let texts: Vec<&str> = (0..table.rows())
         .map(|row| column.value(row).unwrap_or(""))
         .collect();
-    let (load, encoder) = median_seconds(args.runs, || {
-        Ok(TextEncoder::load(&args.encoder, false)?)
-    })?;
+    let (load, encoder) =
+        median_seconds(args.runs, || Ok(TextEncoder::load(&args.encoder, false)?))?;
     let (batch, _) = median_seconds(args.runs, || {
         encoder
             .0

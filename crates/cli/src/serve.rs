@@ -31,6 +31,12 @@ fn token(variable: Option<&str>) -> anyhow::Result<Option<String>> {
 }
 
 pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
+    if !(0.0..=1.0).contains(&args.explore) {
+        bail!(
+            "--explore {} is not a share: give a number from 0 (no exploration) to 1 (every menu uniform)",
+            args.explore
+        );
+    }
     if args.max_body_bytes == 0
         || args.max_contexts == 0
         || args.max_connections == 0
@@ -55,6 +61,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
             max_upstream_calls: args.max_upstream_calls,
         },
         draw_seed: args.seed,
+        explore: args.explore,
     };
     if !options.listen.ip().is_loopback() {
         eprintln!(

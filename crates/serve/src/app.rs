@@ -47,6 +47,8 @@ pub(crate) struct App {
     pub started: u128,
     /// The seeds of the routing draws.
     pub draws: DrawSeeds,
+    /// The exploration share of every routed request.
+    pub explore: f64,
     /// One permit per chat exchange with upstreams in flight
     /// ([`Limits::max_upstream_calls`]).
     pub upstream_slots: Arc<tokio::sync::Semaphore>,

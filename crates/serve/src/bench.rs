@@ -115,6 +115,7 @@ pub fn run_serve_bench(plan: &ServeBenchPlan) -> Result<Vec<BenchRow>, ServeErro
         token: None,
         limits: Limits::default(),
         draw_seed: None,
+        explore: 0.0,
     })?;
     let base = format!("http://{}", server.address());
     let one = Value::Object(plan.contexts[0].clone());

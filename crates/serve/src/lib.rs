@@ -211,6 +211,7 @@ fn prepare(options: ServeOptions) -> Result<Prepared, ServeError> {
         reloading: tokio::sync::Mutex::new(()),
         started,
         draws: app::DrawSeeds::new(options.draw_seed),
+        explore: options.explore,
         upstream_slots: Arc::new(tokio::sync::Semaphore::new(
             options.limits.max_upstream_calls,
         )),

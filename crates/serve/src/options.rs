@@ -27,6 +27,9 @@ pub struct ServeOptions {
     /// Seeds the routing draws, for a run that can be replayed; without it the server
     /// draws a secret of its own. Either way no draw depends on what a client sends.
     pub draw_seed: Option<u64>,
+    /// The exploration share of every routed request (`RouteRequest::explore`): each
+    /// agent, or each pair of a duel, offered with probability at least its floor.
+    pub explore: f64,
 }
 
 /// Limits on what one request or connection may take.

@@ -84,6 +84,7 @@ impl RouteFields {
                 .clone()
                 .unwrap_or_else(|| app.next_request_id()),
             draw_seed: app.draws.next(),
+            explore: app.explore,
         })
     }
 }

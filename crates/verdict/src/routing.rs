@@ -54,6 +54,26 @@ pub struct RouteRequest {
     /// gives every request a fresh one (never derived from what a client sends), so
     /// each draw is independent as the logged propensities say.
     pub draw_seed: u64,
+    /// The exploration share `ε ∈ [0, 1]`: with probability `ε` the menu is drawn
+    /// uniformly — one of the `K` agents, or one of the `K(K−1)/2` pairs — instead of
+    /// by the rule, so every menu is offered with probability at least
+    /// [`exploration_floor`] and a decision log covers every agent and pair.
+    pub explore: f64,
+}
+
+/// The smallest probability with which exploration `explore` offers any menu of
+/// `menu_size` among `agents`: `ε / K` for one model, `ε / (K(K−1)/2)` for a duel.
+pub fn exploration_floor(explore: f64, agents: usize, menu_size: usize) -> f64 {
+    let menus = if menu_size == 2 {
+        agents * agents.saturating_sub(1) / 2
+    } else {
+        agents
+    };
+    if menus == 0 {
+        0.0
+    } else {
+        explore / menus as f64
+    }
 }
 
 /// A routing decision.
@@ -63,9 +83,11 @@ pub struct Route {
     pub probabilities: Vec<f64>,
     /// The agents offered, as indices; the first is the routed model.
     pub menu: Vec<usize>,
-    /// The probability that this menu (as a set) was offered: `pi_j` for one model;
-    /// for a duel drawn without replacement, `pi_j q_k|j + pi_k q_j|k` with
-    /// `q_k|j = pi_k / Σ_{l≠j} pi_l`.
+    /// The probability that this menu (as a set) was offered: `(1 − ε) r(menu) + ε u`,
+    /// `u` the uniform menu's (`1/K`, or `2/(K(K−1))` for a duel) and `r` the rule's:
+    /// for `sample`, `pi_j` for one model and, for a duel drawn without replacement,
+    /// `pi_j q_k|j + pi_k q_j|k` with `q_k|j = pi_k / Σ_{l≠j} pi_l`; for `argmax`, 1
+    /// for its menu and 0 for any other.
     pub propensity: f64,
     /// `c^T pi`, when costs are known.
     pub expected_cost: Option<f64>,
@@ -104,31 +126,23 @@ pub fn route(
         None => model.policy(features)?,
         Some(budget) => budgeted_policy(model, features, costs, budget)?,
     };
+    if !(0.0..=1.0).contains(&request.explore) {
+        return Err(VerdictError::Settings(format!(
+            "explore {} is not a share: give a number from 0 (never) to 1 (always a uniform menu)",
+            request.explore
+        )));
+    }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(request.draw_seed);
-    let first = match request.rule {
-        RouteRule::Argmax => argmax(&probabilities),
-        RouteRule::Sample => draw(&probabilities, None, rng.random()),
-    };
-    let mut menu = vec![first];
-    let propensity = if request.menu_size == 2 {
-        let second = match request.rule {
-            RouteRule::Argmax => argmax_except(&probabilities, first),
-            RouteRule::Sample => draw(&probabilities, Some(first), rng.random()),
-        };
-        menu.push(second);
-        match request.rule {
-            RouteRule::Argmax => 1.0,
-            RouteRule::Sample => {
-                probabilities[first] * second_given_first(&probabilities, first, second)
-                    + probabilities[second] * second_given_first(&probabilities, second, first)
-            }
-        }
+    let explored = request.explore > 0.0 && rng.random::<f64>() < request.explore;
+    let menu = if explored {
+        uniform_menu(agents, request.menu_size, &mut rng)
     } else {
-        match request.rule {
-            RouteRule::Argmax => 1.0,
-            RouteRule::Sample => probabilities[first],
-        }
+        rule_menu(&probabilities, request, &mut rng)
     };
+    let uniform = exploration_floor(1.0, agents, request.menu_size);
+    let propensity = (1.0 - request.explore) * rule_propensity(&probabilities, request, &menu)
+        + request.explore * uniform;
+    let first = menu[0];
     let expected_cost =
         (!costs.is_empty()).then(|| costs.iter().zip(&probabilities).map(|(c, p)| c * p).sum());
     let mut fallbacks: Vec<usize> = (0..agents).filter(|&j| j != first).collect();
@@ -236,6 +250,54 @@ fn second_given_first(probabilities: &[f64], first: usize, second: usize) -> f64
     w[second] / w.iter().sum::<f64>()
 }
 
+/// The menu the rule picks: the argmax (and the runner-up for a duel), or draws from
+/// `pi(x)` (the second without replacement).
+fn rule_menu(probabilities: &[f64], request: &RouteRequest, rng: &mut impl Rng) -> Vec<usize> {
+    let first = match request.rule {
+        RouteRule::Argmax => argmax(probabilities),
+        RouteRule::Sample => draw(probabilities, None, rng.random()),
+    };
+    let mut menu = vec![first];
+    if request.menu_size == 2 {
+        menu.push(match request.rule {
+            RouteRule::Argmax => argmax_except(probabilities, first),
+            RouteRule::Sample => draw(probabilities, Some(first), rng.random()),
+        });
+    }
+    menu
+}
+
+/// The probability that the rule picks `menu` (as a set), before exploration.
+fn rule_propensity(probabilities: &[f64], request: &RouteRequest, menu: &[usize]) -> f64 {
+    match (request.rule, menu) {
+        (RouteRule::Argmax, _) => {
+            let mut picked = vec![argmax(probabilities)];
+            if menu.len() == 2 {
+                picked.push(argmax_except(probabilities, picked[0]));
+            }
+            let same = menu.iter().all(|j| picked.contains(j)) && picked.len() == menu.len();
+            f64::from(u8::from(same))
+        }
+        (RouteRule::Sample, &[j]) => probabilities[j],
+        (RouteRule::Sample, &[j, k]) => {
+            probabilities[j] * second_given_first(probabilities, j, k)
+                + probabilities[k] * second_given_first(probabilities, k, j)
+        }
+        (RouteRule::Sample, _) => 0.0,
+    }
+}
+
+/// A uniformly drawn menu: one of the `agents`, or two distinct ones (each pair
+/// equally likely, in a random order).
+fn uniform_menu(agents: usize, menu_size: usize, rng: &mut impl Rng) -> Vec<usize> {
+    let first = rng.random_range(0..agents);
+    if menu_size < 2 {
+        return vec![first];
+    }
+    let second = (first + rng.random_range(1..agents)) % agents;
+    vec![first, second]
+}
+
 /// Inverse-CDF draw at `u ∈ [0, 1)` from the weights excluding `skip`; rounding at the
 /// top end lands on the last agent of positive weight.
 fn draw(probabilities: &[f64], skip: Option<usize>, u: f64) -> usize {
@@ -272,6 +334,47 @@ mod tests {
         // Without agent 2: weights 0.4, 0, 0, 0.6.
         assert_eq!(draw(&p, Some(2), 0.39), 0);
         assert_eq!(draw(&p, Some(2), 0.41), 3);
+    }
+
+    /// Closed form: over every menu the explored propensities add up to 1, and none
+    /// is below the floor `ε / (number of menus)`, for both rules and both menu sizes.
+    #[test]
+    fn explored_propensities_sum_to_one_and_keep_the_floor() {
+        let p = [0.7, 0.3, 0.0, 0.0];
+        for rule in [RouteRule::Sample, RouteRule::Argmax] {
+            for menu_size in [1, 2] {
+                for explore in [0.0, 0.2, 1.0] {
+                    let request = RouteRequest {
+                        rule,
+                        budget: None,
+                        menu_size,
+                        request_id: "r".into(),
+                        draw_seed: 0,
+                        explore,
+                    };
+                    let menus: Vec<Vec<usize>> = if menu_size == 1 {
+                        (0..4).map(|j| vec![j]).collect()
+                    } else {
+                        (0..4)
+                            .flat_map(|j| (j + 1..4).map(move |k| vec![j, k]))
+                            .collect()
+                    };
+                    let floor = exploration_floor(explore, 4, menu_size);
+                    let uniform = exploration_floor(1.0, 4, menu_size);
+                    let mut total = 0.0;
+                    for menu in &menus {
+                        let e = (1.0 - explore) * rule_propensity(&p, &request, menu)
+                            + explore * uniform;
+                        assert!(e >= floor - 1e-15, "{rule:?} {menu:?} {e} < {floor}");
+                        total += e;
+                    }
+                    assert!(
+                        (total - 1.0).abs() < 1e-12,
+                        "{rule:?} {menu_size} {explore}: {total}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
