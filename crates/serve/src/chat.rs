@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::app::{parse_json, read_body, ApiError, App};
+use crate::model_string::{self, ModelChoice};
 use crate::route::{route_context, RouteFields, ROUTE_FIELDS};
 use crate::scrub::KeyScrubber;
 use crate::upstreams::Upstream;
@@ -127,6 +128,28 @@ fn prepare(app: &App, served: &crate::served::Served, bytes: &[u8]) -> Result<Pr
             "a chat completion request is a JSON object",
         ));
     };
+    let upstreams = app.upstreams.as_ref().expect("checked above");
+    let upstream_of = |j: usize| {
+        let agent = served.model.agents[j].clone();
+        let upstream = upstreams
+            .get(&agent)
+            .expect("the upstreams cover every agent")
+            .clone();
+        (agent, upstream)
+    };
+    let defaults = match model_string::parse(request.get("model"), &served.model.agents)? {
+        ModelChoice::Pin(j) => {
+            for field in ROUTE_FIELDS.iter().chain(&OWN_FIELDS) {
+                request.remove(*field);
+            }
+            return Ok((vec![upstream_of(j)], request));
+        }
+        ModelChoice::Route(defaults) => defaults,
+    };
+    lift_namespaced(&mut request)?;
+    for (field, value) in defaults {
+        request.entry(field).or_insert(value);
+    }
     let fields = RouteFields::from_object(&request)?;
     let route_request = fields.request(app)?;
     let mut context = match request.get("context") {
@@ -147,7 +170,6 @@ fn prepare(app: &App, served: &crate::served::Served, bytes: &[u8]) -> Result<Pr
     }
     let routed = route_context(served, context.clone(), route_request)?;
     routed.log(app, served, &context)?;
-    let upstreams = app.upstreams.as_ref().expect("checked above");
     let order = std::iter::once(routed.route.menu[0])
         .chain(
             routed
@@ -157,20 +179,52 @@ fn prepare(app: &App, served: &crate::served::Served, bytes: &[u8]) -> Result<Pr
                 .copied()
                 .filter(|&j| routed.route.probabilities[j] > 0.0),
         )
-        .map(|j| {
-            let agent = served.model.agents[j].clone();
-            let upstream = upstreams
-                .get(&agent)
-                .expect("the upstreams cover every agent")
-                .clone();
-            (agent, upstream)
-        })
+        .map(upstream_of)
         .collect();
     for field in ROUTE_FIELDS.iter().chain(&OWN_FIELDS) {
         request.remove(*field);
     }
     Ok((order, request))
 }
+
+/// Moves the routing fields and the context of the namespaced object `verdict` (what
+/// an OpenAI client sends as `extra_body={"verdict": {...}}`) beside OpenAI's own, where
+/// they are read and then removed before forwarding: the namespace is never forwarded.
+///
+/// # Errors
+/// 422 for a `verdict` that is not an object, a field in it that is not verdict's, or
+/// a field given both inside and outside it.
+fn lift_namespaced(request: &mut Map<String, Value>) -> Result<(), ApiError> {
+    let namespaced = match request.remove(NAMESPACE) {
+        None => return Ok(()),
+        Some(Value::Object(fields)) => fields,
+        Some(_) => {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "verdict must be an object of routing fields: {\"context\": {...}, \"rule\": \"argmax\", ...}",
+            ))
+        }
+    };
+    for (field, value) in namespaced {
+        if !ROUTE_FIELDS.contains(&field.as_str()) && !OWN_FIELDS.contains(&field.as_str()) {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!("verdict.{field} is not a routing field; verdict holds context, rule, max_cost, surcharge, menu_size, request_id"),
+            ));
+        }
+        if request.contains_key(&field) {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!("{field} is given both inside verdict and beside it; give it once"),
+            ));
+        }
+        request.insert(field, value);
+    }
+    Ok(())
+}
+
+/// The namespace of verdict's own fields in a chat request.
+const NAMESPACE: &str = "verdict";
 
 /// The text of the last message whose role is `user` (a string, or the text parts of
 /// a list of content parts).

@@ -23,6 +23,7 @@ pub mod fake_upstream;
 mod handlers;
 pub mod load;
 mod metrics;
+mod model_string;
 mod options;
 mod route;
 mod scrub;

@@ -1394,3 +1394,118 @@ fn an_exploring_router_offers_every_agent_and_pair_above_its_floor() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--explore 1.5 is not a share"));
 }
+
+/// The OpenAI `model` field: an agent's name pins that agent (even one the router would
+/// not pick, with no decision logged and no fallback), `verdict-argmax` is the argmax
+/// rule, and an unknown name is refused with the grammar; routing fields sent in the
+/// namespaced `verdict` object are read and never forwarded, OpenAI's `metadata` is
+/// forwarded untouched, and a field given inside and beside the namespace is refused.
+#[test]
+fn the_model_field_pins_an_agent_and_the_namespace_is_never_forwarded() {
+    let fitted = fitted();
+    let dir = tempfile::tempdir().unwrap();
+    let upstream = FakeUpstream::start();
+    let upstreams = upstream.upstreams_file(dir.path(), &fitted.agents);
+    let decisions = dir.path().join("decisions");
+    let server = Server::start(
+        &fitted.model,
+        &[
+            "--upstreams",
+            upstreams.to_str().unwrap(),
+            "--decisions",
+            decisions.to_str().unwrap(),
+        ],
+        &[("FAKE_UPSTREAM_KEY", "sk-pin")],
+    );
+    let agent = client();
+    let url = format!("{}/v1/chat/completions", server.base);
+    let context = contexts(1, 4).remove(0);
+    let argmax = server.argmax_model(&context);
+    let least = {
+        let routed = post(
+            &agent,
+            &format!("{}/v1/route", server.base),
+            &json!({"context": context}).to_string(),
+            None,
+        )
+        .json();
+        let pi = fitted.probabilities(&routed);
+        let j = (0..5)
+            .min_by(|&a, &b| pi[a].partial_cmp(&pi[b]).unwrap())
+            .unwrap();
+        fitted.agents[j].clone()
+    };
+    assert_ne!(least, argmax, "this context's policy must not be uniform");
+    let chat = |model: &str, extra: Value| {
+        let mut body = json!({
+            "model": model,
+            "messages": [{"role": "user", "content": "hello"}],
+            "metadata": {"team": "eval"},
+        });
+        for (k, v) in extra.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        post(&agent, &url, &body.to_string(), None)
+    };
+    let decisions_before = |server: &Server| {
+        std::fs::read_to_string(server.decisions.as_ref().unwrap())
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    let logged = decisions_before(&server);
+    let pinned = chat(&least, json!({"verdict": {"context": context}}));
+    assert_eq!(pinned.status, 200, "{}", pinned.body);
+    assert_eq!(pinned.header("x-verdict-model"), Some(least.as_str()));
+    assert_eq!(
+        decisions_before(&server),
+        logged,
+        "a pinned request is no routing decision"
+    );
+
+    let routed = chat("verdict-argmax", json!({"verdict": {"context": context}}));
+    assert_eq!(routed.status, 200, "{}", routed.body);
+    assert_eq!(routed.header("x-verdict-model"), Some(argmax.as_str()));
+    assert_eq!(decisions_before(&server), logged + 1);
+    let seen = upstream.seen.lock().unwrap().last().cloned().unwrap();
+    assert_eq!(seen.body["metadata"], json!({"team": "eval"}));
+    for own in ["verdict", "context", "rule"] {
+        assert!(
+            seen.body.get(own).is_none(),
+            "{own} was forwarded: {}",
+            seen.body
+        );
+    }
+
+    let unknown = chat("gpt-3.5", json!({"verdict": {"context": context}}));
+    assert_eq!(unknown.status, 422);
+    assert!(
+        unknown.body.contains("verdict[-sample|-argmax]"),
+        "{}",
+        unknown.body
+    );
+    let twice = chat(
+        "verdict",
+        json!({"verdict": {"context": context}, "context": context}),
+    );
+    assert_eq!(twice.status, 422);
+    assert!(
+        twice
+            .body
+            .contains("given both inside verdict and beside it"),
+        "{}",
+        twice.body
+    );
+    let stray = chat(
+        "verdict",
+        json!({"verdict": {"context": context, "temperature": 0}}),
+    );
+    assert_eq!(stray.status, 422);
+    assert!(
+        stray
+            .body
+            .contains("verdict.temperature is not a routing field"),
+        "{}",
+        stray.body
+    );
+    server.stop();
+}
