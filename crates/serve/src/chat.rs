@@ -139,7 +139,7 @@ fn prepare(app: &App, served: &crate::served::Served, bytes: &[u8]) -> Result<Pr
     };
     let defaults = match model_string::parse(request.get("model"), &served.model.agents)? {
         ModelChoice::Pin(j) => {
-            for field in ROUTE_FIELDS.iter().chain(&OWN_FIELDS) {
+            for field in ROUTE_FIELDS.iter().chain(&OWN_FIELDS).chain(&[NAMESPACE]) {
                 request.remove(*field);
             }
             return Ok((vec![upstream_of(j)], request));
