@@ -128,6 +128,23 @@ impl NashEvalModel {
                 }
             }
         }
+        // A categorical column the model knows must be there, with a value (seen or
+        // not): a column left out is a mistake, never "no known category".
+        let mut known_sorted: Vec<&String> = known_columns.iter().collect();
+        known_sorted.sort();
+        for column in known_sorted {
+            let prefix = format!("{column}=");
+            if !names.iter().any(|n| n.starts_with(&prefix)) {
+                return Err(FitError::Schema {
+                    feature: column.clone(),
+                    message: format!(
+                        "the contexts lack column {column:?}, which the model was fitted with \
+                         (a category: give each context its value; one the model has not seen \
+                         is read as none of the known ones)"
+                    ),
+                });
+            }
+        }
         let mut sources = Vec::with_capacity(self.feature_names.len());
         for name in &self.feature_names {
             match given.get(name.as_str()) {

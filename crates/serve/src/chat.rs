@@ -36,6 +36,8 @@ struct Head {
     content_type: Option<String>,
     agent: String,
     failures: Vec<String>,
+    /// The routed context's warning (categories unseen in training).
+    warning: Option<String>,
 }
 
 pub(crate) async fn completions(State(app): State<Arc<App>>, body: Body) -> Response {
@@ -69,7 +71,9 @@ async fn completions_inner(app: Arc<App>, body: Body) -> Result<Response, ApiErr
     tokio::task::spawn_blocking(move || {
         let _slot = slot;
         match prepare(&worker, &served, &bytes) {
-            Ok((order, forwarded)) => forward(&worker, &order, forwarded, head_tx, &chunks_tx),
+            Ok((order, forwarded, warning)) => {
+                forward(&worker, &order, forwarded, warning, head_tx, &chunks_tx);
+            }
             Err(e) => {
                 let _ = head_tx.send(Err(e));
             }
@@ -91,6 +95,8 @@ async fn completions_inner(app: Arc<App>, body: Body) -> Result<Response, ApiErr
     if let Ok(value) = HeaderValue::from_str(&head.agent) {
         headers.insert("x-verdict-model", value);
     }
+    crate::handlers::warn_in(&mut response, head.warning.as_deref());
+    let headers = response.headers_mut();
     if !head.failures.is_empty() {
         let text = format!("{}; served by {}", head.failures.join("; "), head.agent);
         if let Ok(value) = HeaderValue::from_str(&text.replace(['\r', '\n'], " ")) {
@@ -117,8 +123,9 @@ fn saturated(app: &App) -> Response {
 }
 
 /// A routed request ready to forward: the agents to try in order (the routed one,
-/// then by falling probability) with their upstreams, and the body to send.
-type Prepared = (Vec<(String, Upstream)>, Map<String, Value>);
+/// then by falling probability) with their upstreams, the body to send, and the
+/// context's warning.
+type Prepared = (Vec<(String, Upstream)>, Map<String, Value>, Option<String>);
 
 /// Reads the chat request, routes it and logs the decision.
 fn prepare(app: &App, served: &crate::served::Served, bytes: &[u8]) -> Result<Prepared, ApiError> {
@@ -142,7 +149,7 @@ fn prepare(app: &App, served: &crate::served::Served, bytes: &[u8]) -> Result<Pr
             for field in ROUTE_FIELDS.iter().chain(&OWN_FIELDS).chain(&[NAMESPACE]) {
                 request.remove(*field);
             }
-            return Ok((vec![upstream_of(j)], request));
+            return Ok((vec![upstream_of(j)], request, None));
         }
         ModelChoice::Route(defaults) => defaults,
     };
@@ -184,7 +191,7 @@ fn prepare(app: &App, served: &crate::served::Served, bytes: &[u8]) -> Result<Pr
     for field in ROUTE_FIELDS.iter().chain(&OWN_FIELDS) {
         request.remove(*field);
     }
-    Ok((order, request))
+    Ok((order, request, routed.warning))
 }
 
 /// Moves the routing fields and the context of the namespaced object `verdict` (what
@@ -275,6 +282,7 @@ fn forward(
     app: &App,
     order: &[(String, Upstream)],
     mut body: Map<String, Value>,
+    warning: Option<String>,
     head: oneshot::Sender<Result<Head, ApiError>>,
     chunks: &mpsc::Sender<Result<Vec<u8>, std::io::Error>>,
 ) {
@@ -314,6 +322,7 @@ fn forward(
                 content_type,
                 agent: name.clone(),
                 failures,
+                warning,
             }));
             pump(response.body_mut().as_reader(), &mut scrubber, chunks);
             return;
@@ -348,6 +357,7 @@ fn forward(
             content_type,
             agent: name.clone(),
             failures,
+            warning,
         }));
         let _ = chunks.blocking_send(Ok(named));
         return;

@@ -48,11 +48,7 @@ async fn predict_inner(app: Arc<App>, body: Body) -> Result<Response, ApiError> 
         })
         .map_err(|e| ApiError::from_verdict(&e))?;
         let mut response = (json_headers(), predictions_json(&predictions)).into_response();
-        if let Some(w) = warning.into_inner().expect("one thread") {
-            if let Ok(value) = HeaderValue::from_str(&w.replace(['\r', '\n'], " ")) {
-                response.headers_mut().insert("x-verdict-warning", value);
-            }
-        }
+        warn_in(&mut response, warning.into_inner().expect("one thread").as_deref());
         Ok(response)
     })
     .await
@@ -141,7 +137,9 @@ async fn route_inner(app: Arc<App>, body: Body) -> Result<Response, ApiError> {
         let request = fields.request(&worker)?;
         let routed = route_context(&served, context.clone(), request)?;
         routed.log(&worker, &served, &context)?;
-        Ok((json_headers(), routed.answer(&served).to_string()).into_response())
+        let mut response = (json_headers(), routed.answer(&served).to_string()).into_response();
+        warn_in(&mut response, routed.warning.as_deref());
+        Ok(response)
     })
     .await
 }
@@ -258,6 +256,14 @@ pub(crate) async fn reload_model(app: &Arc<App>) -> Result<String, ApiError> {
 /// A handler's result as a response.
 fn answer(result: Result<Response, ApiError>) -> Response {
     result.unwrap_or_else(IntoResponse::into_response)
+}
+
+/// Puts `warning` (the categories a context brought that the model never saw) in the
+/// answer's `x-verdict-warning` header, on one line.
+pub(crate) fn warn_in(response: &mut Response, warning: Option<&str>) {
+    if let Some(Ok(value)) = warning.map(|w| HeaderValue::from_str(&w.replace(['\r', '\n'], " "))) {
+        response.headers_mut().insert("x-verdict-warning", value);
+    }
 }
 
 #[cfg(test)]

@@ -94,6 +94,9 @@ pub(crate) struct Routed {
     pub route: Route,
     pub request: RouteRequest,
     pub context_id: String,
+    /// The warning of categories unseen in training, when the context has one
+    /// (answered in `x-verdict-warning`, as `/v1/predict` does).
+    pub warning: Option<String>,
 }
 
 /// Routes the context `object` (its `context_id` defaulting to the request id).
@@ -125,6 +128,7 @@ pub(crate) fn route_context(
         route,
         request,
         context_id,
+        warning: read.unseen_warning(),
     })
 }
 
