@@ -355,4 +355,8 @@ pub struct BenchServeArgs {
     /// Longest one scenario runs at one concurrency, in seconds.
     #[arg(long, default_value_t = 60.0)]
     pub max_seconds: f64,
+    /// The encoder directory of a model fitted with one (its text is embedded on every
+    /// routed request).
+    #[arg(long, value_name = "DIR")]
+    pub encoder: Option<PathBuf>,
 }

@@ -97,6 +97,7 @@ pub fn bench(args: &crate::args::BenchServeArgs) -> anyhow::Result<()> {
     }
     let plan = ServeBenchPlan {
         model: args.model.clone(),
+        encoder: args.encoder.clone(),
         contexts: context_objects(&args.contexts)?,
         concurrency: args.concurrency.clone(),
         requests: args.requests,

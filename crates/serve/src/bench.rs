@@ -20,6 +20,8 @@ use crate::{spawn, Limits, ServeError, ServeOptions};
 pub struct ServeBenchPlan {
     /// The model served.
     pub model: PathBuf,
+    /// The encoder a model fitted with one embeds its text with.
+    pub encoder: Option<PathBuf>,
     /// Contexts to send, as `/v1/predict` takes them (at least one).
     pub contexts: Vec<Map<String, Value>>,
     /// Levels of concurrency, each measured in turn.
@@ -110,7 +112,7 @@ pub fn run_serve_bench(plan: &ServeBenchPlan) -> Result<Vec<BenchRow>, ServeErro
         model: plan.model.clone(),
         listen: loopback,
         upstreams: Some(upstreams),
-        encoder: None,
+        encoder: plan.encoder.clone(),
         decisions: None,
         token: None,
         limits: Limits::default(),
