@@ -318,6 +318,11 @@ pub struct ServeArgs {
     /// EPS/(K(K-1)/2); the logged propensities include it.
     #[arg(long, value_name = "EPS", default_value_t = 0.0)]
     pub explore: f64,
+    /// One JSON line per request on standard error: time, endpoint, status, latency,
+    /// and for routed requests the request id, rule, routed agent and upstream status
+    /// (never a body, a prompt or a key).
+    #[arg(long)]
+    pub request_log: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -62,6 +62,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         },
         draw_seed: args.seed,
         explore: args.explore,
+        request_log: args.request_log,
     };
     if !options.listen.ip().is_loopback() {
         eprintln!(

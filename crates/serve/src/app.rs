@@ -23,6 +23,16 @@ use crate::scrub::KeyScrubber;
 use crate::served::Served;
 use crate::upstreams::Upstreams;
 
+/// What a routed request tells the request log beside its status and time (a response
+/// extension; the routed agent is the answer's `x-verdict-model`).
+#[derive(Debug, Clone)]
+pub(crate) struct RequestNote {
+    pub request_id: String,
+    pub rule: &'static str,
+    /// The status the upstream answered a chat with.
+    pub upstream_status: Option<u16>,
+}
+
 /// Everything the handlers share.
 pub(crate) struct App {
     /// The model serving now; a reload swaps the `Arc`, requests in flight keep the
@@ -49,6 +59,8 @@ pub(crate) struct App {
     pub draws: DrawSeeds,
     /// The exploration share of every routed request.
     pub explore: f64,
+    /// Whether every request gets a JSON line on standard error.
+    pub request_log: bool,
     /// One permit per chat exchange with upstreams in flight
     /// ([`Limits::max_upstream_calls`]).
     pub upstream_slots: Arc<tokio::sync::Semaphore>,
@@ -162,7 +174,35 @@ async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Res
     };
     app.metrics
         .observe(endpoint, response.status().as_u16(), started.elapsed());
+    if app.request_log {
+        eprintln!("{}", request_line(endpoint, &response, started.elapsed()));
+    }
     response
+}
+
+/// One request as a JSON line: when, where, the status and time, and for a routed
+/// request its id, rule, routed agent and the upstream's status — never a body, a
+/// prompt or a key.
+fn request_line(endpoint: usize, response: &Response, elapsed: std::time::Duration) -> String {
+    let note = response.extensions().get::<RequestNote>();
+    let agent = response
+        .headers()
+        .get("x-verdict-model")
+        .and_then(|v| v.to_str().ok());
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    serde_json::json!({
+        "time_ms": now_ms,
+        "endpoint": crate::metrics::ENDPOINTS[endpoint],
+        "status": response.status().as_u16(),
+        "latency_ms": elapsed.as_secs_f64() * 1e3,
+        "request_id": note.map(|n| n.request_id.as_str()),
+        "rule": note.map(|n| n.rule),
+        "agent": agent,
+        "upstream_status": note.and_then(|n| n.upstream_status),
+    })
+    .to_string()
 }
 
 /// Whether `Authorization: Bearer T` carries `token`, compared in time independent

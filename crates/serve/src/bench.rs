@@ -118,6 +118,7 @@ pub fn run_serve_bench(plan: &ServeBenchPlan) -> Result<Vec<BenchRow>, ServeErro
         limits: Limits::default(),
         draw_seed: None,
         explore: 0.0,
+        request_log: false,
     })?;
     let base = format!("http://{}", server.address());
     let one = Value::Object(plan.contexts[0].clone());

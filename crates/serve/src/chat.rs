@@ -21,7 +21,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::app::{parse_json, read_body, ApiError, App};
+use crate::app::{parse_json, read_body, ApiError, App, RequestNote};
 use crate::model_string::{self, ModelChoice};
 use crate::route::{route_context, RouteFields, ROUTE_FIELDS};
 use crate::scrub::KeyScrubber;
@@ -38,6 +38,8 @@ struct Head {
     failures: Vec<String>,
     /// The routed context's warning (categories unseen in training).
     warning: Option<String>,
+    /// What the request log shows of it.
+    note: Option<RequestNote>,
 }
 
 pub(crate) async fn completions(State(app): State<Arc<App>>, body: Body) -> Response {
@@ -71,9 +73,7 @@ async fn completions_inner(app: Arc<App>, body: Body) -> Result<Response, ApiErr
     tokio::task::spawn_blocking(move || {
         let _slot = slot;
         match prepare(&worker, &served, &bytes) {
-            Ok((order, forwarded, warning)) => {
-                forward(&worker, &order, forwarded, warning, head_tx, &chunks_tx);
-            }
+            Ok(prepared) => forward(&worker, prepared, head_tx, &chunks_tx),
             Err(e) => {
                 let _ = head_tx.send(Err(e));
             }
@@ -96,6 +96,9 @@ async fn completions_inner(app: Arc<App>, body: Body) -> Result<Response, ApiErr
         headers.insert("x-verdict-model", value);
     }
     crate::handlers::warn_in(&mut response, head.warning.as_deref());
+    if let Some(note) = head.note {
+        response.extensions_mut().insert(note);
+    }
     let headers = response.headers_mut();
     if !head.failures.is_empty() {
         let text = format!("{}; served by {}", head.failures.join("; "), head.agent);
@@ -122,10 +125,18 @@ fn saturated(app: &App) -> Response {
     response
 }
 
-/// A routed request ready to forward: the agents to try in order (the routed one,
-/// then by falling probability) with their upstreams, the body to send, and the
-/// context's warning.
-type Prepared = (Vec<(String, Upstream)>, Map<String, Value>, Option<String>);
+/// A request ready to forward.
+struct Prepared {
+    /// The agents to try in order (the routed one, then by falling probability; a
+    /// pinned agent alone) with their upstreams.
+    order: Vec<(String, Upstream)>,
+    /// The body to send.
+    body: Map<String, Value>,
+    /// The context's warning (categories unseen in training).
+    warning: Option<String>,
+    /// What the request log shows of a routed request (none for a pinned one).
+    note: Option<RequestNote>,
+}
 
 /// Reads the chat request, routes it and logs the decision.
 fn prepare(app: &App, served: &crate::served::Served, bytes: &[u8]) -> Result<Prepared, ApiError> {
@@ -149,7 +160,12 @@ fn prepare(app: &App, served: &crate::served::Served, bytes: &[u8]) -> Result<Pr
             for field in ROUTE_FIELDS.iter().chain(&OWN_FIELDS).chain(&[NAMESPACE]) {
                 request.remove(*field);
             }
-            return Ok((vec![upstream_of(j)], request, None));
+            return Ok(Prepared {
+                order: vec![upstream_of(j)],
+                body: request,
+                warning: None,
+                note: None,
+            });
         }
         ModelChoice::Route(defaults) => defaults,
     };
@@ -191,7 +207,12 @@ fn prepare(app: &App, served: &crate::served::Served, bytes: &[u8]) -> Result<Pr
     for field in ROUTE_FIELDS.iter().chain(&OWN_FIELDS) {
         request.remove(*field);
     }
-    Ok((order, request, routed.warning))
+    Ok(Prepared {
+        order,
+        body: request,
+        note: Some(routed.note(None)),
+        warning: routed.warning,
+    })
 }
 
 /// Moves the routing fields and the context of the namespaced object `verdict` (what
@@ -280,17 +301,21 @@ pub(crate) fn upstream_client(timeout: std::time::Duration) -> ureq::Agent {
 /// body, chunk by chunk, as it arrives.
 fn forward(
     app: &App,
-    order: &[(String, Upstream)],
-    mut body: Map<String, Value>,
-    warning: Option<String>,
+    prepared: Prepared,
     head: oneshot::Sender<Result<Head, ApiError>>,
     chunks: &mpsc::Sender<Result<Vec<u8>, std::io::Error>>,
 ) {
+    let Prepared {
+        order,
+        mut body,
+        warning,
+        note,
+    } = prepared;
     let agent = &app.upstream_client;
     let streaming = body.get("stream").and_then(Value::as_bool) == Some(true);
     let mut scrubber = app.scrubber.clone();
     let mut failures = Vec::new();
-    for (name, upstream) in order {
+    for (name, upstream) in &order {
         body.insert("model".into(), Value::String(upstream.model.clone()));
         let mut call = agent
             .post(&upstream.url)
@@ -299,15 +324,23 @@ fn forward(
             call = call.header("authorization", &format!("Bearer {key}"));
         }
         let payload = serde_json::to_vec(&body).expect("JSON serialises");
+        let started = std::time::Instant::now();
+        let fallback = !failures.is_empty();
+        let count = |failed: bool| {
+            app.metrics
+                .upstream_call(name, started.elapsed(), failed, fallback);
+        };
         let mut response = match call.send(&payload[..]) {
             Ok(response) => response,
             Err(e) => {
+                count(true);
                 failures.push(format!("{name} failed ({})", transport_failure(&e)));
                 continue;
             }
         };
         let status = response.status().as_u16();
         if status == 429 || status >= 500 {
+            count(true);
             failures.push(format!("{name} failed (HTTP {status})"));
             continue;
         }
@@ -317,12 +350,17 @@ fn forward(
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
         if streaming {
+            count(false);
             let _ = head.send(Ok(Head {
                 status,
                 content_type,
                 agent: name.clone(),
                 failures,
                 warning,
+                note: note.map(|n| RequestNote {
+                    upstream_status: Some(status),
+                    ..n
+                }),
             }));
             pump(response.body_mut().as_reader(), &mut scrubber, chunks);
             return;
@@ -330,6 +368,7 @@ fn forward(
         let whole = match response.body_mut().read_to_vec() {
             Ok(bytes) => bytes,
             Err(e) => {
+                count(true);
                 failures.push(format!(
                     "{name} failed while answering ({})",
                     transport_failure(&e)
@@ -344,6 +383,7 @@ fn forward(
             }
             // A success that is no chat completion is a failed upstream, not an answer.
             _ if (200..300).contains(&status) => {
+                count(true);
                 failures.push(format!(
                     "{name} failed (HTTP {status} with a body that is not a JSON object)"
                 ));
@@ -351,6 +391,7 @@ fn forward(
             }
             _ => whole,
         };
+        count(false);
         let named = scrubber.whole(&named);
         let _ = head.send(Ok(Head {
             status,
@@ -358,6 +399,10 @@ fn forward(
             agent: name.clone(),
             failures,
             warning,
+            note: note.map(|n| RequestNote {
+                upstream_status: Some(status),
+                ..n
+            }),
         }));
         let _ = chunks.blocking_send(Ok(named));
         return;

@@ -139,6 +139,10 @@ async fn route_inner(app: Arc<App>, body: Body) -> Result<Response, ApiError> {
         routed.log(&worker, &served, &context)?;
         let mut response = (json_headers(), routed.answer(&served).to_string()).into_response();
         warn_in(&mut response, routed.warning.as_deref());
+        if let Ok(value) = HeaderValue::from_str(&served.model.agents[routed.route.menu[0]]) {
+            response.headers_mut().insert("x-verdict-model", value);
+        }
+        response.extensions_mut().insert(routed.note(None));
         Ok(response)
     })
     .await

@@ -198,6 +198,7 @@ fn prepare(options: ServeOptions) -> Result<Prepared, ServeError> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
     let scrubber = scrub::KeyScrubber::new(upstreams.iter().flat_map(|u| u.keys()));
+    let agents = served.model.agents.clone();
     let app = Arc::new(App {
         served: RwLock::new(Arc::new(served)),
         model_path: options.model.clone(),
@@ -207,12 +208,13 @@ fn prepare(options: ServeOptions) -> Result<Prepared, ServeError> {
         decisions,
         token: options.token.clone(),
         limits: options.limits,
-        metrics: metrics::Metrics::default(),
+        metrics: metrics::Metrics::for_agents(&agents),
         requests: AtomicU64::new(0),
         reloading: tokio::sync::Mutex::new(()),
         started,
         draws: app::DrawSeeds::new(options.draw_seed),
         explore: options.explore,
+        request_log: options.request_log,
         upstream_slots: Arc::new(tokio::sync::Semaphore::new(
             options.limits.max_upstream_calls,
         )),

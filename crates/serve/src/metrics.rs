@@ -1,5 +1,7 @@
 //! `/metrics`: request counts by endpoint and status, a latency histogram by
-//! endpoint, and reloads, in Prometheus's text exposition format (version 0.0.4).
+//! endpoint, reloads, and per agent the requests routed to it, the chats it answered
+//! after another agent failed, its upstream's failures and its upstream's latency, in
+//! Prometheus's text exposition format (version 0.0.4).
 //!
 //! Written by hand: a handful of atomic counters. The Prometheus client crates bring
 //! a registry, label sets and protobuf for what here is a fixed set of series.
@@ -28,14 +30,64 @@ const BOUNDS: [f64; 12] = [
 /// The status classes counted.
 const CLASSES: [&str; 4] = ["2xx", "3xx", "4xx", "5xx"];
 
+/// A latency histogram over [`BOUNDS`].
+#[derive(Default)]
+struct Histogram {
+    /// Counts in each slot (not cumulative); the last slot is +Inf.
+    buckets: [AtomicU64; 13],
+    /// Total latency in microseconds.
+    micros: AtomicU64,
+}
+
+impl Histogram {
+    fn observe(&self, elapsed: Duration) {
+        let seconds = elapsed.as_secs_f64();
+        let slot = BOUNDS
+            .iter()
+            .position(|&b| seconds <= b)
+            .unwrap_or(BOUNDS.len());
+        self.buckets[slot].fetch_add(1, Ordering::Relaxed);
+        self.micros
+            .fetch_add(elapsed.as_micros() as u64, Ordering::Relaxed);
+    }
+
+    /// The series of metric `name` with the label `label`, cumulative as Prometheus
+    /// reads them.
+    fn render(&self, out: &mut String, name: &str, label: &str) {
+        let mut cumulative = 0;
+        for (slot, bucket) in self.buckets.iter().enumerate() {
+            cumulative += bucket.load(Ordering::Relaxed);
+            let le = BOUNDS
+                .get(slot)
+                .map_or("+Inf".to_string(), |b| b.to_string());
+            let _ = writeln!(out, "{name}_bucket{{{label},le=\"{le}\"}} {cumulative}");
+        }
+        let _ = writeln!(
+            out,
+            "{name}_sum{{{label}}} {}\n{name}_count{{{label}}} {cumulative}",
+            self.micros.load(Ordering::Relaxed) as f64 / 1e6
+        );
+    }
+}
+
 /// One endpoint's series.
 #[derive(Default)]
 struct Series {
     by_class: [AtomicU64; 4],
-    /// Cumulative counts below each bound; the last slot is +Inf.
-    buckets: [AtomicU64; 13],
-    /// Total latency in microseconds.
-    micros: AtomicU64,
+    latency: Histogram,
+}
+
+/// One agent's series.
+#[derive(Default)]
+struct AgentSeries {
+    /// Routing decisions whose routed model is this agent.
+    routed: AtomicU64,
+    /// Chats this agent answered after the routed one (and any before it) failed.
+    fallback: AtomicU64,
+    /// Calls to this agent's upstream that failed (transport, 429, 5xx, not JSON).
+    failures: AtomicU64,
+    /// Its upstream's time to answer, failures included.
+    upstream: Histogram,
 }
 
 /// Every series of a server.
@@ -45,6 +97,9 @@ pub(crate) struct Metrics {
     reloads_done: AtomicU64,
     reloads_refused: AtomicU64,
     decisions: AtomicU64,
+    /// The served agents (a reload keeps them), and their series in that order.
+    agents: Vec<String>,
+    per_agent: Vec<AgentSeries>,
 }
 
 /// The index of `path` among [`ENDPOINTS`].
@@ -56,20 +111,46 @@ pub(crate) fn endpoint_index(path: &str) -> usize {
 }
 
 impl Metrics {
+    /// The series of a server routing among `agents`.
+    pub fn for_agents(agents: &[String]) -> Self {
+        Self {
+            agents: agents.to_vec(),
+            per_agent: agents.iter().map(|_| AgentSeries::default()).collect(),
+            ..Self::default()
+        }
+    }
+
     /// Counts one answered request.
     pub fn observe(&self, endpoint: usize, status: u16, elapsed: Duration) {
         let series = &self.series[endpoint];
         let class = usize::from(status / 100).clamp(2, 5) - 2;
         series.by_class[class].fetch_add(1, Ordering::Relaxed);
-        let seconds = elapsed.as_secs_f64();
-        let slot = BOUNDS
-            .iter()
-            .position(|&b| seconds <= b)
-            .unwrap_or(BOUNDS.len());
-        series.buckets[slot].fetch_add(1, Ordering::Relaxed);
-        series
-            .micros
-            .fetch_add(elapsed.as_micros() as u64, Ordering::Relaxed);
+        series.latency.observe(elapsed);
+    }
+
+    fn agent(&self, name: &str) -> Option<&AgentSeries> {
+        let j = self.agents.iter().position(|a| a == name)?;
+        self.per_agent.get(j)
+    }
+
+    /// Counts a routing decision for `agent`.
+    pub fn routed(&self, agent: &str) {
+        if let Some(series) = self.agent(agent) {
+            series.routed.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Counts one call to `agent`'s upstream: its time, whether it failed, and whether
+    /// it answered a chat as a fallback.
+    pub fn upstream_call(&self, agent: &str, elapsed: Duration, failed: bool, fallback: bool) {
+        if let Some(series) = self.agent(agent) {
+            series.upstream.observe(elapsed);
+            if failed {
+                series.failures.fetch_add(1, Ordering::Relaxed);
+            } else if fallback {
+                series.fallback.fetch_add(1, Ordering::Relaxed);
+            }
+        }
     }
 
     /// Counts a reload, done or refused.
@@ -103,21 +184,10 @@ impl Metrics {
         }
         out.push_str("# HELP verdict_request_duration_seconds Time from request to response head.\n# TYPE verdict_request_duration_seconds histogram\n");
         for (endpoint, series) in ENDPOINTS.iter().zip(&self.series) {
-            let mut cumulative = 0;
-            for (slot, bucket) in series.buckets.iter().enumerate() {
-                cumulative += load(bucket);
-                let le = BOUNDS
-                    .get(slot)
-                    .map_or("+Inf".to_string(), |b| b.to_string());
-                let _ = writeln!(
-                    out,
-                    "verdict_request_duration_seconds_bucket{{endpoint=\"{endpoint}\",le=\"{le}\"}} {cumulative}"
-                );
-            }
-            let _ = writeln!(
-                out,
-                "verdict_request_duration_seconds_sum{{endpoint=\"{endpoint}\"}} {}\nverdict_request_duration_seconds_count{{endpoint=\"{endpoint}\"}} {cumulative}",
-                load(&series.micros) as f64 / 1e6
+            series.latency.render(
+                &mut out,
+                "verdict_request_duration_seconds",
+                &format!("endpoint=\"{endpoint}\""),
             );
         }
         let _ = writeln!(
@@ -131,8 +201,60 @@ impl Metrics {
             "# HELP verdict_decisions_total Routing decisions written to the decision log.\n# TYPE verdict_decisions_total counter\nverdict_decisions_total {}",
             load(&self.decisions)
         );
+        self.render_agents(&mut out);
         out
     }
+
+    /// The per-agent series.
+    fn render_agents(&self, out: &mut String) {
+        let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let counters: [(&str, &str, CounterOf); 3] = [
+            (
+                "verdict_agent_routed_total",
+                "Routing decisions whose routed model is the agent.",
+                |s| &s.routed,
+            ),
+            (
+                "verdict_agent_fallback_total",
+                "Chats the agent answered after the routed agent failed.",
+                |s| &s.fallback,
+            ),
+            (
+                "verdict_agent_upstream_failures_total",
+                "Calls to the agent's upstream that failed.",
+                |s| &s.failures,
+            ),
+        ];
+        for (name, help, counter) in counters {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
+            for (agent, series) in self.agents.iter().zip(&self.per_agent) {
+                let _ = writeln!(
+                    out,
+                    "{name}{{agent=\"{}\"}} {}",
+                    label_value(agent),
+                    load(counter(series))
+                );
+            }
+        }
+        out.push_str("# HELP verdict_agent_upstream_seconds Time the agent's upstream took to answer a chat (or fail).\n# TYPE verdict_agent_upstream_seconds histogram\n");
+        for (agent, series) in self.agents.iter().zip(&self.per_agent) {
+            series.upstream.render(
+                out,
+                "verdict_agent_upstream_seconds",
+                &format!("agent=\"{}\"", label_value(agent)),
+            );
+        }
+    }
+}
+
+/// Which counter of an agent's series a metric reads.
+type CounterOf = fn(&AgentSeries) -> &AtomicU64;
+
+/// A label value as the exposition format escapes it: backslash, quote and newline.
+fn label_value(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
 }
 
 #[cfg(test)]
@@ -154,5 +276,27 @@ mod tests {
         assert!(
             text.contains("verdict_request_duration_seconds_sum{endpoint=\"/v1/predict\"} 9.0015")
         );
+    }
+
+    #[test]
+    fn agents_count_routes_fallbacks_and_failures() {
+        let metrics = Metrics::for_agents(&["a".into(), "b\"x".into()]);
+        metrics.routed("a");
+        metrics.routed("a");
+        metrics.upstream_call("a", Duration::from_millis(3), true, false);
+        metrics.upstream_call("b\"x", Duration::from_millis(30), false, true);
+        metrics.routed("unknown");
+        let text = metrics.render();
+        assert!(
+            text.contains("verdict_agent_routed_total{agent=\"a\"} 2"),
+            "{text}"
+        );
+        assert!(text.contains("verdict_agent_upstream_failures_total{agent=\"a\"} 1"));
+        assert!(
+            text.contains("verdict_agent_fallback_total{agent=\"b\\\"x\"} 1"),
+            "{text}"
+        );
+        assert!(text.contains("verdict_agent_upstream_seconds_bucket{agent=\"a\",le=\"0.005\"} 1"));
+        assert!(text.contains("verdict_agent_upstream_seconds_count{agent=\"b\\\"x\"} 1"));
     }
 }

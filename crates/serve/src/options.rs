@@ -30,6 +30,9 @@ pub struct ServeOptions {
     /// The exploration share of every routed request (`RouteRequest::explore`): each
     /// agent, or each pair of a duel, offered with probability at least its floor.
     pub explore: f64,
+    /// One JSON line per request on standard error (status, time, request id, rule,
+    /// routed agent, upstream status; never a body, prompt or key).
+    pub request_log: bool,
 }
 
 /// Limits on what one request or connection may take.

@@ -169,7 +169,20 @@ impl Routed {
         })
     }
 
-    /// Writes the decision to the log, if there is one: the context as read
+    /// What the request log shows of it.
+    pub fn note(&self, upstream_status: Option<u16>) -> crate::app::RequestNote {
+        crate::app::RequestNote {
+            request_id: self.request.request_id.clone(),
+            rule: match self.request.rule {
+                RouteRule::Sample => "sample",
+                RouteRule::Argmax => "argmax",
+            },
+            upstream_status,
+        }
+    }
+
+    /// Counts the decision for its routed agent (`/metrics`) and writes it to the
+    /// log, if there is one: the context as read
     /// (`context`), the menu offered in the feedback table's spelling, `pi(x)`, the
     /// routed model and the menu's propensity.
     ///
@@ -181,6 +194,7 @@ impl Routed {
         served: &Served,
         context: &Map<String, Value>,
     ) -> Result<(), ApiError> {
+        app.metrics.routed(&served.model.agents[self.route.menu[0]]);
         let Some(log) = &app.decisions else {
             return Ok(());
         };

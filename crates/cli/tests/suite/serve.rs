@@ -1509,3 +1509,104 @@ fn the_model_field_pins_an_agent_and_the_namespace_is_never_forwarded() {
     );
     server.stop();
 }
+
+/// `--request-log`: one JSON line per request on standard error with its endpoint,
+/// status, latency and, for routed requests, id, rule, routed agent and upstream
+/// status — and never the prompt or the key; `/metrics` counts per agent the routes,
+/// the chats answered as a fallback, the upstream failures and the upstream latency.
+#[test]
+fn requests_are_logged_one_line_each_and_agents_counted_in_metrics() {
+    let fitted = fitted();
+    let dir = tempfile::tempdir().unwrap();
+    let upstream = FakeUpstream::start();
+    let upstreams = upstream.upstreams_file(dir.path(), &fitted.agents);
+    let key = "sk-log-secret-5678";
+    let server = Server::start(
+        &fitted.model,
+        &["--upstreams", upstreams.to_str().unwrap(), "--request-log"],
+        &[("FAKE_UPSTREAM_KEY", key)],
+    );
+    let agent = client();
+    let context = contexts(1, 6).remove(0);
+    let argmax = server.argmax_model(&context);
+    let prompt = "a private prompt 31337";
+    let chat = |request_id: &str| {
+        let body = json!({
+            "model": "verdict-argmax",
+            "messages": [{"role": "user", "content": prompt}],
+            "verdict": {"context": context, "request_id": request_id},
+        });
+        post(
+            &agent,
+            &format!("{}/v1/chat/completions", server.base),
+            &body.to_string(),
+            None,
+        )
+    };
+    assert_eq!(chat("chat-1").status, 200);
+    // The routed agent fails: the next one answers as a fallback.
+    upstream.failing.lock().unwrap().insert(argmax.clone());
+    let fell_back = chat("chat-2");
+    assert_eq!(fell_back.status, 200, "{}", fell_back.body);
+    let second = fell_back.header("x-verdict-model").unwrap().to_owned();
+    assert_ne!(second, argmax);
+    let metrics = crate::serving::get(&agent, &format!("{}/metrics", server.base), None).body;
+    let value = |series: &str| -> f64 {
+        metrics
+            .lines()
+            .find(|l| l.starts_with(series))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {series} in {metrics}"))
+    };
+    // server.argmax_model routed once through /v1/route; each chat routed once.
+    assert_eq!(
+        value(&format!("verdict_agent_routed_total{{agent=\"{argmax}\"}}")),
+        3.0
+    );
+    assert_eq!(
+        value(&format!(
+            "verdict_agent_upstream_failures_total{{agent=\"{argmax}\"}}"
+        )),
+        1.0
+    );
+    assert_eq!(
+        value(&format!(
+            "verdict_agent_fallback_total{{agent=\"{second}\"}}"
+        )),
+        1.0
+    );
+    assert_eq!(
+        value(&format!(
+            "verdict_agent_upstream_seconds_count{{agent=\"{argmax}\"}}"
+        )),
+        2.0
+    );
+    let stderr = server.stop();
+    assert!(!stderr.contains(prompt), "the prompt reached the log");
+    assert!(!stderr.contains(key), "the key reached the log");
+    let lines: Vec<Value> = stderr
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let chats: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["endpoint"] == "/v1/chat/completions")
+        .collect();
+    assert_eq!(chats.len(), 2, "{stderr}");
+    assert_eq!(chats[0]["request_id"], "chat-1");
+    assert_eq!(chats[0]["rule"], "argmax");
+    assert_eq!(chats[0]["agent"], argmax.as_str());
+    assert_eq!(chats[0]["upstream_status"], 200);
+    assert_eq!(chats[1]["agent"], second.as_str());
+    assert!(chats
+        .iter()
+        .all(|l| l["status"] == 200 && l["latency_ms"].as_f64().unwrap() > 0.0));
+    assert!(lines.iter().any(|l| l["endpoint"] == "/v1/route"
+        && l["agent"] == argmax.as_str()
+        && l["rule"] == "argmax"));
+    assert!(lines
+        .iter()
+        .any(|l| l["endpoint"] == "/metrics" && l["request_id"].is_null()));
+}
