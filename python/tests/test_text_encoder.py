@@ -109,3 +109,101 @@ def test_a_fit_on_prompts_routes_by_topic_and_matches_the_command_line(encoder, 
     with pytest.raises(va.errors.SettingError, match="wordllama-l2-supercat"):
         loaded.predict(held)
     assert loaded.predict(held, encoder=encoder).equals(predicted)
+
+
+class _FakeUpstream:
+    """An OpenAI-compatible upstream on a free loopback port: every agent's base URL
+    is ``http://ADDR/AGENT``; a chat is answered ``hello from AGENT``."""
+
+    def __init__(self):
+        import http.server
+        import threading
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 (the standard library's name)
+                length = int(self.headers.get("content-length", 0))
+                self.rfile.read(length)
+                agent = self.path.strip("/").split("/")[0]
+                body = json.dumps({
+                    "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": agent,
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": f"hello from {agent}"}}],
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 3, "total_tokens": 4},
+                }).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.address = f"127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+
+
+def test_the_official_openai_client_is_routed_by_topic(encoder, tmp_path):
+    """``fit --battles --text-col prompt --encoder`` then ``verdict serve``: the official
+    ``openai`` client, given only a base URL and a model name, has held-out prompts
+    answered by their topic's best agent; ``model=<agent>`` pins that agent and
+    ``metadata`` passes through."""
+    import subprocess
+
+    openai = pytest.importorskip("openai")
+    rng = random.Random(8)
+    agents = ["mathwiz", "bard", "generalist"]
+    strength = [[2.0, -1.5, 0.5], [-1.5, 2.0, 0.5]]
+    rows = []
+    for _ in range(3000):
+        topic = rng.randrange(2)
+        a, b = rng.sample(range(3), 2)
+        p = 1 / (1 + np.exp(strength[topic][b] - strength[topic][a]))
+        rows.append({"model_a": agents[a], "model_b": agents[b],
+                     "winner": "model_a" if rng.random() < p else "model_b", "prompt": _prompt(topic, rng)})
+    battles = tmp_path / "battles.csv"
+    pd.DataFrame(rows).to_csv(battles, index=False)
+    model = tmp_path / "router.json"
+    cli("fit", "--battles", str(battles), "--text-col", "prompt", "--encoder", str(encoder),
+        "--backbone", "linear", "--policy", "solver", "--folds", "3", "--out", str(model))
+    upstream = _FakeUpstream()
+    upstreams = tmp_path / "upstreams.toml"
+    upstreams.write_text("".join(
+        f'[upstream.{a}]\nbase_url = "http://{upstream.address}/{a}"\ncost = 1.0\n\n' for a in agents
+    ))
+    binary = os.environ.get("VERDICT_BIN", str(ROOT / "target" / "debug" / "verdict"))
+    server = subprocess.Popen(
+        [binary, "serve", str(model), "--listen", "127.0.0.1:0", "--encoder", str(encoder),
+         "--upstreams", str(upstreams)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        first = server.stdout.readline().strip()
+        assert first.startswith("listening on "), first + server.stderr.read()
+        client = openai.OpenAI(base_url=first.removeprefix("listening on ") + "/v1", api_key="unused")
+        held = [(_prompt(i % 2, rng), ["mathwiz", "bard"][i % 2]) for i in range(20)]
+        right = 0
+        for prompt, best in held:
+            raw = client.chat.completions.with_raw_response.create(
+                model="verdict-argmax", messages=[{"role": "user", "content": prompt}],
+                metadata={"team": "eval"},
+            )
+            answer = raw.parse()
+            routed = raw.headers["x-verdict-model"]
+            assert answer.choices[0].message.content == f"hello from {routed}"
+            right += routed == best
+        assert right >= 18, f"{right} of 20 routed by topic"
+        pinned = client.chat.completions.with_raw_response.create(
+            model="generalist", messages=[{"role": "user", "content": held[0][0]}],
+        )
+        assert pinned.headers["x-verdict-model"] == "generalist"
+        with pytest.raises(openai.UnprocessableEntityError, match="verdict\\[-sample\\|-argmax\\]"):
+            client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}])
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        upstream.close()
