@@ -546,6 +546,7 @@ pub fn fit_prepared(
         Some(gaps) => gaps.iter().sum::<f64>() / gaps.len().max(1) as f64,
         None => model.loss().mean(&games, &policies),
     };
+    model.summary.context_dependence = crate::context_dependence::measure(&model, features)?;
     model.summary.stage_seconds.push((
         Stage::Policy.label().into(),
         started.elapsed().as_secs_f64(),

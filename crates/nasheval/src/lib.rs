@@ -21,6 +21,7 @@ mod aggregator;
 pub mod backbone;
 pub mod baselines;
 mod booster;
+pub mod context_dependence;
 pub mod crossfit;
 mod error;
 pub mod fit;
@@ -51,6 +52,7 @@ pub mod winners;
 
 pub use aggregator::{Aggregator, AggregatorError};
 pub use backbone::{Backbone, BackboneKind, GbdtParams, Model};
+pub use context_dependence::ContextDependence;
 pub use crossfit::{
     cross_fit, menu_floors, CrossFit, CrossFitOptions, Nuisances, Observed, Outcomes,
     PER_MENU_LIMIT,

@@ -82,6 +82,11 @@ pub struct FitSummary {
     /// held-out squared error), when the surface is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payoff_structure: Option<StructuredReport>,
+    /// How far the policy strays, over the training contexts, from the equilibrium of
+    /// the mean game ([`crate::context_dependence`]): a policy that never strays
+    /// ignores the context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_dependence: Option<crate::ContextDependence>,
 }
 
 /// A stage of [`fit`], for progress reports.

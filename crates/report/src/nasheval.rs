@@ -58,6 +58,18 @@ pub fn fit_notes(model: &NashEvalModel) -> Vec<String> {
             t.points, t.contexts, n.hidden, n.learning_rate, n.weight_decay, n.batch_size, t.validation_gap
         ));
     }
+    if let Some(d) = s
+        .context_dependence
+        .as_ref()
+        .filter(|d| d.argmax_differs == 0.0 && d.mean_total_variation < IGNORES_CONTEXT_TV)
+        // A global baseline plays one policy by design.
+        .filter(|_| !o.rule.is_global())
+    {
+        notes.push(format!(
+            "warning: the policy ignores the context: at every one of {} training contexts it plays (within total variation {IGNORES_CONTEXT_TV}) the equilibrium of the mean game; a router from it sends every request the same way — compare it with a global lottery before routing on it",
+            d.contexts
+        ));
+    }
     if s.clipped_propensities > 0 {
         let of = if s.feedback_records > 0 {
             format!(" of {}", s.feedback_records)
@@ -125,6 +137,10 @@ fn structure_line(report: &StructuredReport, loss: &str) -> String {
         candidates.join(", ")
     )
 }
+
+/// Below this mean total-variation distance from the global policy, with the same
+/// argmax everywhere, a fit's policy is said to ignore the context.
+pub const IGNORES_CONTEXT_TV: f64 = 0.01;
 
 /// The summary table of a fit written to `model_name` in `seconds` (when known: a
 /// loaded model does not record its time): data, folds,
@@ -286,6 +302,15 @@ pub fn fit_summary(model: &NashEvalModel, model_name: &str, seconds: Option<f64>
         );
     }
     let _ = writeln!(text, "final gap (train)     {:.6}", s.final_gap);
+    if let Some(d) = &s.context_dependence {
+        let _ = writeln!(
+            text,
+            "context dependence    argmax off the global policy at {:.1}% of {} training contexts, mean TV distance {:.4}",
+            100.0 * d.argmax_differs,
+            d.contexts,
+            d.mean_total_variation
+        );
+    }
     let _ = writeln!(text, "model                 {model_name}");
     text
 }

@@ -492,3 +492,80 @@ fn a_missing_column_is_refused_and_an_unseen_category_warned_on_every_endpoint()
     assert!(known.header("x-verdict-warning").is_none());
     server.stop();
 }
+
+/// The fit says how much its policy depends on the context: on the topic world its
+/// argmax leaves the global policy's (the mean game's equilibrium, here `mathwiz`, as
+/// most distinct prompts are math) exactly at the poetry prompts, counted here from
+/// the log; a plug-in fit whose ridge penalty (1e9) flattens every outcome model to a
+/// constant plays one policy everywhere and is said to ignore the context.
+#[test]
+fn a_fit_says_how_much_its_policy_depends_on_the_context() {
+    let dir = tempfile::tempdir().unwrap();
+    let encoder = wordllama();
+    let battles = topic_battles(dir.path(), 3000);
+    let mut prompts = std::collections::HashSet::new();
+    let mut poetry = 0;
+    for record in csv::Reader::from_path(&battles).unwrap().records() {
+        let prompt = record.unwrap()[3].to_owned();
+        if POETRY.iter().any(|t| {
+            let head = t.split('{').next().unwrap();
+            prompt.starts_with(head)
+        }) && prompts.insert(prompt.clone())
+        {
+            poetry += 1;
+        } else {
+            prompts.insert(prompt);
+        }
+    }
+    let share = f64::from(poetry) / prompts.len() as f64;
+    let fit = |out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "fit",
+            "--battles",
+            &battles,
+            "--text-col",
+            "prompt",
+            "--backbone",
+            "linear",
+            "--folds",
+            "3",
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        crate::common::verdict(&args)
+    };
+    let routed = dir.path().join("routed.json").display().to_string();
+    let output = fit(&routed, &["--policy", "solver", "--encoder", &encoder]);
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("ignores the context"), "{stderr}");
+    let model: Value = serde_json::from_str(&std::fs::read_to_string(&routed).unwrap()).unwrap();
+    let dependence = &model["summary"]["context_dependence"];
+    assert_eq!(dependence["contexts"], prompts.len());
+    let differs = dependence["argmax_differs"].as_f64().unwrap();
+    assert!(
+        (differs - share).abs() < 0.02,
+        "{differs} vs the poetry share {share}"
+    );
+    let flat = dir.path().join("flat.json").display().to_string();
+    let output = fit(
+        &flat,
+        &[
+            "--policy",
+            "solver",
+            "--variant",
+            "plugin",
+            "--linear-penalty",
+            "1e9",
+            "--encoder",
+            &encoder,
+        ],
+    );
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("the policy ignores the context"),
+        "{stderr}"
+    );
+}
