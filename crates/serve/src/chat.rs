@@ -237,7 +237,7 @@ fn lift_namespaced(request: &mut Map<String, Value>) -> Result<(), ApiError> {
         if !ROUTE_FIELDS.contains(&field.as_str()) && !OWN_FIELDS.contains(&field.as_str()) {
             return Err(ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
-                format!("verdict.{field} is not a routing field; verdict holds context, rule, max_cost, surcharge, menu_size, request_id"),
+                format!("verdict.{field} is not a routing field; verdict holds context, rule, max_cost, surcharge, cost_cap, menu_size, request_id"),
             ));
         }
         if request.contains_key(&field) {

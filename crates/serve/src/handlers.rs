@@ -130,7 +130,7 @@ async fn route_inner(app: Arc<App>, body: Body) -> Result<Response, ApiError> {
         if let Some(unknown) = object.keys().find(|k| !crate::route::ROUTE_FIELDS.contains(&k.as_str())) {
             return Err(ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
-                format!("unknown field {unknown:?}; a route request has context, rule, max_cost, surcharge, menu_size, request_id"),
+                format!("unknown field {unknown:?}; a route request has context, rule, max_cost, surcharge, cost_cap, menu_size, request_id"),
             ));
         }
         let fields = RouteFields::from_object(&object)?;

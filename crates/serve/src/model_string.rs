@@ -8,6 +8,7 @@
 //! | `verdict-argmax`, `verdict-sample` | that rule |
 //! | `verdict-max_cost-2.5`, `verdict-surcharge-0.1` | that budget (the expected cost, or a price per unit cost) |
 //! | `verdict-argmax-max_cost-2.5` | both |
+//! | `verdict-cap-1.0`, `verdict-argmax-max_cost-2.5-cap-4` | a per-call cost cap (last): no agent dearer than it |
 //! | an agent's name (as `/v1/models` lists it) | that agent, not routed (no fallback, no decision logged) |
 //!
 //! Fields sent beside it (`rule`, `max_cost`, `surcharge`) win over the model string's.
@@ -29,7 +30,7 @@ pub(crate) enum ModelChoice {
 }
 
 /// The grammar, for messages.
-const GRAMMAR: &str = "an agent's name from /v1/models, or verdict[-sample|-argmax][-max_cost-NUMBER|-surcharge-NUMBER]";
+const GRAMMAR: &str = "an agent's name from /v1/models, or verdict[-sample|-argmax][-max_cost-NUMBER|-surcharge-NUMBER][-cap-NUMBER]";
 
 /// Reads `model` against the served `agents`.
 ///
@@ -66,25 +67,30 @@ pub(crate) fn parse(model: Option<&Value>, agents: &[String]) -> Result<ModelCho
             tokens.next();
         }
     }
-    if let Some(budget) = tokens.next() {
-        if budget != "max_cost" && budget != "surcharge" {
-            return Err(refused(&format!(
-                "model {name:?}: {budget:?} is not a rule or a budget"
-            )));
-        }
+    // After the rule: a budget (max_cost or surcharge), then a cap, each with its
+    // number; nothing else, nothing twice.
+    let mut last = "";
+    while let Some(token) = tokens.next() {
+        let field = match token {
+            "max_cost" | "surcharge" if last.is_empty() => token,
+            "cap" if last != "cap" => "cost_cap",
+            _ => {
+                return Err(refused(&format!(
+                    "model {name:?}: {token:?} is not a rule, a budget or a cap in its place"
+                )))
+            }
+        };
         let value = tokens
             .next()
             .and_then(|v| v.parse::<f64>().ok())
             .filter(|v| v.is_finite() && *v >= 0.0)
             .ok_or_else(|| {
                 refused(&format!(
-                    "model {name:?}: {budget} needs a number at least 0"
+                    "model {name:?}: {token} needs a number at least 0"
                 ))
             })?;
-        fields.insert(budget.into(), serde_json::json!(value));
-    }
-    if let Some(extra) = tokens.next() {
-        return Err(refused(&format!("model {name:?}: {extra:?} is left over")));
+        fields.insert(field.into(), serde_json::json!(value));
+        last = token;
     }
     Ok(ModelChoice::Route(fields))
 }
@@ -118,6 +124,12 @@ mod tests {
         assert!(matches!(parse(None, &agents()), Ok(ModelChoice::Route(f)) if f.is_empty()));
         assert_eq!(fields("verdict-argmax")["rule"], "argmax");
         assert_eq!(fields("verdict-max_cost-2.5")["max_cost"], 2.5);
+        assert_eq!(fields("verdict-cap-1")["cost_cap"], 1.0);
+        let all = fields("verdict-argmax-surcharge-0.5-cap-4");
+        assert_eq!(
+            (all["surcharge"].clone(), all["cost_cap"].clone()),
+            (json!(0.5), json!(4.0))
+        );
         let both = fields("verdict-sample-surcharge-0.1");
         assert_eq!(
             (both["rule"].clone(), both["surcharge"].clone()),
@@ -144,6 +156,9 @@ mod tests {
             json!("verdict-max_cost-inf"),
             json!("verdict-max_cost--1"),
             json!("verdict-argmax-max_cost-1-2"),
+            json!("verdict-cap-1-max_cost-2"),
+            json!("verdict-cap-1-cap-2"),
+            json!("verdict-max_cost-1-surcharge-2"),
             json!(7),
         ] {
             let error = parse(Some(&bad), &agents()).unwrap_err();

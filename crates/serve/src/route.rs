@@ -12,7 +12,7 @@ use crate::app::{ApiError, App};
 use crate::served::Served;
 
 /// What a request asks of the router, read from its JSON fields `rule`, `max_cost`,
-/// `surcharge`, `menu_size` and `request_id`.
+/// `surcharge`, `cost_cap`, `menu_size` and `request_id`.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RouteFields {
@@ -22,6 +22,8 @@ pub(crate) struct RouteFields {
     pub max_cost: Option<f64>,
     #[serde(default)]
     pub surcharge: Option<f64>,
+    #[serde(default)]
+    pub cost_cap: Option<f64>,
     #[serde(default = "one")]
     pub menu_size: usize,
     #[serde(default)]
@@ -37,8 +39,14 @@ fn one() -> usize {
 }
 
 /// The names of [`RouteFields`], which a chat request carries beside OpenAI's own.
-pub(crate) const ROUTE_FIELDS: [&str; 5] =
-    ["rule", "max_cost", "surcharge", "menu_size", "request_id"];
+pub(crate) const ROUTE_FIELDS: [&str; 6] = [
+    "rule",
+    "max_cost",
+    "surcharge",
+    "cost_cap",
+    "menu_size",
+    "request_id",
+];
 
 impl RouteFields {
     /// The fields of `object` named in [`ROUTE_FIELDS`].
@@ -54,7 +62,7 @@ impl RouteFields {
         serde_json::from_value(Value::Object(picked)).map_err(|e| {
             ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
-                format!("{e} (rule is \"sample\" or \"argmax\"; max_cost and surcharge are numbers; menu_size is 1 or 2)"),
+                format!("{e} (rule is \"sample\" or \"argmax\"; max_cost, surcharge and cost_cap are numbers; menu_size is 1 or 2)"),
             )
         })
     }
@@ -85,6 +93,7 @@ impl RouteFields {
                 .unwrap_or_else(|| app.next_request_id()),
             draw_seed: app.draws.next(),
             explore: app.explore,
+            cost_cap: self.cost_cap,
         })
     }
 }

@@ -59,10 +59,15 @@ pub struct RouteRequest {
     /// by the rule, so every menu is offered with probability at least
     /// [`exploration_floor`] and a decision log covers every agent and pair.
     pub explore: f64,
+    /// A per-call cap: no agent whose cost is above it is ever chosen — not routed,
+    /// explored or fallen back to. `pi(x)` is then the equilibrium of `Â(x)` among the
+    /// agents within the cap (under the budget too, when one is given).
+    pub cost_cap: Option<f64>,
 }
 
 /// The smallest probability with which exploration `explore` offers any menu of
-/// `menu_size` among `agents`: `ε / K` for one model, `ε / (K(K−1)/2)` for a duel.
+/// `menu_size` among `agents` (those within a request's cost cap): `ε / K` for one
+/// model, `ε / (K(K−1)/2)` for a duel.
 pub fn exploration_floor(explore: f64, agents: usize, menu_size: usize) -> f64 {
     let menus = if menu_size == 2 {
         agents * agents.saturating_sub(1) / 2
@@ -122,9 +127,19 @@ pub fn route(
             costs.len()
         )));
     }
-    let probabilities = match request.budget {
-        None => model.policy(features)?,
-        Some(budget) => budgeted_policy(model, features, costs, budget)?,
+    let allowed = within_cap(costs, request.cost_cap, agents)?;
+    if request.menu_size > allowed.len() {
+        return Err(VerdictError::Settings(format!(
+            "a duel needs two models within the cost cap, and {} costs at most {}",
+            allowed.len(),
+            request.cost_cap.unwrap_or(f64::INFINITY)
+        )));
+    }
+    let mut eligible = vec![false; agents];
+    allowed.iter().for_each(|&j| eligible[j] = true);
+    let probabilities = match (request.budget, request.cost_cap) {
+        (None, None) => model.policy(features)?,
+        (budget, _) => solved_policy(model, features, costs, budget, &allowed)?,
     };
     if !(0.0..=1.0).contains(&request.explore) {
         return Err(VerdictError::Settings(format!(
@@ -135,17 +150,18 @@ pub fn route(
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(request.draw_seed);
     let explored = request.explore > 0.0 && rng.random::<f64>() < request.explore;
     let menu = if explored {
-        uniform_menu(agents, request.menu_size, &mut rng)
+        uniform_menu(&allowed, request.menu_size, &mut rng)
     } else {
-        rule_menu(&probabilities, request, &mut rng)
+        rule_menu(&probabilities, &eligible, request, &mut rng)
     };
-    let uniform = exploration_floor(1.0, agents, request.menu_size);
-    let propensity = (1.0 - request.explore) * rule_propensity(&probabilities, request, &menu)
+    let uniform = exploration_floor(1.0, allowed.len(), request.menu_size);
+    let propensity = (1.0 - request.explore)
+        * rule_propensity(&probabilities, &eligible, request, &menu)
         + request.explore * uniform;
     let first = menu[0];
     let expected_cost =
         (!costs.is_empty()).then(|| costs.iter().zip(&probabilities).map(|(c, p)| c * p).sum());
-    let mut fallbacks: Vec<usize> = (0..agents).filter(|&j| j != first).collect();
+    let mut fallbacks: Vec<usize> = allowed.iter().copied().filter(|&j| j != first).collect();
     fallbacks.sort_by(|&a, &b| probabilities[b].total_cmp(&probabilities[a]));
     Ok(Route {
         probabilities,
@@ -156,19 +172,86 @@ pub fn route(
     })
 }
 
-/// `pi(x)` re-solved under a request's budget on the context's `Â(x)`.
-fn budgeted_policy(
+/// The agents a request may be routed to: those whose cost is at most its cap, or all.
+///
+/// # Errors
+/// [`VerdictError::Settings`] for a cap without costs, a cap that is not a finite
+/// number ≥ 0, or one below every cost.
+fn within_cap(costs: &[f64], cap: Option<f64>, agents: usize) -> Result<Vec<usize>, VerdictError> {
+    let Some(cap) = cap else {
+        return Ok((0..agents).collect());
+    };
+    if costs.is_empty() {
+        return Err(VerdictError::Settings(NO_COSTS.into()));
+    }
+    if !(cap.is_finite() && cap >= 0.0) {
+        return Err(VerdictError::Settings(format!(
+            "a cost cap of {cap}: give a finite number ≥ 0"
+        )));
+    }
+    let allowed: Vec<usize> = (0..agents).filter(|&j| costs[j] <= cap).collect();
+    if allowed.is_empty() {
+        let cheapest = costs.iter().copied().fold(f64::INFINITY, f64::min);
+        return Err(VerdictError::Settings(format!(
+            "no model costs at most {cap} (the cheapest costs {cheapest}); raise the cap"
+        )));
+    }
+    Ok(allowed)
+}
+
+/// What a budget or a cap without the models' costs is told.
+const NO_COSTS: &str = "a budget or a cost cap needs each model's cost: give the server costs (an upstreams file with a cost per model) or fit the model with --costs";
+
+/// `pi(x)` re-solved on the context's `Â(x)` among the `allowed` agents (zero for the
+/// others), under a request's budget when it has one.
+fn solved_policy(
     model: &NashEvalModel,
     features: &[f64],
+    costs: &[f64],
+    budget: Option<RouteBudget>,
+    allowed: &[usize],
+) -> Result<Vec<f64>, VerdictError> {
+    let agents = model.agents.len();
+    let payoffs = model.payoffs(features);
+    let game = payoff_matrices(&payoffs, agents)
+        .pop()
+        .ok_or_else(|| VerdictError::Data("no context to route".into()))?;
+    let values: Vec<f64> = allowed
+        .iter()
+        .flat_map(|&j| allowed.iter().map(move |&l| (j, l)))
+        .map(|(j, l)| game.get(j, l))
+        .collect();
+    let game = verdict_game::PayoffMatrix::from_row_major(&values, allowed.len())?;
+    let costs: Vec<f64> = if costs.is_empty() {
+        Vec::new()
+    } else {
+        allowed.iter().map(|&j| costs[j]).collect()
+    };
+    let restricted = match budget {
+        None => {
+            Equilibrium::new(model.options.rho, Vec::new(), None, None)
+                .solve(&game)?
+                .probabilities
+        }
+        Some(budget) => budgeted_policy(model.options.rho, &game, &costs, budget)?,
+    };
+    let mut probabilities = vec![0.0; agents];
+    for (&j, p) in allowed.iter().zip(restricted) {
+        probabilities[j] = p;
+    }
+    Ok(probabilities)
+}
+
+/// The equilibrium of `game` under a request's budget, `costs` its agents' costs.
+fn budgeted_policy(
+    rho: f64,
+    game: &verdict_game::PayoffMatrix,
     costs: &[f64],
     budget: RouteBudget,
 ) -> Result<Vec<f64>, VerdictError> {
     if costs.is_empty() {
-        return Err(VerdictError::Settings(
-            "a budget needs each model's cost: give the server costs (an upstreams file with a cost per model) or fit the model with --costs".into(),
-        ));
+        return Err(VerdictError::Settings(NO_COSTS.into()));
     }
-    let rho = model.options.rho;
     let dearest = costs.iter().copied().fold(0.0, f64::max);
     let problem = match budget {
         RouteBudget::MaxCost(limit) if limit.is_finite() && limit >= 0.0 => {
@@ -192,11 +275,7 @@ fn budgeted_policy(
             )))
         }
     };
-    let payoffs = model.payoffs(features);
-    let game = payoff_matrices(&payoffs, model.agents.len())
-        .pop()
-        .ok_or_else(|| VerdictError::Data("no context to route".into()))?;
-    let probabilities = problem.solve(&game)?.probabilities;
+    let probabilities = problem.solve(game)?.probabilities;
     let total: f64 = probabilities.iter().sum();
     if probabilities.iter().any(|p| !(p.is_finite() && *p >= 0.0)) || (total - 1.0).abs() > 1e-6 {
         return Err(VerdictError::Data(format!(
@@ -211,26 +290,28 @@ fn budgeted_policy(
 /// the solver's arithmetic loses the payoffs (a surcharge of 1e100 answered 500).
 pub const MAX_SURCHARGE: f64 = 1e6;
 
-/// The first index of the largest probability.
-fn argmax(probabilities: &[f64]) -> usize {
-    argmax_except(probabilities, usize::MAX)
+/// The first index of the largest probability among the `eligible` agents.
+fn argmax(probabilities: &[f64], eligible: &[bool]) -> usize {
+    argmax_except(probabilities, eligible, usize::MAX)
 }
 
-/// The first index of the largest probability other than `skip`.
-fn argmax_except(probabilities: &[f64], skip: usize) -> usize {
+/// The first index of the largest probability among the `eligible` agents other than
+/// `skip`.
+fn argmax_except(probabilities: &[f64], eligible: &[bool], skip: usize) -> usize {
     let mut best = usize::MAX;
     for (j, &p) in probabilities.iter().enumerate() {
-        if j != skip && (best == usize::MAX || p > probabilities[best]) {
+        if j != skip && eligible[j] && (best == usize::MAX || p > probabilities[best]) {
             best = j;
         }
     }
     best
 }
 
-/// The weight of `j` in a draw that excludes `skip`: its probability, or — when the
-/// others hold no mass (`pi_skip = 1`) — the same for every other agent.
-fn weights(probabilities: &[f64], skip: Option<usize>) -> Vec<f64> {
-    let kept = |j: usize| Some(j) != skip;
+/// The weight of `j` in a draw that excludes `skip` and the agents not `eligible`: its
+/// probability, or — when the others hold no mass (`pi_skip = 1`) — the same for every
+/// other eligible agent.
+fn weights(probabilities: &[f64], eligible: &[bool], skip: Option<usize>) -> Vec<f64> {
+    let kept = |j: usize| Some(j) != skip && eligible[j];
     let mass: f64 = (0..probabilities.len())
         .filter(|&j| kept(j))
         .map(|j| probabilities[j].max(0.0))
@@ -245,63 +326,79 @@ fn weights(probabilities: &[f64], skip: Option<usize>) -> Vec<f64> {
 }
 
 /// `q_k|j`: the probability that the second draw is `k` when the first was `j`.
-fn second_given_first(probabilities: &[f64], first: usize, second: usize) -> f64 {
-    let w = weights(probabilities, Some(first));
+fn second_given_first(
+    probabilities: &[f64],
+    eligible: &[bool],
+    first: usize,
+    second: usize,
+) -> f64 {
+    let w = weights(probabilities, eligible, Some(first));
     w[second] / w.iter().sum::<f64>()
 }
 
 /// The menu the rule picks: the argmax (and the runner-up for a duel), or draws from
 /// `pi(x)` (the second without replacement).
-fn rule_menu(probabilities: &[f64], request: &RouteRequest, rng: &mut impl Rng) -> Vec<usize> {
+fn rule_menu(
+    probabilities: &[f64],
+    eligible: &[bool],
+    request: &RouteRequest,
+    rng: &mut impl Rng,
+) -> Vec<usize> {
     let first = match request.rule {
-        RouteRule::Argmax => argmax(probabilities),
-        RouteRule::Sample => draw(probabilities, None, rng.random()),
+        RouteRule::Argmax => argmax(probabilities, eligible),
+        RouteRule::Sample => draw(probabilities, eligible, None, rng.random()),
     };
     let mut menu = vec![first];
     if request.menu_size == 2 {
         menu.push(match request.rule {
-            RouteRule::Argmax => argmax_except(probabilities, first),
-            RouteRule::Sample => draw(probabilities, Some(first), rng.random()),
+            RouteRule::Argmax => argmax_except(probabilities, eligible, first),
+            RouteRule::Sample => draw(probabilities, eligible, Some(first), rng.random()),
         });
     }
     menu
 }
 
 /// The probability that the rule picks `menu` (as a set), before exploration.
-fn rule_propensity(probabilities: &[f64], request: &RouteRequest, menu: &[usize]) -> f64 {
+fn rule_propensity(
+    probabilities: &[f64],
+    eligible: &[bool],
+    request: &RouteRequest,
+    menu: &[usize],
+) -> f64 {
     match (request.rule, menu) {
         (RouteRule::Argmax, _) => {
-            let mut picked = vec![argmax(probabilities)];
+            let mut picked = vec![argmax(probabilities, eligible)];
             if menu.len() == 2 {
-                picked.push(argmax_except(probabilities, picked[0]));
+                picked.push(argmax_except(probabilities, eligible, picked[0]));
             }
             let same = menu.iter().all(|j| picked.contains(j)) && picked.len() == menu.len();
             f64::from(u8::from(same))
         }
         (RouteRule::Sample, &[j]) => probabilities[j],
         (RouteRule::Sample, &[j, k]) => {
-            probabilities[j] * second_given_first(probabilities, j, k)
-                + probabilities[k] * second_given_first(probabilities, k, j)
+            probabilities[j] * second_given_first(probabilities, eligible, j, k)
+                + probabilities[k] * second_given_first(probabilities, eligible, k, j)
         }
         (RouteRule::Sample, _) => 0.0,
     }
 }
 
-/// A uniformly drawn menu: one of the `agents`, or two distinct ones (each pair
-/// equally likely, in a random order).
-fn uniform_menu(agents: usize, menu_size: usize, rng: &mut impl Rng) -> Vec<usize> {
-    let first = rng.random_range(0..agents);
+/// A uniformly drawn menu: one of the `allowed` agents, or two distinct ones (each
+/// pair equally likely, in a random order).
+fn uniform_menu(allowed: &[usize], menu_size: usize, rng: &mut impl Rng) -> Vec<usize> {
+    let n = allowed.len();
+    let first = rng.random_range(0..n);
     if menu_size < 2 {
-        return vec![first];
+        return vec![allowed[first]];
     }
-    let second = (first + rng.random_range(1..agents)) % agents;
-    vec![first, second]
+    let second = (first + rng.random_range(1..n)) % n;
+    vec![allowed[first], allowed[second]]
 }
 
 /// Inverse-CDF draw at `u ∈ [0, 1)` from the weights excluding `skip`; rounding at the
 /// top end lands on the last agent of positive weight.
-fn draw(probabilities: &[f64], skip: Option<usize>, u: f64) -> usize {
-    let w = weights(probabilities, skip);
+fn draw(probabilities: &[f64], eligible: &[bool], skip: Option<usize>, u: f64) -> usize {
+    let w = weights(probabilities, eligible, skip);
     let target = u * w.iter().sum::<f64>();
     let mut cumulative = 0.0;
     let mut last = 0;
@@ -321,19 +418,22 @@ fn draw(probabilities: &[f64], skip: Option<usize>, u: f64) -> usize {
 mod tests {
     use super::*;
 
+    /// Every agent eligible (no cost cap), for up to eight agents.
+    const ALL: [bool; 8] = [true; 8];
+
     #[test]
     fn draws_follow_the_inverse_cdf() {
         let p = [0.2, 0.0, 0.5, 0.3];
-        assert_eq!(draw(&p, None, 0.0), 0);
-        assert_eq!(draw(&p, None, 0.19), 0);
-        assert_eq!(draw(&p, None, 0.21), 2);
-        assert_eq!(draw(&p, None, 0.69), 2);
-        assert_eq!(draw(&p, None, 0.71), 3);
+        assert_eq!(draw(&p, &ALL, None, 0.0), 0);
+        assert_eq!(draw(&p, &ALL, None, 0.19), 0);
+        assert_eq!(draw(&p, &ALL, None, 0.21), 2);
+        assert_eq!(draw(&p, &ALL, None, 0.69), 2);
+        assert_eq!(draw(&p, &ALL, None, 0.71), 3);
         // Rounding at the top never lands on a zero-probability agent.
-        assert_eq!(draw(&p, None, 1.0 - 1e-17), 3);
+        assert_eq!(draw(&p, &ALL, None, 1.0 - 1e-17), 3);
         // Without agent 2: weights 0.4, 0, 0, 0.6.
-        assert_eq!(draw(&p, Some(2), 0.39), 0);
-        assert_eq!(draw(&p, Some(2), 0.41), 3);
+        assert_eq!(draw(&p, &ALL, Some(2), 0.39), 0);
+        assert_eq!(draw(&p, &ALL, Some(2), 0.41), 3);
     }
 
     /// Closed form: over every menu the explored propensities add up to 1, and none
@@ -351,6 +451,7 @@ mod tests {
                         request_id: "r".into(),
                         draw_seed: 0,
                         explore,
+                        cost_cap: None,
                     };
                     let menus: Vec<Vec<usize>> = if menu_size == 1 {
                         (0..4).map(|j| vec![j]).collect()
@@ -363,7 +464,7 @@ mod tests {
                     let uniform = exploration_floor(1.0, 4, menu_size);
                     let mut total = 0.0;
                     for menu in &menus {
-                        let e = (1.0 - explore) * rule_propensity(&p, &request, menu)
+                        let e = (1.0 - explore) * rule_propensity(&p, &ALL, &request, menu)
                             + explore * uniform;
                         assert!(e >= floor - 1e-15, "{rule:?} {menu:?} {e} < {floor}");
                         total += e;
@@ -390,8 +491,8 @@ mod tests {
             let mut total = 0.0;
             for a in 0..k {
                 for b in a + 1..k {
-                    total +=
-                        p[a] * second_given_first(&p, a, b) + p[b] * second_given_first(&p, b, a);
+                    total += p[a] * second_given_first(&p, &ALL[..p.len()], a, b)
+                        + p[b] * second_given_first(&p, &ALL[..p.len()], b, a);
                 }
             }
             assert!((total - 1.0).abs() < 1e-12, "{p:?}: {total}");
@@ -399,13 +500,14 @@ mod tests {
         // By hand: pi = (0.1, 0.2, 0.3, 0.4), pair {0, 3}:
         // 0.1 · 0.4/0.9 + 0.4 · 0.1/0.6 = 0.0444… + 0.0666… = 0.1111….
         let p = [0.1, 0.2, 0.3, 0.4];
-        let pair = p[0] * second_given_first(&p, 0, 3) + p[3] * second_given_first(&p, 3, 0);
+        let pair = p[0] * second_given_first(&p, &ALL[..p.len()], 0, 3)
+            + p[3] * second_given_first(&p, &ALL[..p.len()], 3, 0);
         assert!((pair - (0.04 / 0.9 + 0.04 / 0.6)).abs() < 1e-15);
     }
 
     #[test]
     fn argmax_takes_the_first_of_equals() {
-        assert_eq!(argmax(&[0.25, 0.5, 0.5]), 1);
-        assert_eq!(argmax_except(&[0.25, 0.5, 0.5], 1), 2);
+        assert_eq!(argmax(&[0.25, 0.5, 0.5], &ALL[..3]), 1);
+        assert_eq!(argmax_except(&[0.25, 0.5, 0.5], &ALL[..3], 1), 2);
     }
 }

@@ -1610,3 +1610,94 @@ fn requests_are_logged_one_line_each_and_agents_counted_in_metrics() {
         .iter()
         .any(|l| l["endpoint"] == "/metrics" && l["request_id"].is_null()));
 }
+
+/// `cost_cap` (and `verdict-cap-X` as the model string): no agent dearer than the cap
+/// is ever chosen — not by the rule (`pi(x)` puts no mass on it), not by exploration
+/// (`--explore 1`: every menu uniform among the agents within the cap, logged at that
+/// exact probability), not as a chat's fallback (502 naming only the agents within it);
+/// a cap below every cost is refused naming the cheapest.
+#[test]
+fn a_cost_cap_is_never_passed_not_by_exploration_nor_by_fallback() {
+    let fitted = fitted();
+    let dir = tempfile::tempdir().unwrap();
+    let upstream = FakeUpstream::start();
+    // Costs 1, 2, 3, 4, 5 in agent order: a cap of 2.5 leaves the first two.
+    let upstreams = upstream.upstreams_file(dir.path(), &fitted.agents);
+    let within = &fitted.agents[..2];
+    let context = contexts(1, 12).remove(0);
+    let start = |extra: &[&str]| {
+        let mut args = vec!["--upstreams", upstreams.to_str().unwrap(), "--seed", "4"];
+        args.extend_from_slice(extra);
+        Server::start(&fitted.model, &args, &[("FAKE_UPSTREAM_KEY", "sk-cap")])
+    };
+    let agent = client();
+    let route = |server: &Server, extra: Value| {
+        let reply = post(
+            &agent,
+            &format!("{}/v1/route", server.base),
+            &with_fields(json!({"context": context, "cost_cap": 2.5}), extra),
+            None,
+        );
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        reply.json()
+    };
+    let exploring = start(&["--explore", "1"]);
+    for _ in 0..100 {
+        let one = route(&exploring, json!({}));
+        assert!(within.iter().any(|a| one["model"] == a.as_str()), "{one}");
+        assert!(
+            (one["propensity"].as_f64().unwrap() - 0.5).abs() < 1e-12,
+            "{one}"
+        );
+        let duel = route(&exploring, json!({"menu_size": 2}));
+        assert_eq!(duel["propensity"].as_f64().unwrap(), 1.0, "{duel}");
+    }
+    exploring.stop();
+
+    let server = start(&[]);
+    let capped = route(&server, json!({"rule": "argmax"}));
+    let pi = fitted.probabilities(&capped);
+    assert!(pi[2..].iter().all(|&p| p == 0.0), "{pi:?}");
+    assert!((pi[0] + pi[1] - 1.0).abs() < 1e-9, "{pi:?}");
+    // Both agents within the cap fail: the chat is refused, and no dearer agent asked.
+    for a in within {
+        upstream.failing.lock().unwrap().insert(a.clone());
+    }
+    let asked_before = upstream.seen.lock().unwrap().len();
+    let chat = json!({
+        "model": "verdict-cap-2.5",
+        "messages": [{"role": "user", "content": "hello"}],
+        "verdict": {"context": context},
+    });
+    let reply = post(
+        &agent,
+        &format!("{}/v1/chat/completions", server.base),
+        &chat.to_string(),
+        None,
+    );
+    assert_eq!(reply.status, 502, "{}", reply.body);
+    let asked: Vec<String> = upstream.seen.lock().unwrap()[asked_before..]
+        .iter()
+        .map(|s| s.path.clone())
+        .collect();
+    assert!(!asked.is_empty());
+    assert!(
+        asked.iter().all(|path| within
+            .iter()
+            .any(|a| path == &format!("/{a}/chat/completions"))),
+        "{asked:?}"
+    );
+    let refused = post(
+        &agent,
+        &format!("{}/v1/route", server.base),
+        &json!({"context": context, "cost_cap": 0.5}).to_string(),
+        None,
+    );
+    assert_eq!(refused.status, 422);
+    assert!(
+        refused.body.contains("no model costs at most 0.5"),
+        "{}",
+        refused.body
+    );
+    server.stop();
+}
