@@ -71,7 +71,15 @@ fn contexts_of(value: Value) -> Result<(Vec<Value>, bool), ApiError> {
                     ))
                 }
             };
-            match object.remove("contexts") {
+            let contexts = object.remove("contexts");
+            // verdict's own objects refuse what they do not read, as /v1/route does.
+            if let Some(unknown) = object.keys().next() {
+                return Err(ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    format!("unknown field {unknown:?}; a predict request has contexts and payoff"),
+                ));
+            }
+            match contexts {
                 Some(Value::Array(items)) => (items, payoff),
                 _ => {
                     return Err(ApiError::new(

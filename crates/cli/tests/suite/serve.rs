@@ -1701,3 +1701,61 @@ fn a_cost_cap_is_never_passed_not_by_exploration_nor_by_fallback() {
     );
     server.stop();
 }
+
+/// One rule for fields a request carries that verdict does not read: its own objects
+/// (`/v1/predict`, `/v1/route`) refuse them naming the field; a chat forwards them to
+/// the upstream untouched (P2L's `cost`, say).
+#[test]
+fn unknown_fields_are_refused_on_verdicts_own_objects_and_forwarded_in_chat() {
+    let fitted = fitted();
+    let dir = tempfile::tempdir().unwrap();
+    let upstream = FakeUpstream::start();
+    let upstreams = upstream.upstreams_file(dir.path(), &fitted.agents);
+    let server = Server::start(
+        &fitted.model,
+        &["--upstreams", upstreams.to_str().unwrap()],
+        &[("FAKE_UPSTREAM_KEY", "sk-fields")],
+    );
+    let agent = client();
+    let context = contexts(1, 2).remove(0);
+    let predict = post(
+        &agent,
+        &format!("{}/v1/predict", server.base),
+        &json!({"contexts": [context], "payof": true}).to_string(),
+        None,
+    );
+    assert_eq!(predict.status, 422);
+    assert!(
+        predict.body.contains("unknown field \\\"payof\\\""),
+        "{}",
+        predict.body
+    );
+    let route = post(
+        &agent,
+        &format!("{}/v1/route", server.base),
+        &json!({"context": context, "max_cots": 1.0}).to_string(),
+        None,
+    );
+    assert_eq!(route.status, 422);
+    assert!(route.body.contains("max_cots"), "{}", route.body);
+    let chat = json!({
+        "model": "verdict",
+        "messages": [{"role": "user", "content": "hello"}],
+        "verdict": {"context": context},
+        "cost": 5,
+        "temperature": 0.2,
+    });
+    let reply = post(
+        &agent,
+        &format!("{}/v1/chat/completions", server.base),
+        &chat.to_string(),
+        None,
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let seen = upstream.seen.lock().unwrap().last().cloned().unwrap();
+    assert_eq!(
+        (seen.body["cost"].clone(), seen.body["temperature"].clone()),
+        (json!(5), json!(0.2))
+    );
+    server.stop();
+}
