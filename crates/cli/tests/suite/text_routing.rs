@@ -207,7 +207,21 @@ fn battles_with_prompts_route_held_out_prompts_by_topic() {
         &[("FAKE_UPSTREAM_KEY", "sk-test")],
     );
     let agent = client();
-    // The server embeds the same text to the same features: its argmax is predict's.
+    // The server reads the same text to the same features: /v1/predict answers the
+    // numbers `verdict predict` printed, to the last digit.
+    let served: Vec<Value> = rows
+        .iter()
+        .map(|(id, text, _)| json!({"context_id": id, "prompt": text}))
+        .collect();
+    let reply = post(
+        &agent,
+        &format!("{}/v1/predict", server.base),
+        &json!({"contexts": served}).to_string(),
+        None,
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(reply.json(), predicted);
+    // Its routes follow: the argmax is predict's.
     for ((_, text, _), best) in rows.iter().zip(&argmax).take(10) {
         let body = json!({"context": {"prompt": text}, "rule": "argmax"}).to_string();
         let routed = post(&agent, &format!("{}/v1/route", server.base), &body, None);
