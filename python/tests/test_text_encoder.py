@@ -78,19 +78,30 @@ def _prompt(topic: int, rng: random.Random) -> str:
     return template.format(a=rng.randint(2, 9), b=rng.randint(2, 20), c=rng.randint(2, 50), w=rng.choice(WORDS))
 
 
-def test_a_fit_on_prompts_routes_by_topic_and_matches_the_command_line(encoder, tmp_path):
-    rng = random.Random(3)
-    agents = ["mathwiz", "bard", "generalist"]
+AGENTS = ["mathwiz", "bard", "generalist"]
+
+
+def _topic_battles(directory: pathlib.Path, rng: random.Random, battles: int = 3000) -> pathlib.Path:
+    """A battle log with a ``prompt`` column whose winners follow the prompt's topic:
+    ``mathwiz`` best at math and worst at poetry, ``bard`` the reverse (Bradley–Terry
+    strengths 2, -1.5, and 0.5 for ``generalist``)."""
     strength = [[2.0, -1.5, 0.5], [-1.5, 2.0, 0.5]]
     rows = []
-    for _ in range(3000):
+    for _ in range(battles):
         topic = rng.randrange(2)
         a, b = rng.sample(range(3), 2)
         p = 1 / (1 + np.exp(strength[topic][b] - strength[topic][a]))
-        rows.append({"model_a": agents[a], "model_b": agents[b],
+        rows.append({"model_a": AGENTS[a], "model_b": AGENTS[b],
                      "winner": "model_a" if rng.random() < p else "model_b", "prompt": _prompt(topic, rng)})
-    battles = tmp_path / "battles.csv"
-    pd.DataFrame(rows).to_csv(battles, index=False)
+    path = directory / "battles.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def test_a_fit_on_prompts_routes_by_topic_and_matches_the_command_line(encoder, tmp_path):
+    rng = random.Random(3)
+    agents = AGENTS
+    battles = _topic_battles(tmp_path, rng)
     model = va.NashEval(backbone="linear", policy="solver", folds=3, encoder=encoder)
     model.fit(battles=str(battles), text_col="prompt")
     held = pd.DataFrame({"context_id": [f"t{i}" for i in range(20)],
@@ -156,17 +167,8 @@ def test_the_official_openai_client_is_routed_by_topic(encoder, tmp_path):
 
     openai = pytest.importorskip("openai")
     rng = random.Random(8)
-    agents = ["mathwiz", "bard", "generalist"]
-    strength = [[2.0, -1.5, 0.5], [-1.5, 2.0, 0.5]]
-    rows = []
-    for _ in range(3000):
-        topic = rng.randrange(2)
-        a, b = rng.sample(range(3), 2)
-        p = 1 / (1 + np.exp(strength[topic][b] - strength[topic][a]))
-        rows.append({"model_a": agents[a], "model_b": agents[b],
-                     "winner": "model_a" if rng.random() < p else "model_b", "prompt": _prompt(topic, rng)})
-    battles = tmp_path / "battles.csv"
-    pd.DataFrame(rows).to_csv(battles, index=False)
+    agents = AGENTS
+    battles = _topic_battles(tmp_path, rng)
     model = tmp_path / "router.json"
     cli("fit", "--battles", str(battles), "--text-col", "prompt", "--encoder", str(encoder),
         "--backbone", "linear", "--policy", "solver", "--folds", "3", "--out", str(model))

@@ -47,25 +47,13 @@ impl EncoderFiles {
             .iter()
             .filter(|n| n.ends_with(".safetensors"))
             .collect();
-        let table = match tables.as_slice() {
-            [one] => real.join(one),
-            [] => {
-                return Err(EncoderError::invalid(
-                    dir,
-                    "holds no *.safetensors file; an encoder is a token-embedding table and its tokenizer",
-                ))
-            }
-            several => {
-                return Err(EncoderError::invalid(
-                    dir,
-                    format!(
-                        "holds {} tables ({}); keep one *.safetensors file per encoder directory",
-                        several.len(),
-                        join(several)
-                    ),
-                ))
-            }
-        };
+        let table = real.join(the_one(
+            dir,
+            &tables,
+            "holds no *.safetensors file; an encoder is a token-embedding table and its tokenizer",
+            "tables",
+            "keep one *.safetensors file per encoder directory",
+        )?);
         let tokenizer = if names.iter().any(|n| n == "tokenizer.json") {
             real.join("tokenizer.json")
         } else {
@@ -73,25 +61,13 @@ impl EncoderFiles {
                 .iter()
                 .filter(|n| n.contains("tokenizer") && n.ends_with(".json"))
                 .collect();
-            match candidates.as_slice() {
-                [one] => real.join(one),
-                [] => {
-                    return Err(EncoderError::invalid(
-                        dir,
-                        "holds no tokenizer JSON; put the table's tokenizer beside it as tokenizer.json",
-                    ))
-                }
-                several => {
-                    return Err(EncoderError::invalid(
-                        dir,
-                        format!(
-                            "holds {} tokenizer candidates ({}); name the right one tokenizer.json",
-                            several.len(),
-                            join(several)
-                        ),
-                    ))
-                }
-            }
+            real.join(the_one(
+                dir,
+                &candidates,
+                "holds no tokenizer JSON; put the table's tokenizer beside it as tokenizer.json",
+                "tokenizer candidates",
+                "name the right one tokenizer.json",
+            )?)
         };
         let name = real.file_name().map_or_else(
             || "encoder".to_owned(),
@@ -105,12 +81,30 @@ impl EncoderFiles {
     }
 }
 
-fn join(names: &[&String]) -> String {
-    names
-        .iter()
-        .map(|n| n.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
+/// The one name of `candidates`, or the refusal: `none` when there is none, the
+/// names with `fix` when there are several `what`.
+fn the_one<'n>(
+    dir: &Path,
+    candidates: &[&'n String],
+    none: &str,
+    what: &str,
+    fix: &str,
+) -> Result<&'n String, EncoderError> {
+    match candidates {
+        [one] => Ok(one),
+        [] => Err(EncoderError::invalid(dir, none)),
+        several => {
+            let names: Vec<&str> = several.iter().map(|n| n.as_str()).collect();
+            Err(EncoderError::invalid(
+                dir,
+                format!(
+                    "holds {} {what} ({}); {fix}",
+                    several.len(),
+                    names.join(", ")
+                ),
+            ))
+        }
+    }
 }
 
 /// The bytes of `path`, refused unless it is a regular file (a FIFO or a device

@@ -7,24 +7,13 @@
 #[path = "../../verdict/tests/suite/shared_data.rs"]
 mod shared_data;
 
-use std::path::{Path, PathBuf};
+#[path = "support/default_encoder.rs"]
+mod default_encoder;
 
+use std::path::Path;
+
+use default_encoder::wordllama_dir;
 use verdict_encoder::StaticEncoder;
-
-/// The default encoder `scripts/setup.sh` makes from the `wordllama` wheel, or
-/// `$VERDICT_ENCODER`.
-fn wordllama_dir() -> PathBuf {
-    let dir = std::env::var_os("VERDICT_ENCODER").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../encoders/wordllama-l2-supercat"),
-        PathBuf::from,
-    );
-    assert!(
-        dir.is_dir(),
-        "{} is missing: run `bash scripts/setup.sh`, which copies WordLlama's table and tokenizer from its PyPI wheel there (or set VERDICT_ENCODER)",
-        dir.display()
-    );
-    dir
-}
 
 #[test]
 fn embeddings_equal_the_wordllama_package_on_200_real_prompts() {

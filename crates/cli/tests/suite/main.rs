@@ -2,6 +2,9 @@
 //! rather than once per file): each module runs the real `verdict` binary.
 
 mod common;
+#[cfg(feature = "serve")]
+#[path = "../../../encoder/tests/support/default_encoder.rs"]
+mod default_encoder;
 
 #[cfg(feature = "nasheval")]
 mod baselines;

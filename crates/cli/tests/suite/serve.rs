@@ -259,14 +259,8 @@ fn exploitability(
 #[test]
 fn a_cost_limit_is_honoured_and_an_impossible_one_refused() {
     let fitted = fitted();
-    let dir = tempfile::tempdir().unwrap();
-    let upstream = FakeUpstream::start();
-    let upstreams = upstream.upstreams_file(dir.path(), &fitted.agents);
-    let server = Server::start(
-        &fitted.model,
-        &["--upstreams", upstreams.to_str().unwrap()],
-        &[("FAKE_UPSTREAM_KEY", "sk-test")],
-    );
+    let (_dir, _upstream, upstreams) = FakeUpstream::with_file(&fitted.agents);
+    let server = Server::routing(&fitted.model, &upstreams, &[], "sk-test");
     let agent = client();
     let url = format!("{}/v1/route", server.base);
     let costs = [1.0, 2.0, 3.0, 4.0, 5.0];
@@ -356,31 +350,21 @@ fn a_cost_limit_is_honoured_and_an_impossible_one_refused() {
 #[test]
 fn chat_completions_are_forwarded_streamed_and_fall_back() {
     let fitted = fitted();
-    let dir = tempfile::tempdir().unwrap();
-    let upstream = FakeUpstream::start();
-    let upstreams = upstream.upstreams_file(dir.path(), &fitted.agents);
+    let (dir, upstream, upstreams) = FakeUpstream::with_file(&fitted.agents);
     let decisions = dir.path().join("decisions");
     let key = "sk-very-secret-key-1234";
-    let server = Server::start(
+    let server = Server::routing(
         &fitted.model,
-        &[
-            "--upstreams",
-            upstreams.to_str().unwrap(),
-            "--decisions",
-            decisions.to_str().unwrap(),
-        ],
-        &[("FAKE_UPSTREAM_KEY", key)],
+        &upstreams,
+        &["--decisions", decisions.to_str().unwrap()],
+        key,
     );
     let agent = client();
     let url = format!("{}/v1/chat/completions", server.base);
     let context = contexts(1, 13).remove(0);
-    let routed = post(
-        &agent,
-        &format!("{}/v1/route", server.base),
-        &json!({"context": context, "rule": "argmax"}).to_string(),
-        None,
-    )
-    .json();
+    let routed = server
+        .post("/v1/route", &json!({"context": context, "rule": "argmax"}))
+        .json();
     let pi = fitted.probabilities(&routed);
     let mut by_probability: Vec<usize> = (0..5).filter(|&j| pi[j] > 0.0).collect();
     by_probability.sort_by(|&a, &b| pi[b].partial_cmp(&pi[a]).unwrap().then(a.cmp(&b)));
@@ -553,12 +537,7 @@ fn reload_swaps_a_good_model_and_keeps_serving_through_a_bad_one_under_load() {
     std::thread::sleep(Duration::from_millis(200));
     std::fs::write(&model, b"{\"not\": \"a model\"").unwrap();
     let refused = reload();
-    assert_eq!(refused.status, 422, "{}", refused.body);
-    assert!(
-        refused.body.contains("the old model keeps serving"),
-        "{}",
-        refused.body
-    );
+    refused.assert_refused(422, "the old model keeps serving");
     // The client learns the file's name, not where the server keeps it.
     let folder = model.parent().unwrap().display().to_string();
     assert!(!refused.body.contains(&folder), "{}", refused.body);
@@ -703,8 +682,7 @@ fn bad_requests_are_refused_with_their_status() {
         &json!({"contexts": contexts(4, 4)}).to_string(),
         Some(token),
     );
-    assert_eq!(many.status, 413);
-    assert!(many.body.contains("at most 3"), "{}", many.body);
+    many.assert_refused(413, "at most 3");
     let missing = post(&agent, &url, &json!([{"x1": 1.0}]).to_string(), Some(token));
     assert_eq!(missing.status, 422, "{}", missing.body);
     assert!(
@@ -908,9 +886,7 @@ fn find_summary(value: &Value) -> Option<&Value> {
 #[test]
 fn an_upstream_that_echoes_its_key_never_hands_it_to_the_client() {
     let fitted = fitted();
-    let dir = tempfile::tempdir().unwrap();
-    let upstream = FakeUpstream::start();
-    let upstreams = upstream.upstreams_file(dir.path(), &fitted.agents);
+    let (_dir, upstream, upstreams) = FakeUpstream::with_file(&fitted.agents);
     let key = "sk-echoed-secret-0123456789";
     let server = Server::routing(&fitted.model, &upstreams, &[], key);
     let agent = client();
@@ -986,9 +962,7 @@ fn an_upstream_that_echoes_its_key_never_hands_it_to_the_client() {
 #[test]
 fn stalled_upstreams_hold_no_request_nor_the_server() {
     let fitted = fitted();
-    let dir = tempfile::tempdir().unwrap();
-    let upstream = FakeUpstream::start();
-    let upstreams = upstream.upstreams_file(dir.path(), &fitted.agents);
+    let (_dir, upstream, upstreams) = FakeUpstream::with_file(&fitted.agents);
     let agent = client();
     let context = contexts(1, 13).remove(0);
     let chat = |stream: bool| {
@@ -1020,17 +994,11 @@ fn stalled_upstreams_hold_no_request_nor_the_server() {
     );
     server.stop();
 
-    let server = Server::start(
+    let server = Server::routing(
         &fitted.model,
-        &[
-            "--upstreams",
-            upstreams.to_str().unwrap(),
-            "--upstream-timeout",
-            "20",
-            "--max-upstream-calls",
-            "1",
-        ],
-        &[("FAKE_UPSTREAM_KEY", "k")],
+        &upstreams,
+        &["--upstream-timeout", "20", "--max-upstream-calls", "1"],
+        "k",
     );
     let base = server.base.clone();
     let held = std::thread::spawn({
@@ -1061,12 +1029,7 @@ fn stalled_upstreams_hold_no_request_nor_the_server() {
     );
     assert_eq!(refused.status, 503, "{}", refused.body);
     assert_eq!(refused.header("retry-after"), Some("1"));
-    let predicted = post(
-        &agent,
-        &format!("{}/v1/predict", server.base),
-        &json!({"contexts": [context]}).to_string(),
-        None,
-    );
+    let predicted = server.post("/v1/predict", &json!({"contexts": [context]}));
     assert_eq!(predicted.status, 200, "{}", predicted.body);
     let pid = server.pid();
     let stopping = Instant::now();
@@ -1403,32 +1366,22 @@ fn an_exploring_router_offers_every_agent_and_pair_above_its_floor() {
 #[test]
 fn the_model_field_pins_an_agent_and_the_namespace_is_never_forwarded() {
     let fitted = fitted();
-    let dir = tempfile::tempdir().unwrap();
-    let upstream = FakeUpstream::start();
-    let upstreams = upstream.upstreams_file(dir.path(), &fitted.agents);
+    let (dir, upstream, upstreams) = FakeUpstream::with_file(&fitted.agents);
     let decisions = dir.path().join("decisions");
-    let server = Server::start(
+    let server = Server::routing(
         &fitted.model,
-        &[
-            "--upstreams",
-            upstreams.to_str().unwrap(),
-            "--decisions",
-            decisions.to_str().unwrap(),
-        ],
-        &[("FAKE_UPSTREAM_KEY", "sk-pin")],
+        &upstreams,
+        &["--decisions", decisions.to_str().unwrap()],
+        "sk-pin",
     );
     let agent = client();
     let url = format!("{}/v1/chat/completions", server.base);
     let context = contexts(1, 4).remove(0);
     let argmax = server.argmax_model(&context);
     let least = {
-        let routed = post(
-            &agent,
-            &format!("{}/v1/route", server.base),
-            &json!({"context": context}).to_string(),
-            None,
-        )
-        .json();
+        let routed = server
+            .post("/v1/route", &json!({"context": context}))
+            .json();
         let pi = fitted.probabilities(&routed);
         let j = (0..5)
             .min_by(|&a, &b| pi[a].partial_cmp(&pi[b]).unwrap())
@@ -1477,36 +1430,17 @@ fn the_model_field_pins_an_agent_and_the_namespace_is_never_forwarded() {
     }
 
     let unknown = chat("gpt-3.5", json!({"verdict": {"context": context}}));
-    assert_eq!(unknown.status, 422);
-    assert!(
-        unknown.body.contains("verdict[-sample|-argmax]"),
-        "{}",
-        unknown.body
-    );
+    unknown.assert_refused(422, "verdict[-sample|-argmax]");
     let twice = chat(
         "verdict",
         json!({"verdict": {"context": context}, "context": context}),
     );
-    assert_eq!(twice.status, 422);
-    assert!(
-        twice
-            .body
-            .contains("given both inside verdict and beside it"),
-        "{}",
-        twice.body
-    );
+    twice.assert_refused(422, "given both inside verdict and beside it");
     let stray = chat(
         "verdict",
         json!({"verdict": {"context": context, "temperature": 0}}),
     );
-    assert_eq!(stray.status, 422);
-    assert!(
-        stray
-            .body
-            .contains("verdict.temperature is not a routing field"),
-        "{}",
-        stray.body
-    );
+    stray.assert_refused(422, "verdict.temperature is not a routing field");
     server.stop();
 }
 
@@ -1517,15 +1451,9 @@ fn the_model_field_pins_an_agent_and_the_namespace_is_never_forwarded() {
 #[test]
 fn requests_are_logged_one_line_each_and_agents_counted_in_metrics() {
     let fitted = fitted();
-    let dir = tempfile::tempdir().unwrap();
-    let upstream = FakeUpstream::start();
-    let upstreams = upstream.upstreams_file(dir.path(), &fitted.agents);
+    let (_dir, upstream, upstreams) = FakeUpstream::with_file(&fitted.agents);
     let key = "sk-log-secret-5678";
-    let server = Server::start(
-        &fitted.model,
-        &["--upstreams", upstreams.to_str().unwrap(), "--request-log"],
-        &[("FAKE_UPSTREAM_KEY", key)],
-    );
+    let server = Server::routing(&fitted.model, &upstreams, &["--request-log"], key);
     let agent = client();
     let context = contexts(1, 6).remove(0);
     let argmax = server.argmax_model(&context);
@@ -1536,12 +1464,7 @@ fn requests_are_logged_one_line_each_and_agents_counted_in_metrics() {
             "messages": [{"role": "user", "content": prompt}],
             "verdict": {"context": context, "request_id": request_id},
         });
-        post(
-            &agent,
-            &format!("{}/v1/chat/completions", server.base),
-            &body.to_string(),
-            None,
-        )
+        server.post("/v1/chat/completions", &body)
     };
     assert_eq!(chat("chat-1").status, 200);
     // The routed agent fails: the next one answers as a fallback.
@@ -1669,12 +1592,7 @@ fn a_cost_cap_is_never_passed_not_by_exploration_nor_by_fallback() {
         "messages": [{"role": "user", "content": "hello"}],
         "verdict": {"context": context},
     });
-    let reply = post(
-        &agent,
-        &format!("{}/v1/chat/completions", server.base),
-        &chat.to_string(),
-        None,
-    );
+    let reply = server.post("/v1/chat/completions", &chat);
     assert_eq!(reply.status, 502, "{}", reply.body);
     let asked: Vec<String> = upstream.seen.lock().unwrap()[asked_before..]
         .iter()
@@ -1687,18 +1605,8 @@ fn a_cost_cap_is_never_passed_not_by_exploration_nor_by_fallback() {
             .any(|a| path == &format!("/{a}/chat/completions"))),
         "{asked:?}"
     );
-    let refused = post(
-        &agent,
-        &format!("{}/v1/route", server.base),
-        &json!({"context": context, "cost_cap": 0.5}).to_string(),
-        None,
-    );
-    assert_eq!(refused.status, 422);
-    assert!(
-        refused.body.contains("no model costs at most 0.5"),
-        "{}",
-        refused.body
-    );
+    let refused = server.post("/v1/route", &json!({"context": context, "cost_cap": 0.5}));
+    refused.assert_refused(422, "no model costs at most 0.5");
     server.stop();
 }
 
@@ -1708,36 +1616,16 @@ fn a_cost_cap_is_never_passed_not_by_exploration_nor_by_fallback() {
 #[test]
 fn unknown_fields_are_refused_on_verdicts_own_objects_and_forwarded_in_chat() {
     let fitted = fitted();
-    let dir = tempfile::tempdir().unwrap();
-    let upstream = FakeUpstream::start();
-    let upstreams = upstream.upstreams_file(dir.path(), &fitted.agents);
-    let server = Server::start(
-        &fitted.model,
-        &["--upstreams", upstreams.to_str().unwrap()],
-        &[("FAKE_UPSTREAM_KEY", "sk-fields")],
-    );
-    let agent = client();
+    let (_dir, upstream, upstreams) = FakeUpstream::with_file(&fitted.agents);
+    let server = Server::routing(&fitted.model, &upstreams, &[], "sk-fields");
     let context = contexts(1, 2).remove(0);
-    let predict = post(
-        &agent,
-        &format!("{}/v1/predict", server.base),
-        &json!({"contexts": [context], "payof": true}).to_string(),
-        None,
+    let predict = server.post(
+        "/v1/predict",
+        &json!({"contexts": [context], "payof": true}),
     );
-    assert_eq!(predict.status, 422);
-    assert!(
-        predict.body.contains("unknown field \\\"payof\\\""),
-        "{}",
-        predict.body
-    );
-    let route = post(
-        &agent,
-        &format!("{}/v1/route", server.base),
-        &json!({"context": context, "max_cots": 1.0}).to_string(),
-        None,
-    );
-    assert_eq!(route.status, 422);
-    assert!(route.body.contains("max_cots"), "{}", route.body);
+    predict.assert_refused(422, "unknown field \\\"payof\\\"");
+    let route = server.post("/v1/route", &json!({"context": context, "max_cots": 1.0}));
+    route.assert_refused(422, "max_cots");
     let chat = json!({
         "model": "verdict",
         "messages": [{"role": "user", "content": "hello"}],
@@ -1745,12 +1633,7 @@ fn unknown_fields_are_refused_on_verdicts_own_objects_and_forwarded_in_chat() {
         "cost": 5,
         "temperature": 0.2,
     });
-    let reply = post(
-        &agent,
-        &format!("{}/v1/chat/completions", server.base),
-        &chat.to_string(),
-        None,
-    );
+    let reply = server.post("/v1/chat/completions", &chat);
     assert_eq!(reply.status, 200, "{}", reply.body);
     let seen = upstream.seen.lock().unwrap().last().cloned().unwrap();
     assert_eq!(

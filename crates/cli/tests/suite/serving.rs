@@ -110,6 +110,16 @@ impl Server {
         Self::start(model, &args, &[("FAKE_UPSTREAM_KEY", key)])
     }
 
+    /// `POST` `body` to `path` of this server (`/v1/route`, say), with a fresh client.
+    pub fn post(&self, path: &str, body: &Value) -> Reply {
+        post(
+            &client(),
+            &format!("{}{path}", self.base),
+            &body.to_string(),
+            None,
+        )
+    }
+
     /// The model `/v1/route` with the `argmax` rule routes `context` to.
     pub fn argmax_model(&self, context: &Value) -> String {
         let routed = post(
@@ -165,6 +175,17 @@ impl Reply {
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// Checks that the request was refused with `status` and a message containing
+    /// `naming`.
+    pub fn assert_refused(&self, status: u16, naming: &str) {
+        assert_eq!(self.status, status, "{}", self.body);
+        assert!(
+            self.body.contains(naming),
+            "{naming:?} not in {}",
+            self.body
+        );
     }
 
     pub fn json(&self) -> Value {
@@ -365,6 +386,15 @@ impl FakeUpstream {
     }
 
     /// An upstreams file naming every agent with costs 1, 2, … and a key variable.
+    /// A fake upstream for `agents` with its upstreams file in a fresh directory: the
+    /// directory (kept while the test runs), the upstream and the file.
+    pub fn with_file(agents: &[String]) -> (tempfile::TempDir, Self, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let upstream = Self::start();
+        let file = upstream.upstreams_file(dir.path(), agents);
+        (dir, upstream, file)
+    }
+
     pub fn upstreams_file(&self, dir: &Path, agents: &[String]) -> PathBuf {
         let mut text = String::new();
         for (j, agent) in agents.iter().enumerate() {

@@ -3,7 +3,7 @@
 //! the same text giving the same features in `embed`, `predict` and `serve`, held-out
 //! prompts routed by their topic, and an encoder that is not the model's refused.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -12,18 +12,11 @@ use serde_json::{json, Value};
 use crate::common::{failure, json, succeed, write};
 use crate::serving::{client, post, FakeUpstream, Server};
 
-/// The default encoder `scripts/setup.sh` makes, or `$VERDICT_ENCODER`.
+/// The default encoder's directory, as text.
 pub fn wordllama() -> String {
-    let dir = std::env::var_os("VERDICT_ENCODER").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../encoders/wordllama-l2-supercat"),
-        PathBuf::from,
-    );
-    assert!(
-        dir.is_dir(),
-        "{} is missing: run `bash scripts/setup.sh` (it copies WordLlama's table and tokenizer from its PyPI wheel), or set VERDICT_ENCODER",
-        dir.display()
-    );
-    dir.display().to_string()
+    crate::default_encoder::wordllama_dir()
+        .display()
+        .to_string()
 }
 
 const MATH: [&str; 7] = [
@@ -119,6 +112,50 @@ fn held_out_table(dir: &Path, rows: &[(String, String, usize)]) -> String {
     write(dir, "held_out.csv", std::str::from_utf8(&bytes).unwrap())
 }
 
+/// `verdict serve model --encoder encoder` routing to a fake upstream of the topic
+/// world's agents (its upstreams file written in `dir`); the upstream lives as long as
+/// it is kept.
+fn serve_with_encoder(model: &str, dir: &Path, encoder: &str) -> (FakeUpstream, Server) {
+    let upstream = FakeUpstream::start();
+    let agents: Vec<String> = AGENTS.iter().map(|a| (*a).to_owned()).collect();
+    let upstreams = upstream.upstreams_file(dir, &agents);
+    let server = Server::routing(
+        Path::new(model),
+        &upstreams,
+        &["--encoder", encoder],
+        "sk-test",
+    );
+    (upstream, server)
+}
+
+/// The arguments of `verdict --quiet fit` on `battles` with its prompt as the text, the
+/// linear backbone, the solver policy and `folds`, written to `out`, then `extra`.
+fn linear_fit<'a>(
+    battles: &'a str,
+    out: &'a str,
+    folds: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec![
+        "--quiet",
+        "fit",
+        "--battles",
+        battles,
+        "--text-col",
+        "prompt",
+        "--backbone",
+        "linear",
+        "--policy",
+        "solver",
+        "--folds",
+        folds,
+        "--out",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
 /// The best agent by topic: index 0 math, 1 poetry.
 const BEST: [&str; 2] = ["mathwiz", "bard"];
 
@@ -132,24 +169,7 @@ fn battles_with_prompts_route_held_out_prompts_by_topic() {
     let encoder = wordllama();
     let battles = topic_battles(dir.path(), 3000);
     let model = dir.path().join("model.json").display().to_string();
-    succeed(&[
-        "--quiet",
-        "fit",
-        "--battles",
-        &battles,
-        "--text-col",
-        "prompt",
-        "--encoder",
-        &encoder,
-        "--backbone",
-        "linear",
-        "--policy",
-        "solver",
-        "--folds",
-        "3",
-        "--out",
-        &model,
-    ]);
+    succeed(&linear_fit(&battles, &model, "3", &["--encoder", &encoder]));
     let recorded: Value = serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
     let identity = &recorded["featurizer"]["encoder"];
     assert_eq!(identity["name"], "wordllama-l2-supercat");
@@ -188,24 +208,7 @@ fn battles_with_prompts_route_held_out_prompts_by_topic() {
         "{by_topic} of 40 routed by topic: {argmax:?}"
     );
 
-    let upstream = FakeUpstream::start();
-    let agents: Vec<String> = recorded["agents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a.as_str().unwrap().to_owned())
-        .collect();
-    let upstreams = upstream.upstreams_file(dir.path(), &agents);
-    let server = Server::start(
-        Path::new(&model),
-        &[
-            "--encoder",
-            &encoder,
-            "--upstreams",
-            upstreams.to_str().unwrap(),
-        ],
-        &[("FAKE_UPSTREAM_KEY", "sk-test")],
-    );
+    let (_upstream, server) = serve_with_encoder(&model, dir.path(), &encoder);
     let agent = client();
     // The server reads the same text to the same features: /v1/predict answers the
     // numbers `verdict predict` printed, to the last digit.
@@ -213,12 +216,7 @@ fn battles_with_prompts_route_held_out_prompts_by_topic() {
         .iter()
         .map(|(id, text, _)| json!({"context_id": id, "prompt": text}))
         .collect();
-    let reply = post(
-        &agent,
-        &format!("{}/v1/predict", server.base),
-        &json!({"contexts": served}).to_string(),
-        None,
-    );
+    let reply = server.post("/v1/predict", &json!({"contexts": served}));
     assert_eq!(reply.status, 200, "{}", reply.body);
     assert_eq!(reply.json(), predicted);
     // Its routes follow: the argmax is predict's.
@@ -305,26 +303,7 @@ fn embed_writes_the_features_and_models_refuse_another_encoder() {
 
     // A model fitted with the encoder, and one that hashes.
     let battles = topic_battles(dir.path(), 600);
-    let fit = |out: &str, extra: &[&str]| {
-        let mut args = vec![
-            "--quiet",
-            "fit",
-            "--battles",
-            &battles,
-            "--text-col",
-            "prompt",
-            "--backbone",
-            "linear",
-            "--policy",
-            "solver",
-            "--folds",
-            "2",
-            "--out",
-            out,
-        ];
-        args.extend_from_slice(extra);
-        succeed(&args);
-    };
+    let fit = |out: &str, extra: &[&str]| succeed(&linear_fit(&battles, out, "2", extra));
     let embedded = dir.path().join("embedded.json").display().to_string();
     let hashed = dir.path().join("hashed.json").display().to_string();
     fit(&embedded, &["--encoder", &encoder]);
@@ -432,39 +411,13 @@ fn a_missing_column_is_refused_and_an_unseen_category_warned_on_every_endpoint()
     let encoder = wordllama();
     let battles = topic_battles(dir.path(), 600);
     let model = dir.path().join("model.json").display().to_string();
-    succeed(&[
-        "--quiet",
-        "fit",
-        "--battles",
+    succeed(&linear_fit(
         &battles,
-        "--context-cols",
-        "language",
-        "--text-col",
-        "prompt",
-        "--encoder",
-        &encoder,
-        "--backbone",
-        "linear",
-        "--policy",
-        "solver",
-        "--folds",
-        "2",
-        "--out",
         &model,
-    ]);
-    let upstream = FakeUpstream::start();
-    let agents: Vec<String> = AGENTS.iter().map(|a| (*a).to_owned()).collect();
-    let upstreams = upstream.upstreams_file(dir.path(), &agents);
-    let server = Server::start(
-        Path::new(&model),
-        &[
-            "--encoder",
-            &encoder,
-            "--upstreams",
-            upstreams.to_str().unwrap(),
-        ],
-        &[("FAKE_UPSTREAM_KEY", "sk-test")],
-    );
+        "2",
+        &["--context-cols", "language", "--encoder", &encoder],
+    ));
+    let (_upstream, server) = serve_with_encoder(&model, dir.path(), &encoder);
     let agent = client();
     let route = |context: Value| {
         let body = json!({"context": context}).to_string();
