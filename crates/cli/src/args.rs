@@ -59,6 +59,11 @@ pub enum Command {
     /// Equilibria and winner sets of a fitted model at new contexts.
     Predict(PredictArgs),
     #[cfg(feature = "nasheval")]
+    /// Judge candidate routers on a decision log before they ship: IPS, self-normalised
+    /// IPS and doubly robust values with 95% intervals, overlap diagnostics, and each
+    /// candidate's paired difference from the first.
+    Ope(OpeArgs),
+    #[cfg(feature = "nasheval")]
     /// Embed a table's text column with a text encoder (the features a model fitted
     /// with `--encoder` reads): an id and one list of floats per row.
     Embed(EmbedArgs),

@@ -243,6 +243,41 @@ pub struct PredictArgs {
 }
 
 #[derive(Debug, Clone, Args)]
+pub struct OpeArgs {
+    /// A decision log written by `verdict serve --decisions` (JSON Lines).
+    #[arg(long, value_name = "FILE")]
+    pub decisions: PathBuf,
+    /// Outcomes of the routed answers: a table with the request id and a number
+    /// (a judge's score, a thumbs-up as 0/1, resolved or not).
+    #[arg(long, value_name = "FILE")]
+    pub outcomes: PathBuf,
+    /// The outcomes' request id column.
+    #[arg(long, default_value = "request_id")]
+    pub request_col: String,
+    /// The outcomes' value column.
+    #[arg(long, default_value = "outcome")]
+    pub outcome_col: String,
+    /// A candidate: a model file, `agent:NAME`, `lottery:FILE` (a `rank --method
+    /// lottery --format json` result) or `logged`; repeat for several (differences are
+    /// against the first).
+    #[arg(long = "policy", value_name = "SPEC", required = true)]
+    pub policies: Vec<String>,
+    /// The encoder directory of a model candidate fitted with one.
+    #[arg(long, value_name = "DIR")]
+    pub encoder: Option<PathBuf>,
+    /// The logger's probability below which an agent counts as not offered: a
+    /// candidate's mass there is flagged.
+    #[arg(long, default_value_t = 0.01)]
+    pub floor: f64,
+    /// Folds of the cross-fitted outcome model.
+    #[arg(long, default_value_t = 5)]
+    pub folds: usize,
+    /// Output format: table or json.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutputFormat,
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct EmbedArgs {
     /// A table with a text column (CSV, JSON Lines, JSON, Parquet).
     pub file: PathBuf,

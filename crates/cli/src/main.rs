@@ -17,6 +17,8 @@ mod game;
 mod judges;
 #[cfg(feature = "nasheval")]
 mod log;
+#[cfg(feature = "nasheval")]
+mod ope;
 mod output;
 #[cfg(feature = "nasheval")]
 mod predict;
@@ -58,6 +60,8 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Predict(args) => predict::run(&args)?,
         #[cfg(feature = "nasheval")]
         Command::Embed(args) => embed::run(&args)?,
+        #[cfg(feature = "nasheval")]
+        Command::Ope(args) => ope::run(&args)?,
         #[cfg(feature = "serve")]
         Command::Serve(args) => serve::run(&args)?,
         Command::Bench(args) => bench::run(args, shell)?,

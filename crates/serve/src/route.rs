@@ -226,6 +226,13 @@ impl Routed {
             "chosen": self.menu_names(served)[0],
             "propensity": self.route.propensity,
             "probabilities": self.probabilities(served),
+            "routed_probabilities": served
+                .model
+                .agents
+                .iter()
+                .zip(&self.route.routed_probabilities)
+                .map(|(a, p)| (a.clone(), json!(p)))
+                .collect::<Map<String, Value>>(),
             "rule": self.request.rule,
             "budget": budget,
             "model_id": served.id,

@@ -29,6 +29,9 @@
 //!   model fitted with a text encoder records it and reads text only through it).
 //! - [`embedding`]: a table's text column through a text encoder (`verdict embed`);
 //!   the encoder itself is `io::TextEncoder` (the `verdict-encoder` crate).
+//! - [`ope`]: off-policy evaluation of a router from its decision log (IPS, SNIPS,
+//!   doubly robust, with intervals and overlap diagnostics); [`ope_log`]: the same on a
+//!   `verdict serve` decision log joined with outcomes (`verdict ope`).
 //! - [`routing`]: one context routed with a fitted model: `pi(x)` under a request's
 //!   budget, a model or a duel drawn per request id, and its exact propensity.
 //! - [`outputs`]: the files one run writes, each checked before any work.
@@ -73,6 +76,10 @@ pub mod judge_request;
 pub mod lottery_bootstrap;
 #[cfg(feature = "nasheval")]
 pub mod model_file;
+#[cfg(feature = "nasheval")]
+pub mod ope;
+#[cfg(feature = "nasheval")]
+pub mod ope_log;
 pub mod outputs;
 pub mod page;
 pub mod plackett_luce;

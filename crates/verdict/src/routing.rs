@@ -96,6 +96,11 @@ pub struct Route {
     pub propensity: f64,
     /// `c^T pi`, when costs are known.
     pub expected_cost: Option<f64>,
+    /// Each agent's probability of being the routed model (the menu's first) under
+    /// the rule mixed with exploration: `(1 − ε) r(a) + ε u(a)`, `r` the rule's (`pi_a`
+    /// for `sample`, 1 at the argmax for `argmax`) and `u` uniform over the agents
+    /// within the cap. The logging policy an off-policy evaluation reweights by.
+    pub routed_probabilities: Vec<f64>,
     /// The agents by falling probability after the routed one (ties in agent order):
     /// where a router turns when the routed model fails.
     pub fallbacks: Vec<usize>,
@@ -159,6 +164,20 @@ pub fn route(
         * rule_propensity(&probabilities, &eligible, request, &menu)
         + request.explore * uniform;
     let first = menu[0];
+    let routed_probabilities = (0..agents)
+        .map(|a| {
+            let rule = match request.rule {
+                RouteRule::Sample => probabilities[a],
+                RouteRule::Argmax => f64::from(u8::from(a == argmax(&probabilities, &eligible))),
+            };
+            let uniform = if eligible[a] {
+                1.0 / allowed.len() as f64
+            } else {
+                0.0
+            };
+            (1.0 - request.explore) * rule + request.explore * uniform
+        })
+        .collect();
     let expected_cost =
         (!costs.is_empty()).then(|| costs.iter().zip(&probabilities).map(|(c, p)| c * p).sum());
     let mut fallbacks: Vec<usize> = allowed.iter().copied().filter(|&j| j != first).collect();
@@ -169,6 +188,7 @@ pub fn route(
         propensity,
         expected_cost,
         fallbacks,
+        routed_probabilities,
     })
 }
 

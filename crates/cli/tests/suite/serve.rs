@@ -1642,3 +1642,113 @@ fn unknown_fields_are_refused_on_verdicts_own_objects_and_forwarded_in_chat() {
     );
     server.stop();
 }
+
+/// `verdict ope` on a log a real `verdict serve` run wrote (exploration on) joined with
+/// outcomes: the logging policy's IPS value is the mean outcome exactly (every weight
+/// 1); a fixed agent's value is within four standard errors of its value on the logged
+/// contexts (known here: the outcome is 1 exactly when the routed agent is the one the
+/// context's sign of `x1` names); a model candidate is read at the logged contexts;
+/// an outcome for a request never decided, or two for one request, is refused.
+#[test]
+fn ope_scores_candidates_on_a_served_decision_log() {
+    let fitted = fitted();
+    let dir = tempfile::tempdir().unwrap();
+    let decisions = dir.path().join("decisions");
+    let server = Server::start(
+        &fitted.model,
+        &[
+            "--decisions",
+            decisions.to_str().unwrap(),
+            "--seed",
+            "13",
+            "--explore",
+            "0.3",
+        ],
+        &[],
+    );
+    let batch = contexts(600, 77);
+    for (i, context) in batch.iter().enumerate() {
+        let routed = server.post(
+            "/v1/route",
+            &json!({"context": context, "request_id": format!("r{i}")}),
+        );
+        assert_eq!(routed.status, 200, "{}", routed.body);
+    }
+    let log_path = server.decisions.clone().unwrap();
+    server.stop();
+    let lines: Vec<Value> = std::fs::read_to_string(&log_path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let good = |line: &Value| {
+        let x1 = line["context"]["x1"].as_f64().unwrap();
+        fitted.agents[if x1 > 0.0 { 0 } else { 1 }].clone()
+    };
+    let mut outcomes = String::from("request_id,outcome\n");
+    let mut total = 0.0;
+    for line in &lines {
+        let outcome = f64::from(u8::from(line["chosen"] == good(line).as_str()));
+        total += outcome;
+        outcomes += &format!("{},{outcome}\n", line["request_id"].as_str().unwrap());
+    }
+    let outcomes_path = write(dir.path(), "outcomes.csv", &outcomes);
+    let first = &fitted.agents[0];
+    let truth = lines.iter().filter(|l| good(l) == *first).count() as f64 / lines.len() as f64;
+    let report: Value = crate::common::json(&[
+        "ope",
+        "--decisions",
+        log_path.to_str().unwrap(),
+        "--outcomes",
+        &outcomes_path,
+        "--policy",
+        "logged",
+        "--policy",
+        &format!("agent:{first}"),
+        "--policy",
+        fitted.model.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(report["rows"], 600);
+    let candidates = report["candidates"].as_array().unwrap();
+    let logged = &candidates[0]["ips"];
+    assert!((logged["estimate"].as_f64().unwrap() - total / 600.0).abs() < 1e-12);
+    for estimator in ["ips", "snips", "dr"] {
+        let e = &candidates[1][estimator];
+        let (estimate, se) = (
+            e["estimate"].as_f64().unwrap(),
+            e["std_error"].as_f64().unwrap(),
+        );
+        assert!(
+            (estimate - truth).abs() < 4.0 * se,
+            "{estimator}: {estimate} ± {se} vs {truth}"
+        );
+    }
+    assert!(candidates[2]["dr"]["estimate"]
+        .as_f64()
+        .unwrap()
+        .is_finite());
+    assert!(candidates[1]["versus_first"].is_array());
+    assert!(report["outcome_model"].as_str().unwrap().contains("ridge"));
+    // An outcome for a request the log never decided, and two for one request.
+    for (extra, message) in [
+        ("nowhere,1\n", "has an outcome but no decision"),
+        ("r3,0\n", "has two outcomes"),
+    ] {
+        let bad = write(dir.path(), "bad.csv", &(outcomes.clone() + extra));
+        let error = crate::common::failure(&[
+            "ope",
+            "--decisions",
+            log_path.to_str().unwrap(),
+            "--outcomes",
+            &bad,
+            "--policy",
+            "logged",
+        ]);
+        assert!(
+            error.contains(message) && error.contains("bad.csv"),
+            "{error}"
+        );
+    }
+}

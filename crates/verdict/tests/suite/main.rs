@@ -5,6 +5,8 @@ mod both_bad;
 mod counts_input;
 mod hygiene;
 mod lottery_bootstrap;
+#[cfg(feature = "nasheval")]
+mod ope;
 mod plackett_luce;
 mod real_data;
 mod shared_data;

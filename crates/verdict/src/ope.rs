@@ -1,0 +1,321 @@
+//! Off-policy evaluation of a router from its decision log: what a candidate policy
+//! would have scored on the logged traffic, from the logged choices, their exact
+//! propensities (which `verdict serve` records) and the outcomes observed.
+//!
+//! For logged rows `(x_i, a_i, μ_i, r_i)` — context, the agent routed to, the
+//! probability `μ_i = μ(a_i | x_i)` it was routed with, the outcome — and a candidate
+//! `π(a | x)`, with importance weights `w_i = π(a_i | x_i) / μ_i`:
+//! - IPS: `V̂ = (1/n) Σ w_i r_i` (Horvitz & Thompson 1952);
+//! - self-normalised IPS: `V̂ = Σ w_i r_i / Σ w_i` (Swaminathan & Joachims 2015);
+//! - doubly robust: `V̂ = (1/n) Σ [Σ_a π(a|x_i) q̂(x_i, a) + w_i (r_i − q̂(x_i, a_i))]`
+//!   with `q̂` an outcome model, cross-fitted (Dudík, Langford & Li 2011).
+//!
+//! Each comes with a 95% interval from its per-row terms (the delta method for SNIPS),
+//! and the overlap diagnostics that say whether to believe it: the effective sample
+//! size `(Σw)² / Σw²`, the largest weight, and the share of the candidate's mass on
+//! agents the logger offered below a floor — an estimate there extrapolates, and is
+//! flagged rather than printed as if sound.
+
+use verdict_nasheval::{Regressor, Ridge};
+
+use crate::VerdictError;
+
+/// The 97.5% quantile of the standard normal: a 95% two-sided interval.
+const Z_95: f64 = 1.959_963_984_540_054;
+
+/// One logged decision.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LoggedChoice {
+    /// The agent routed to (index into the agents).
+    pub action: usize,
+    /// The probability it was routed with, `μ(a_i | x_i) ∈ (0, 1]`.
+    pub propensity: f64,
+    /// The outcome observed (a score, a thumbs-up as 0/1, …).
+    pub outcome: f64,
+}
+
+/// A point estimate with its standard error and 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Estimate {
+    /// The estimate.
+    pub estimate: f64,
+    /// Its standard error.
+    pub std_error: f64,
+    /// The interval's ends, `estimate ∓ 1.96 std_error`.
+    pub ci_low: f64,
+    /// See `ci_low`.
+    pub ci_high: f64,
+}
+
+impl Estimate {
+    /// The mean of `terms` with the standard error `sd / √n` (sample sd, `n − 1`).
+    fn of_terms(terms: &[f64]) -> Self {
+        let n = terms.len().max(1) as f64;
+        let mean = terms.iter().sum::<f64>() / n;
+        let variance = if terms.len() > 1 {
+            terms.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / (n - 1.0)
+        } else {
+            0.0
+        };
+        Self::with_error(mean, (variance / n).sqrt())
+    }
+
+    fn with_error(estimate: f64, std_error: f64) -> Self {
+        Self {
+            estimate,
+            std_error,
+            ci_low: estimate - Z_95 * std_error,
+            ci_high: estimate + Z_95 * std_error,
+        }
+    }
+}
+
+/// How well the log covers a candidate.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Overlap {
+    /// `(Σ w)² / Σ w²`: how many rows the weighted estimate is worth.
+    pub effective_sample_size: f64,
+    /// The largest importance weight.
+    pub max_weight: f64,
+    /// The candidate's mean mass on agents the logger offered with probability below
+    /// the floor.
+    pub mass_below_floor: f64,
+    /// Whether that mass is positive: the estimate leans on agents the log barely saw.
+    pub flagged: bool,
+}
+
+/// A candidate's value by every estimator, and its overlap.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct PolicyValue {
+    /// Inverse propensity scoring.
+    pub ips: Estimate,
+    /// Self-normalised IPS.
+    pub snips: Estimate,
+    /// Doubly robust.
+    pub dr: Estimate,
+    /// The overlap diagnostics.
+    pub overlap: Overlap,
+}
+
+/// Checks the logged rows: propensities in `(0, 1]`, finite outcomes, actions among
+/// `agents`, and policies of `n × agents` probabilities.
+fn check(
+    logged: &[LoggedChoice],
+    agents: usize,
+    tables: &[(&str, &[f64])],
+) -> Result<(), VerdictError> {
+    if logged.is_empty() {
+        return Err(VerdictError::Data("no logged decision to evaluate".into()));
+    }
+    for (i, row) in logged.iter().enumerate() {
+        if !(row.propensity > 0.0 && row.propensity <= 1.0) {
+            return Err(VerdictError::Data(format!(
+                "row {i}: propensity {} is not a probability in (0, 1]; a decision logged with probability 0 cannot be reweighted",
+                row.propensity
+            )));
+        }
+        if !row.outcome.is_finite() || row.action >= agents {
+            return Err(VerdictError::Data(format!(
+                "row {i}: outcome {} for agent {} (of {agents}); give a finite outcome for one of the agents",
+                row.outcome, row.action
+            )));
+        }
+    }
+    for (name, table) in tables {
+        if table.len() != logged.len() * agents {
+            return Err(VerdictError::Data(format!(
+                "{name}: {} values for {} rows of {agents} agents",
+                table.len(),
+                logged.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The importance weights `π(a_i | x_i) / μ_i`.
+fn weights(logged: &[LoggedChoice], target: &[f64], agents: usize) -> Vec<f64> {
+    logged
+        .iter()
+        .enumerate()
+        .map(|(i, row)| target[i * agents + row.action] / row.propensity)
+        .collect()
+}
+
+/// The per-row terms of the IPS and doubly-robust estimators (their means are the
+/// estimates; a paired difference of two policies is the mean of the differences).
+fn terms(
+    logged: &[LoggedChoice],
+    target: &[f64],
+    outcome_model: &[f64],
+    agents: usize,
+) -> (Vec<f64>, Vec<f64>) {
+    let w = weights(logged, target, agents);
+    let ips = logged.iter().zip(&w).map(|(r, w)| w * r.outcome).collect();
+    let dr = logged
+        .iter()
+        .enumerate()
+        .map(|(i, row)| {
+            let q = &outcome_model[i * agents..(i + 1) * agents];
+            let p = &target[i * agents..(i + 1) * agents];
+            let direct: f64 = p.iter().zip(q).map(|(p, q)| p * q).sum();
+            direct + w[i] * (row.outcome - q[row.action])
+        })
+        .collect();
+    (ips, dr)
+}
+
+/// The value of `target` (`n × agents` probabilities, row `i` the candidate's policy at
+/// logged context `i`) on the log: IPS, SNIPS and DR with `outcome_model` (`n × agents`
+/// predicted outcomes, cross-fitted), and the overlap against `logging` (`n × agents`,
+/// the logger's probabilities of every agent at each row) at `floor`.
+///
+/// # Errors
+/// [`VerdictError::Data`] naming the row: a propensity of 0 or above 1, a non-finite
+/// outcome, an unknown agent; tables of the wrong size.
+pub fn policy_value(
+    logged: &[LoggedChoice],
+    target: &[f64],
+    outcome_model: &[f64],
+    logging: &[f64],
+    agents: usize,
+    floor: f64,
+) -> Result<PolicyValue, VerdictError> {
+    check(
+        logged,
+        agents,
+        &[
+            ("target", target),
+            ("outcome_model", outcome_model),
+            ("logging", logging),
+        ],
+    )?;
+    let w = weights(logged, target, agents);
+    let (ips_terms, dr_terms) = terms(logged, target, outcome_model, agents);
+    let n = logged.len() as f64;
+    let sum_w: f64 = w.iter().sum();
+    let snips = if sum_w > 0.0 {
+        let value = ips_terms.iter().sum::<f64>() / sum_w;
+        // Delta method: the terms w_i (r_i − V̂), scaled by the mean weight.
+        let mean_w = sum_w / n;
+        let centred: Vec<f64> = logged
+            .iter()
+            .zip(&w)
+            .map(|(r, w)| w * (r.outcome - value) / mean_w)
+            .collect();
+        Estimate::with_error(value, Estimate::of_terms(&centred).std_error)
+    } else {
+        Estimate::with_error(f64::NAN, f64::NAN)
+    };
+    let sum_w2: f64 = w.iter().map(|w| w * w).sum();
+    let mass_below_floor = (0..logged.len())
+        .map(|i| {
+            (0..agents)
+                .filter(|&a| logging[i * agents + a] < floor)
+                .map(|a| target[i * agents + a])
+                .sum::<f64>()
+        })
+        .sum::<f64>()
+        / n;
+    Ok(PolicyValue {
+        ips: Estimate::of_terms(&ips_terms),
+        snips,
+        dr: Estimate::of_terms(&dr_terms),
+        overlap: Overlap {
+            effective_sample_size: if sum_w2 > 0.0 {
+                sum_w * sum_w / sum_w2
+            } else {
+                0.0
+            },
+            max_weight: w.iter().copied().fold(0.0, f64::max),
+            mass_below_floor,
+            flagged: mass_below_floor > 1e-12,
+        },
+    })
+}
+
+/// The paired difference `V(a) − V(b)` of two candidates on the same log, by IPS and by
+/// DR, each with its interval (the mean and standard error of the per-row differences).
+///
+/// # Errors
+/// As [`policy_value`].
+pub fn difference(
+    logged: &[LoggedChoice],
+    a: &[f64],
+    b: &[f64],
+    outcome_model: &[f64],
+    agents: usize,
+) -> Result<(Estimate, Estimate), VerdictError> {
+    check(
+        logged,
+        agents,
+        &[("a", a), ("b", b), ("outcome_model", outcome_model)],
+    )?;
+    let (ips_a, dr_a) = terms(logged, a, outcome_model, agents);
+    let (ips_b, dr_b) = terms(logged, b, outcome_model, agents);
+    let minus = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(x, y)| x - y).collect::<Vec<_>>();
+    Ok((
+        Estimate::of_terms(&minus(&ips_a, &ips_b)),
+        Estimate::of_terms(&minus(&dr_a, &dr_b)),
+    ))
+}
+
+/// Cross-fitted outcome predictions `q̂(x_i, a)` (`n × agents`): per fold (row `i` in
+/// fold `i mod folds`), one ridge regression per agent of the outcome on the context
+/// `features` (`n × columns`), fitted on the other folds' rows routed to that agent
+/// and predicted on the fold; an agent with no row elsewhere gets the other folds' mean
+/// outcome.
+///
+/// # Errors
+/// [`VerdictError::Settings`] for fewer than 2 folds or more folds than rows; the
+/// regression's errors.
+pub fn cross_fitted_outcomes(
+    logged: &[LoggedChoice],
+    features: &[f64],
+    columns: usize,
+    agents: usize,
+    folds: usize,
+    lambda: f64,
+) -> Result<Vec<f64>, VerdictError> {
+    let n = logged.len();
+    if folds < 2 || folds > n {
+        return Err(VerdictError::Settings(format!(
+            "{folds} folds for {n} logged rows: give at least 2 and at most one per row"
+        )));
+    }
+    let mut predictions = vec![0.0; n * agents];
+    for fold in 0..folds {
+        let held: Vec<usize> = (0..n).filter(|i| i % folds == fold).collect();
+        let held_features: Vec<f64> = held
+            .iter()
+            .flat_map(|&i| features[i * columns..(i + 1) * columns].iter().copied())
+            .collect();
+        let others: Vec<usize> = (0..n).filter(|i| i % folds != fold).collect();
+        let fallback =
+            others.iter().map(|&i| logged[i].outcome).sum::<f64>() / others.len().max(1) as f64;
+        for a in 0..agents {
+            let rows: Vec<usize> = others
+                .iter()
+                .copied()
+                .filter(|&i| logged[i].action == a)
+                .collect();
+            let predicted = if rows.is_empty() {
+                vec![fallback; held.len()]
+            } else {
+                let x: Vec<f64> = rows
+                    .iter()
+                    .flat_map(|&i| features[i * columns..(i + 1) * columns].iter().copied())
+                    .collect();
+                let y: Vec<f64> = rows.iter().map(|&i| logged[i].outcome).collect();
+                let model = Ridge::new(lambda)
+                    .fit(&x, columns, &y)
+                    .map_err(|e| VerdictError::Data(format!("the outcome model: {e}")))?;
+                model.predict(&held_features)
+            };
+            for (&i, p) in held.iter().zip(predicted) {
+                predictions[i * agents + a] = p;
+            }
+        }
+    }
+    Ok(predictions)
+}
