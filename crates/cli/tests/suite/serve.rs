@@ -1751,4 +1751,25 @@ fn ope_scores_candidates_on_a_served_decision_log() {
             "{error}"
         );
     }
+    // Two decisions for one request: the log is refused at the second, by line.
+    let text = std::fs::read_to_string(&log_path).unwrap();
+    let first_line = text.lines().next().unwrap();
+    let doubled = write(
+        dir.path(),
+        "doubled.jsonl",
+        &format!("{text}{first_line}\n"),
+    );
+    let error = crate::common::failure(&[
+        "ope",
+        "--decisions",
+        &doubled,
+        "--outcomes",
+        &outcomes_path,
+        "--policy",
+        "logged",
+    ]);
+    assert!(
+        error.contains("doubled.jsonl:601") && error.contains("already decided on line 1"),
+        "{error}"
+    );
 }
