@@ -1731,21 +1731,24 @@ fn ope_scores_candidates_on_a_served_decision_log() {
         .is_finite());
     assert!(candidates[1]["versus_first"].is_array());
     assert!(report["outcome_model"].as_str().unwrap().contains("ridge"));
+    let refused = |decisions: &str, outcomes: &str| {
+        crate::common::failure(&[
+            "ope",
+            "--decisions",
+            decisions,
+            "--outcomes",
+            outcomes,
+            "--policy",
+            "logged",
+        ])
+    };
     // An outcome for a request the log never decided, and two for one request.
     for (extra, message) in [
         ("nowhere,1\n", "has an outcome but no decision"),
         ("r3,0\n", "has two outcomes"),
     ] {
         let bad = write(dir.path(), "bad.csv", &(outcomes.clone() + extra));
-        let error = crate::common::failure(&[
-            "ope",
-            "--decisions",
-            log_path.to_str().unwrap(),
-            "--outcomes",
-            &bad,
-            "--policy",
-            "logged",
-        ]);
+        let error = refused(log_path.to_str().unwrap(), &bad);
         assert!(
             error.contains(message) && error.contains("bad.csv"),
             "{error}"
@@ -1759,15 +1762,7 @@ fn ope_scores_candidates_on_a_served_decision_log() {
         "doubled.jsonl",
         &format!("{text}{first_line}\n"),
     );
-    let error = crate::common::failure(&[
-        "ope",
-        "--decisions",
-        &doubled,
-        "--outcomes",
-        &outcomes_path,
-        "--policy",
-        "logged",
-    ]);
+    let error = refused(&doubled, &outcomes_path);
     assert!(
         error.contains("doubled.jsonl:601") && error.contains("already decided on line 1"),
         "{error}"
