@@ -1,7 +1,7 @@
 //! Off-policy evaluation: the estimates equal numpy's from the estimators' papers on
 //! the same log and outcome predictions (`scripts/goldens/ope_estimators.py`, golden
 //! file beside the data); on 200 simulated logs with a known value the 95% intervals
-//! cover 93–97% of the time (IPS, SNIPS, DR and the paired difference); DR is closer
+//! cover 93–97% of the time (IPS, SNIPS, DR and the paired IPS and DR differences); DR is closer
 //! than IPS when its outcome model is right; bad rows are refused by number.
 
 use std::path::Path;
@@ -133,7 +133,7 @@ fn intervals_cover_the_true_value_and_dr_beats_ips_with_a_right_model() {
     let value = world.value(World::candidate);
     let gain = value - world.value(World::logger);
     let (logs, n) = (200, 800);
-    let mut covered = [0usize; 4];
+    let mut covered = [0usize; 5];
     let (mut ips_error, mut dr_error) = (0.0, 0.0);
     for seed in 0..logs {
         let (logged, features, target, logging, truth) = world.log(n, seed);
@@ -143,14 +143,18 @@ fn intervals_cover_the_true_value_and_dr_beats_ips_with_a_right_model() {
         for (slot, e) in [v.ips, v.snips, v.dr].iter().enumerate() {
             covered[slot] += usize::from(e.ci_low <= value && value <= e.ci_high);
         }
-        let (_, dr_gain) = difference(&logged, &target, &logging, &model, AGENTS).unwrap();
-        covered[3] += usize::from(dr_gain.ci_low <= gain && gain <= dr_gain.ci_high);
+        let (ips_gain, dr_gain) = difference(&logged, &target, &logging, &model, AGENTS).unwrap();
+        covered[3] += usize::from(ips_gain.ci_low <= gain && gain <= ips_gain.ci_high);
+        covered[4] += usize::from(dr_gain.ci_low <= gain && gain <= dr_gain.ci_high);
         // With the true outcome model DR only corrects noise: closer than IPS.
         let right = policy_value(&logged, &target, &truth, &logging, AGENTS, 0.01).unwrap();
         ips_error += (right.ips.estimate - value).powi(2);
         dr_error += (right.dr.estimate - value).powi(2);
     }
-    for (name, hits) in ["IPS", "SNIPS", "DR", "DR difference"].iter().zip(covered) {
+    for (name, hits) in ["IPS", "SNIPS", "DR", "IPS difference", "DR difference"]
+        .iter()
+        .zip(covered)
+    {
         let share = hits as f64 / f64::from(logs as u32);
         assert!(
             (0.93..=0.97).contains(&share),
