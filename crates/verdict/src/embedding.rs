@@ -83,13 +83,13 @@ pub fn write_embeddings(
             ];
             target.write_through_path(|temporary| write_parquet_table(temporary, &columns))?;
         }
-        Format::JsonLines | Format::Json => {
+        format @ (Format::JsonLines | Format::Json) => {
             let objects: Vec<serde_json::Value> = rows
                 .map(|r| {
                     serde_json::json!({id_column: embeddings.ids[r], "embedding": embeddings.row(r)})
                 })
                 .collect();
-            let text = if Format::from_path(target.path())? == Format::Json {
+            let text = if format == Format::Json {
                 serde_json::to_string(&objects).expect("numbers serialise") + "\n"
             } else {
                 objects.iter().map(|o| format!("{o}\n")).collect()

@@ -142,16 +142,17 @@ fn weights(logged: &[LoggedChoice], target: &[f64], agents: usize) -> Vec<f64> {
         .collect()
 }
 
-/// The per-row terms of the IPS and doubly-robust estimators (their means are the
-/// estimates; a paired difference of two policies is the mean of the differences).
+/// The per-row terms of the IPS and doubly-robust estimators at importance weights `w`
+/// (their means are the estimates; a paired difference of two policies is the mean of
+/// the differences).
 fn terms(
     logged: &[LoggedChoice],
     target: &[f64],
+    w: &[f64],
     outcome_model: &[f64],
     agents: usize,
 ) -> (Vec<f64>, Vec<f64>) {
-    let w = weights(logged, target, agents);
-    let ips = logged.iter().zip(&w).map(|(r, w)| w * r.outcome).collect();
+    let ips = logged.iter().zip(w).map(|(r, w)| w * r.outcome).collect();
     let dr = logged
         .iter()
         .enumerate()
@@ -191,7 +192,7 @@ pub fn policy_value(
         ],
     )?;
     let w = weights(logged, target, agents);
-    let (ips_terms, dr_terms) = terms(logged, target, outcome_model, agents);
+    let (ips_terms, dr_terms) = terms(logged, target, &w, outcome_model, agents);
     let n = logged.len() as f64;
     let sum_w: f64 = w.iter().sum();
     let snips = if sum_w > 0.0 {
@@ -251,8 +252,20 @@ pub fn difference(
         agents,
         &[("a", a), ("b", b), ("outcome_model", outcome_model)],
     )?;
-    let (ips_a, dr_a) = terms(logged, a, outcome_model, agents);
-    let (ips_b, dr_b) = terms(logged, b, outcome_model, agents);
+    let (ips_a, dr_a) = terms(
+        logged,
+        a,
+        &weights(logged, a, agents),
+        outcome_model,
+        agents,
+    );
+    let (ips_b, dr_b) = terms(
+        logged,
+        b,
+        &weights(logged, b, agents),
+        outcome_model,
+        agents,
+    );
     let minus = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(x, y)| x - y).collect::<Vec<_>>();
     Ok((
         Estimate::of_terms(&minus(&ips_a, &ips_b)),

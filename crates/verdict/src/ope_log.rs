@@ -376,14 +376,14 @@ pub fn evaluate_log(
         .iter()
         .map(|spec| candidate_policy(spec, log, &rows, encoder))
         .collect::<Result<_, _>>()?;
-    let features = targets.iter().find_map(|(_, f)| f.clone());
-    let (outcome_model, description) = match &features {
-        Some((x, columns)) => (
+    let first_model = targets
+        .iter()
+        .zip(specs)
+        .find_map(|((_, f), spec)| Some((f.as_ref()?, spec)));
+    let (outcome_model, description) = match first_model {
+        Some(((x, columns), spec)) => (
             cross_fitted_outcomes(&logged, x, *columns, k, folds, 1.0)?,
-            format!(
-                "ridge per agent on the features of {}",
-                specs[targets.iter().position(|t| t.1.is_some()).unwrap_or(0)].label()
-            ),
+            format!("ridge per agent on the features of {}", spec.label()),
         ),
         None => (
             cross_fitted_outcomes(&logged, &vec![0.0; logged.len()], 1, k, folds, 1.0)?,

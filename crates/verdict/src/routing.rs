@@ -164,11 +164,12 @@ pub fn route(
         * rule_propensity(&probabilities, &eligible, request, &menu)
         + request.explore * uniform;
     let first = menu[0];
+    let best = argmax(&probabilities, &eligible);
     let routed_probabilities = (0..agents)
         .map(|a| {
             let rule = match request.rule {
                 RouteRule::Sample => probabilities[a],
-                RouteRule::Argmax => f64::from(u8::from(a == argmax(&probabilities, &eligible))),
+                RouteRule::Argmax => f64::from(u8::from(a == best)),
             };
             let uniform = if eligible[a] {
                 1.0 / allowed.len() as f64
