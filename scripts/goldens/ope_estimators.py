@@ -15,6 +15,15 @@ ope_golden.json beside it:
 - DR (Dudik, Langford & Li 2011, Eq. 2): mean of sum_a pi(a|x_i) q(x_i,a) +
   w_i (r_i - q(x_i,a_i));
 standard errors: sample sd (ddof 1) of the per-row terms over sqrt(n).
+
+Duels (a second data set, ope_duels.csv): 300 logged pairs over 4 agents, each pair
+offered with a known probability mu_i, y_i = 1 when the first won; a candidate pi and
+an opponent rho per row, and a margin model D(a, b) = P(a beats b) - 1/2 per row. The
+payoff V(pi, rho) = sum_{a,b} pi(a) rho(b) P(a beats b) = 1/2 + sum_{a<b} g_ab D_ab,
+g_ab = pi(a) rho(b) - pi(b) rho(a), estimated by
+- IPS: 1/2 + g_{a_i b_i} (y_i - 1/2) / mu_i;
+- DR: 1/2 + sum_{a<b} g_ab D_ab(x_i) + g_{a_i b_i} (y_i - 1/2 - D_{a_i b_i}(x_i)) / mu_i
+(Dudik, Langford & Li 2011's estimator with the pair as the action).
 """
 
 import json
@@ -65,5 +74,47 @@ with open(data / "ope_log.csv", "w") as f:
     f.write(",".join(columns) + "\n")
     for row in rows:
         f.write(",".join([str(int(row[0]))] + [repr(float(v)) for v in row[1:]]) + "\n")
+
+# Duels: written from the formulas above with explicit loops over the pairs.
+nd, kd = 300, 4
+pair_list = [(a, b) for a in range(kd) for b in range(a + 1, kd)]
+strength = rng.normal(size=(nd, kd))
+true_margin = np.array([[0.4 * np.tanh(strength[i, a] - strength[i, b]) for (a, b) in pair_list]
+                        for i in range(nd)])
+pair_logits = rng.normal(size=(nd, len(pair_list)))
+pair_mu = np.exp(pair_logits) / np.exp(pair_logits).sum(axis=1, keepdims=True)
+pair_mu = 0.8 * pair_mu + 0.2 / len(pair_list)
+drawn = np.array([rng.choice(len(pair_list), p=row) for row in pair_mu])
+flip = rng.uniform(size=nd) < 0.5
+firsts = np.array([pair_list[c][1] if f else pair_list[c][0] for c, f in zip(drawn, flip)])
+seconds = np.array([pair_list[c][0] if f else pair_list[c][1] for c, f in zip(drawn, flip)])
+mu_d = pair_mu[np.arange(nd), drawn]
+p_first = 0.5 + np.where(flip, -1, 1) * true_margin[np.arange(nd), drawn]
+verdicts = (rng.uniform(size=nd) < p_first).astype(float)
+def softmax(z):
+    return np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+pi_d = softmax(rng.normal(size=(nd, kd)) * 1.5)
+rho_d = softmax(rng.normal(size=(nd, kd)))
+margins_d = np.clip(true_margin + rng.normal(scale=0.05, size=true_margin.shape), -0.5, 0.5)
+duel_ips, duel_dr = np.zeros(nd), np.zeros(nd)
+for i in range(nd):
+    a, b = firsts[i], seconds[i]
+    g = pi_d[i, a] * rho_d[i, b] - pi_d[i, b] * rho_d[i, a]
+    column = pair_list.index((min(a, b), max(a, b)))
+    predicted = margins_d[i, column] * (1 if a < b else -1)
+    direct = sum((pi_d[i, x] * rho_d[i, y] - pi_d[i, y] * rho_d[i, x]) * margins_d[i, c]
+                 for c, (x, y) in enumerate(pair_list))
+    duel_ips[i] = 0.5 + g * (verdicts[i] - 0.5) / mu_d[i]
+    duel_dr[i] = 0.5 + direct + g * (verdicts[i] - 0.5 - predicted) / mu_d[i]
+golden["duel_ips"] = estimate(duel_ips.mean(), duel_ips)
+golden["duel_dr"] = estimate(duel_dr.mean(), duel_dr)
+duel_columns = (["first", "second", "propensity", "outcome"] + [f"target_{a}" for a in range(kd)]
+                + [f"opponent_{a}" for a in range(kd)]
+                + [f"margin_{a}_{b}" for (a, b) in pair_list])
+duel_rows = np.column_stack([firsts, seconds, mu_d, verdicts, pi_d, rho_d, margins_d])
+with open(data / "ope_duels.csv", "w") as f:
+    f.write(",".join(duel_columns) + "\n")
+    for row in duel_rows:
+        f.write(",".join([str(int(row[0])), str(int(row[1]))] + [repr(float(v)) for v in row[2:]]) + "\n")
 (data / "ope_golden.json").write_text(json.dumps(golden, indent=2) + "\n")
 print(json.dumps(golden, indent=2))

@@ -244,24 +244,38 @@ pub struct PredictArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct OpeArgs {
-    /// A decision log written by `verdict serve --decisions` (JSON Lines).
+    /// Decisions: the JSON Lines `verdict serve --decisions` writes, or a table (CSV,
+    /// JSON Lines, Parquet) with the request id, `chosen` (or `menu` as `a|b` for a
+    /// duel), `propensity`, optional `routed:<agent>` columns and the context columns.
     #[arg(long, value_name = "FILE")]
     pub decisions: PathBuf,
     /// Outcomes of the routed answers: a table with the request id and a number
-    /// (a judge's score, a thumbs-up as 0/1, resolved or not).
+    /// (a judge's score, a thumbs-up as 0/1, resolved or not); for a duel, the winner's
+    /// name, `tie`, or the first's score in [0, 1].
     #[arg(long, value_name = "FILE")]
     pub outcomes: PathBuf,
-    /// The outcomes' request id column.
+    /// The request id column (of the outcomes, and of a decision table).
     #[arg(long, default_value = "request_id")]
     pub request_col: String,
     /// The outcomes' value column.
     #[arg(long, default_value = "outcome")]
     pub outcome_col: String,
+    /// The outcomes' observed cost of each routed answer: each candidate's expected
+    /// cost is estimated beside its value.
+    #[arg(long, value_name = "COLUMN", conflicts_with = "costs")]
+    pub cost_col: Option<String>,
+    /// Each agent's price (CSV with model and cost): each candidate's expected cost per
+    /// request beside its value.
+    #[arg(long, value_name = "FILE")]
+    pub costs: Option<PathBuf>,
     /// A candidate: a model file, `agent:NAME`, `lottery:FILE` (a `rank --method
     /// lottery --format json` result) or `logged`; repeat for several (differences are
     /// against the first).
     #[arg(long = "policy", value_name = "SPEC", required = true)]
     pub policies: Vec<String>,
+    /// The duels' opponent, a SPEC as for --policy (default: the logging policy).
+    #[arg(long, value_name = "SPEC")]
+    pub against: Option<String>,
     /// The encoder directory of a model candidate fitted with one.
     #[arg(long, value_name = "DIR")]
     pub encoder: Option<PathBuf>,
@@ -275,6 +289,13 @@ pub struct OpeArgs {
     /// Output format: table or json.
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutputFormat,
+    /// Write the output to FILE instead of standard output (atomically).
+    #[arg(long, short, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Write a self-contained HTML page: the candidates with their intervals and, with
+    /// costs, on the cost–quality plane.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -1,71 +1,58 @@
 //! `verdict ope`: candidate routers scored on a decision log joined with outcomes.
 
-use std::fmt::Write;
-
-use verdict::io::Source;
-use verdict::ope::Estimate;
-use verdict::ope_log::{evaluate_log, read_decision_log, OpeReport, PolicySpec};
+use verdict::io::{read_costs, Source};
+use verdict::ope_log::{read_decision_log, DecisionColumns, OutcomeColumns};
+use verdict::ope_report::{evaluate_log, OpeRequest, PolicySpec};
+use verdict::ope_view::{ope_html, ope_text};
 
 use crate::args::{OpeArgs, OutputFormat};
 
 pub fn run(args: &OpeArgs) -> anyhow::Result<()> {
-    let log = read_decision_log(&args.decisions)?;
-    let specs: Vec<PolicySpec> = args.policies.iter().map(|p| PolicySpec::parse(p)).collect();
+    let outputs = crate::output::outputs();
+    let out = outputs.optional(args.out.as_deref(), "--out");
+    let page = outputs.optional_page(args.report.as_deref(), "--report");
+    let mut inputs = vec![args.decisions.as_path(), args.outcomes.as_path()];
+    inputs.extend(args.costs.as_deref());
+    verdict::outputs::Outputs::check_with_inputs(&[out.clone(), page.clone()], &inputs)?;
+    let log = read_decision_log(
+        &Source::File(args.decisions.clone()),
+        &DecisionColumns {
+            request: args.request_col.clone(),
+        },
+    )?;
+    let prices = match &args.costs {
+        Some(file) => Some(read_costs(&Source::File(file.clone()), None)?),
+        None => None,
+    };
+    let request = OpeRequest {
+        policies: args.policies.iter().map(|p| PolicySpec::parse(p)).collect(),
+        against: args.against.as_deref().map(PolicySpec::parse),
+        columns: OutcomeColumns {
+            request: args.request_col.clone(),
+            outcome: args.outcome_col.clone(),
+            cost: args.cost_col.clone(),
+        },
+        prices,
+        floor: args.floor,
+        folds: args.folds,
+    };
     let encoder = crate::predict::load_encoder(args.encoder.as_deref())?;
     let report = evaluate_log(
         &log,
         &Source::File(args.outcomes.clone()),
-        (&args.request_col, &args.outcome_col),
-        &specs,
+        &request,
         encoder.as_ref(),
-        args.floor,
-        args.folds,
     )?;
-    match args.format {
-        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-        OutputFormat::Table | OutputFormat::Csv => print!("{}", table(&report)),
-    }
-    Ok(())
-}
-
-fn shown(e: &Estimate) -> String {
-    format!("{:.4} [{:.4}, {:.4}]", e.estimate, e.ci_low, e.ci_high)
-}
-
-/// The report for people: one block per candidate.
-fn table(report: &OpeReport) -> String {
-    let mut text = format!(
-        "{} logged decisions with an outcome ({} without, left out); outcome model: {}\n",
-        report.rows, report.without_outcome, report.outcome_model
-    );
-    for c in &report.candidates {
-        let v = &c.value;
-        let _ = writeln!(text, "\n{}", c.policy);
-        let _ = writeln!(text, "  IPS    {}", shown(&v.ips));
-        let _ = writeln!(text, "  SNIPS  {}", shown(&v.snips));
-        let _ = writeln!(text, "  DR     {}", shown(&v.dr));
-        let _ = writeln!(
-            text,
-            "  overlap: effective sample size {:.1}, largest weight {:.2}",
-            v.overlap.effective_sample_size, v.overlap.max_weight
+    if let Some(page) = &page {
+        let title = format!(
+            "verdict ope: {}",
+            verdict::page::shown_name(&args.decisions)
         );
-        if v.overlap.flagged {
-            let _ = writeln!(
-                text,
-                "  warning: {:.1}% of its mass is on agents the logger offered below {}: these estimates extrapolate",
-                100.0 * v.overlap.mass_below_floor,
-                report.floor
-            );
-        }
-        if let Some((ips, dr)) = &c.versus_first {
-            let _ = writeln!(
-                text,
-                "  against {}: IPS {}, DR {}",
-                report.candidates[0].policy,
-                shown(ips),
-                shown(dr)
-            );
-        }
+        verdict::page::write_page(page, &ope_html(&report, &title))?;
     }
-    text
+    let text = match args.format {
+        OutputFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+        OutputFormat::Table | OutputFormat::Csv => ope_text(&report),
+    };
+    crate::output::emit(&text, out.as_ref())
 }

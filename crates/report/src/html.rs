@@ -235,7 +235,7 @@ fn disagreements(outputs: &[RankOutput]) -> String {
 }
 
 /// `name` cut to [`NAME_CHARS`] characters with an ellipsis.
-fn short_name(name: &str) -> String {
+pub(crate) fn short_name(name: &str) -> String {
     if name.chars().count() <= NAME_CHARS {
         name.to_owned()
     } else {
@@ -245,7 +245,7 @@ fn short_name(name: &str) -> String {
 }
 
 /// Room in pixels for the longest of `names` as shown (shortened, 12px text).
-fn label_width<'n>(names: impl Iterator<Item = &'n String>) -> f64 {
+pub(crate) fn label_width<'n>(names: impl Iterator<Item = &'n String>) -> f64 {
     let longest = names
         .map(|n| n.chars().count().min(NAME_CHARS))
         .max()
@@ -295,24 +295,56 @@ pub(crate) fn bar_chart(kind: &str, values: &[(String, f64)], unit: &str) -> Str
 
 /// One row per model in score order: the interval as a bar, the score as a dot.
 fn leaderboard_svg(board: &Leaderboard) -> String {
-    let left = label_width(board.models.iter().map(|s| &s.name));
-    let (row, top, plot) = (20.0, 28.0, 560.0);
-    let values = board
+    let rows: Vec<IntervalRow> = board
         .models
         .iter()
-        .flat_map(|s| [Some(s.score), s.ci_low, s.ci_high])
-        .flatten();
+        .map(|s| IntervalRow {
+            label: s.name.clone(),
+            estimate: s.score,
+            interval: s.ci_low.zip(s.ci_high),
+            flagged: false,
+        })
+        .collect();
+    intervals_svg("leaderboard", &format!("{} scores", board.method.name()), &rows)
+}
+
+/// One row of an interval figure: a label, a point, its interval if any, and whether
+/// to mark it as not to be trusted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IntervalRow {
+    /// The row's name.
+    pub label: String,
+    /// The point estimate.
+    pub estimate: f64,
+    /// The interval's ends.
+    pub interval: Option<(f64, f64)>,
+    /// Drawn hollow, with a warning in its tooltip.
+    pub flagged: bool,
+}
+
+/// One row per entry in the given order: the interval as a bar, the estimate as a dot
+/// (hollow when flagged); `kind` is the figure's class, `what` its accessible name.
+pub(crate) fn intervals_svg(kind: &str, what: &str, rows: &[IntervalRow]) -> String {
+    let left = label_width(rows.iter().map(|r| &r.label));
+    let (row, top, plot) = (20.0, 28.0, 560.0);
+    let values = rows
+        .iter()
+        .flat_map(|r| [Some(r.estimate), r.interval.map(|i| i.0), r.interval.map(|i| i.1)])
+        .flatten()
+        .filter(|v| v.is_finite());
     let (low, high) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
         (l.min(v), h.max(v))
     });
+    let (low, high) = if low.is_finite() { (low, high) } else { (0.0, 1.0) };
     let span = if high > low { high - low } else { 1.0 };
     let (low, high) = (low - 0.05 * span, high + 0.05 * span);
-    let x = |v: f64| left + (v - low) / (high - low) * plot;
-    let height = top + row * board.models.len() as f64 + 8.0;
+    let x = |v: f64| left + (v.clamp(low, high) - low) / (high - low) * plot;
+    let height = top + row * rows.len() as f64 + 8.0;
     let width = left + plot + 70.0;
     let mut svg = format!(
-        "<svg class=\"leaderboard\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"{} scores with intervals\">",
-        attribute(board.method.name())
+        "<svg class=\"{}\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"{} with intervals\">",
+        attribute(kind),
+        attribute(what)
     );
     for tick in 0..=4 {
         let value = low + (high - low) * f64::from(tick) / 4.0;
@@ -325,20 +357,21 @@ fn leaderboard_svg(board: &Leaderboard) -> String {
             tick_label(value, high - low)
         );
     }
-    for (i, s) in board.models.iter().enumerate() {
+    for (i, r) in rows.iter().enumerate() {
         let y = top + row * (i as f64 + 0.5);
+        let warning = if r.flagged { " (overlap fails: extrapolated)" } else { "" };
         let _ = write!(
             svg,
-            "<g class=\"row\" data-model=\"{}\" data-score=\"{}\"><title>{} {}</title><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-            attribute(&s.name),
-            s.score,
-            text(&s.name),
-            text(&format!("{:.4}", s.score)),
+            "<g class=\"row\" data-model=\"{}\" data-score=\"{}\"><title>{} {}{warning}</title><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            attribute(&r.label),
+            r.estimate,
+            text(&r.label),
+            text(&format!("{:.4}", r.estimate)),
             left - 6.0,
             y + 4.0,
-            text(&short_name(&s.name))
+            text(&short_name(&r.label))
         );
-        if let (Some(l), Some(h)) = (s.ci_low, s.ci_high) {
+        if let Some((l, h)) = r.interval.filter(|(l, h)| l.is_finite() && h.is_finite()) {
             let _ = write!(
                 svg,
                 "<line class=\"interval\" x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\"/>",
@@ -346,10 +379,15 @@ fn leaderboard_svg(board: &Leaderboard) -> String {
                 x(h)
             );
         }
+        let style = if r.flagged {
+            " style=\"fill:#fff;stroke:#D55E00;stroke-width:2\""
+        } else {
+            ""
+        };
         let _ = write!(
             svg,
-            "<circle class=\"point\" cx=\"{:.1}\" cy=\"{y:.1}\" r=\"4\"/></g>",
-            x(s.score)
+            "<circle class=\"point\" cx=\"{:.1}\" cy=\"{y:.1}\" r=\"4\"{style}/></g>",
+            x(r.estimate)
         );
     }
     svg.push_str("</svg>");
@@ -357,7 +395,7 @@ fn leaderboard_svg(board: &Leaderboard) -> String {
 }
 
 /// A tick label with the precision the axis' range calls for.
-fn tick_label(value: f64, range: f64) -> String {
+pub(crate) fn tick_label(value: f64, range: f64) -> String {
     let decimals = if range >= 50.0 {
         0
     } else if range >= 1.0 {

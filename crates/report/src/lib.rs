@@ -43,6 +43,7 @@ mod log;
 mod nasheval;
 #[cfg(feature = "nasheval")]
 mod nasheval_figures;
+mod ope_page;
 #[cfg(feature = "plots")]
 mod plot;
 mod rank;
@@ -56,7 +57,10 @@ pub use error::ReportError;
 pub use game::{game_table, AgentProbability, GameReport};
 #[cfg(feature = "plots")]
 pub use html::{experiment_sections, judges_html, judges_sections};
-pub use html::{game_html, game_sections, page, rank_html, rank_sections, GENERATOR_META};
+pub use html::{
+    game_html, game_sections, page, rank_html, rank_sections, IntervalRow, GENERATOR_META,
+};
+pub use ope_page::{ope_html, OpePage, PlanePoint, Ranged};
 pub use judge_run::{
     budget_plan_csv, budget_plan_text, judge_run_html, judge_run_sections, judged_scores_csv,
     judged_scores_sections,

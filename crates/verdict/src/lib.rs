@@ -30,8 +30,11 @@
 //! - [`embedding`]: a table's text column through a text encoder (`verdict embed`);
 //!   the encoder itself is `io::TextEncoder` (the `verdict-encoder` crate).
 //! - [`ope`]: off-policy evaluation of a router from its decision log (IPS, SNIPS,
-//!   doubly robust, with intervals and overlap diagnostics); [`ope_log`]: the same on a
-//!   `verdict serve` decision log joined with outcomes (`verdict ope`).
+//!   doubly robust, with intervals and overlap diagnostics); [`ope_duel`]: the same for
+//!   duels, a candidate's payoff against an opponent; [`ope_log`]: decision logs (a
+//!   `verdict serve` log or a table) joined with outcomes; [`ope_report`]: candidates
+//!   scored on them, with costs and differences (`verdict ope`); [`ope_view`]:
+//!   its text and report page.
 //! - [`routing`]: one context routed with a fitted model: `pi(x)` under a request's
 //!   budget, a model or a duel drawn per request id, and its exact propensity.
 //! - [`outputs`]: the files one run writes, each checked before any work.
@@ -79,7 +82,13 @@ pub mod model_file;
 #[cfg(feature = "nasheval")]
 pub mod ope;
 #[cfg(feature = "nasheval")]
+pub mod ope_duel;
+#[cfg(feature = "nasheval")]
 pub mod ope_log;
+#[cfg(feature = "nasheval")]
+pub mod ope_report;
+#[cfg(feature = "nasheval")]
+pub mod ope_view;
 pub mod outputs;
 pub mod page;
 pub mod plackett_luce;

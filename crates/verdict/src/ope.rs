@@ -49,7 +49,7 @@ pub struct Estimate {
 
 impl Estimate {
     /// The mean of `terms` with the standard error `sd / √n` (sample sd, `n − 1`).
-    fn of_terms(terms: &[f64]) -> Self {
+    pub(crate) fn of_terms(terms: &[f64]) -> Self {
         let n = terms.len().max(1) as f64;
         let mean = terms.iter().sum::<f64>() / n;
         let variance = if terms.len() > 1 {
@@ -208,21 +208,35 @@ pub fn policy_value(
     } else {
         Estimate::with_error(f64::NAN, f64::NAN)
     };
-    let sum_w2: f64 = w.iter().map(|w| w * w).sum();
-    let mass_below_floor = (0..logged.len())
-        .map(|i| {
-            (0..agents)
-                .filter(|&a| logging[i * agents + a] < floor)
-                .map(|a| target[i * agents + a])
-                .sum::<f64>()
-        })
-        .sum::<f64>()
-        / n;
     Ok(PolicyValue {
         ips: Estimate::of_terms(&ips_terms),
         snips,
         dr: Estimate::of_terms(&dr_terms),
-        overlap: Overlap {
+        overlap: Overlap::of(&w, mass_below_floor(target, logging, agents, floor)),
+    })
+}
+
+/// The candidate's mean mass on agents the logger gave a probability below `floor`
+/// (`target` and `logging` both `n × agents`; an unknown, NaN, logging probability is
+/// not counted).
+pub(crate) fn mass_below_floor(target: &[f64], logging: &[f64], agents: usize, floor: f64) -> f64 {
+    let n = target.len() / agents.max(1);
+    target
+        .iter()
+        .zip(logging)
+        .filter(|(_, &l)| l < floor)
+        .map(|(p, _)| p)
+        .sum::<f64>()
+        / n.max(1) as f64
+}
+
+impl Overlap {
+    /// The diagnostics of importance weights `w` with the candidate's mass below the
+    /// floor.
+    pub(crate) fn of(w: &[f64], mass_below_floor: f64) -> Self {
+        let sum_w: f64 = w.iter().sum();
+        let sum_w2: f64 = w.iter().map(|w| w * w).sum();
+        Self {
             effective_sample_size: if sum_w2 > 0.0 {
                 sum_w * sum_w / sum_w2
             } else {
@@ -231,8 +245,8 @@ pub fn policy_value(
             max_weight: w.iter().copied().fold(0.0, f64::max),
             mass_below_floor,
             flagged: mass_below_floor > 1e-12,
-        },
-    })
+        }
+    }
 }
 
 /// The paired difference `V(a) − V(b)` of two candidates on the same log, by IPS and by

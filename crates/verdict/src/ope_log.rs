@@ -1,18 +1,21 @@
-//! `verdict ope`: a router's decision log (the JSON Lines `verdict serve --decisions`
-//! writes) joined with the outcomes observed later, and candidate policies scored on it
-//! by [`crate::ope`].
+//! A router's decision log read back for off-policy evaluation (`verdict ope`): the
+//! JSON Lines `verdict serve --decisions` writes, or any table with a request id, the
+//! menu offered (`chosen`, or `menu` as `a|b` for a duel), its logged `propensity`, the
+//! context columns and, optionally, the logger's probability of every agent
+//! (`routed:<agent>` columns); and the outcomes observed later, joined by request id.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
-use verdict_io::{read_table, Source, TextEncoder};
+use verdict_io::{read_table, Format, Source, Table};
 
-use crate::model_file::{load_model, read_model_contexts};
-use crate::ope::{
-    cross_fitted_outcomes, difference, policy_value, Estimate, LoggedChoice, PolicyValue,
-};
+use crate::ope::LoggedChoice;
+use crate::ope_duel::LoggedDuel;
 use crate::VerdictError;
+
+/// The prefix of a decision table's columns giving the logger's probability of routing
+/// to each agent (`routed:gpt-4o`).
+pub const ROUTED_PREFIX: &str = "routed:";
 
 /// A decision log read back: one row per routed request.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,92 +26,187 @@ pub struct DecisionLog {
     pub request_ids: Vec<String>,
     /// Each row's context object, as the server read it.
     pub contexts: Vec<Map<String, Value>>,
-    /// The routed agent of each row.
-    pub chosen: Vec<usize>,
+    /// Each row's menu: the routed agent, or a duel's two agents (first, second).
+    pub menus: Vec<Vec<usize>>,
+    /// The probability each menu was offered (as a set).
+    pub propensities: Vec<f64>,
     /// `rows × agents`: each agent's probability of being routed at the row (the
-    /// log's `routed_probabilities`).
+    /// log's `routed_probabilities`); NaN where the log does not say.
     pub logging: Vec<f64>,
 }
 
-/// A candidate policy, as `--policy` names it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PolicySpec {
-    /// `agent:NAME`: always that agent.
-    Agent(String),
-    /// `logged`: the logging policy itself.
-    Logged,
-    /// `lottery:FILE`: one distribution for every context, from a `verdict rank
-    /// --method lottery --format json` result.
-    Lottery(PathBuf),
-    /// A model file written by `verdict fit`: its policy at each logged context.
-    Model(PathBuf),
-}
-
-impl PolicySpec {
-    /// Reads `agent:NAME`, `logged`, `lottery:FILE` or a model file's path.
-    pub fn parse(text: &str) -> Self {
-        if let Some(name) = text.strip_prefix("agent:") {
-            Self::Agent(name.to_owned())
-        } else if text == "logged" {
-            Self::Logged
-        } else if let Some(file) = text.strip_prefix("lottery:") {
-            Self::Lottery(PathBuf::from(file))
-        } else {
-            Self::Model(PathBuf::from(text))
+impl DecisionLog {
+    fn new() -> Self {
+        Self {
+            agents: Vec::new(),
+            request_ids: Vec::new(),
+            contexts: Vec::new(),
+            menus: Vec::new(),
+            propensities: Vec::new(),
+            logging: Vec::new(),
         }
     }
 
-    /// How the output names it.
-    pub fn label(&self) -> String {
-        match self {
-            Self::Agent(name) => format!("agent:{name}"),
-            Self::Logged => "logged".into(),
-            Self::Lottery(file) => format!("lottery:{}", verdict_io::shown_name(file)),
-            Self::Model(file) => verdict_io::shown_name(file),
+    /// Decisions in the log.
+    pub fn rows(&self) -> usize {
+        self.menus.len()
+    }
+
+    /// The logger's probabilities of every agent at `row`.
+    pub fn logging_at(&self, row: usize) -> &[f64] {
+        let k = self.agents.len();
+        &self.logging[row * k..(row + 1) * k]
+    }
+
+    /// Whether the log gives the logger's probability of every agent at every row.
+    pub fn knows_logging(&self) -> bool {
+        self.logging.iter().all(|p| p.is_finite())
+    }
+
+    /// Adds `names` the log does not know as agents it never routed to: probability 0
+    /// at every row (a candidate's mass there is mass where the log has no evidence).
+    pub fn add_agents(&mut self, names: &[String]) {
+        let new: Vec<&String> = names.iter().filter(|n| !self.agents.contains(n)).collect();
+        if new.is_empty() {
+            return;
         }
+        let (old, k) = (self.agents.len(), self.agents.len() + new.len());
+        let mut logging = vec![0.0; self.rows() * k];
+        for row in 0..self.rows() {
+            logging[row * k..row * k + old].copy_from_slice(self.logging_at(row));
+        }
+        self.logging = logging;
+        self.agents.extend(new.into_iter().cloned());
+    }
+
+    fn agent(&mut self, name: &str) -> usize {
+        if let Some(i) = self.agents.iter().position(|a| a == name) {
+            return i;
+        }
+        self.agents.push(name.to_owned());
+        self.agents.len() - 1
     }
 }
 
-/// Reads the decision log at `path`.
+/// The columns of a decision table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecisionColumns {
+    /// The request id, shared with the outcomes.
+    pub request: String,
+}
+
+/// Reads a decision log: the JSON Lines of `verdict serve --decisions` (recognised by
+/// their `routed_probabilities`), or a table with the request id, `chosen` or `menu`,
+/// `propensity`, optional `routed:<agent>` columns and the context columns.
 ///
 /// # Errors
-/// [`VerdictError::Data`] naming the line: not JSON, a field missing or of the wrong
-/// kind, a routed agent not among the agents, routing probabilities that do not sum
-/// to 1, two decisions with one request id.
-pub fn read_decision_log(path: &Path) -> Result<DecisionLog, VerdictError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+/// [`VerdictError::Data`] or [`VerdictError::Io`] naming the line or row: not JSON, a
+/// field missing or of the wrong kind, a routed agent not among the agents, routing
+/// probabilities that do not sum to 1, a propensity of 0 or above 1, two decisions
+/// with one request id.
+pub fn read_decision_log(
+    source: &Source,
+    columns: &DecisionColumns,
+) -> Result<DecisionLog, VerdictError> {
+    let label = source.label();
+    let serve_log = matches!(
+        Format::from_path(std::path::Path::new(&label)),
+        Ok(Format::JsonLines)
+    ) && first_line(source)?.contains("\"routed_probabilities\"");
+    let log = if serve_log {
+        read_serve_log(source)?
+    } else {
+        read_decision_table(&read_table(source, None, None)?, columns)?
+    };
+    if log.rows() == 0 {
+        return Err(VerdictError::Data(format!("{label}: no decision")));
+    }
+    Ok(log)
+}
+
+/// The first non-blank line of a JSON Lines source (a few kilobytes at most are read).
+fn first_line(source: &Source) -> Result<String, VerdictError> {
+    use std::io::BufRead;
+    let unreadable = |e: std::io::Error| {
         VerdictError::Data(format!(
             "{}: cannot read the decision log: {e}",
-            path.display()
+            source.label()
         ))
-    })?;
-    let place = |line: usize| format!("{}:{}", verdict_io::shown_name(path), line + 1);
-    let mut log = DecisionLog {
-        agents: Vec::new(),
-        request_ids: Vec::new(),
-        contexts: Vec::new(),
-        chosen: Vec::new(),
-        logging: Vec::new(),
     };
-    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut reader: Box<dyn BufRead> = match source {
+        Source::File(path) => Box::new(std::io::BufReader::new(
+            std::fs::File::open(path).map_err(unreadable)?,
+        )),
+        Source::Bytes { data, .. } => Box::new(data.as_slice()),
+        Source::Table(_) => return Ok(String::new()),
+    };
+    let mut line = String::new();
+    while line.trim().is_empty() {
+        line.clear();
+        if reader.read_line(&mut line).map_err(unreadable)? == 0 {
+            break;
+        }
+    }
+    Ok(line)
+}
+
+/// Remembers request ids: the second decision for one is refused.
+struct Requests(HashMap<String, usize>);
+
+impl Requests {
+    /// `place` counts from 0 in `unit`s (`line`, `row`), shown from 1.
+    fn first_time(&mut self, id: &str, place: usize, unit: &str) -> Result<(), String> {
+        match self.0.insert(id.to_owned(), place) {
+            Some(first) => Err(format!(
+                "request {id:?} was already decided on {unit} {}; one decision per request",
+                first + 1
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The propensity of a menu, checked to be a probability in `(0, 1]`.
+fn propensity(value: Option<f64>) -> Result<f64, String> {
+    match value {
+        Some(p) if p > 0.0 && p <= 1.0 => Ok(p),
+        Some(p) => Err(format!(
+            "propensity {p} is not a probability in (0, 1]; a decision logged with probability 0 cannot be reweighted"
+        )),
+        None => Err("no propensity".into()),
+    }
+}
+
+/// The JSON Lines of `verdict serve --decisions`.
+fn read_serve_log(source: &Source) -> Result<DecisionLog, VerdictError> {
+    let text = match source {
+        Source::File(path) => std::fs::read_to_string(path).map_err(|e| {
+            VerdictError::Data(format!(
+                "{}: cannot read the decision log: {e}",
+                path.display()
+            ))
+        })?,
+        Source::Bytes { data, .. } => String::from_utf8_lossy(data).into_owned(),
+        Source::Table(_) => String::new(),
+    };
+    let shown = source.shown_name();
+    let mut log = DecisionLog::new();
+    let mut requests = Requests(HashMap::new());
     for (line, content) in text
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
     {
-        let bad = |what: &str| VerdictError::Data(format!("{}: {what}", place(line)));
+        let bad = |what: &str| VerdictError::Data(format!("{shown}:{}: {what}", line + 1));
         let value: Value =
             serde_json::from_str(content).map_err(|e| bad(&format!("not a JSON object: {e}")))?;
         let request_id = value["request_id"]
             .as_str()
             .ok_or_else(|| bad("no request_id"))?
             .to_owned();
-        if let Some(first) = seen.insert(request_id.clone(), line) {
-            return Err(bad(&format!(
-                "request {request_id:?} was already decided on line {}; one decision per request",
-                first + 1
-            )));
-        }
+        requests
+            .first_time(&request_id, line, "line")
+            .map_err(|e| bad(&e))?;
         let routed = value["routed_probabilities"].as_object().ok_or_else(|| {
             bad("no routed_probabilities (a log of verdict serve from before they were logged cannot be evaluated)")
         })?;
@@ -133,293 +231,315 @@ pub fn read_decision_log(path: &Path) -> Result<DecisionLog, VerdictError> {
                 "routed_probabilities are not one distribution over the log's agents",
             ));
         }
-        let chosen_name = value["chosen"]
+        let menu_text = value["menu"]
             .as_str()
-            .ok_or_else(|| bad("no chosen agent"))?;
-        let chosen = log
-            .agents
-            .iter()
-            .position(|a| a == chosen_name)
-            .ok_or_else(|| {
-                bad(&format!(
-                    "chosen agent {chosen_name:?} is not one of the log's agents"
-                ))
-            })?;
-        let context = value["context"].as_object().cloned().unwrap_or_default();
+            .or_else(|| value["chosen"].as_str())
+            .ok_or_else(|| bad("no menu or chosen agent"))?;
+        let menu = menu_of(menu_text, &log.agents).map_err(|e| bad(&e))?;
+        let p = propensity(value["propensity"].as_f64().or(Some(row[menu[0]]))).map_err(|e| bad(&e))?;
         log.request_ids.push(request_id);
-        log.contexts.push(context);
-        log.chosen.push(chosen);
+        log.contexts
+            .push(value["context"].as_object().cloned().unwrap_or_default());
+        log.menus.push(menu);
+        log.propensities.push(p);
         log.logging.extend(row);
-    }
-    if log.chosen.is_empty() {
-        return Err(VerdictError::Data(format!(
-            "{}: no decision",
-            path.display()
-        )));
     }
     Ok(log)
 }
 
-/// The logged choices of `log` with their outcomes from `outcomes` (a table with
-/// `request_column` and `outcome_column`); rows without an outcome are left out
-/// (their count is returned).
+/// The agents of a menu `a` or `a|b`, all known.
+fn menu_of(text: &str, agents: &[String]) -> Result<Vec<usize>, String> {
+    let menu: Vec<usize> = text
+        .split('|')
+        .map(|name| {
+            agents.iter().position(|a| a == name).ok_or_else(|| {
+                format!("agent {name:?} of the menu is not one of the log's agents")
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    if menu.len() > 2 || (menu.len() == 2 && menu[0] == menu[1]) {
+        return Err(format!(
+            "menu {text:?} is neither one agent nor a duel of two"
+        ));
+    }
+    Ok(menu)
+}
+
+/// A decision table: request id, `chosen` or `menu`, `propensity`, optional
+/// `routed:<agent>` columns, and the rest as the context.
+fn read_decision_table(
+    table: &Table,
+    columns: &DecisionColumns,
+) -> Result<DecisionLog, VerdictError> {
+    let ids = table.required(
+        &columns.request,
+        "a decision table names each request (--request-col)",
+    )?;
+    let menus = table
+        .column("menu")
+        .or_else(|| table.column("chosen"))
+        .ok_or_else(|| {
+            VerdictError::Data(format!(
+                "{}: no chosen or menu column (present: {}); a decision table gives the agent routed to (chosen) or the duel offered (menu, as a|b)",
+                table.file(),
+                table.present_columns_shown()
+            ))
+        })?;
+    let propensities = table.required(
+        "propensity",
+        "a decision table gives the probability each menu was offered",
+    )?;
+    let routed: Vec<(&str, &verdict_io::Column)> = table
+        .columns()
+        .iter()
+        .filter_map(|c| Some((c.name().strip_prefix(ROUTED_PREFIX)?, c)))
+        .collect();
+    let mut log = DecisionLog::new();
+    log.agents = routed.iter().map(|(a, _)| (*a).to_owned()).collect();
+    let fixed = !log.agents.is_empty();
+    let context_columns: Vec<&verdict_io::Column> = table
+        .columns()
+        .iter()
+        .filter(|c| {
+            let name = c.name();
+            name != columns.request
+                && name != menus.name()
+                && name != "propensity"
+                && !name.starts_with(ROUTED_PREFIX)
+        })
+        .collect();
+    let mut requests = Requests(HashMap::new());
+    let mut rows_menus: Vec<Vec<usize>> = Vec::with_capacity(table.rows());
+    let mut rows_logging: Vec<Vec<f64>> = Vec::with_capacity(table.rows());
+    for row in 0..table.rows() {
+        let at = |column: &str, what: String| {
+            VerdictError::Io(verdict_io::IoError::invalid(
+                table.location(row, Some(column)),
+                what,
+            ))
+        };
+        let id = ids
+            .value(row)
+            .filter(|v| !v.is_empty())
+            .ok_or_else(|| at(&columns.request, "no request id".into()))?;
+        requests
+            .first_time(id, row, "row")
+            .map_err(|e| at(&columns.request, e))?;
+        let menu_text = menus
+            .value(row)
+            .ok_or_else(|| at(menus.name(), "no agent".into()))?;
+        if !fixed {
+            menu_text.split('|').for_each(|name| {
+                log.agent(name);
+            });
+        }
+        let menu = menu_of(menu_text, &log.agents).map_err(|e| at(menus.name(), e))?;
+        let p = propensity(
+            propensities
+                .value(row)
+                .and_then(|v| v.trim().parse::<f64>().ok()),
+        )
+        .map_err(|e| at("propensity", e))?;
+        let probabilities: Vec<f64> = routed
+            .iter()
+            .map(|(_, c)| {
+                c.value(row)
+                    .and_then(|v| v.trim().parse::<f64>().ok())
+                    .filter(|p| (0.0..=1.0).contains(p))
+                    .ok_or_else(|| at(c.name(), "not a probability in [0, 1]".into()))
+            })
+            .collect::<Result<_, _>>()?;
+        if fixed && (probabilities.iter().sum::<f64>() - 1.0).abs() > 1e-6 {
+            return Err(at(
+                routed[0].1.name(),
+                "the routed: columns do not sum to 1 over the agents".into(),
+            ));
+        }
+        let context: Map<String, Value> = context_columns
+            .iter()
+            .filter_map(|c| {
+                let v = c.value(row).filter(|v| !v.is_empty())?;
+                let value = match v.trim().parse::<f64>() {
+                    Ok(x) if x.is_finite() => Value::from(x),
+                    _ => Value::String(v.to_owned()),
+                };
+                Some((c.name().to_owned(), value))
+            })
+            .collect();
+        log.request_ids.push(id.to_owned());
+        log.contexts.push(context);
+        log.propensities.push(p);
+        rows_menus.push(menu);
+        rows_logging.push(probabilities);
+    }
+    let k = log.agents.len();
+    for (menu, probabilities) in rows_menus.into_iter().zip(rows_logging) {
+        if fixed {
+            log.logging.extend(probabilities);
+        } else {
+            // Only the routed agent's probability is known (single menus).
+            let mut row = vec![f64::NAN; k];
+            if menu.len() == 1 {
+                row[menu[0]] = log.propensities[log.menus.len()];
+            }
+            log.logging.extend(row);
+        }
+        log.menus.push(menu);
+    }
+    Ok(log)
+}
+
+/// The logged decisions with an outcome: single answers with their score, duels with
+/// their verdict, and the log rows of each.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Joined {
+    /// Log rows of the single answers, in log order.
+    pub single_rows: Vec<usize>,
+    /// The single answers.
+    pub single: Vec<LoggedChoice>,
+    /// Log rows of the duels, in log order.
+    pub duel_rows: Vec<usize>,
+    /// The duels.
+    pub duels: Vec<LoggedDuel>,
+    /// Each single answer's observed cost, when the outcomes give one.
+    pub costs: Option<Vec<f64>>,
+    /// Decisions without an outcome, left out.
+    pub without_outcome: usize,
+}
+
+/// The outcome columns: request id, value, and an optional observed cost.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutcomeColumns {
+    /// The request id.
+    pub request: String,
+    /// The value: a number for a single answer; for a duel, the winner's name, `tie`,
+    /// or a number in `[0, 1]` (1 when the menu's first won).
+    pub outcome: String,
+    /// The observed cost of the routed answer.
+    pub cost: Option<String>,
+}
+
+/// A duel's verdict from the outcome cell: the winner's name, `tie`, or a number in
+/// `[0, 1]` (the first's score).
+fn verdict(text: &str, menu: &[usize], agents: &[String]) -> Result<f64, String> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("tie") {
+        return Ok(0.5);
+    }
+    if let Some(i) = menu.iter().position(|&a| agents[a] == text) {
+        return Ok(if i == 0 { 1.0 } else { 0.0 });
+    }
+    match text.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "{text:?} is not a duel's verdict: give the winner ({} or {}), tie, or the first's score in [0, 1]",
+            agents[menu[0]], agents[menu[1]]
+        )),
+    }
+}
+
+/// The logged decisions of `log` with their outcomes from `outcomes`; decisions without
+/// an outcome are left out (and counted).
 ///
 /// # Errors
-/// [`VerdictError::Data`] naming the row: an outcome for a request the log never
-/// decided, two outcomes for one request, an outcome that is not a finite number;
-/// a propensity of 0.
+/// [`VerdictError::Io`] naming the row: an outcome for a request the log never
+/// decided, two outcomes for one request, an outcome that is not a finite number (or,
+/// for a duel, not a verdict), a cost that is not a finite number.
 pub fn join_outcomes(
     log: &DecisionLog,
     outcomes: &Source,
-    request_column: &str,
-    outcome_column: &str,
-) -> Result<(Vec<usize>, Vec<LoggedChoice>, usize), VerdictError> {
+    columns: &OutcomeColumns,
+) -> Result<Joined, VerdictError> {
     let table = read_table(outcomes, None, None)?;
     let ids = table.required(
-        request_column,
+        &columns.request,
         "name the request id column with --request-col",
     )?;
-    let values = table.required(outcome_column, "name the outcome column with --outcome-col")?;
+    let values = table.required(
+        &columns.outcome,
+        "name the outcome column with --outcome-col",
+    )?;
+    let costs = match &columns.cost {
+        Some(c) => Some(table.required(c, "name the observed cost column with --cost-col")?),
+        None => None,
+    };
     let row_of: HashMap<&str, usize> = log
         .request_ids
         .iter()
         .enumerate()
         .map(|(i, id)| (id.as_str(), i))
         .collect();
-    let mut outcome_of: HashMap<usize, f64> = HashMap::new();
+    let mut outcome_of: HashMap<usize, (f64, f64)> = HashMap::new();
     for row in 0..table.rows() {
-        let at = |what: &str| {
+        let at = |column: &str, what: &str| {
             VerdictError::Io(verdict_io::IoError::invalid(
-                table.location(row, Some(request_column)),
+                table.location(row, Some(column)),
                 what,
             ))
         };
         let id = ids.value(row).unwrap_or("");
         let Some(&decision) = row_of.get(id) else {
-            return Err(at(&format!(
+            return Err(at(&columns.request, &format!(
                 "request {id:?} has an outcome but no decision in the log; join outcomes with the log that routed them"
             )));
         };
-        let outcome = values
-            .value(row)
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .filter(|v| v.is_finite())
-            .ok_or_else(|| at("the outcome is not a finite number"))?;
-        if outcome_of.insert(decision, outcome).is_some() {
-            return Err(at(&format!("request {id:?} has two outcomes; give one")));
+        let text = values.value(row).unwrap_or("");
+        let menu = &log.menus[decision];
+        let outcome = if menu.len() == 2 {
+            verdict(text, menu, &log.agents).map_err(|e| at(&columns.outcome, &e))?
+        } else {
+            text.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| at(&columns.outcome, "the outcome is not a finite number"))?
+        };
+        let cost = match costs {
+            Some(c) => c
+                .value(row)
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| at(c.name(), "the cost is not a finite number"))?,
+            None => 0.0,
+        };
+        if outcome_of.insert(decision, (outcome, cost)).is_some() {
+            return Err(at(
+                &columns.request,
+                &format!("request {id:?} has two outcomes; give one"),
+            ));
         }
     }
-    let k = log.agents.len();
     let mut rows: Vec<usize> = outcome_of.keys().copied().collect();
     rows.sort_unstable();
-    let logged = rows
-        .iter()
-        .map(|&i| LoggedChoice {
-            action: log.chosen[i],
-            propensity: log.logging[i * k + log.chosen[i]],
-            outcome: outcome_of[&i],
-        })
-        .collect();
-    let unmatched = log.chosen.len() - rows.len();
-    Ok((rows, logged, unmatched))
-}
-
-/// A candidate at the logged rows: its probabilities (`rows × agents`), and for a model
-/// its features (`rows × columns`) with the number of columns.
-pub type Candidate = (Vec<f64>, Option<(Vec<f64>, usize)>);
-
-/// The candidate's probabilities at the logged `rows` (`rows × agents`, in the log's
-/// agent order), and, for a model, its features at those rows.
-///
-/// # Errors
-/// [`VerdictError::Data`]: an agent the log does not know, a lottery or model over
-/// other agents; the model's reading errors.
-pub fn candidate_policy(
-    spec: &PolicySpec,
-    log: &DecisionLog,
-    rows: &[usize],
-    encoder: Option<&TextEncoder>,
-) -> Result<Candidate, VerdictError> {
-    let k = log.agents.len();
-    let position = |name: &str| {
-        log.agents.iter().position(|a| a == name).ok_or_else(|| {
-            VerdictError::Data(format!(
-                "{}: agent {name:?} is not one of the log's agents ({})",
-                spec.label(),
-                log.agents.join(", ")
-            ))
-        })
+    let mut joined = Joined {
+        without_outcome: log.rows() - rows.len(),
+        ..Joined::default()
     };
-    let constant = |p: Vec<f64>| rows.iter().flat_map(|_| p.clone()).collect();
-    match spec {
-        PolicySpec::Agent(name) => {
-            let mut p = vec![0.0; k];
-            p[position(name)?] = 1.0;
-            Ok((constant(p), None))
-        }
-        PolicySpec::Logged => Ok((
-            rows.iter()
-                .flat_map(|&i| log.logging[i * k..(i + 1) * k].iter().copied())
-                .collect(),
-            None,
-        )),
-        PolicySpec::Lottery(file) => {
-            let text = std::fs::read_to_string(file)
-                .map_err(|e| VerdictError::Data(format!("{}: {e}", file.display())))?;
-            let board: Value = serde_json::from_str(&text)
-                .map_err(|e| VerdictError::Data(format!("{}: not JSON: {e}", file.display())))?;
-            let models = board["models"].as_array().ok_or_else(|| {
-                VerdictError::Data(format!(
-                    "{}: no models; give the JSON of verdict rank --method lottery --format json",
-                    file.display()
-                ))
-            })?;
-            let mut p = vec![0.0; k];
-            for m in models {
-                let name = m["name"].as_str().unwrap_or("");
-                let probability = m["probability"].as_f64().unwrap_or(0.0);
-                p[position(name)?] = probability;
+    let mut observed_costs = Vec::new();
+    for i in rows {
+        let (outcome, cost) = outcome_of[&i];
+        match log.menus[i][..] {
+            [first, second] => {
+                joined.duel_rows.push(i);
+                joined.duels.push(LoggedDuel {
+                    first,
+                    second,
+                    propensity: log.propensities[i],
+                    outcome,
+                });
             }
-            Ok((constant(p), None))
-        }
-        PolicySpec::Model(file) => {
-            let model = load_model(file)?;
-            let contexts: Vec<Value> = rows
-                .iter()
-                .map(|&i| Value::Object(log.contexts[i].clone()))
-                .collect();
-            let source = Source::Bytes {
-                label: "decision-contexts.json".into(),
-                data: serde_json::to_vec(&Value::Array(contexts)).expect("JSON serialises"),
-            };
-            let read = read_model_contexts(&model, &source, encoder)?;
-            let policy = model.policy(&read.features)?;
-            let columns = model.feature_names.len();
-            let order: Vec<usize> = model
-                .agents
-                .iter()
-                .map(|a| position(a))
-                .collect::<Result<_, _>>()?;
-            if model.agents.len() != k {
-                return Err(VerdictError::Data(format!(
-                    "{}: the model ranks {} agents, the log {k}",
-                    spec.label(),
-                    model.agents.len()
-                )));
+            [action] => {
+                joined.single_rows.push(i);
+                joined.single.push(LoggedChoice {
+                    action,
+                    propensity: log.propensities[i],
+                    outcome,
+                });
+                observed_costs.push(cost);
             }
-            let mut target = vec![0.0; rows.len() * k];
-            for (r, chunk) in policy.chunks(model.agents.len()).enumerate() {
-                for (j, p) in chunk.iter().enumerate() {
-                    target[r * k + order[j]] = *p;
-                }
-            }
-            Ok((target, Some((read.features, columns))))
+            _ => {}
         }
     }
-}
-
-/// One candidate's scores.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct CandidateScore {
-    /// How `--policy` named it.
-    pub policy: String,
-    /// IPS, SNIPS, DR and the overlap.
-    #[serde(flatten)]
-    pub value: PolicyValue,
-    /// Its paired difference from the first candidate, by IPS and DR (none for the
-    /// first).
-    pub versus_first: Option<(Estimate, Estimate)>,
-}
-
-/// What `verdict ope` reports.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct OpeReport {
-    /// Logged decisions with an outcome.
-    pub rows: usize,
-    /// Decisions without an outcome, left out.
-    pub without_outcome: usize,
-    /// The agents.
-    pub agents: Vec<String>,
-    /// The outcome model of the doubly-robust estimates.
-    pub outcome_model: String,
-    /// The floor below which the logger's probability of an agent is too small to
-    /// lean on.
-    pub floor: f64,
-    /// The candidates, in the order given.
-    pub candidates: Vec<CandidateScore>,
-}
-
-/// Scores `specs` on `log` joined with `outcomes`: IPS, SNIPS and DR (the outcome model
-/// a cross-fitted ridge per agent on the first model candidate's features, else each
-/// agent's cross-fitted mean), the overlap at `floor`, and each candidate's paired
-/// difference from the first.
-///
-/// # Errors
-/// As [`join_outcomes`] and [`candidate_policy`]; no outcome joined.
-pub fn evaluate_log(
-    log: &DecisionLog,
-    outcomes: &Source,
-    columns: (&str, &str),
-    specs: &[PolicySpec],
-    encoder: Option<&TextEncoder>,
-    floor: f64,
-    folds: usize,
-) -> Result<OpeReport, VerdictError> {
-    let (rows, logged, without_outcome) = join_outcomes(log, outcomes, columns.0, columns.1)?;
-    if logged.is_empty() {
-        return Err(VerdictError::Data(
-            "no decision has an outcome: join outcomes by the log's request ids".into(),
-        ));
-    }
-    let k = log.agents.len();
-    let targets: Vec<Candidate> = specs
-        .iter()
-        .map(|spec| candidate_policy(spec, log, &rows, encoder))
-        .collect::<Result<_, _>>()?;
-    let first_model = targets
-        .iter()
-        .zip(specs)
-        .find_map(|((_, f), spec)| Some((f.as_ref()?, spec)));
-    let (outcome_model, description) = match first_model {
-        Some(((x, columns), spec)) => (
-            cross_fitted_outcomes(&logged, x, *columns, k, folds, 1.0)?,
-            format!("ridge per agent on the features of {}", spec.label()),
-        ),
-        None => (
-            cross_fitted_outcomes(&logged, &vec![0.0; logged.len()], 1, k, folds, 1.0)?,
-            "each agent's mean outcome".to_owned(),
-        ),
-    };
-    let logging: Vec<f64> = rows
-        .iter()
-        .flat_map(|&i| log.logging[i * k..(i + 1) * k].iter().copied())
-        .collect();
-    let mut candidates = Vec::with_capacity(specs.len());
-    for (spec, (target, _)) in specs.iter().zip(&targets) {
-        let value = policy_value(&logged, target, &outcome_model, &logging, k, floor)?;
-        let versus_first = if candidates.is_empty() {
-            None
-        } else {
-            Some(difference(
-                &logged,
-                target,
-                &targets[0].0,
-                &outcome_model,
-                k,
-            )?)
-        };
-        candidates.push(CandidateScore {
-            policy: spec.label(),
-            value,
-            versus_first,
-        });
-    }
-    Ok(OpeReport {
-        rows: logged.len(),
-        without_outcome,
-        agents: log.agents.clone(),
-        outcome_model: description,
-        floor,
-        candidates,
-    })
+    joined.costs = columns.cost.as_ref().map(|_| observed_costs);
+    Ok(joined)
 }

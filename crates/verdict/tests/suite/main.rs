@@ -7,6 +7,7 @@ mod hygiene;
 mod lottery_bootstrap;
 #[cfg(feature = "nasheval")]
 mod ope;
+mod ope_duel;
 mod plackett_luce;
 mod real_data;
 mod shared_data;
