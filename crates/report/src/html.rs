@@ -305,7 +305,11 @@ fn leaderboard_svg(board: &Leaderboard) -> String {
             flagged: false,
         })
         .collect();
-    intervals_svg("leaderboard", &format!("{} scores", board.method.name()), &rows)
+    intervals_svg(
+        "leaderboard",
+        &format!("{} scores", board.method.name()),
+        &rows,
+    )
 }
 
 /// One row of an interval figure: a label, a point, its interval if any, and whether
@@ -329,13 +333,23 @@ pub(crate) fn intervals_svg(kind: &str, what: &str, rows: &[IntervalRow]) -> Str
     let (row, top, plot) = (20.0, 28.0, 560.0);
     let values = rows
         .iter()
-        .flat_map(|r| [Some(r.estimate), r.interval.map(|i| i.0), r.interval.map(|i| i.1)])
+        .flat_map(|r| {
+            [
+                Some(r.estimate),
+                r.interval.map(|i| i.0),
+                r.interval.map(|i| i.1),
+            ]
+        })
         .flatten()
         .filter(|v| v.is_finite());
     let (low, high) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
         (l.min(v), h.max(v))
     });
-    let (low, high) = if low.is_finite() { (low, high) } else { (0.0, 1.0) };
+    let (low, high) = if low.is_finite() {
+        (low, high)
+    } else {
+        (0.0, 1.0)
+    };
     let span = if high > low { high - low } else { 1.0 };
     let (low, high) = (low - 0.05 * span, high + 0.05 * span);
     let x = |v: f64| left + (v.clamp(low, high) - low) / (high - low) * plot;
@@ -359,7 +373,11 @@ pub(crate) fn intervals_svg(kind: &str, what: &str, rows: &[IntervalRow]) -> Str
     }
     for (i, r) in rows.iter().enumerate() {
         let y = top + row * (i as f64 + 0.5);
-        let warning = if r.flagged { " (overlap fails: extrapolated)" } else { "" };
+        let warning = if r.flagged {
+            " (overlap fails: extrapolated)"
+        } else {
+            ""
+        };
         let _ = write!(
             svg,
             "<g class=\"row\" data-model=\"{}\" data-score=\"{}\"><title>{} {}{warning}</title><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",

@@ -60,7 +60,6 @@ pub use html::{experiment_sections, judges_html, judges_sections};
 pub use html::{
     game_html, game_sections, page, rank_html, rank_sections, IntervalRow, GENERATOR_META,
 };
-pub use ope_page::{ope_html, OpePage, PlanePoint, Ranged};
 pub use judge_run::{
     budget_plan_csv, budget_plan_text, judge_run_html, judge_run_sections, judged_scores_csv,
     judged_scores_sections,
@@ -74,6 +73,7 @@ pub use nasheval::{
     fit_html, fit_notes, fit_sections, fit_summary, floor_text, predictions_csv, predictions_json,
     score_sections, FitPage, PolicyScoreRow,
 };
+pub use ope_page::{ope_html, OpePage, PlanePoint, Ranged};
 #[cfg(feature = "plots")]
 pub use plot::plot_leaderboard;
 pub use rank::{

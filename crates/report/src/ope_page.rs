@@ -65,11 +65,7 @@ pub fn ope_html(view: &OpePage) -> String {
         );
     }
     if !view.plane.is_empty() {
-        section(
-            &mut body,
-            "Cost and value",
-            &plane_svg(&view.plane),
-        );
+        section(&mut body, "Cost and value", &plane_svg(&view.plane));
     }
     section(&mut body, "Estimates", &html_table(&view.table));
     page(&view.title, &body)
@@ -80,16 +76,25 @@ pub fn ope_html(view: &OpePage) -> String {
 fn plane_svg(points: &[PlanePoint]) -> String {
     let (width, height, margin) = (640.0, 420.0, 60.0);
     let range = |f: &dyn Fn(&PlanePoint) -> Ranged| {
-        let (lo, hi) = points.iter().map(f).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), r| {
-            (l.min(r.low).min(r.estimate), h.max(r.high).max(r.estimate))
-        });
-        let (lo, hi) = if lo.is_finite() && hi.is_finite() { (lo, hi) } else { (0.0, 1.0) };
+        let (lo, hi) = points
+            .iter()
+            .map(f)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), r| {
+                (l.min(r.low).min(r.estimate), h.max(r.high).max(r.estimate))
+            });
+        let (lo, hi) = if lo.is_finite() && hi.is_finite() {
+            (lo, hi)
+        } else {
+            (0.0, 1.0)
+        };
         let pad = if hi > lo { 0.08 * (hi - lo) } else { 0.5 };
         (lo - pad, hi + pad)
     };
     let (cx, cy) = (range(&|p| p.cost), range(&|p| p.value));
     let x = |v: f64| margin + (v.clamp(cx.0, cx.1) - cx.0) / (cx.1 - cx.0) * (width - 2.0 * margin);
-    let y = |v: f64| height - margin - (v.clamp(cy.0, cy.1) - cy.0) / (cy.1 - cy.0) * (height - 2.0 * margin);
+    let y = |v: f64| {
+        height - margin - (v.clamp(cy.0, cy.1) - cy.0) / (cy.1 - cy.0) * (height - 2.0 * margin)
+    };
     let mut svg = format!(
         "<svg class=\"plane\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"candidates by expected cost and value\">"
     );

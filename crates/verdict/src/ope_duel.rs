@@ -120,11 +120,7 @@ fn terms(
         let g = gain(d.first, d.second);
         let (column, sign) = pair_column(d.first, d.second, agents);
         let predicted = sign * m[column];
-        let direct: f64 = all
-            .iter()
-            .zip(m)
-            .map(|(&(a, b), m)| gain(a, b) * m)
-            .sum();
+        let direct: f64 = all.iter().zip(m).map(|(&(a, b), m)| gain(a, b) * m).sum();
         ips.push(0.5 + g * (d.outcome - 0.5) / d.propensity);
         dr.push(0.5 + direct + g * (d.outcome - 0.5 - predicted) / d.propensity);
     }

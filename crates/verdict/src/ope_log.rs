@@ -236,7 +236,8 @@ fn read_serve_log(source: &Source) -> Result<DecisionLog, VerdictError> {
             .or_else(|| value["chosen"].as_str())
             .ok_or_else(|| bad("no menu or chosen agent"))?;
         let menu = menu_of(menu_text, &log.agents).map_err(|e| bad(&e))?;
-        let p = propensity(value["propensity"].as_f64().or(Some(row[menu[0]]))).map_err(|e| bad(&e))?;
+        let p =
+            propensity(value["propensity"].as_f64().or(Some(row[menu[0]]))).map_err(|e| bad(&e))?;
         log.request_ids.push(request_id);
         log.contexts
             .push(value["context"].as_object().cloned().unwrap_or_default());
@@ -249,14 +250,14 @@ fn read_serve_log(source: &Source) -> Result<DecisionLog, VerdictError> {
 
 /// The agents of a menu `a` or `a|b`, all known.
 fn menu_of(text: &str, agents: &[String]) -> Result<Vec<usize>, String> {
-    let menu: Vec<usize> = text
-        .split('|')
-        .map(|name| {
-            agents.iter().position(|a| a == name).ok_or_else(|| {
-                format!("agent {name:?} of the menu is not one of the log's agents")
+    let menu: Vec<usize> =
+        text.split('|')
+            .map(|name| {
+                agents.iter().position(|a| a == name).ok_or_else(|| {
+                    format!("agent {name:?} of the menu is not one of the log's agents")
+                })
             })
-        })
-        .collect::<Result<_, _>>()?;
+            .collect::<Result<_, _>>()?;
     if menu.len() > 2 || (menu.len() == 2 && menu[0] == menu[1]) {
         return Err(format!(
             "menu {text:?} is neither one agent nor a duel of two"

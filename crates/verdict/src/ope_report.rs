@@ -168,9 +168,17 @@ fn at_rows(
             Ok((constant(p), None))
         }
         Resolved::Model(model) => {
+            // A decision table need not repeat an id column: the request id names
+            // the context then.
             let contexts: Vec<Value> = rows
                 .iter()
-                .map(|&i| Value::Object(log.contexts[i].clone()))
+                .map(|&i| {
+                    let mut context = log.contexts[i].clone();
+                    context
+                        .entry("context_id")
+                        .or_insert_with(|| Value::String(log.request_ids[i].clone()));
+                    Value::Object(context)
+                })
                 .collect();
             let source = Source::Bytes {
                 label: "decision-contexts.json".into(),
@@ -379,6 +387,10 @@ pub fn evaluate_log(
     })
 }
 
+/// The candidates' policies at some rows, the outcome model's features there (`rows ×
+/// columns`, with the columns) and their description.
+type Policies = (Vec<Vec<f64>>, (Vec<f64>, usize), String);
+
 /// The candidates' policies at `rows`, and the first model candidate's features there
 /// (else one constant column) with its description.
 fn policies_at(
@@ -387,7 +399,7 @@ fn policies_at(
     labels: &[String],
     rows: &[usize],
     encoder: Option<&TextEncoder>,
-) -> Result<(Vec<Vec<f64>>, (Vec<f64>, usize), String), VerdictError> {
+) -> Result<Policies, VerdictError> {
     let mut targets = Vec::with_capacity(resolved.len());
     let mut features = None;
     for (candidate, label) in resolved.iter().zip(labels) {
@@ -421,8 +433,7 @@ fn score_single(
 ) -> Result<String, VerdictError> {
     let k = log.agents.len();
     let rows = &joined.single_rows;
-    let (targets, (x, columns), description) =
-        policies_at(log, resolved, labels, rows, encoder)?;
+    let (targets, (x, columns), description) = policies_at(log, resolved, labels, rows, encoder)?;
     let logged = &joined.single;
     let model = cross_fitted_outcomes(logged, &x, columns, k, request.folds, 1.0)?;
     let logging: Vec<f64> = rows
@@ -437,11 +448,15 @@ fn score_single(
                     .agents
                     .iter()
                     .map(|a| {
-                        prices.iter().find(|(n, _)| n == a).map(|(_, c)| *c).ok_or_else(|| {
-                            VerdictError::Data(format!(
-                                "the prices name no cost for {a}; give every agent's price"
-                            ))
-                        })
+                        prices
+                            .iter()
+                            .find(|(n, _)| n == a)
+                            .map(|(_, c)| *c)
+                            .ok_or_else(|| {
+                                VerdictError::Data(format!(
+                                    "the prices name no cost for {a}; give every agent's price"
+                                ))
+                            })
                     })
                     .collect::<Result<_, _>>()?;
                 let per_row: Vec<f64> = target
@@ -496,8 +511,7 @@ fn score_duels(
 ) -> Result<String, VerdictError> {
     let k = log.agents.len();
     let rows = &joined.duel_rows;
-    let (targets, (x, columns), description) =
-        policies_at(log, resolved, labels, rows, encoder)?;
+    let (targets, (x, columns), description) = policies_at(log, resolved, labels, rows, encoder)?;
     let (rho, _) = at_rows(opponent, label, log, rows, encoder)?;
     let duels = &joined.duels;
     let margins = cross_fitted_margins(duels, &x, columns, k, request.folds, 1.0)?;
@@ -516,7 +530,10 @@ fn score_duels(
             .collect();
         scores[i].duel = Some(DuelScore {
             value: duel_value(duels, target, &rho, &margins, k)?,
-            overlap: Overlap::of(&weights, mass_below_floor(target, &logging, k, request.floor)),
+            overlap: Overlap::of(
+                &weights,
+                mass_below_floor(target, &logging, k, request.floor),
+            ),
             versus_first: if i == 0 {
                 None
             } else {

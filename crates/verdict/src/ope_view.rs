@@ -75,7 +75,11 @@ pub fn ope_text(report: &OpeReport) -> String {
     for note in notes(report) {
         let _ = writeln!(text, "warning: {note}");
     }
-    let first = report.candidates.first().map(|c| c.policy.as_str()).unwrap_or("");
+    let first = report
+        .candidates
+        .first()
+        .map(|c| c.policy.as_str())
+        .unwrap_or("");
     for c in &report.candidates {
         let _ = writeln!(text, "\n{}", c.policy);
         if let Some(v) = &c.value {
@@ -92,7 +96,12 @@ pub fn ope_text(report: &OpeReport) -> String {
             let _ = writeln!(text, "  cost   {}", shown(cost));
         }
         if let Some((ips, dr)) = &c.versus_first {
-            let _ = writeln!(text, "  minus {first}: IPS {}, DR {}", shown(ips), shown(dr));
+            let _ = writeln!(
+                text,
+                "  minus {first}: IPS {}, DR {}",
+                shown(ips),
+                shown(dr)
+            );
         }
         if let Some(d) = &c.duel {
             let _ = writeln!(
@@ -118,14 +127,26 @@ pub fn ope_text(report: &OpeReport) -> String {
 /// The report page titled `title`: the candidates' values, differences and duel
 /// payoffs with intervals, the cost–quality plane when costs are known, and the table.
 pub fn ope_html(report: &OpeReport, title: &str) -> String {
-    let first = report.candidates.first().map(|c| c.policy.clone()).unwrap_or_default();
+    let first = report
+        .candidates
+        .first()
+        .map(|c| c.policy.clone())
+        .unwrap_or_default();
     let mut figures: Vec<(String, Vec<IntervalRow>)> = Vec::new();
     let mut value_rows = Vec::new();
     let mut difference_rows = Vec::new();
     let mut duel_rows = Vec::new();
     let mut plane = Vec::new();
     let mut table = TextTable::new([
-        "policy", "IPS", "SNIPS", "DR", "ESS", "max weight", "cost", "DR minus first", "duel DR",
+        "policy",
+        "IPS",
+        "SNIPS",
+        "DR",
+        "ESS",
+        "max weight",
+        "cost",
+        "DR minus first",
+        "duel DR",
     ]);
     let cell = |e: Option<&Estimate>| e.map(shown).unwrap_or_default();
     for c in &report.candidates {
@@ -167,7 +188,10 @@ pub fn ope_html(report: &OpeReport, title: &str) -> String {
     }
     for (caption, rows) in [
         ("Value (doubly robust, 95% interval)".to_owned(), value_rows),
-        (format!("Difference from {first} (doubly robust, paired)"), difference_rows),
+        (
+            format!("Difference from {first} (doubly robust, paired)"),
+            difference_rows,
+        ),
         (
             format!(
                 "Payoff in the duels against {} (doubly robust)",

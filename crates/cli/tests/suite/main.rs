@@ -18,6 +18,8 @@ mod global_baselines;
 mod nasheval;
 #[cfg(feature = "nasheval")]
 mod nasheval_report;
+#[cfg(feature = "serve")]
+mod ope;
 #[cfg(feature = "nasheval")]
 mod outputs;
 mod report_command;

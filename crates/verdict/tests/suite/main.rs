@@ -7,6 +7,7 @@ mod hygiene;
 mod lottery_bootstrap;
 #[cfg(feature = "nasheval")]
 mod ope;
+#[cfg(feature = "nasheval")]
 mod ope_duel;
 mod plackett_luce;
 mod real_data;

@@ -41,7 +41,10 @@ fn duel_payoffs_equal_numpys() {
     for (name, e) in [("duel_ips", value.ips), ("duel_dr", value.dr)] {
         for (field, ours) in [("estimate", e.estimate), ("std_error", e.std_error)] {
             let theirs = golden[name][field].as_f64().unwrap();
-            assert!((ours - theirs).abs() < 1e-9, "{name} {field}: {ours} vs {theirs}");
+            assert!(
+                (ours - theirs).abs() < 1e-9,
+                "{name} {field}: {ours} vs {theirs}"
+            );
         }
     }
 }
@@ -85,7 +88,9 @@ impl DuelWorld {
             .iter()
             .map(|&x| {
                 (0..3)
-                    .map(|a| policy(x)[a] * (0.5 + if a == 2 { 0.0 } else { Self::margin(x, a, 2) }))
+                    .map(|a| {
+                        policy(x)[a] * (0.5 + if a == 2 { 0.0 } else { Self::margin(x, a, 2) })
+                    })
                     .sum::<f64>()
             })
             .sum::<f64>()
@@ -100,7 +105,13 @@ impl DuelWorld {
             let x = self.xs[rng.random_range(0..self.xs.len())];
             let mu = Self::pair_logger(x);
             let u: f64 = rng.random();
-            let column = if u < mu[0] { 0 } else if u < mu[0] + mu[1] { 1 } else { 2 };
+            let column = if u < mu[0] {
+                0
+            } else if u < mu[0] + mu[1] {
+                1
+            } else {
+                2
+            };
             let (a, b) = all[column];
             let (first, second) = if rng.random::<bool>() { (a, b) } else { (b, a) };
             let p_first = 0.5 + Self::margin(x, first, second);
@@ -146,7 +157,10 @@ fn duel_intervals_cover_the_true_payoff_and_dr_beats_ips_with_a_right_model() {
     // Seen: 191, 193 and 187 of 200 covered; squared errors DR 0.082, IPS 0.087.
     for (name, hits) in ["IPS", "DR", "DR difference"].iter().zip(covered) {
         let share = hits as f64 / f64::from(logs as u32);
-        assert!((0.93..=0.97).contains(&share), "{name}: {share} of 95% intervals covered");
+        assert!(
+            (0.93..=0.97).contains(&share),
+            "{name}: {share} of 95% intervals covered"
+        );
     }
     assert!(dr_error < ips_error, "DR {dr_error} vs IPS {ips_error}");
 }
