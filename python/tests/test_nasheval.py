@@ -351,3 +351,32 @@ def test_a_bad_embedding_is_refused_naming_the_row():
         verdict.NashEval(policy="solver", folds=3).fit(contexts, feedback, embeddings=embedding[:59])
     with pytest.raises(verdict.errors.InputError, match="2-D array"):
         verdict.NashEval(policy="solver", folds=3).fit(contexts, feedback, embeddings=embedding[:, 0])
+
+
+def test_a_fitted_model_is_an_ope_candidate_as_its_file_is(simulation, fitted, tmp_path):
+    """``ope`` takes a fitted NashEval as a candidate and scores it as ``verdict ope``
+    scores its model file on the same decisions (contexts routed uniformly)."""
+    import numpy as np
+
+    contexts = simulation.test_contexts.copy()
+    agents = fitted.agents
+    rng = np.random.default_rng(3)
+    chosen = rng.integers(len(agents), size=len(contexts))
+    decisions = contexts.assign(
+        request_id=contexts["context_id"].astype(str),
+        chosen=[agents[c] for c in chosen],
+        propensity=1.0 / len(agents),
+    )
+    outcomes = pd.DataFrame({"request_id": decisions["request_id"],
+                             "outcome": rng.uniform(size=len(contexts))})
+    decisions_path, outcomes_path = tmp_path / "decisions.parquet", tmp_path / "outcomes.csv"
+    decisions.to_parquet(decisions_path)
+    outcomes.to_csv(outcomes_path, index=False, float_format="%.17g")
+    fitted.save(tmp_path / "model.json")
+    ours = verdict.ope(decisions_path, outcomes_path, [fitted, f"agent:{agents[0]}"])
+    theirs = cli_json("ope", "--decisions", str(decisions_path), "--outcomes", str(outcomes_path),
+                      "--policy", str(tmp_path / "model.json"), "--policy", f"agent:{agents[0]}")
+    for c_ours, c_theirs in zip(ours.candidates, theirs["candidates"]):
+        for estimator in ("ips", "snips", "dr"):
+            assert c_ours[estimator] == c_theirs[estimator]
+    assert ours.candidates[0]["policy"] == "model 0"

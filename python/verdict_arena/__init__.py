@@ -18,6 +18,8 @@ calls release the interpreter.
   judges under a budget (Est-IVWE), with intervals, a target error and gold labels,
   through a spend ledger, as ``verdict judge``; :func:`plan_budget` (``--plan``),
   :func:`ppi_mean` and :func:`krippendorff_alpha`.
+- :func:`ope`, :class:`OpeResult` — candidate routers scored on a decision log
+  (IPS, SNIPS, doubly robust, duels, costs), as ``verdict ope``.
 - :func:`report` — results drawn as one self-contained HTML page, as ``verdict report``.
 - :mod:`verdict_arena.errors` — the exception classes, one per kind of failure.
 """
@@ -28,6 +30,7 @@ from . import errors
 from ._game import maximal_lottery
 from ._judges import Judge, JudgeResult, ivwe, judge, krippendorff_alpha, oracle_allocation, plan_budget, ppi_mean
 from ._nasheval import NashEval, Simulation, embed, evaluate, simulate
+from ._ope import OpeResult, ope
 from ._rank import BradleyTerryResult, EloResult, bradley_terry, elo, rank
 from ._report import report
 
@@ -44,6 +47,8 @@ __all__ = [
     "NashEval",
     "embed",
     "evaluate",
+    "ope",
+    "OpeResult",
     "judge",
     "Judge",
     "JudgeResult",

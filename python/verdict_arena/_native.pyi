@@ -27,6 +27,21 @@ def fit(
 ) -> Model: ...
 def embed(texts: Sequence[str], encoder: str, normalize: bool = False) -> tuple[int, list[float]]: ...
 
+def ope_json(
+    decisions: Any,
+    outcomes: Any,
+    policies: Sequence[Any],
+    *,
+    against: Any = None,
+    request_col: str = "request_id",
+    outcome_col: str = "outcome",
+    cost_col: Optional[str] = None,
+    costs: Optional[Sequence[tuple[str, float]]] = None,
+    encoder: Optional[str] = None,
+    floor: float = 0.01,
+    folds: int = 5,
+) -> tuple[str, str]: ...
+
 class Model:
     """A fitted NashEval model."""
 

@@ -14,6 +14,7 @@ use verdict::{ErrorKind, VerdictError};
 mod games;
 mod judging;
 mod nasheval;
+mod ope;
 mod ranking;
 mod reports;
 mod tables;
@@ -153,6 +154,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(nasheval::fit, module)?)?;
     module.add_function(wrap_pyfunction!(nasheval::embed, module)?)?;
     module.add_class::<nasheval::Model>()?;
+    module.add_function(wrap_pyfunction!(ope::ope_json, module)?)?;
     module.add_function(wrap_pyfunction!(judging::judge, module)?)?;
     module.add_function(wrap_pyfunction!(judging::oracle_allocation, module)?)?;
     module.add_function(wrap_pyfunction!(judging::ivwe, module)?)?;

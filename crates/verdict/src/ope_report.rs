@@ -20,7 +20,7 @@ use crate::ope_log::{join_outcomes, DecisionLog, Joined, OutcomeColumns};
 use crate::VerdictError;
 
 /// A candidate policy, as `--policy` names it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum PolicySpec {
     /// `agent:NAME`: always that agent.
     Agent(String),
@@ -31,6 +31,13 @@ pub enum PolicySpec {
     Lottery(PathBuf),
     /// A model file written by `verdict fit`: its policy at each logged context.
     Model(PathBuf),
+    /// A model already in memory, shown as `label`.
+    Fitted {
+        /// How the output names it.
+        label: String,
+        /// The model.
+        model: std::sync::Arc<NashEvalModel>,
+    },
 }
 
 impl PolicySpec {
@@ -54,6 +61,7 @@ impl PolicySpec {
             Self::Logged => "logged".into(),
             Self::Lottery(file) => format!("lottery:{}", verdict_io::shown_name(file)),
             Self::Model(file) => verdict_io::shown_name(file),
+            Self::Fitted { label, .. } => label.clone(),
         }
     }
 }
@@ -63,7 +71,7 @@ enum Resolved {
     Agent(String),
     Logged,
     Lottery(Vec<(String, f64)>),
-    Model(Box<NashEvalModel>),
+    Model(std::sync::Arc<NashEvalModel>),
 }
 
 impl Resolved {
@@ -73,7 +81,8 @@ impl Resolved {
             PolicySpec::Agent(name) => Self::Agent(name.clone()),
             PolicySpec::Logged => Self::Logged,
             PolicySpec::Lottery(file) => Self::Lottery(read_lottery(file)?),
-            PolicySpec::Model(file) => Self::Model(Box::new(load_model(file)?)),
+            PolicySpec::Model(file) => Self::Model(std::sync::Arc::new(load_model(file)?)),
+            PolicySpec::Fitted { model, .. } => Self::Model(model.clone()),
         })
     }
 
@@ -210,7 +219,7 @@ pub enum CostSource {
 }
 
 /// What `verdict ope` is asked.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct OpeRequest {
     /// The candidates; differences are against the first.
     pub policies: Vec<PolicySpec>,
