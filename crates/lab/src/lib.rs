@@ -10,8 +10,10 @@
 //!   exact truth, and a policy scored against that truth.
 //! - [`experiment`], [`experiment_summary`]: NashEval's accuracy experiment
 //!   (Section 5, RQ1) and its summary over seeds.
-//! - [`real_benchmark`]: NashEval on AlpacaEval's real prompts.
+//! - [`real_benchmark`]: NashEval on AlpacaEval's real prompts; [`router_benchmark`]:
+//!   verdict's router against kNN, the best single model and the oracle there.
 //! - [`cost_curve`]: the paper's cost analysis.
+//! - [`decision_world`]: a router's decision log with known truth, for `verdict ope`.
 //! - [`results`]: saved lab results (an evaluation, an experiment) read back and drawn
 //!   beside the product's results (`verdict report`).
 //! - [`tutorial`], [`tour`]: the arena tutorial walked through and the tour of all
@@ -33,6 +35,7 @@ pub mod commands;
 
 #[cfg(feature = "nasheval")]
 pub mod cost_curve;
+pub mod decision_world;
 #[cfg(feature = "nasheval")]
 pub mod experiment;
 #[cfg(feature = "nasheval")]
@@ -43,6 +46,8 @@ pub mod real_benchmark;
 pub mod results;
 #[cfg(feature = "nasheval")]
 pub mod route_metrics;
+#[cfg(feature = "nasheval")]
+pub mod router_benchmark;
 #[cfg(feature = "nasheval")]
 pub mod simulation;
 #[cfg(feature = "plots")]

@@ -656,6 +656,26 @@ pub fn output_lengths(
     panel: &JudgePanel,
     data: &AlpacaEval,
 ) -> Result<Vec<f64>, VerdictError> {
+    let label = dir.join(panel.leaderboard).display().to_string();
+    output_lengths_where_known(dir, panel, data)?
+        .into_iter()
+        .zip(&data.models)
+        .map(|(length, model)| {
+            length.ok_or_else(|| data_error(format!("{label}: no avg_length for model {model:?}")))
+        })
+        .collect()
+}
+
+/// Each model's mean output length on the panel's leaderboard, `None` where the
+/// leaderboard does not give one.
+///
+/// # Errors
+/// [`VerdictError`] for a missing or malformed leaderboard.
+pub fn output_lengths_where_known(
+    dir: &Path,
+    panel: &JudgePanel,
+    data: &AlpacaEval,
+) -> Result<Vec<Option<f64>>, VerdictError> {
     let file = dir.join(panel.leaderboard);
     let table = read_table(&Source::File(file.clone()), None, None)?;
     let label = file.display().to_string();
@@ -664,15 +684,15 @@ pub fn output_lengths(
         .first()
         .ok_or_else(|| data_error(format!("{label}: no columns")))?;
     let lengths = column(&table, "avg_length", &label)?;
-    data.models
+    Ok(data
+        .models
         .iter()
         .map(|model| {
             (0..table.rows())
                 .find(|&r| names.value(r) == Some(model.as_str()))
                 .and_then(|r| lengths[r].parse::<f64>().ok())
-                .ok_or_else(|| data_error(format!("{label}: no avg_length for model {model:?}")))
         })
-        .collect()
+        .collect())
 }
 
 /// The cost analysis's curves ([`crate::cost_curve`]) on the held-out prompts of the

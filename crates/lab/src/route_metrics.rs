@@ -7,7 +7,8 @@
 //!   `PGR = (q − q_weak) / (q_strong − q_weak)`, and its average over the share of
 //!   spend on the strong model from 0 to 1 (APGR: the area under PGR against that
 //!   share).
-//! - **CPT(x%)** (RouteLLM): the smallest share at which PGR reaches `x%`.
+//! - **CPT(x%)** (RouteLLM): the smallest share at which PGR reaches `x%` (50, 80
+//!   and 95% here).
 //!
 //! RouteLLM routes between two models and counts calls to the strong one; with `K`
 //! priced models we take the *weak* model to be the cheapest, the *strong* one the best
@@ -95,6 +96,8 @@ pub struct RouterScores {
     pub cpt50: Option<f64>,
     /// CPT(80%).
     pub cpt80: Option<f64>,
+    /// CPT(95%).
+    pub cpt95: Option<f64>,
 }
 
 /// Scores the router whose points are `router` against the single models `singles`
@@ -126,22 +129,22 @@ pub fn score_router(router: &[Point], singles: &[Point]) -> RouterScores {
     let gap = strong.1 - weak.1;
     let span = strong.0 - weak.0;
     let pgr = |share: f64| (hull_at(&h, weak.0 + share * span) - weak.1) / gap;
-    let (apgr, cpt50, cpt80) = if gap > 0.0 && span > 0.0 {
+    let (apgr, [cpt50, cpt80, cpt95]) = if gap > 0.0 && span > 0.0 {
         let apgr = (integral(&h, weak.0, strong.0) / span - weak.1) / gap;
         (
             apgr,
-            first_share(&h, weak, span, gap, 0.5),
-            first_share(&h, weak, span, gap, 0.8),
+            [0.5, 0.8, 0.95].map(|target| first_share(&h, weak, span, gap, target)),
         )
     } else {
         // The cheapest model is the best: nothing to recover.
-        (pgr(0.0).max(1.0), Some(0.0), Some(0.0))
+        (pgr(0.0).max(1.0), [Some(0.0); 3])
     };
     RouterScores {
         aiq,
         apgr,
         cpt50,
         cpt80,
+        cpt95,
     }
 }
 
@@ -179,6 +182,7 @@ mod tests {
         assert!((s.apgr - 0.5).abs() < 1e-12);
         assert!((s.cpt50.unwrap() - 0.5).abs() < 1e-12);
         assert!((s.cpt80.unwrap() - 0.8).abs() < 1e-12);
+        assert!((s.cpt95.unwrap() - 0.95).abs() < 1e-12);
     }
 
     /// A router that reaches the strong model's quality at a quarter of the way:

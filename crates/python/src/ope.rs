@@ -59,7 +59,10 @@ pub fn ope_json(
             .enumerate()
             .map(|(i, p)| policy(p, i))
             .collect::<PyResult<_>>()?,
-        against: against.as_ref().map(|a| policy(a, policies.len())).transpose()?,
+        against: against
+            .as_ref()
+            .map(|a| policy(a, policies.len()))
+            .transpose()?,
         columns: OutcomeColumns {
             request: request_col.clone(),
             outcome: outcome_col,
@@ -75,7 +78,12 @@ pub fn ope_json(
             .map(|dir| TextEncoder::load(&dir, false))
             .transpose()
             .map_err(verdict::VerdictError::from)?;
-        let log = read_decision_log(&decisions, &DecisionColumns { request: request_col })?;
+        let log = read_decision_log(
+            &decisions,
+            &DecisionColumns {
+                request: request_col,
+            },
+        )?;
         let report = evaluate_log(&log, &outcomes, &request, encoder.as_ref())?;
         let json = serde_json::to_string(&report)
             .map_err(|e| verdict::VerdictError::Data(e.to_string()))?;

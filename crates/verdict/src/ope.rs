@@ -13,8 +13,8 @@
 //! Each comes with a 95% interval from its per-row terms (the delta method for SNIPS),
 //! and the overlap diagnostics that say whether to believe it: the effective sample
 //! size `(Σw)² / Σw²`, the largest weight, and the share of the candidate's mass on
-//! agents the logger offered below a floor — an estimate there extrapolates, and is
-//! flagged rather than printed as if sound.
+//! agents the logger offered below a floor (beyond what the logger put there) — an
+//! estimate there extrapolates, and is flagged rather than printed as if sound.
 
 use verdict_nasheval::{Regressor, Ridge};
 
@@ -77,8 +77,8 @@ pub struct Overlap {
     pub effective_sample_size: f64,
     /// The largest importance weight.
     pub max_weight: f64,
-    /// The candidate's mean mass on agents the logger offered with probability below
-    /// the floor.
+    /// The candidate's mean mass beyond the logger's on agents the logger offered
+    /// with probability below the floor.
     pub mass_below_floor: f64,
     /// Whether that mass is positive: the estimate leans on agents the log barely saw.
     pub flagged: bool,
@@ -216,16 +216,18 @@ pub fn policy_value(
     })
 }
 
-/// The candidate's mean mass on agents the logger gave a probability below `floor`
-/// (`target` and `logging` both `n × agents`; an unknown, NaN, logging probability is
-/// not counted).
+/// The candidate's mean mass beyond the logger's on agents the logger gave a
+/// probability below `floor`: `(1/n) Σ_i Σ_{a: μ(a|x_i) < floor} max(π(a|x_i) −
+/// μ(a|x_i), 0)` (`target` and `logging` both `n × agents`; an unknown, NaN, logging
+/// probability is not counted). The logger itself, or any candidate that follows it
+/// there, has none.
 pub(crate) fn mass_below_floor(target: &[f64], logging: &[f64], agents: usize, floor: f64) -> f64 {
     let n = target.len() / agents.max(1);
     target
         .iter()
         .zip(logging)
         .filter(|(_, &l)| l < floor)
-        .map(|(p, _)| p)
+        .map(|(p, l)| (p - l).max(0.0))
         .sum::<f64>()
         / n.max(1) as f64
 }

@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 
+use std::io::BufRead;
+
 use serde_json::{Map, Value};
 use verdict_io::{read_table, Format, Source, Table};
 
@@ -124,26 +126,35 @@ pub fn read_decision_log(
     Ok(log)
 }
 
-/// The first non-blank line of a JSON Lines source (a few kilobytes at most are read).
-fn first_line(source: &Source) -> Result<String, VerdictError> {
-    use std::io::BufRead;
-    let unreadable = |e: std::io::Error| {
-        VerdictError::Data(format!(
-            "{}: cannot read the decision log: {e}",
-            source.label()
-        ))
-    };
-    let mut reader: Box<dyn BufRead> = match source {
+/// A reader of a JSON Lines source, and the error for a failed read.
+fn reader_of(source: &Source) -> Result<Box<dyn std::io::BufRead + '_>, VerdictError> {
+    Ok(match source {
         Source::File(path) => Box::new(std::io::BufReader::new(
-            std::fs::File::open(path).map_err(unreadable)?,
+            std::fs::File::open(path).map_err(|e| unreadable(source, e))?,
         )),
         Source::Bytes { data, .. } => Box::new(data.as_slice()),
-        Source::Table(_) => return Ok(String::new()),
-    };
+        Source::Table(_) => Box::new(std::io::empty()),
+    })
+}
+
+fn unreadable(source: &Source, e: std::io::Error) -> VerdictError {
+    VerdictError::Data(format!(
+        "{}: cannot read the decision log: {e}",
+        source.label()
+    ))
+}
+
+/// The first non-blank line of a JSON Lines source (one line is read).
+fn first_line(source: &Source) -> Result<String, VerdictError> {
+    let mut reader = reader_of(source)?;
     let mut line = String::new();
     while line.trim().is_empty() {
         line.clear();
-        if reader.read_line(&mut line).map_err(unreadable)? == 0 {
+        if reader
+            .read_line(&mut line)
+            .map_err(|e| unreadable(source, e))?
+            == 0
+        {
             break;
         }
     }
@@ -179,27 +190,19 @@ fn propensity(value: Option<f64>) -> Result<f64, String> {
 
 /// The JSON Lines of `verdict serve --decisions`.
 fn read_serve_log(source: &Source) -> Result<DecisionLog, VerdictError> {
-    let text = match source {
-        Source::File(path) => std::fs::read_to_string(path).map_err(|e| {
-            VerdictError::Data(format!(
-                "{}: cannot read the decision log: {e}",
-                path.display()
-            ))
-        })?,
-        Source::Bytes { data, .. } => String::from_utf8_lossy(data).into_owned(),
-        Source::Table(_) => String::new(),
-    };
+    // Read line by line: a log of millions of decisions is never held as text.
+    let reader = reader_of(source)?;
     let shown = source.shown_name();
     let mut log = DecisionLog::new();
     let mut requests = Requests(HashMap::new());
-    for (line, content) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
+    for (line, content) in reader.lines().enumerate() {
+        let content = content.map_err(|e| unreadable(source, e))?;
+        if content.trim().is_empty() {
+            continue;
+        }
         let bad = |what: &str| VerdictError::Data(format!("{shown}:{}: {what}", line + 1));
         let value: Value =
-            serde_json::from_str(content).map_err(|e| bad(&format!("not a JSON object: {e}")))?;
+            serde_json::from_str(&content).map_err(|e| bad(&format!("not a JSON object: {e}")))?;
         let request_id = value["request_id"]
             .as_str()
             .ok_or_else(|| bad("no request_id"))?

@@ -420,12 +420,49 @@ fn policies_at(
     }
     Ok(match features {
         Some((x, label)) => (targets, x, format!("ridge on the features of {label}")),
-        None => (
-            targets,
-            (vec![0.0; rows.len()], 1),
-            "cross-fitted means".to_owned(),
-        ),
+        None => match numeric_context(log, rows) {
+            Some((x, names)) => {
+                let description = format!("ridge on the logged contexts' {}", names.join(", "));
+                (targets, (x, names.len()), description)
+            }
+            None => (
+                targets,
+                (vec![0.0; rows.len()], 1),
+                "cross-fitted means".to_owned(),
+            ),
+        },
     })
+}
+
+/// The context fields that are numbers at every one of `rows` (`rows × fields`, with
+/// their names), when there are any: the outcome model's features when no candidate
+/// is a model.
+fn numeric_context(log: &DecisionLog, rows: &[usize]) -> Option<(Vec<f64>, Vec<String>)> {
+    let first = log.contexts.get(*rows.first()?)?;
+    let names: Vec<String> = first
+        .keys()
+        .filter(|name| {
+            rows.iter().all(|&i| {
+                log.contexts[i]
+                    .get(name.as_str())
+                    .and_then(Value::as_f64)
+                    .is_some_and(f64::is_finite)
+            })
+        })
+        .cloned()
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    let x = rows
+        .iter()
+        .flat_map(|&i| {
+            names
+                .iter()
+                .map(move |n| log.contexts[i][n.as_str()].as_f64().unwrap_or(0.0))
+        })
+        .collect();
+    Some((x, names))
 }
 
 /// Scores the single answers into `scores`; returns the outcome model's description.

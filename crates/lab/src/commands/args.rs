@@ -32,6 +32,14 @@ pub enum LabCommand {
 pub enum LabBench {
     /// Write a synthetic LMArena-like battle log (Parquet or CSV by extension).
     Arena(ArenaArgs),
+    #[cfg(feature = "nasheval")]
+    /// Routers on AlpacaEval's real prompts: verdict's against kNN, the best single
+    /// model, the cheapest within one point of it and the per-prompt oracle (quality,
+    /// cost, AIQ, APGR, CPT, RouterArena's score; mean ± sd over splits).
+    Router(BenchRouterArgs),
+    /// Write a router's decision log with known truth, as `verdict serve --decisions`
+    /// writes it, with outcomes and each agent's exact value (for `verdict ope`).
+    DecisionLog(DecisionLogArgs),
     /// Budgeted multi-judge estimation on synthetic instances: error per method,
     /// budget and norm (the judge paper's Figures 1(a), 2 and 4).
     Judges(BenchJudgesArgs),
@@ -146,6 +154,29 @@ pub struct BenchJudgesArgs {
 pub struct DemoArgs {
     /// Where the page goes; a file there that verdict did not write is left alone.
     #[arg(long, value_name = "FILE", default_value = "demo-report.html")]
+    pub out: PathBuf,
+}
+
+/// Flags of `verdict bench decision-log`.
+#[derive(Debug, Clone, Args)]
+pub struct DecisionLogArgs {
+    /// Logged decisions.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub rows: usize,
+    /// Agents.
+    #[arg(long, default_value_t = 16)]
+    pub agents: usize,
+    /// Context features.
+    #[arg(long, default_value_t = 5)]
+    pub features: usize,
+    /// The logger's share of uniform routing.
+    #[arg(long, default_value_t = 0.1)]
+    pub explore: f64,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// The new directory: decisions.jsonl, outcomes.csv, truth.json.
+    #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
 }
 
@@ -416,6 +447,28 @@ pub struct BenchRealArgs {
     /// against text_davinci_003, six models).
     #[arg(long, default_value = "turbo", value_parser = clap::builder::PossibleValuesParser::new(PANELS.map(|p| p.name)))]
     pub panel: String,
+}
+
+#[cfg(feature = "nasheval")]
+/// Flags of `verdict bench router`.
+#[derive(Debug, Clone, Args)]
+pub struct BenchRouterArgs {
+    /// The folder of AlpacaEval's judgments (instructions.csv,
+    /// alpacaeval_judgments.csv.gz and AlpacaEval 2's leaderboard).
+    #[arg(long, value_name = "DIR")]
+    pub data: PathBuf,
+    /// One split per seed: its held-out prompts and its training log.
+    #[arg(long, value_delimiter = ',', default_values_t = [0, 1, 2])]
+    pub splits: Vec<u64>,
+    /// Models the logger observes per training prompt, on average.
+    #[arg(long, default_value_t = 6.0)]
+    pub observed: f64,
+    /// kNN's neighbours.
+    #[arg(long, default_value_t = 25)]
+    pub neighbours: usize,
+    /// A text encoder directory: the prompt is embedded by it instead of hashed.
+    #[arg(long, value_name = "DIR")]
+    pub encoder: Option<PathBuf>,
 }
 
 #[cfg(feature = "nasheval")]

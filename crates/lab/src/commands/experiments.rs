@@ -17,7 +17,7 @@ use verdict::VerdictError;
 
 use super::{
     BenchBaselinesArgs, BenchCostArgs, BenchNashEvalArgs, BenchNetworkArgs, BenchRealArgs,
-    BenchRouteArgs, BenchSummaryArgs, Shell,
+    BenchRouteArgs, BenchRouterArgs, BenchSummaryArgs, Shell,
 };
 
 pub fn run(args: &BenchNashEvalArgs) -> anyhow::Result<()> {
@@ -240,6 +240,71 @@ pub fn real(args: &BenchRealArgs) -> anyhow::Result<()> {
             r.default_vs_this.0,
             r.default_vs_this.1
         );
+    }
+    Ok(())
+}
+
+/// `verdict bench router`: one JSON line per router and split, then the table of means
+/// ± sd over splits.
+pub fn router(args: &BenchRouterArgs) -> anyhow::Result<()> {
+    use crate::router_benchmark::{router_split, summarize_routers, RouterData, RouterSettings};
+    let data = RouterData::read(&args.data)?;
+    eprintln!(
+        "{} prompts, {} models with a length on the leaderboard (left out: {})",
+        data.data.prompts.len(),
+        data.data.models.len(),
+        data.dropped.join(", ")
+    );
+    let settings = RouterSettings {
+        observed: args.observed,
+        neighbours: args.neighbours,
+        encoder: args
+            .encoder
+            .as_deref()
+            .map(|dir| verdict::io::TextEncoder::load(dir, false))
+            .transpose()?,
+        ..RouterSettings::default()
+    };
+    let mut all = Vec::new();
+    for &split in &args.splits {
+        let rows = router_split(&data, &settings, split)?;
+        for r in &rows {
+            println!("{}", serde_json::to_string(r)?);
+        }
+        all.extend(rows);
+    }
+    println!("\n| router | quality (win rate, %) | cost (chars) | AIQ | APGR | CPT(50%) | CPT(80%) | CPT(95%) | arena score |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let splits = args.splits.len();
+    for r in summarize_routers(&all) {
+        let cpt = r.cpt.map(|(share, reached)| match reached {
+            0 => "never".to_owned(),
+            n if n == splits => format!("{:.1}%", 100.0 * share),
+            n => format!("{:.1}% ({n} of {splits})", 100.0 * share),
+        });
+        println!(
+            "| {} | {:.2} ± {:.2} | {:.0} ± {:.0} | {:.2} ± {:.2} | {:.3} ± {:.3} | {} | {} | {} | {:.2} ± {:.2} |",
+            r.router,
+            100.0 * r.quality.0,
+            100.0 * r.quality.1,
+            r.cost.0,
+            r.cost.1,
+            100.0 * r.aiq.0,
+            100.0 * r.aiq.1,
+            r.apgr.0,
+            r.apgr.1,
+            cpt[0],
+            cpt[1],
+            cpt[2],
+            100.0 * r.arena.0,
+            100.0 * r.arena.1
+        );
+    }
+    for r in summarize_routers(&all)
+        .iter()
+        .filter(|r| !r.choices.is_empty())
+    {
+        println!("\n{}, split by split: {}", r.router, r.choices.join(", "));
     }
     Ok(())
 }

@@ -47,6 +47,7 @@ pub fn run(command: LabCommand, shell: Shell) -> anyhow::Result<()> {
 pub fn run_bench(command: LabBench, shell: Shell) -> anyhow::Result<()> {
     match command {
         LabBench::Arena(args) => synthetic::arena(&args, shell),
+        LabBench::DecisionLog(args) => synthetic::decision_log(&args),
         LabBench::Judges(args) => synthetic::judges(&args, shell),
         #[cfg(feature = "nasheval")]
         LabBench::Nasheval(args) => experiments::run(&args),
@@ -58,6 +59,8 @@ pub fn run_bench(command: LabBench, shell: Shell) -> anyhow::Result<()> {
         LabBench::Route(args) => experiments::route(&args, shell),
         #[cfg(feature = "nasheval")]
         LabBench::Real(args) => experiments::real(&args),
+        #[cfg(feature = "nasheval")]
+        LabBench::Router(args) => experiments::router(&args),
         #[cfg(feature = "nasheval")]
         LabBench::Baselines(args) => experiments::baselines(&args),
         #[cfg(feature = "nasheval")]

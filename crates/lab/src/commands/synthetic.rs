@@ -6,7 +6,7 @@ use verdict::judges::{run_experiment, CostStructure, ExperimentSettings, Norm, S
 use verdict::outputs::Outputs;
 use verdict::report::{judges_curves, judges_html, judges_table, plot_curves};
 
-use super::{ArenaArgs, BenchJudgesArgs, JudgeCosts, Shell, Shown};
+use super::{ArenaArgs, BenchJudgesArgs, DecisionLogArgs, JudgeCosts, Shell, Shown};
 use crate::worlds::ArenaSimulation;
 
 pub fn arena(args: &ArenaArgs, shell: Shell) -> anyhow::Result<()> {
@@ -45,6 +45,25 @@ pub fn arena(args: &ArenaArgs, shell: Shell) -> anyhow::Result<()> {
         args.battles,
         args.models,
         args.out.display()
+    );
+    Ok(())
+}
+
+pub fn decision_log(args: &DecisionLogArgs) -> anyhow::Result<()> {
+    let truth = crate::decision_world::DecisionWorld {
+        rows: args.rows,
+        agents: args.agents,
+        features: args.features,
+        explore: args.explore,
+        seed: args.seed,
+    }
+    .write(&args.out)?;
+    eprintln!(
+        "wrote {} decisions over {} agents to {} (the logger's true value {:.4})",
+        args.rows,
+        args.agents,
+        args.out.display(),
+        truth.logger_value
     );
     Ok(())
 }
