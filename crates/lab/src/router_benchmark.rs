@@ -134,7 +134,7 @@ impl Default for RouterSettings {
     fn default() -> Self {
         Self {
             test_share: 0.25,
-            observed: 6.0,
+            observed: 10.0,
             neighbours: 25,
             shrinkage: 2.0,
             rho: 0.001,
@@ -165,6 +165,9 @@ pub struct RouterRow {
     pub cpt: [Option<f64>; 3],
     /// RouterArena's score at the default.
     pub arena: f64,
+    /// Distinct models its default sends held-out prompts to (the policy's largest
+    /// probability at each prompt): 1 for a router that ignores the prompt.
+    pub models_used: usize,
 }
 
 /// The log-cost score `C` and RouterArena's `S` of a router at `(cost, quality)`.
@@ -195,6 +198,11 @@ fn inclusion(k: usize, set: &str, observed: f64) -> Vec<f64> {
         .iter()
         .map(|w| (observed * w / total).min(1.0))
         .collect()
+}
+
+/// The held-out prompts of the split of `seed` (indices into `data.data.prompts`).
+pub fn held_out_prompts(data: &RouterData, settings: &RouterSettings, seed: u64) -> Vec<usize> {
+    split(data, settings, seed).0
 }
 
 /// One training prompt's observations: `(model, thumbs-up, inclusion probability)`.
@@ -617,6 +625,15 @@ pub fn router_split(
             apgr: scores.apgr,
             cpt: [scores.cpt50, scores.cpt80, scores.cpt95],
             arena: arena_score(point.0, point.1, bounds),
+            models_used: {
+                let mut used: Vec<usize> = default
+                    .chunks(k)
+                    .map(|pi| best_of(pi, &vec![0.0; k], 0.0))
+                    .collect();
+                used.sort_unstable();
+                used.dedup();
+                used.len()
+            },
         });
     };
     add(
@@ -676,6 +693,8 @@ pub struct RouterSummary {
     pub arena: (f64, f64),
     /// CPT(50, 80, 95%): the mean over the splits that reached it, and their number.
     pub cpt: [(f64, usize); 3],
+    /// Distinct models used, split by split.
+    pub models_used: Vec<usize>,
 }
 
 /// The rows of each router (in first-met order, a single model's rows by their place
@@ -707,6 +726,7 @@ pub fn summarize_routers(rows: &[RouterRow]) -> Vec<RouterSummary> {
                 apgr: of(|r| r.apgr),
                 arena: of(|r| r.arena),
                 cpt,
+                models_used: mine.iter().map(|r| r.models_used).collect(),
             }
         })
         .collect()

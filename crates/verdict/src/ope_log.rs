@@ -26,8 +26,9 @@ pub struct DecisionLog {
     pub agents: Vec<String>,
     /// Each row's request id.
     pub request_ids: Vec<String>,
-    /// Each row's context object, as the server read it.
-    pub contexts: Vec<Map<String, Value>>,
+    /// Each row's context object as compact JSON text (a log of millions of rows
+    /// holds a few hundred bytes per row this way; [`DecisionLog::context`] reads one).
+    pub contexts: Vec<Box<str>>,
     /// Each row's menu: the routed agent, or a duel's two agents (first, second).
     pub menus: Vec<Vec<usize>>,
     /// The probability each menu was offered (as a set).
@@ -52,6 +53,11 @@ impl DecisionLog {
     /// Decisions in the log.
     pub fn rows(&self) -> usize {
         self.menus.len()
+    }
+
+    /// The context object of `row`.
+    pub fn context(&self, row: usize) -> Map<String, Value> {
+        serde_json::from_str(&self.contexts[row]).unwrap_or_default()
     }
 
     /// The logger's probabilities of every agent at `row`.
@@ -188,67 +194,115 @@ fn propensity(value: Option<f64>) -> Result<f64, String> {
     }
 }
 
-/// The JSON Lines of `verdict serve --decisions`.
-fn read_serve_log(source: &Source) -> Result<DecisionLog, VerdictError> {
-    // Read line by line: a log of millions of decisions is never held as text.
-    let reader = reader_of(source)?;
-    let shown = source.shown_name();
-    let mut log = DecisionLog::new();
-    let mut requests = Requests(HashMap::new());
-    for (line, content) in reader.lines().enumerate() {
-        let content = content.map_err(|e| unreadable(source, e))?;
-        if content.trim().is_empty() {
-            continue;
-        }
-        let bad = |what: &str| VerdictError::Data(format!("{shown}:{}: {what}", line + 1));
-        let value: Value =
-            serde_json::from_str(&content).map_err(|e| bad(&format!("not a JSON object: {e}")))?;
-        let request_id = value["request_id"]
-            .as_str()
-            .ok_or_else(|| bad("no request_id"))?
-            .to_owned();
-        requests
-            .first_time(&request_id, line, "line")
-            .map_err(|e| bad(&e))?;
-        let routed = value["routed_probabilities"].as_object().ok_or_else(|| {
-            bad("no routed_probabilities (a log of verdict serve from before they were logged cannot be evaluated)")
-        })?;
-        if log.agents.is_empty() {
-            log.agents = routed.keys().cloned().collect();
-        }
-        let mut row = Vec::with_capacity(log.agents.len());
-        for agent in &log.agents {
-            let p = routed
+/// One line of a serve log, parsed.
+struct ServeLine {
+    request_id: String,
+    menu: Vec<usize>,
+    propensity: f64,
+    logging: Vec<f64>,
+    context: Box<str>,
+}
+
+/// Lines parsed in parallel at a time: a batch's text is all a read holds.
+const BATCH_LINES: usize = 65_536;
+
+/// The agents of a serve log: the keys of its first line's `routed_probabilities`.
+fn serve_log_agents(first: &str) -> Vec<String> {
+    serde_json::from_str::<Value>(first)
+        .ok()
+        .and_then(|v| {
+            v["routed_probabilities"]
+                .as_object()
+                .map(|o| o.keys().cloned().collect())
+        })
+        .unwrap_or_default()
+}
+
+/// One line of a serve log over `agents`, or what is wrong with it.
+fn parse_serve_line(content: &str, agents: &[String]) -> Result<ServeLine, String> {
+    let value: Value =
+        serde_json::from_str(content).map_err(|e| format!("not a JSON object: {e}"))?;
+    let request_id = value["request_id"]
+        .as_str()
+        .ok_or("no request_id")?
+        .to_owned();
+    let routed = value["routed_probabilities"].as_object().ok_or(
+        "no routed_probabilities (a log of verdict serve from before they were logged cannot be evaluated)",
+    )?;
+    let logging = agents
+        .iter()
+        .map(|agent| {
+            routed
                 .get(agent)
                 .and_then(Value::as_f64)
                 .filter(|p| (0.0..=1.0).contains(p))
-                .ok_or_else(|| {
-                    bad(&format!(
-                        "routed_probabilities has no probability for {agent}"
-                    ))
-                })?;
-            row.push(p);
-        }
-        if routed.len() != log.agents.len() || (row.iter().sum::<f64>() - 1.0).abs() > 1e-6 {
-            return Err(bad(
-                "routed_probabilities are not one distribution over the log's agents",
-            ));
-        }
-        let menu_text = value["menu"]
-            .as_str()
-            .or_else(|| value["chosen"].as_str())
-            .ok_or_else(|| bad("no menu or chosen agent"))?;
-        let menu = menu_of(menu_text, &log.agents).map_err(|e| bad(&e))?;
-        let p =
-            propensity(value["propensity"].as_f64().or(Some(row[menu[0]]))).map_err(|e| bad(&e))?;
-        log.request_ids.push(request_id);
-        log.contexts
-            .push(value["context"].as_object().cloned().unwrap_or_default());
-        log.menus.push(menu);
-        log.propensities.push(p);
-        log.logging.extend(row);
+                .ok_or_else(|| format!("routed_probabilities has no probability for {agent}"))
+        })
+        .collect::<Result<Vec<f64>, String>>()?;
+    if routed.len() != agents.len() || (logging.iter().sum::<f64>() - 1.0).abs() > 1e-6 {
+        return Err("routed_probabilities are not one distribution over the log's agents".into());
     }
-    Ok(log)
+    let menu_text = value["menu"]
+        .as_str()
+        .or_else(|| value["chosen"].as_str())
+        .ok_or("no menu or chosen agent")?;
+    let menu = menu_of(menu_text, agents)?;
+    let propensity = propensity(value["propensity"].as_f64().or(Some(logging[menu[0]])))?;
+    let context = match &value["context"] {
+        context @ Value::Object(_) => context.to_string(),
+        _ => "{}".to_owned(),
+    };
+    Ok(ServeLine {
+        request_id,
+        menu,
+        propensity,
+        logging,
+        context: context.into_boxed_str(),
+    })
+}
+
+/// The JSON Lines of `verdict serve --decisions`, read in batches whose lines are
+/// parsed on every core; errors name the first bad line.
+fn read_serve_log(source: &Source) -> Result<DecisionLog, VerdictError> {
+    use rayon::prelude::*;
+    let mut lines = reader_of(source)?.lines().enumerate();
+    let shown = source.shown_name();
+    let mut log = DecisionLog::new();
+    let mut requests = Requests(HashMap::new());
+    loop {
+        let mut batch: Vec<(usize, String)> = Vec::with_capacity(BATCH_LINES);
+        for (line, content) in lines.by_ref() {
+            let content = content.map_err(|e| unreadable(source, e))?;
+            if !content.trim().is_empty() {
+                batch.push((line, content));
+                if batch.len() == BATCH_LINES {
+                    break;
+                }
+            }
+        }
+        let Some((_, first)) = batch.first() else {
+            return Ok(log);
+        };
+        if log.agents.is_empty() {
+            log.agents = serve_log_agents(first);
+        }
+        let parsed: Vec<Result<ServeLine, String>> = batch
+            .par_iter()
+            .map(|(_, content)| parse_serve_line(content, &log.agents))
+            .collect();
+        for ((line, _), parsed) in batch.iter().zip(parsed) {
+            let bad = |what: &str| VerdictError::Data(format!("{shown}:{}: {what}", line + 1));
+            let row = parsed.map_err(|e| bad(&e))?;
+            requests
+                .first_time(&row.request_id, *line, "line")
+                .map_err(|e| bad(&e))?;
+            log.request_ids.push(row.request_id);
+            log.contexts.push(row.context);
+            log.menus.push(row.menu);
+            log.propensities.push(row.propensity);
+            log.logging.extend(row.logging);
+        }
+    }
 }
 
 /// The agents of a menu `a` or `a|b`, all known.
@@ -371,7 +425,8 @@ fn read_decision_table(
             })
             .collect();
         log.request_ids.push(id.to_owned());
-        log.contexts.push(context);
+        log.contexts
+            .push(Value::Object(context).to_string().into_boxed_str());
         log.propensities.push(p);
         rows_menus.push(menu);
         rows_logging.push(probabilities);

@@ -182,7 +182,7 @@ fn at_rows(
             let contexts: Vec<Value> = rows
                 .iter()
                 .map(|&i| {
-                    let mut context = log.contexts[i].clone();
+                    let mut context = log.context(i);
                     context
                         .entry("context_id")
                         .or_insert_with(|| Value::String(log.request_ids[i].clone()));
@@ -438,31 +438,30 @@ fn policies_at(
 /// their names), when there are any: the outcome model's features when no candidate
 /// is a model.
 fn numeric_context(log: &DecisionLog, rows: &[usize]) -> Option<(Vec<f64>, Vec<String>)> {
-    let first = log.contexts.get(*rows.first()?)?;
-    let names: Vec<String> = first
-        .keys()
-        .filter(|name| {
-            rows.iter().all(|&i| {
-                log.contexts[i]
-                    .get(name.as_str())
-                    .and_then(Value::as_f64)
-                    .is_some_and(f64::is_finite)
-            })
+    use rayon::prelude::*;
+    let candidates: Vec<String> = log.context(*rows.first()?).keys().cloned().collect();
+    // Each row's value of each of the first row's fields, parsed on every core.
+    let values: Vec<Vec<Option<f64>>> = rows
+        .par_iter()
+        .map(|&i| {
+            let context = log.context(i);
+            candidates
+                .iter()
+                .map(|n| context.get(n).and_then(Value::as_f64).filter(|v| v.is_finite()))
+                .collect()
         })
-        .cloned()
         .collect();
-    if names.is_empty() {
+    let kept: Vec<usize> = (0..candidates.len())
+        .filter(|&j| values.iter().all(|row| row[j].is_some()))
+        .collect();
+    if kept.is_empty() {
         return None;
     }
-    let x = rows
+    let x = values
         .iter()
-        .flat_map(|&i| {
-            names
-                .iter()
-                .map(move |n| log.contexts[i][n.as_str()].as_f64().unwrap_or(0.0))
-        })
+        .flat_map(|row| kept.iter().map(|&j| row[j].unwrap_or(0.0)))
         .collect();
-    Some((x, names))
+    Some((x, kept.iter().map(|&j| candidates[j].clone()).collect()))
 }
 
 /// Scores the single answers into `scores`; returns the outcome model's description.

@@ -460,8 +460,9 @@ pub struct BenchRouterArgs {
     /// One split per seed: its held-out prompts and its training log.
     #[arg(long, value_delimiter = ',', default_values_t = [0, 1, 2])]
     pub splits: Vec<u64>,
-    /// Models the logger observes per training prompt, on average.
-    #[arg(long, default_value_t = 6.0)]
+    /// Models the logger observes per training prompt, on average (every pair of
+    /// models must be observed together on some prompt).
+    #[arg(long, default_value_t = 10.0)]
     pub observed: f64,
     /// kNN's neighbours.
     #[arg(long, default_value_t = 25)]

@@ -273,8 +273,8 @@ pub fn router(args: &BenchRouterArgs) -> anyhow::Result<()> {
         }
         all.extend(rows);
     }
-    println!("\n| router | quality (win rate, %) | cost (chars) | AIQ | APGR | CPT(50%) | CPT(80%) | CPT(95%) | arena score |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("\n| router | quality (win rate, %) | cost (chars) | AIQ | APGR | CPT(50%) | CPT(80%) | CPT(95%) | arena score | models used |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     let splits = args.splits.len();
     for r in summarize_routers(&all) {
         let cpt = r.cpt.map(|(share, reached)| match reached {
@@ -283,7 +283,7 @@ pub fn router(args: &BenchRouterArgs) -> anyhow::Result<()> {
             n => format!("{:.1}% ({n} of {splits})", 100.0 * share),
         });
         println!(
-            "| {} | {:.2} ± {:.2} | {:.0} ± {:.0} | {:.2} ± {:.2} | {:.3} ± {:.3} | {} | {} | {} | {:.2} ± {:.2} |",
+            "| {} | {:.2} ± {:.2} | {:.0} ± {:.0} | {:.2} ± {:.2} | {:.3} ± {:.3} | {} | {} | {} | {:.2} ± {:.2} | {} |",
             r.router,
             100.0 * r.quality.0,
             100.0 * r.quality.1,
@@ -297,7 +297,12 @@ pub fn router(args: &BenchRouterArgs) -> anyhow::Result<()> {
             cpt[1],
             cpt[2],
             100.0 * r.arena.0,
-            100.0 * r.arena.1
+            100.0 * r.arena.1,
+            r.models_used
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
     for r in summarize_routers(&all)

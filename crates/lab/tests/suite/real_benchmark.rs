@@ -153,3 +153,57 @@ fn routers_on_real_prompts_are_priced_by_published_output_lengths() {
         .to_string();
     assert!(err.contains("no avg_length for model"), "{err}");
 }
+
+/// The router benchmark's catalogue: AlpacaEval 2's weighted judge on all 805 prompts,
+/// the models with a length on its leaderboard (the four without are named), each
+/// model's mean score reproducing its published win rate within 0.11 points. On one
+/// split every router is scored against sums over the held-out prompts computed here:
+/// the oracle's quality is the mean of each prompt's best score, a single-model
+/// router's quality and cost are that model's own, and no router beats the oracle.
+#[test]
+fn the_router_benchmark_scores_routers_against_the_judges_truth() {
+    use verdict_lab::router_benchmark::{
+        held_out_prompts, router_split, RouterData, RouterSettings, WEIGHTED_PANEL,
+    };
+    let Some(dir) = shared_data("alpacaeval-judges") else {
+        return;
+    };
+    let data = RouterData::read(&dir).unwrap();
+    assert_eq!(data.data.prompts.len(), 805);
+    assert_eq!(data.data.models.len(), 55);
+    assert_eq!(
+        data.dropped,
+        ["chatgpt", "example", "gpt4_turbo", "text_davinci_003"]
+    );
+    // Seen: at most 0.10 points apart (gpt35_turbo_instruct).
+    let checked = reproduces_published_win_rates(
+        &data.data,
+        &dir.join(WEIGHTED_PANEL.leaderboard),
+        0.11,
+    );
+    assert_eq!(checked, 55);
+    let settings = RouterSettings::default();
+    let rows = router_split(&data, &settings, 0).unwrap();
+    let test = held_out_prompts(&data, &settings, 0);
+    assert_eq!(test.len(), 201);
+    let k = data.costs.len();
+    let s = |m: usize, p: usize| data.data.scores[0][m][p];
+    let mean = |f: &dyn Fn(usize) -> f64| test.iter().map(|&p| f(p)).sum::<f64>() / test.len() as f64;
+    let oracle = rows.iter().find(|r| r.router.starts_with("oracle")).unwrap();
+    let best_per_prompt = mean(&|p| (0..k).map(|m| s(m, p)).fold(0.0, f64::max));
+    assert!((oracle.quality - best_per_prompt).abs() < 1e-12, "{oracle:?}");
+    for r in &rows {
+        assert!(r.quality <= oracle.quality + 1e-12, "{r:?}");
+        assert!((0.0..=1.0).contains(&r.arena), "{r:?}");
+    }
+    for r in rows.iter().filter(|r| r.choice.is_some()) {
+        let m = data
+            .data
+            .models
+            .iter()
+            .position(|n| Some(n) == r.choice.as_ref())
+            .unwrap();
+        assert_eq!(r.cost, data.costs[m], "{r:?}");
+        assert!((r.quality - mean(&|p| s(m, p))).abs() < 1e-12, "{r:?}");
+    }
+}
