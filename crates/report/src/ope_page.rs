@@ -74,7 +74,9 @@ pub fn ope_html(view: &OpePage) -> String {
 /// The candidates on the cost (x) – value (y) plane, each a dot with its two
 /// intervals as a cross (hollow when flagged).
 fn plane_svg(points: &[PlanePoint]) -> String {
-    let (width, height, margin) = (640.0, 420.0, 60.0);
+    // Room: labels to the right of the last point, ticks to the left and below.
+    let (width, height) = (760.0, 400.0);
+    let (left, right, top, bottom) = (60.0, 160.0, 16.0, 50.0);
     let range = |f: &dyn Fn(&PlanePoint) -> Ranged| {
         let (lo, hi) = points
             .iter()
@@ -91,9 +93,9 @@ fn plane_svg(points: &[PlanePoint]) -> String {
         (lo - pad, hi + pad)
     };
     let (cx, cy) = (range(&|p| p.cost), range(&|p| p.value));
-    let x = |v: f64| margin + (v.clamp(cx.0, cx.1) - cx.0) / (cx.1 - cx.0) * (width - 2.0 * margin);
+    let x = |v: f64| left + (v.clamp(cx.0, cx.1) - cx.0) / (cx.1 - cx.0) * (width - left - right);
     let y = |v: f64| {
-        height - margin - (v.clamp(cy.0, cy.1) - cy.0) / (cy.1 - cy.0) * (height - 2.0 * margin)
+        height - bottom - (v.clamp(cy.0, cy.1) - cy.0) / (cy.1 - cy.0) * (height - top - bottom)
     };
     let mut svg = format!(
         "<svg class=\"plane\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"candidates by expected cost and value\">"
@@ -106,14 +108,14 @@ fn plane_svg(points: &[PlanePoint]) -> String {
             "<line class=\"axis\" x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"{1}\" y2=\"{2}\"/><text x=\"{0:.1}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\
              <line class=\"axis\" x1=\"{5}\" x2=\"{6}\" y1=\"{7:.1}\" y2=\"{7:.1}\"/><text x=\"{8}\" y=\"{9:.1}\" text-anchor=\"end\">{10}</text>",
             x(vx),
-            margin,
-            height - margin,
-            height - margin + 16.0,
+            top,
+            height - bottom,
+            height - bottom + 16.0,
             tick_label(vx, cx.1 - cx.0),
-            margin,
-            width - margin,
+            left,
+            width - right,
             y(vy),
-            margin - 6.0,
+            left - 6.0,
             y(vy) + 4.0,
             tick_label(vy, cy.1 - cy.0)
         );
@@ -121,7 +123,7 @@ fn plane_svg(points: &[PlanePoint]) -> String {
     let _ = write!(
         svg,
         "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">expected cost per request</text><text x=\"14\" y=\"{:.1}\" transform=\"rotate(-90 14 {:.1})\" text-anchor=\"middle\">value (doubly robust)</text>",
-        width / 2.0,
+        left + (width - left - right) / 2.0,
         height - 14.0,
         height / 2.0,
         height / 2.0

@@ -152,6 +152,13 @@ pub fn save_model(model: &NashEvalModel, target: &OutputFile) -> Result<(), Verd
 /// [`VerdictError::Data`] naming the file: unreadable, not a model, another version,
 /// or inconsistent dimensions.
 pub fn load_model(path: &Path) -> Result<NashEvalModel, VerdictError> {
+    // A device or pipe named as a model (`/dev/zero`) would be read for ever.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(VerdictError::Data(format!(
+            "{}: not a regular file; name a model file written by verdict fit",
+            path.display()
+        )));
+    }
     let bytes = std::fs::read(path).map_err(|e| {
         VerdictError::Data(format!("{}: cannot read the model: {e}", path.display()))
     })?;

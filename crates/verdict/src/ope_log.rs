@@ -117,6 +117,14 @@ pub fn read_decision_log(
     columns: &DecisionColumns,
 ) -> Result<DecisionLog, VerdictError> {
     let label = source.label();
+    if let Source::File(path) = source {
+        // A device or pipe (`/dev/zero` behind a link) would be read for ever.
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            return Err(VerdictError::Data(format!(
+                "{label}: not a regular file; name the decision log verdict serve wrote, or a decision table"
+            )));
+        }
+    }
     let serve_log = matches!(
         Format::from_path(std::path::Path::new(&label)),
         Ok(Format::JsonLines)

@@ -100,6 +100,12 @@ impl Resolved {
 /// The `(name, probability)` of a `verdict rank --method lottery --format json` result.
 fn read_lottery(file: &std::path::Path) -> Result<Vec<(String, f64)>, VerdictError> {
     let shown = verdict_io::shown_name(file);
+    // A device or pipe named as a lottery (`/dev/zero`) would be read for ever.
+    if std::fs::metadata(file).is_ok_and(|m| !m.is_file()) {
+        return Err(VerdictError::Data(format!(
+            "{shown}: not a regular file; give the JSON of verdict rank --method lottery --format json"
+        )));
+    }
     let text = std::fs::read_to_string(file)
         .map_err(|e| VerdictError::Data(format!("{shown}: cannot read the lottery: {e}")))?;
     let board: Value = serde_json::from_str(&text)
@@ -447,7 +453,12 @@ fn numeric_context(log: &DecisionLog, rows: &[usize]) -> Option<(Vec<f64>, Vec<S
             let context = log.context(i);
             candidates
                 .iter()
-                .map(|n| context.get(n).and_then(Value::as_f64).filter(|v| v.is_finite()))
+                .map(|n| {
+                    context
+                        .get(n)
+                        .and_then(Value::as_f64)
+                        .filter(|v| v.is_finite())
+                })
                 .collect()
         })
         .collect();

@@ -137,17 +137,23 @@ pub fn ope_html(report: &OpeReport, title: &str) -> String {
     let mut difference_rows = Vec::new();
     let mut duel_rows = Vec::new();
     let mut plane = Vec::new();
-    let mut table = TextTable::new([
-        "policy",
-        "IPS",
-        "SNIPS",
-        "DR",
-        "ESS",
-        "max weight",
-        "cost",
-        "DR minus first",
-        "duel DR",
-    ]);
+    let with_costs = report.candidates.iter().any(|c| c.cost.is_some());
+    let with_duels = report.candidates.iter().any(|c| c.duel.is_some());
+    let with_values = report.candidates.iter().any(|c| c.value.is_some());
+    let mut header = vec!["policy"];
+    if with_values {
+        header.extend(["IPS", "SNIPS", "DR", "ESS", "max weight"]);
+    }
+    if with_costs {
+        header.push("cost");
+    }
+    if with_values {
+        header.push("DR minus first");
+    }
+    if with_duels {
+        header.extend(["duel DR", "duel DR minus first"]);
+    }
+    let mut table = TextTable::new(header);
     let cell = |e: Option<&Estimate>| e.map(shown).unwrap_or_default();
     for c in &report.candidates {
         let flagged = c.value.as_ref().is_some_and(|v| v.overlap.flagged);
@@ -168,23 +174,31 @@ pub fn ope_html(report: &OpeReport, title: &str) -> String {
         if let Some(d) = &c.duel {
             duel_rows.push(row(&c.policy, &d.value.dr, d.overlap.flagged));
         }
-        table.push(vec![
-            c.policy.clone(),
-            cell(c.value.as_ref().map(|v| &v.ips)),
-            cell(c.value.as_ref().map(|v| &v.snips)),
-            cell(c.value.as_ref().map(|v| &v.dr)),
-            c.value
-                .as_ref()
-                .map(|v| format!("{:.1}", v.overlap.effective_sample_size))
-                .unwrap_or_default(),
-            c.value
-                .as_ref()
-                .map(|v| format!("{:.2}", v.overlap.max_weight))
-                .unwrap_or_default(),
-            cell(c.cost.as_ref()),
-            cell(c.versus_first.as_ref().map(|(_, dr)| dr)),
-            cell(c.duel.as_ref().map(|d| &d.value.dr)),
-        ]);
+        let mut cells = vec![c.policy.clone()];
+        if with_values {
+            let v = c.value.as_ref();
+            cells.extend([
+                cell(v.map(|v| &v.ips)),
+                cell(v.map(|v| &v.snips)),
+                cell(v.map(|v| &v.dr)),
+                v.map(|v| format!("{:.1}", v.overlap.effective_sample_size))
+                    .unwrap_or_default(),
+                v.map(|v| format!("{:.2}", v.overlap.max_weight))
+                    .unwrap_or_default(),
+            ]);
+        }
+        if with_costs {
+            cells.push(cell(c.cost.as_ref()));
+        }
+        if with_values {
+            cells.push(cell(c.versus_first.as_ref().map(|(_, dr)| dr)));
+        }
+        if with_duels {
+            let d = c.duel.as_ref();
+            cells.push(cell(d.map(|d| &d.value.dr)));
+            cells.push(cell(d.and_then(|d| d.versus_first.as_ref()).map(|v| &v.dr)));
+        }
+        table.push(cells);
     }
     for (caption, rows) in [
         ("Value (doubly robust, 95% interval)".to_owned(), value_rows),

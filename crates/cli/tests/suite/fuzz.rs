@@ -309,6 +309,86 @@ fn cost_files_never_panic() {
     });
 }
 
+/// Decision logs for `verdict ope` — a `verdict serve` log (JSON Lines, single answers
+/// and duels) and a decision table (CSV) — and their outcomes, damaged: reading,
+/// joining and scoring the logging policy and a fixed agent never panic, and a log
+/// that scores gives estimates that are numbers or NaN, never a crash.
+#[cfg(feature = "nasheval")]
+#[test]
+fn decision_logs_and_outcomes_never_panic() {
+    use verdict::ope_log::{read_decision_log, DecisionColumns, OutcomeColumns};
+    use verdict::ope_report::{evaluate_log, OpeRequest, PolicySpec};
+    let mut serve_log = String::new();
+    let mut outcomes = String::from("request_id,outcome\n");
+    for i in 0..12 {
+        let (menu, p, verdict) = if i % 3 == 2 {
+            ("a|b", 0.25, "a")
+        } else {
+            (["a", "b", "c"][i % 3], 0.4, "1")
+        };
+        serve_log += &format!(
+            "{{\"request_id\":\"r{i}\",\"context\":{{\"context_id\":\"c{i}\",\"x1\":{x}}},\"menu\":\"{menu}\",\"chosen\":\"{}\",\"propensity\":{p},\"routed_probabilities\":{{\"a\":0.4,\"b\":0.4,\"c\":0.2}}}}\n",
+            &menu[..1],
+            x = f64::from(i as u32) / 10.0
+        );
+        outcomes += &format!("r{i},{verdict}\n");
+    }
+    let table = "request_id,chosen,propensity,routed:a,routed:b,x1\nr0,a,0.5,0.5,0.5,1\nr1,b,0.5,0.5,0.5,2\nr2,a,0.5,0.5,0.5,3\nr3,b,0.5,0.5,0.5,4\nr4,a,0.5,0.5,0.5,5\nr5,b,0.5,0.5,0.5,6\n";
+    let request = OpeRequest {
+        policies: vec![PolicySpec::Logged, PolicySpec::parse("agent:a")],
+        against: None,
+        columns: OutcomeColumns {
+            request: "request_id".into(),
+            outcome: "outcome".into(),
+            cost: None,
+        },
+        prices: None,
+        floor: 0.01,
+        folds: 2,
+    };
+    let columns = DecisionColumns {
+        request: "request_id".into(),
+    };
+    let score = |log: &verdict::ope_log::DecisionLog, outcomes: &[u8]| {
+        if let Ok(report) =
+            evaluate_log(log, &bytes_source("outcomes.csv", outcomes), &request, None)
+        {
+            for c in &report.candidates {
+                if let Some(v) = &c.value {
+                    assert!(!v.ips.estimate.is_infinite(), "{report:?}");
+                }
+            }
+        }
+    };
+    fuzz("decision-log", serve_log.as_bytes(), |data| {
+        if let Ok(log) = read_decision_log(&bytes_source("decisions.jsonl", data), &columns) {
+            score(&log, outcomes.as_bytes());
+        }
+    });
+    fuzz("decision-table", table.as_bytes(), |data| {
+        if let Ok(log) = read_decision_log(&bytes_source("decisions.csv", data), &columns) {
+            score(&log, outcomes.as_bytes());
+        }
+    });
+    let log = read_decision_log(
+        &bytes_source("decisions.jsonl", serve_log.as_bytes()),
+        &columns,
+    )
+    .unwrap();
+    // The undamaged log scores: single answers and duels.
+    let report = evaluate_log(
+        &log,
+        &bytes_source("outcomes.csv", outcomes.as_bytes()),
+        &request,
+        None,
+    )
+    .unwrap();
+    assert_eq!((report.rows, report.duels), (8, 4));
+    fuzz("ope-outcomes", outcomes.as_bytes(), |data| {
+        score(&log, data)
+    });
+}
+
 /// The output manifest (`.verdict-outputs.json`, the record of which files verdict
 /// wrote in a directory), damaged: checking and writing outputs beside it never panics,
 /// and a damaged record never lets verdict replace a file the user made.

@@ -380,7 +380,8 @@ fn a_decision_table_evaluates_like_the_serve_log() {
 /// and the logging policy its routed probabilities' mean price; with the observed cost
 /// of each routed answer (its agent's price here) the doubly-robust cost of a fixed
 /// agent is its price again. `--report` draws the candidates with intervals and on the
-/// cost–quality plane; `--out` holds what would have been printed.
+/// cost–quality plane; `--out` holds what would have been printed. A device named as a
+/// candidate or as the log (through a link) is refused, not read for ever.
 #[test]
 fn costs_beside_value_and_a_page_with_intervals() {
     let fitted = fitted();
@@ -486,6 +487,31 @@ fn costs_beside_value_and_a_page_with_intervals() {
         &prices_path,
     ]);
     assert!(both.contains("cannot be used with"), "{both}");
+    // A device named as a candidate's file is refused at once, not read for ever.
+    for policy in ["/dev/zero", "lottery:/dev/zero"] {
+        let error = failure(&[
+            "ope",
+            "--decisions",
+            log_path.to_str().unwrap(),
+            "--outcomes",
+            &outcomes_path,
+            "--policy",
+            policy,
+        ]);
+        assert!(error.contains("not a regular file"), "{error}");
+    }
+    let link = dir.path().join("zero.jsonl");
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+    let error = failure(&[
+        "ope",
+        "--decisions",
+        link.to_str().unwrap(),
+        "--outcomes",
+        &outcomes_path,
+        "--policy",
+        "logged",
+    ]);
+    assert!(error.contains("not a regular file"), "{error}");
 }
 
 /// A decision log with known truth (`verdict bench decision-log`: outcome probabilities

@@ -176,11 +176,8 @@ fn the_router_benchmark_scores_routers_against_the_judges_truth() {
         ["chatgpt", "example", "gpt4_turbo", "text_davinci_003"]
     );
     // Seen: at most 0.10 points apart (gpt35_turbo_instruct).
-    let checked = reproduces_published_win_rates(
-        &data.data,
-        &dir.join(WEIGHTED_PANEL.leaderboard),
-        0.11,
-    );
+    let checked =
+        reproduces_published_win_rates(&data.data, &dir.join(WEIGHTED_PANEL.leaderboard), 0.11);
     assert_eq!(checked, 55);
     let settings = RouterSettings::default();
     let rows = router_split(&data, &settings, 0).unwrap();
@@ -188,10 +185,17 @@ fn the_router_benchmark_scores_routers_against_the_judges_truth() {
     assert_eq!(test.len(), 201);
     let k = data.costs.len();
     let s = |m: usize, p: usize| data.data.scores[0][m][p];
-    let mean = |f: &dyn Fn(usize) -> f64| test.iter().map(|&p| f(p)).sum::<f64>() / test.len() as f64;
-    let oracle = rows.iter().find(|r| r.router.starts_with("oracle")).unwrap();
+    let mean =
+        |f: &dyn Fn(usize) -> f64| test.iter().map(|&p| f(p)).sum::<f64>() / test.len() as f64;
+    let oracle = rows
+        .iter()
+        .find(|r| r.router.starts_with("oracle"))
+        .unwrap();
     let best_per_prompt = mean(&|p| (0..k).map(|m| s(m, p)).fold(0.0, f64::max));
-    assert!((oracle.quality - best_per_prompt).abs() < 1e-12, "{oracle:?}");
+    assert!(
+        (oracle.quality - best_per_prompt).abs() < 1e-12,
+        "{oracle:?}"
+    );
     for r in &rows {
         assert!(r.quality <= oracle.quality + 1e-12, "{r:?}");
         assert!((0.0..=1.0).contains(&r.arena), "{r:?}");
