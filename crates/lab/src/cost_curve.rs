@@ -107,6 +107,31 @@ fn measure(policies: &[f64], games: &[PayoffMatrix], costs: &[f64]) -> (f64, f64
     (cost / n, expl / n, win / n)
 }
 
+/// The cheapest and the dearest of `costs`.
+pub(crate) fn cost_range(costs: &[f64]) -> (f64, f64) {
+    costs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &c| {
+            (l.min(c), h.max(c))
+        })
+}
+
+/// `costs` scaled to `[0, 1]` over their range (all 0 when they are equal): the costs
+/// the price weights `β` multiply.
+pub(crate) fn scaled_costs(costs: &[f64]) -> Vec<f64> {
+    let (low, high) = cost_range(costs);
+    costs
+        .iter()
+        .map(|c| {
+            if high > low {
+                (c - low) / (high - low)
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
 /// `Ω_β`'s equilibrium of each game.
 fn priced(games: &[PayoffMatrix], scaled: &[f64], beta: f64) -> Result<Vec<f64>, VerdictError> {
     let regularizer = Regularizer {
@@ -239,21 +264,7 @@ pub(crate) fn router_curves(
         features,
     } = *surfaces;
     let k = costs.len();
-    let (low, high) = costs
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &c| {
-            (l.min(c), h.max(c))
-        });
-    let scaled: Vec<f64> = costs
-        .iter()
-        .map(|c| {
-            if high > low {
-                (c - low) / (high - low)
-            } else {
-                0.0
-            }
-        })
-        .collect();
+    let scaled = scaled_costs(costs);
     let mut points = Vec::new();
     let mut add = |method: &str, parameter: f64, policies: &[f64]| {
         let (cost, exploitability, win_rate) = measure(policies, true_games, costs);

@@ -268,6 +268,27 @@ impl AlpacaEval {
         })
     }
 
+    /// The contexts table of the prompts `rows`: id, source data set, length in
+    /// characters and the prompt's text.
+    pub fn contexts_table(&self, rows: &[usize]) -> Vec<(&'static str, ColumnData)> {
+        let text = |f: &dyn Fn(&(String, String, String)) -> String| {
+            ColumnData::Text(rows.iter().map(|&p| f(&self.prompts[p])).collect())
+        };
+        vec![
+            ("context_id", text(&|p| format!("p{}", p.0))),
+            ("dataset", text(&|p| p.2.clone())),
+            (
+                "length",
+                ColumnData::Float(
+                    rows.iter()
+                        .map(|&p| self.prompts[p].1.chars().count() as f64)
+                        .collect(),
+                ),
+            ),
+            ("prompt", text(&|p| p.1.clone())),
+        ]
+    }
+
     /// The reference game `A(x)` of prompt `p`.
     pub fn reference_game(&self, p: usize) -> Result<PayoffMatrix, VerdictError> {
         let k = self.models.len();
@@ -346,36 +367,11 @@ fn write_split(
     order.shuffle(&mut rng);
     let held = ((data.prompts.len() as f64) * settings.test_share).round() as usize;
     let (test, train) = order.split_at(held);
-    let contexts = |rows: &[usize]| {
-        vec![
-            (
-                "context_id",
-                ColumnData::Text(
-                    rows.iter()
-                        .map(|&p| format!("p{}", data.prompts[p].0))
-                        .collect(),
-                ),
-            ),
-            (
-                "dataset",
-                ColumnData::Text(rows.iter().map(|&p| data.prompts[p].2.clone()).collect()),
-            ),
-            (
-                "length",
-                ColumnData::Float(
-                    rows.iter()
-                        .map(|&p| data.prompts[p].1.chars().count() as f64)
-                        .collect(),
-                ),
-            ),
-            (
-                "prompt",
-                ColumnData::Text(rows.iter().map(|&p| data.prompts[p].1.clone()).collect()),
-            ),
-        ]
-    };
-    write_parquet_table(&dir.join("contexts.parquet"), &contexts(train))?;
-    write_parquet_table(&dir.join("test_contexts.parquet"), &contexts(test))?;
+    write_parquet_table(&dir.join("contexts.parquet"), &data.contexts_table(train))?;
+    write_parquet_table(
+        &dir.join("test_contexts.parquet"),
+        &data.contexts_table(test),
+    )?;
     let k = data.models.len();
     let pairs: Vec<(usize, usize)> = (0..k)
         .flat_map(|j| (j + 1..k).map(move |l| (j, l)))

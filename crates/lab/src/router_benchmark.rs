@@ -44,7 +44,7 @@ use verdict::model_file::Featurizer;
 use verdict::nasheval::{prepare, FitOptions, PolicyKind, Variant};
 use verdict::VerdictError;
 
-use crate::cost_curve::{price_weights, PRICE_RHO};
+use crate::cost_curve::{cost_range, price_weights, scaled_costs, PRICE_RHO};
 use crate::experiment::fit_on;
 use crate::real_benchmark::{output_lengths_where_known, AlpacaEval, JudgePanel};
 use crate::route_metrics::{score_router, Point};
@@ -239,36 +239,6 @@ fn split(
     (test.to_vec(), logged)
 }
 
-/// The contexts table of `rows` (id, data set, length, prompt).
-fn contexts_table(data: &AlpacaEval, rows: &[usize]) -> Vec<(&'static str, ColumnData)> {
-    vec![
-        (
-            "context_id",
-            ColumnData::Text(
-                rows.iter()
-                    .map(|&p| format!("p{}", data.prompts[p].0))
-                    .collect(),
-            ),
-        ),
-        (
-            "dataset",
-            ColumnData::Text(rows.iter().map(|&p| data.prompts[p].2.clone()).collect()),
-        ),
-        (
-            "length",
-            ColumnData::Float(
-                rows.iter()
-                    .map(|&p| data.prompts[p].1.chars().count() as f64)
-                    .collect(),
-            ),
-        ),
-        (
-            "prompt",
-            ColumnData::Text(rows.iter().map(|&p| data.prompts[p].1.clone()).collect()),
-        ),
-    ]
-}
-
 /// Writes the training log as duels with their propensities, and both context tables.
 fn write_log(
     data: &RouterData,
@@ -281,11 +251,11 @@ fn write_log(
     let train: Vec<usize> = logged.iter().map(|(p, _)| *p).collect();
     write_parquet_table(
         &dir.join("contexts.parquet"),
-        &contexts_table(&data.data, &train),
+        &data.data.contexts_table(&train),
     )?;
     write_parquet_table(
         &dir.join("test_contexts.parquet"),
-        &contexts_table(&data.data, test),
+        &data.data.contexts_table(test),
     )?;
     let (mut ids, mut menus, mut responses, mut propensities) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -534,23 +504,8 @@ pub fn router_split(
         out
     };
     let policy = reorder(&model.policy(&features)?);
-    let (low, high) = data
-        .costs
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &c| {
-            (l.min(c), h.max(c))
-        });
-    let scaled: Vec<f64> = data
-        .costs
-        .iter()
-        .map(|c| {
-            if high > low {
-                (c - low) / (high - low)
-            } else {
-                0.0
-            }
-        })
-        .collect();
+    let (low, high) = cost_range(&data.costs);
+    let scaled = scaled_costs(&data.costs);
     let payoffs = model.payoffs(&features);
     let mut priced: Vec<Vec<f64>> = Vec::new();
     for beta in price_weights() {

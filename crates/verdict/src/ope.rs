@@ -104,29 +104,49 @@ fn check(
     agents: usize,
     tables: &[(&str, &[f64])],
 ) -> Result<(), VerdictError> {
-    if logged.is_empty() {
-        return Err(VerdictError::Data("no logged decision to evaluate".into()));
-    }
-    for (i, row) in logged.iter().enumerate() {
-        if !(row.propensity > 0.0 && row.propensity <= 1.0) {
+    let rows = logged.iter().map(|row| {
+        (
+            row.propensity,
+            (row.outcome.is_finite() && row.action < agents).then_some(()).ok_or_else(|| {
+                format!(
+                    "outcome {} for agent {} (of {agents}); give a finite outcome for one of the agents",
+                    row.outcome, row.action
+                )
+            }),
+        )
+    });
+    let sized: Vec<(&str, &[f64], usize)> = tables.iter().map(|&(n, t)| (n, t, agents)).collect();
+    check_log("decision", rows, &sized)
+}
+
+/// Checks a log: not empty, each row's propensity in `(0, 1]` and its own check
+/// passed (both named by row), and each table `rows × width` long.
+///
+/// # Errors
+/// [`VerdictError::Data`] naming the first row or table that fails.
+pub(crate) fn check_log(
+    what: &str,
+    rows: impl Iterator<Item = (f64, Result<(), String>)>,
+    tables: &[(&str, &[f64], usize)],
+) -> Result<(), VerdictError> {
+    let mut n = 0;
+    for (i, (propensity, own)) in rows.enumerate() {
+        if !(propensity > 0.0 && propensity <= 1.0) {
             return Err(VerdictError::Data(format!(
-                "row {i}: propensity {} is not a probability in (0, 1]; a decision logged with probability 0 cannot be reweighted",
-                row.propensity
+                "row {i}: propensity {propensity} is not a probability in (0, 1]; a {what} logged with probability 0 cannot be reweighted"
             )));
         }
-        if !row.outcome.is_finite() || row.action >= agents {
-            return Err(VerdictError::Data(format!(
-                "row {i}: outcome {} for agent {} (of {agents}); give a finite outcome for one of the agents",
-                row.outcome, row.action
-            )));
-        }
+        own.map_err(|e| VerdictError::Data(format!("row {i}: {e}")))?;
+        n += 1;
     }
-    for (name, table) in tables {
-        if table.len() != logged.len() * agents {
+    if n == 0 {
+        return Err(VerdictError::Data(format!("no logged {what} to evaluate")));
+    }
+    for (name, table, width) in tables {
+        if table.len() != n * width {
             return Err(VerdictError::Data(format!(
-                "{name}: {} values for {} rows of {agents} agents",
-                table.len(),
-                logged.len()
+                "{name}: {} values for {n} rows of {width}",
+                table.len()
             )));
         }
     }
@@ -306,43 +326,62 @@ pub fn cross_fitted_outcomes(
     folds: usize,
     lambda: f64,
 ) -> Result<Vec<f64>, VerdictError> {
-    let n = logged.len();
+    let rows: Vec<(usize, f64)> = logged.iter().map(|r| (r.action, r.outcome)).collect();
+    let mean = |others: &[usize]| {
+        others.iter().map(|&i| logged[i].outcome).sum::<f64>() / others.len().max(1) as f64
+    };
+    cross_fitted_by_group(&rows, (features, columns), agents, (folds, lambda), &mean)
+}
+
+/// Cross-fitted ridge predictions by group (`n × groups`): `rows[i]` is row `i`'s
+/// group and target; per fold (row `i` in fold `i mod folds`), one ridge regression per
+/// group of the target on `features` (`n × columns`), fitted on the other folds' rows of
+/// that group and predicted at every row of the fold; a group with no row elsewhere
+/// gets `fallback` of the other folds' rows.
+///
+/// # Errors
+/// [`VerdictError::Settings`] for fewer than 2 folds or more folds than rows; the
+/// regression's errors.
+pub(crate) fn cross_fitted_by_group(
+    rows: &[(usize, f64)],
+    (features, columns): (&[f64], usize),
+    groups: usize,
+    (folds, lambda): (usize, f64),
+    fallback: &dyn Fn(&[usize]) -> f64,
+) -> Result<Vec<f64>, VerdictError> {
+    let n = rows.len();
     if folds < 2 || folds > n {
         return Err(VerdictError::Settings(format!(
             "{folds} folds for {n} logged rows: give at least 2 and at most one per row"
         )));
     }
-    let mut predictions = vec![0.0; n * agents];
+    let features_of = |at: &[usize]| -> Vec<f64> {
+        at.iter()
+            .flat_map(|&i| features[i * columns..(i + 1) * columns].iter().copied())
+            .collect()
+    };
+    let mut predictions = vec![0.0; n * groups];
     for fold in 0..folds {
         let held: Vec<usize> = (0..n).filter(|i| i % folds == fold).collect();
-        let held_features: Vec<f64> = held
-            .iter()
-            .flat_map(|&i| features[i * columns..(i + 1) * columns].iter().copied())
-            .collect();
+        let held_features = features_of(&held);
         let others: Vec<usize> = (0..n).filter(|i| i % folds != fold).collect();
-        let fallback =
-            others.iter().map(|&i| logged[i].outcome).sum::<f64>() / others.len().max(1) as f64;
-        for a in 0..agents {
-            let rows: Vec<usize> = others
-                .iter()
-                .copied()
-                .filter(|&i| logged[i].action == a)
-                .collect();
-            let predicted = if rows.is_empty() {
-                vec![fallback; held.len()]
+        let mut by_group: Vec<Vec<usize>> = vec![Vec::new(); groups];
+        for &i in &others {
+            by_group[rows[i].0].push(i);
+        }
+        let otherwise = fallback(&others);
+        for (group, members) in by_group.iter().enumerate() {
+            let predicted = if members.is_empty() {
+                vec![otherwise; held.len()]
             } else {
-                let x: Vec<f64> = rows
-                    .iter()
-                    .flat_map(|&i| features[i * columns..(i + 1) * columns].iter().copied())
-                    .collect();
-                let y: Vec<f64> = rows.iter().map(|&i| logged[i].outcome).collect();
-                let model = Ridge::new(lambda)
-                    .fit(&x, columns, &y)
-                    .map_err(|e| VerdictError::Data(format!("the outcome model: {e}")))?;
-                model.predict(&held_features)
+                let y: Vec<f64> = members.iter().map(|&i| rows[i].1).collect();
+                Ridge::new(lambda)
+                    .fit(&features_of(members), columns, &y)
+                    .map_err(|e| VerdictError::Data(format!("the outcome model: {e}")))?
+                    .predict(&held_features)
             };
             for (&i, p) in held.iter().zip(predicted) {
-                predictions[i * agents + a] = p;
+                predictions[i * groups + group] = p;
             }
         }
     }

@@ -16,9 +16,7 @@
 //! Both are means of per-row terms, so each has a 95% interval, and two candidates'
 //! paired difference on the same log is the mean of the per-row differences.
 
-use verdict_nasheval::{Regressor, Ridge};
-
-use crate::ope::Estimate;
+use crate::ope::{check_log, cross_fitted_by_group, Estimate};
 use crate::VerdictError;
 
 /// One logged duel.
@@ -66,37 +64,22 @@ fn check(
     agents: usize,
     tables: &[(&str, &[f64], usize)],
 ) -> Result<(), VerdictError> {
-    if logged.is_empty() {
-        return Err(VerdictError::Data("no logged duel to evaluate".into()));
-    }
-    for (i, d) in logged.iter().enumerate() {
-        if !(d.propensity > 0.0 && d.propensity <= 1.0) {
-            return Err(VerdictError::Data(format!(
-                "row {i}: propensity {} is not a probability in (0, 1]",
-                d.propensity
-            )));
-        }
-        if !(0.0..=1.0).contains(&d.outcome)
-            || d.first == d.second
-            || d.first >= agents
-            || d.second >= agents
-        {
-            return Err(VerdictError::Data(format!(
-                "row {i}: a duel of agents {} and {} (of {agents}) with outcome {}; give two distinct agents and an outcome in [0, 1]",
-                d.first, d.second, d.outcome
-            )));
-        }
-    }
-    for (name, table, width) in tables {
-        if table.len() != logged.len() * width {
-            return Err(VerdictError::Data(format!(
-                "{name}: {} values for {} rows of {width}",
-                table.len(),
-                logged.len()
-            )));
-        }
-    }
-    Ok(())
+    let rows = logged.iter().map(|d| {
+        let sound = (0.0..=1.0).contains(&d.outcome)
+            && d.first != d.second
+            && d.first < agents
+            && d.second < agents;
+        (
+            d.propensity,
+            sound.then_some(()).ok_or_else(|| {
+                format!(
+                    "a duel of agents {} and {} (of {agents}) with outcome {}; give two distinct agents and an outcome in [0, 1]",
+                    d.first, d.second, d.outcome
+                )
+            }),
+        )
+    });
+    check_log("duel", rows, tables)
 }
 
 /// The per-row IPS and DR terms of `target` against `opponent` (`n × agents` each),
@@ -142,21 +125,33 @@ pub fn duel_value(
     margins: &[f64],
     agents: usize,
 ) -> Result<DuelValue, VerdictError> {
-    let width = pairs(agents).len();
-    check(
-        logged,
-        agents,
-        &[
-            ("target", target, agents),
-            ("opponent", opponent, agents),
-            ("margins", margins, width),
-        ],
-    )?;
-    let (ips, dr) = terms(logged, target, opponent, margins, agents);
+    let [(ips, dr)] = checked_terms(logged, [("target", target)], opponent, margins, agents)?;
     Ok(DuelValue {
         ips: Estimate::of_terms(&ips),
         dr: Estimate::of_terms(&dr),
     })
+}
+
+/// A policy's per-row IPS and DR terms.
+type Terms = (Vec<f64>, Vec<f64>);
+
+/// The per-row IPS and DR terms of each named policy against `opponent`, after the
+/// log and every table are checked.
+fn checked_terms<const N: usize>(
+    logged: &[LoggedDuel],
+    policies: [(&str, &[f64]); N],
+    opponent: &[f64],
+    margins: &[f64],
+    agents: usize,
+) -> Result<[Terms; N], VerdictError> {
+    let mut tables: Vec<(&str, &[f64], usize)> = policies
+        .iter()
+        .map(|&(name, p)| (name, p, agents))
+        .collect();
+    tables.push(("opponent", opponent, agents));
+    tables.push(("margins", margins, pairs(agents).len()));
+    check(logged, agents, &tables)?;
+    Ok(policies.map(|(_, p)| terms(logged, p, opponent, margins, agents)))
 }
 
 /// The paired difference `V(a, ρ) − V(b, ρ)` of two candidates against one opponent,
@@ -172,18 +167,8 @@ pub fn duel_difference(
     margins: &[f64],
     agents: usize,
 ) -> Result<DuelValue, VerdictError> {
-    check(
-        logged,
-        agents,
-        &[
-            ("a", a, agents),
-            ("b", b, agents),
-            ("opponent", opponent, agents),
-            ("margins", margins, pairs(agents).len()),
-        ],
-    )?;
-    let (ips_a, dr_a) = terms(logged, a, opponent, margins, agents);
-    let (ips_b, dr_b) = terms(logged, b, opponent, margins, agents);
+    let [(ips_a, dr_a), (ips_b, dr_b)] =
+        checked_terms(logged, [("a", a), ("b", b)], opponent, margins, agents)?;
     let minus = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(x, y)| x - y).collect::<Vec<_>>();
     Ok(DuelValue {
         ips: Estimate::of_terms(&minus(&ips_a, &ips_b)),
@@ -207,46 +192,21 @@ pub fn cross_fitted_margins(
     folds: usize,
     lambda: f64,
 ) -> Result<Vec<f64>, VerdictError> {
-    let n = logged.len();
-    if folds < 2 || folds > n {
-        return Err(VerdictError::Settings(format!(
-            "{folds} folds for {n} logged duels: give at least 2 and at most one per row"
-        )));
-    }
-    let width = pairs(agents).len();
-    let oriented = |d: &LoggedDuel| {
-        let (column, sign) = pair_column(d.first, d.second, agents);
-        (column, sign * (d.outcome - 0.5))
-    };
-    let mut margins = vec![0.0; n * width];
-    for fold in 0..folds {
-        let held: Vec<usize> = (0..n).filter(|i| i % folds == fold).collect();
-        let held_features: Vec<f64> = held
-            .iter()
-            .flat_map(|&i| features[i * columns..(i + 1) * columns].iter().copied())
-            .collect();
-        let mut by_pair: Vec<Vec<usize>> = vec![Vec::new(); width];
-        for i in (0..n).filter(|i| i % folds != fold) {
-            by_pair[oriented(&logged[i]).0].push(i);
-        }
-        for (column, rows) in by_pair.iter().enumerate() {
-            if rows.is_empty() {
-                continue;
-            }
-            let x: Vec<f64> = rows
-                .iter()
-                .flat_map(|&i| features[i * columns..(i + 1) * columns].iter().copied())
-                .collect();
-            let y: Vec<f64> = rows.iter().map(|&i| oriented(&logged[i]).1).collect();
-            let model = Ridge::new(lambda)
-                .fit(&x, columns, &y)
-                .map_err(|e| VerdictError::Data(format!("the margin model: {e}")))?;
-            for (&i, m) in held.iter().zip(model.predict(&held_features)) {
-                margins[i * width + column] = m.clamp(-0.5, 0.5);
-            }
-        }
-    }
-    Ok(margins)
+    let rows: Vec<(usize, f64)> = logged
+        .iter()
+        .map(|d| {
+            let (column, sign) = pair_column(d.first, d.second, agents);
+            (column, sign * (d.outcome - 0.5))
+        })
+        .collect();
+    let margins = cross_fitted_by_group(
+        &rows,
+        (features, columns),
+        pairs(agents).len(),
+        (folds, lambda),
+        &|_| 0.0,
+    )?;
+    Ok(margins.into_iter().map(|m| m.clamp(-0.5, 0.5)).collect())
 }
 
 #[cfg(test)]

@@ -46,6 +46,15 @@ fn served_log(
     (dir, log_path, lines)
 }
 
+/// `verdict ope --decisions DECISIONS --outcomes OUTCOMES` and the rest.
+fn ope_args(decisions: &str, outcomes: &str, rest: &[&str]) -> Vec<String> {
+    ["ope", "--decisions", decisions, "--outcomes", outcomes]
+        .iter()
+        .chain(rest)
+        .map(|a| (*a).to_owned())
+        .collect()
+}
+
 /// The agent a context's sign of `x1` names: the one that wins there.
 fn good(line: &Value) -> String {
     let x1 = line["context"]["x1"].as_f64().unwrap();
@@ -72,21 +81,20 @@ fn ope_scores_candidates_on_a_served_decision_log() {
     let outcomes_path = write(dir.path(), "outcomes.csv", &outcomes);
     let first = &fitted.agents[0];
     let truth = lines.iter().filter(|l| good(l) == *first).count() as f64 / lines.len() as f64;
-    let report: Value = run_json(&[
-        "ope",
-        "--decisions",
+    let report: Value = run_json(&ope_args(
         log_path.to_str().unwrap(),
-        "--outcomes",
         &outcomes_path,
-        "--policy",
-        "logged",
-        "--policy",
-        &format!("agent:{first}"),
-        "--policy",
-        fitted.model.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+        &[
+            "--policy",
+            "logged",
+            "--policy",
+            &format!("agent:{first}"),
+            "--policy",
+            fitted.model.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    ));
     assert_eq!(report["rows"], 600);
     let candidates = report["candidates"].as_array().unwrap();
     let logged = &candidates[0]["ips"];
@@ -109,15 +117,7 @@ fn ope_scores_candidates_on_a_served_decision_log() {
     assert!(candidates[1]["versus_first"].is_array());
     assert!(report["outcome_model"].as_str().unwrap().contains("ridge"));
     let refused = |decisions: &str, outcomes: &str| {
-        failure(&[
-            "ope",
-            "--decisions",
-            decisions,
-            "--outcomes",
-            outcomes,
-            "--policy",
-            "logged",
-        ])
+        failure(&ope_args(decisions, outcomes, &["--policy", "logged"]))
     };
     // An outcome for a request the log never decided, and two for one request.
     for (extra, message) in [
@@ -170,23 +170,22 @@ fn duels_from_a_served_log_score_candidates_against_an_opponent() {
     let outcomes_path = write(dir.path(), "verdicts.csv", &outcomes);
     let (a, b) = (&fitted.agents[0], &fitted.agents[1]);
     let truth = lines.iter().filter(|l| good(l) == *a).count() as f64 / lines.len() as f64;
-    let report = run_json(&[
-        "ope",
-        "--decisions",
+    let report = run_json(&ope_args(
         log_path.to_str().unwrap(),
-        "--outcomes",
         &outcomes_path,
-        "--outcome-col",
-        "winner",
-        "--policy",
-        &format!("agent:{a}"),
-        "--policy",
-        fitted.model.to_str().unwrap(),
-        "--against",
-        &format!("agent:{b}"),
-        "--format",
-        "json",
-    ]);
+        &[
+            "--outcome-col",
+            "winner",
+            "--policy",
+            &format!("agent:{a}"),
+            "--policy",
+            fitted.model.to_str().unwrap(),
+            "--against",
+            &format!("agent:{b}"),
+            "--format",
+            "json",
+        ],
+    ));
     assert_eq!(
         (report["rows"].clone(), report["duels"].clone()),
         (json!(0), json!(800))
@@ -209,19 +208,18 @@ fn duels_from_a_served_log_score_candidates_against_an_opponent() {
             .unwrap()
             .is_finite()
     );
-    let against_logger = run_json(&[
-        "ope",
-        "--decisions",
+    let against_logger = run_json(&ope_args(
         log_path.to_str().unwrap(),
-        "--outcomes",
         &outcomes_path,
-        "--outcome-col",
-        "winner",
-        "--policy",
-        "logged",
-        "--format",
-        "json",
-    ]);
+        &[
+            "--outcome-col",
+            "winner",
+            "--policy",
+            "logged",
+            "--format",
+            "json",
+        ],
+    ));
     assert_eq!(against_logger["opponent"], "logged");
     // The logger against itself: exactly one half, every row's gain being 0.
     let own = &against_logger["candidates"][0]["duel"]["dr"];
@@ -234,17 +232,11 @@ fn duels_from_a_served_log_score_candidates_against_an_opponent() {
         "bad.csv",
         &outcomes.replacen(",tie\n", ",nobody\n", 1),
     );
-    let error = failure(&[
-        "ope",
-        "--decisions",
+    let error = failure(&ope_args(
         log_path.to_str().unwrap(),
-        "--outcomes",
         &bad,
-        "--outcome-col",
-        "winner",
-        "--policy",
-        "logged",
-    ]);
+        &["--outcome-col", "winner", "--policy", "logged"],
+    ));
     assert!(
         error.contains("bad.csv") && error.contains("\"nobody\" is not a duel's verdict"),
         "{error}"
@@ -344,15 +336,11 @@ fn a_decision_table_evaluates_like_the_serve_log() {
         from_bare["candidates"][0]["ips"]["estimate"],
         from_log["candidates"][1]["ips"]["estimate"]
     );
-    let error = failure(&[
-        "ope",
-        "--decisions",
+    let error = failure(&ope_args(
         &bare_table,
-        "--outcomes",
         &outcomes_path,
-        "--policy",
-        "logged",
-    ]);
+        &["--policy", "logged"],
+    ));
     assert!(error.contains("routed:<agent> columns"), "{error}");
     // A propensity of 0 in the table is refused naming the row and column.
     let zero = full.replacen(
@@ -361,15 +349,11 @@ fn a_decision_table_evaluates_like_the_serve_log() {
         1,
     );
     let zero_table = write(dir.path(), "zero.csv", &zero);
-    let error = failure(&[
-        "ope",
-        "--decisions",
+    let error = failure(&ope_args(
         &zero_table,
-        "--outcomes",
         &outcomes_path,
-        "--policy",
-        &agent,
-    ]);
+        &["--policy", &agent],
+    ));
     assert!(
         error.contains("zero.csv") && error.contains("propensity 0 is not a probability"),
         "{error}"
@@ -416,25 +400,24 @@ fn costs_beside_value_and_a_page_with_intervals() {
     let last = fitted.agents.last().unwrap();
     let page = dir.path().join("ope.html");
     let out = dir.path().join("ope.json");
-    succeed(&[
-        "ope",
-        "--decisions",
+    succeed(&ope_args(
         log_path.to_str().unwrap(),
-        "--outcomes",
         &outcomes_path,
-        "--policy",
-        "logged",
-        "--policy",
-        &format!("agent:{last}"),
-        "--costs",
-        &prices_path,
-        "--format",
-        "json",
-        "--out",
-        out.to_str().unwrap(),
-        "--report",
-        page.to_str().unwrap(),
-    ]);
+        &[
+            "--policy",
+            "logged",
+            "--policy",
+            &format!("agent:{last}"),
+            "--costs",
+            &prices_path,
+            "--format",
+            "json",
+            "--out",
+            out.to_str().unwrap(),
+            "--report",
+            page.to_str().unwrap(),
+        ],
+    ));
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let cost = |c: usize| {
         report["candidates"][c]["cost"]["estimate"]
@@ -456,61 +439,51 @@ fn costs_beside_value_and_a_page_with_intervals() {
     ] {
         assert!(html.contains(needle), "{needle} missing from the page");
     }
-    let observed = run_json(&[
-        "ope",
-        "--decisions",
+    let observed = run_json(&ope_args(
         log_path.to_str().unwrap(),
-        "--outcomes",
         &outcomes_path,
-        "--policy",
-        &format!("agent:{last}"),
-        "--cost-col",
-        "spent",
-        "--format",
-        "json",
-    ]);
+        &[
+            "--policy",
+            &format!("agent:{last}"),
+            "--cost-col",
+            "spent",
+            "--format",
+            "json",
+        ],
+    ));
     let estimated = observed["candidates"][0]["cost"]["estimate"]
         .as_f64()
         .unwrap();
     assert!((estimated - price_of(last)).abs() < 1e-6, "{estimated}");
-    let both = failure(&[
-        "ope",
-        "--decisions",
+    let both = failure(&ope_args(
         log_path.to_str().unwrap(),
-        "--outcomes",
         &outcomes_path,
-        "--policy",
-        "logged",
-        "--cost-col",
-        "spent",
-        "--costs",
-        &prices_path,
-    ]);
+        &[
+            "--policy",
+            "logged",
+            "--cost-col",
+            "spent",
+            "--costs",
+            &prices_path,
+        ],
+    ));
     assert!(both.contains("cannot be used with"), "{both}");
     // A device named as a candidate's file is refused at once, not read for ever.
     for policy in ["/dev/zero", "lottery:/dev/zero"] {
-        let error = failure(&[
-            "ope",
-            "--decisions",
+        let error = failure(&ope_args(
             log_path.to_str().unwrap(),
-            "--outcomes",
             &outcomes_path,
-            "--policy",
-            policy,
-        ]);
+            &["--policy", policy],
+        ));
         assert!(error.contains("not a regular file"), "{error}");
     }
     let link = dir.path().join("zero.jsonl");
     std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
-    let error = failure(&[
-        "ope",
-        "--decisions",
+    let error = failure(&ope_args(
         link.to_str().unwrap(),
-        "--outcomes",
         &outcomes_path,
-        "--policy",
-        "logged",
-    ]);
+        &["--policy", "logged"],
+    ));
     assert!(error.contains("not a regular file"), "{error}");
 }
 
