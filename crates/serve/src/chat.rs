@@ -21,10 +21,11 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::app::{parse_json, read_body, ApiError, App, RequestNote};
+use crate::http::{parse_json, read_body, ApiError};
 use crate::model_string::{self, ModelChoice};
 use crate::route::{route_context, RouteFields, ROUTE_FIELDS};
 use crate::scrub::KeyScrubber;
+use crate::state::{App, RequestNote};
 use crate::upstreams::Upstream;
 
 /// The request fields verdict reads and does not forward.

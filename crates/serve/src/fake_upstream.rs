@@ -10,7 +10,7 @@ use axum::routing::post;
 use axum::Router;
 use serde_json::json;
 
-use crate::app::json_headers;
+use crate::http::json_headers;
 
 use crate::{bind, spawn_router, Limits, Running, ServeError};
 

@@ -11,9 +11,10 @@ use verdict::io::{shown_name, Source};
 use verdict::model_file::predict_at;
 use verdict::report::predictions_json;
 
-use crate::app::{compute, json_headers, parse_json, read_body, ApiError, App};
+use crate::http::{compute, json_headers, parse_json, read_body, ApiError};
 use crate::route::{route_context, RouteFields};
 use crate::served::Served;
+use crate::state::App;
 
 /// `POST /v1/predict`: `{"contexts": [{...}, ...], "payoff": false}` (or the bare
 /// array) → the JSON `verdict predict --format json` writes for the same contexts,

@@ -21,6 +21,7 @@ mod connection;
 mod decisions;
 pub mod fake_upstream;
 mod handlers;
+mod http;
 pub mod load;
 mod metrics;
 mod model_string;
@@ -28,6 +29,7 @@ mod options;
 mod route;
 mod scrub;
 mod served;
+mod state;
 mod upstreams;
 
 use std::net::SocketAddr;
@@ -36,9 +38,9 @@ use std::sync::{Arc, RwLock};
 
 pub use options::{Limits, ServeError, ServeOptions};
 
-use crate::app::App;
 use crate::decisions::DecisionLog;
 use crate::served::Served;
+use crate::state::App;
 use crate::upstreams::Upstreams;
 
 /// Loads the model, binds the address and serves until SIGINT or SIGTERM;
@@ -212,7 +214,7 @@ fn prepare(options: ServeOptions) -> Result<Prepared, ServeError> {
         requests: AtomicU64::new(0),
         reloading: tokio::sync::Mutex::new(()),
         started,
-        draws: app::DrawSeeds::new(options.draw_seed),
+        draws: state::DrawSeeds::new(options.draw_seed),
         explore: options.explore,
         request_log: options.request_log,
         upstream_slots: Arc::new(tokio::sync::Semaphore::new(

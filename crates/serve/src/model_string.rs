@@ -17,7 +17,7 @@
 use axum::http::StatusCode;
 use serde_json::{Map, Value};
 
-use crate::app::ApiError;
+use crate::http::ApiError;
 
 /// The router's reading of the `model` field.
 #[derive(Debug, Clone, PartialEq)]

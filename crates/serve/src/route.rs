@@ -8,8 +8,9 @@ use verdict::io::Source;
 use verdict::model_file::read_model_contexts;
 use verdict::routing::{Route, RouteBudget, RouteRequest, RouteRule};
 
-use crate::app::{ApiError, App};
+use crate::http::ApiError;
 use crate::served::Served;
+use crate::state::App;
 
 /// What a request asks of the router, read from its JSON fields `rule`, `max_cost`,
 /// `surcharge`, `cost_cap`, `menu_size` and `request_id`.
@@ -179,8 +180,8 @@ impl Routed {
     }
 
     /// What the request log shows of it.
-    pub fn note(&self, upstream_status: Option<u16>) -> crate::app::RequestNote {
-        crate::app::RequestNote {
+    pub fn note(&self, upstream_status: Option<u16>) -> crate::state::RequestNote {
+        crate::state::RequestNote {
             request_id: self.request.request_id.clone(),
             rule: match self.request.rule {
                 RouteRule::Sample => "sample",
