@@ -78,6 +78,6 @@ pub use ope_page::{ope_html, OpePage, PlanePoint, Ranged};
 pub use plot::plot_leaderboard;
 pub use rank::{
     Coefficient, FitSummary, GroupBoard, LotterySummary, Matrices, RankOutput, RankReport,
-    RobustSummary, TopFlip,
+    RobustSummary, TopFlip, UnobservedDiagnosis, UnobservedMember,
 };
 pub use table::{render_csv, render_table, TextTable};

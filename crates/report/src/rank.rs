@@ -79,6 +79,33 @@ pub struct LotterySummary {
     pub condorcet_winner: Option<String>,
     /// Pairs never observed, treated as ties (margin 0).
     pub unobserved_pairs: Vec<(String, String)>,
+    /// When pairs never met: which members of the winner set owe their place to them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unobserved_diagnosis: Option<UnobservedDiagnosis>,
+}
+
+/// Which members of a lottery's winner set owe their place to pairs that never met.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnobservedDiagnosis {
+    /// The share of pairs of models that met at least once.
+    pub observed_share: f64,
+    /// Each member of the winner set.
+    pub members: Vec<UnobservedMember>,
+}
+
+/// One member of the winner set and the pairs it never played.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnobservedMember {
+    /// The model.
+    pub model: String,
+    /// Opponents it never met.
+    pub unmet: usize,
+    /// Of the opponents that do not beat it (margin ≥ 0, unmet pairs counted as ties),
+    /// the share it never met: near 1, its place rests on games never played.
+    pub unbeaten_unmet_share: f64,
+    /// Whether it leaves the winner set when the pairs it never played count as its
+    /// losses.
+    pub owes_place: bool,
 }
 
 /// A robust lottery's ambiguity set and guarantee (NashEval Eq. 79–81).

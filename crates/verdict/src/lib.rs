@@ -12,7 +12,8 @@
 //! - [`io`]: CSV / JSON Lines / JSON / Parquet with located errors, atomic writes.
 //! - [`ratings`]: win matrix, Elo, Bradley–Terry, bootstrap and sandwich intervals.
 //! - [`report`]: tables, JSON/CSV schemas, plots.
-//! - [`rank`]: the leaderboard pipeline behind `verdict rank`.
+//! - [`rank`]: the leaderboard pipeline behind `verdict rank`; [`unobserved`]: which
+//!   members of a lottery's winner set owe their place to pairs that never met.
 //! - [`rank_params`]: a ranking's settings by name, as a settings document holds them.
 //! - [`rank_request`]: one ranking request (input, reading, settings) routed to the
 //!   reader and leaderboard it needs — what `verdict rank` and Python's `rank` call.
@@ -103,5 +104,6 @@ pub mod routing;
 pub mod settings;
 mod social_rank;
 pub mod style;
+pub mod unobserved;
 
 pub use error::{ErrorKind, VerdictError};

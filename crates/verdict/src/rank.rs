@@ -21,6 +21,7 @@ use verdict_settings::Setting;
 
 use crate::equilibrium::{solve, EquilibriumSettings};
 use crate::lottery_bootstrap::bootstrap_lottery;
+use crate::unobserved::{diagnose_unobserved, diagnosis_note};
 use crate::VerdictError;
 
 /// Which leaderboards to compute.
@@ -1204,12 +1205,23 @@ impl Context<'_> {
         let probabilities = &merged;
         let mut notes = Vec::new();
         let (intervals, support_shares) = self.lottery_intervals(&mut notes, on_round)?;
-        if !unobserved.is_empty() {
+        let diagnosis = if unobserved.is_empty() || self.settings.robust.is_some() {
+            None
+        } else {
+            let diagnosis = diagnose_unobserved(
+                &game,
+                &unobserved,
+                names,
+                probabilities,
+                &self.settings.equilibrium,
+            )?;
             notes.push(format!(
                 "{} pairs never met and count as ties (margin 0)",
                 unobserved.len()
             ));
-        }
+            notes.push(diagnosis_note(&diagnosis));
+            Some(diagnosis)
+        };
         if lottery.status == LotteryStatus::Uncertified {
             notes.push(format!(
                 "the equilibrium is not certified: gap {:.3e} exceeds 1e-9",
@@ -1258,6 +1270,7 @@ impl Context<'_> {
                 .iter()
                 .map(|&(j, k)| (names[j].clone(), names[k].clone()))
                 .collect(),
+            unobserved_diagnosis: diagnosis,
         });
         Ok(output)
     }

@@ -221,3 +221,69 @@ fn counts_refuse_what_needs_the_battles_and_bad_counts_are_located() {
         );
     }
 }
+
+/// A planted sparse arena, as real arenas are: A, B and C (new) met each other and the
+/// old D and E, A on top; F (old) beat D and E but never met A, B or C, who would beat
+/// it. Counting the three missing pairs as ties puts F in the winner set beside A. The
+/// diagnosis: 12 of the 15 pairs observed; F leaves the winner set when its missing
+/// pairs go against it, and so does A when its one missing pair (against F) does — the
+/// data cannot order the two — but F's place rests on games never played for 3 of the 5
+/// opponents that do not beat it, A's for 1 of 5.
+#[test]
+fn the_lottery_names_the_winners_that_rest_on_pairs_that_never_met() {
+    use verdict::feedback::Outcome;
+    let mut log = BattleLog::new();
+    let mut duel = |a: &str, b: &str, a_wins: usize, b_wins: usize| {
+        for i in 0..a_wins + b_wins {
+            let outcome = if i < a_wins {
+                Outcome::WinA
+            } else {
+                Outcome::WinB
+            };
+            log.push(a, b, outcome).unwrap();
+        }
+    };
+    let order = ["A", "B", "C", "D", "E"];
+    for (i, a) in order.iter().enumerate() {
+        for b in &order[i + 1..] {
+            duel(a, b, 30, 10);
+        }
+    }
+    duel("F", "D", 30, 10);
+    duel("F", "E", 30, 10);
+    let settings = RankSettings {
+        method: Method::Lottery,
+        allow_unobserved: true,
+        ..RankSettings::default()
+    };
+    let report = rank(&log, "planted", &settings, &|| {}).unwrap();
+    let verdict::report::RankReport::Single(output) = &report else {
+        panic!("one board")
+    };
+    let lottery = output.lottery.as_ref().unwrap();
+    assert_eq!(lottery.support, ["A", "F"], "{lottery:?}");
+    let diagnosis = lottery.unobserved_diagnosis.as_ref().unwrap();
+    assert!((diagnosis.observed_share - 12.0 / 15.0).abs() < 1e-12);
+    let members: Vec<(&str, usize, f64, bool)> = diagnosis
+        .members
+        .iter()
+        .map(|m| {
+            (
+                m.model.as_str(),
+                m.unmet,
+                m.unbeaten_unmet_share,
+                m.owes_place,
+            )
+        })
+        .collect();
+    assert_eq!(
+        members,
+        [("A", 1, 0.2, true), ("F", 3, 0.6, true)],
+        "{diagnosis:?}"
+    );
+    assert!(output
+        .notes
+        .iter()
+        .any(|n| n.contains("80.0% of pairs observed")
+            && n.contains("F (never met 3: 60% of the opponents that do not beat it)")));
+}
