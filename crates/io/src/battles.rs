@@ -197,6 +197,13 @@ pub fn shown_name(path: &Path) -> String {
     )
 }
 
+/// Whether `path` names something that exists and is not a regular file — a device,
+/// a pipe, a socket or a folder (links followed): an input read whole from there
+/// could block or never end (`/dev/zero`), so a reader refuses it before opening.
+pub fn not_a_regular_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file())
+}
+
 /// Reads any table (format from `format` or the source's extension). `wanted` limits
 /// the columns read; `None` reads all.
 ///

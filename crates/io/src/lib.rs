@@ -29,8 +29,8 @@ mod text_encoder;
 
 pub use atomic::{persist, staging_file, write_atomic, write_bytes_atomic};
 pub use battles::{
-    battle_columns, battles_from_table, read_battles, read_table, shown_name, write_battles,
-    BattleSchema, LoadedBattles, ReadOptions, Source, WinnerColumns,
+    battle_columns, battles_from_table, not_a_regular_file, read_battles, read_table, shown_name,
+    write_battles, BattleSchema, LoadedBattles, ReadOptions, Source, WinnerColumns,
 };
 pub use contextual::{
     category_code, read_battles_as_contextual, read_contexts, read_contextual_log, text_features,

@@ -153,7 +153,7 @@ pub fn save_model(model: &NashEvalModel, target: &OutputFile) -> Result<(), Verd
 /// or inconsistent dimensions.
 pub fn load_model(path: &Path) -> Result<NashEvalModel, VerdictError> {
     // A device or pipe named as a model (`/dev/zero`) would be read for ever.
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+    if verdict_io::not_a_regular_file(path) {
         return Err(VerdictError::Data(format!(
             "{}: not a regular file; name a model file written by verdict fit",
             path.display()

@@ -119,7 +119,7 @@ pub fn read_decision_log(
     let label = source.label();
     if let Source::File(path) = source {
         // A device or pipe (`/dev/zero` behind a link) would be read for ever.
-        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        if verdict_io::not_a_regular_file(path) {
             return Err(VerdictError::Data(format!(
                 "{label}: not a regular file; name the decision log verdict serve wrote, or a decision table"
             )));

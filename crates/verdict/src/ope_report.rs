@@ -101,7 +101,7 @@ impl Resolved {
 fn read_lottery(file: &std::path::Path) -> Result<Vec<(String, f64)>, VerdictError> {
     let shown = verdict_io::shown_name(file);
     // A device or pipe named as a lottery (`/dev/zero`) would be read for ever.
-    if std::fs::metadata(file).is_ok_and(|m| !m.is_file()) {
+    if verdict_io::not_a_regular_file(file) {
         return Err(VerdictError::Data(format!(
             "{shown}: not a regular file; give the JSON of verdict rank --method lottery --format json"
         )));
