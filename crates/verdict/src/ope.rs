@@ -60,6 +60,13 @@ impl Estimate {
         Self::with_error(mean, (variance / n).sqrt())
     }
 
+    /// The paired difference of two policies' per-row terms on the same log: the
+    /// mean and standard error of `a_i − b_i`.
+    pub(crate) fn of_difference(a: &[f64], b: &[f64]) -> Self {
+        let differences: Vec<f64> = a.iter().zip(b).map(|(a, b)| a - b).collect();
+        Self::of_terms(&differences)
+    }
+
     fn with_error(estimate: f64, std_error: f64) -> Self {
         Self {
             estimate,
@@ -131,12 +138,9 @@ pub(crate) fn check_log(
 ) -> Result<(), VerdictError> {
     let mut n = 0;
     for (i, (propensity, own)) in rows.enumerate() {
-        if !(propensity > 0.0 && propensity <= 1.0) {
-            return Err(VerdictError::Data(format!(
-                "row {i}: propensity {propensity} is not a probability in (0, 1]; a {what} logged with probability 0 cannot be reweighted"
-            )));
-        }
-        own.map_err(|e| VerdictError::Data(format!("row {i}: {e}")))?;
+        checked_propensity(propensity, what)
+            .and(own)
+            .map_err(|e| VerdictError::Data(format!("row {i}: {e}")))?;
         n += 1;
     }
     if n == 0 {
@@ -151,6 +155,18 @@ pub(crate) fn check_log(
         }
     }
     Ok(())
+}
+
+/// `propensity` when it is a probability in `(0, 1]` (a `what` logged with probability
+/// 0 cannot be reweighted), else why not.
+pub(crate) fn checked_propensity(propensity: f64, what: &str) -> Result<f64, String> {
+    if propensity > 0.0 && propensity <= 1.0 {
+        Ok(propensity)
+    } else {
+        Err(format!(
+            "propensity {propensity} is not a probability in (0, 1]; a {what} logged with probability 0 cannot be reweighted"
+        ))
+    }
 }
 
 /// The importance weights `π(a_i | x_i) / μ_i`.
@@ -302,10 +318,9 @@ pub fn difference(
         outcome_model,
         agents,
     );
-    let minus = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(x, y)| x - y).collect::<Vec<_>>();
     Ok((
-        Estimate::of_terms(&minus(&ips_a, &ips_b)),
-        Estimate::of_terms(&minus(&dr_a, &dr_b)),
+        Estimate::of_difference(&ips_a, &ips_b),
+        Estimate::of_difference(&dr_a, &dr_b),
     ))
 }
 

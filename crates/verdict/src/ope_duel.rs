@@ -169,10 +169,9 @@ pub fn duel_difference(
 ) -> Result<DuelValue, VerdictError> {
     let [(ips_a, dr_a), (ips_b, dr_b)] =
         checked_terms(logged, [("a", a), ("b", b)], opponent, margins, agents)?;
-    let minus = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(x, y)| x - y).collect::<Vec<_>>();
     Ok(DuelValue {
-        ips: Estimate::of_terms(&minus(&ips_a, &ips_b)),
-        dr: Estimate::of_terms(&minus(&dr_a, &dr_b)),
+        ips: Estimate::of_difference(&ips_a, &ips_b),
+        dr: Estimate::of_difference(&dr_a, &dr_b),
     })
 }
 

@@ -11,7 +11,7 @@ use std::io::BufRead;
 use serde_json::{Map, Value};
 use verdict_io::{read_table, Format, Source, Table};
 
-use crate::ope::LoggedChoice;
+use crate::ope::{checked_propensity, LoggedChoice};
 use crate::ope_duel::LoggedDuel;
 use crate::VerdictError;
 
@@ -193,13 +193,7 @@ impl Requests {
 
 /// The propensity of a menu, checked to be a probability in `(0, 1]`.
 fn propensity(value: Option<f64>) -> Result<f64, String> {
-    match value {
-        Some(p) if p > 0.0 && p <= 1.0 => Ok(p),
-        Some(p) => Err(format!(
-            "propensity {p} is not a probability in (0, 1]; a decision logged with probability 0 cannot be reweighted"
-        )),
-        None => Err("no propensity".into()),
-    }
+    checked_propensity(value.ok_or("no propensity")?, "decision")
 }
 
 /// One line of a serve log, parsed.
