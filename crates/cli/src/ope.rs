@@ -38,7 +38,7 @@ pub fn run(args: &OpeArgs) -> anyhow::Result<()> {
     };
     let encoder = crate::predict::load_encoder(args.encoder.as_deref())?;
     let report = evaluate_log(
-        &log,
+        log,
         &Source::File(args.outcomes.clone()),
         &request,
         encoder.as_ref(),

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 
-use verdict::io::{Source, TextEncoder};
+use verdict::io::TextEncoder;
 use verdict::model_file::model_from_value;
 use verdict::ope_log::{read_decision_log, DecisionColumns, OutcomeColumns};
 use verdict::ope_report::{evaluate_log, OpeRequest, PolicySpec};
@@ -72,7 +72,7 @@ pub fn ope_json(
         floor,
         folds,
     };
-    let title = format!("verdict ope: {}", label(&decisions));
+    let title = format!("verdict ope: {}", decisions.shown_name());
     py.detach(|| {
         let encoder = encoder
             .map(|dir| TextEncoder::load(&dir, false))
@@ -84,15 +84,10 @@ pub fn ope_json(
                 request: request_col,
             },
         )?;
-        let report = evaluate_log(&log, &outcomes, &request, encoder.as_ref())?;
+        let report = evaluate_log(log, &outcomes, &request, encoder.as_ref())?;
         let json = serde_json::to_string(&report)
             .map_err(|e| verdict::VerdictError::Data(e.to_string()))?;
         Ok::<_, verdict::VerdictError>((json, ope_html(&report, &title)))
     })
     .map_err(failure)
-}
-
-/// The name a page shows for a source: a file's base name, or a frame's label.
-fn label(source: &Source) -> String {
-    source.shown_name()
 }

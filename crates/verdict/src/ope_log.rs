@@ -66,6 +66,13 @@ impl DecisionLog {
         &self.logging[row * k..(row + 1) * k]
     }
 
+    /// The logger's probabilities of every agent at each of `rows` (`rows × agents`).
+    pub fn logging_rows(&self, rows: &[usize]) -> Vec<f64> {
+        rows.iter()
+            .flat_map(|&i| self.logging_at(i).iter().copied())
+            .collect()
+    }
+
     /// Whether the log gives the logger's probability of every agent at every row.
     pub fn knows_logging(&self) -> bool {
         self.logging.iter().all(|p| p.is_finite())
@@ -369,7 +376,6 @@ fn read_decision_table(
         })
         .collect();
     let mut requests = Requests(HashMap::new());
-    let mut rows_menus: Vec<Vec<usize>> = Vec::with_capacity(table.rows());
     let mut rows_logging: Vec<Vec<f64>> = Vec::with_capacity(table.rows());
     for row in 0..table.rows() {
         let at = |column: &str, what: String| {
@@ -430,22 +436,23 @@ fn read_decision_table(
         log.contexts
             .push(Value::Object(context).to_string().into_boxed_str());
         log.propensities.push(p);
-        rows_menus.push(menu);
+        log.menus.push(menu);
         rows_logging.push(probabilities);
     }
+    // The agents are known only now (a table without routed: columns names them as
+    // it goes): the logger's table is laid out after the rows.
     let k = log.agents.len();
-    for (menu, probabilities) in rows_menus.into_iter().zip(rows_logging) {
+    for ((menu, &p), probabilities) in log.menus.iter().zip(&log.propensities).zip(rows_logging) {
         if fixed {
             log.logging.extend(probabilities);
         } else {
             // Only the routed agent's probability is known (single menus).
             let mut row = vec![f64::NAN; k];
             if menu.len() == 1 {
-                row[menu[0]] = log.propensities[log.menus.len()];
+                row[menu[0]] = p;
             }
             log.logging.extend(row);
         }
-        log.menus.push(menu);
     }
     Ok(log)
 }

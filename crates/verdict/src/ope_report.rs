@@ -12,8 +12,8 @@ use verdict_nasheval::NashEvalModel;
 
 use crate::model_file::{load_model, read_model_contexts};
 use crate::ope::{
-    cross_fitted_outcomes, difference, mass_below_floor, policy_value, Estimate, Overlap,
-    PolicyValue,
+    cross_fitted_outcomes, difference, mass_below_floor, policy_value, Estimate, LoggedChoice,
+    Overlap, PolicyValue,
 };
 use crate::ope_duel::{cross_fitted_margins, duel_difference, duel_value, DuelValue};
 use crate::ope_log::{join_outcomes, DecisionLog, Joined, OutcomeColumns};
@@ -299,20 +299,21 @@ pub struct OpeReport {
 
 /// Scores `request`'s candidates on `log` joined with `outcomes`: on single answers
 /// IPS, SNIPS and DR (the outcome model a cross-fitted ridge per agent on the first
-/// model candidate's features, else each agent's cross-fitted mean), the overlap at the
-/// floor, the expected cost and each candidate's paired difference from the first; on
-/// duels the payoff against the opponent by IPS and DR (a cross-fitted ridge per pair).
+/// model candidate's features, else on the log's numeric context fields, else each
+/// agent's cross-fitted mean), the overlap at the floor, the expected cost and each
+/// candidate's paired difference from the first; on duels the payoff against the
+/// opponent by IPS and DR (a cross-fitted ridge per pair). The log is taken, not
+/// copied: agents only a candidate names are added to it.
 ///
 /// # Errors
 /// As [`join_outcomes`]; a candidate's file unreadable; the logging policy asked of a
 /// log that does not give it; no outcome joined.
 pub fn evaluate_log(
-    log: &DecisionLog,
+    mut log: DecisionLog,
     outcomes: &Source,
     request: &OpeRequest,
     encoder: Option<&TextEncoder>,
 ) -> Result<OpeReport, VerdictError> {
-    let mut log = log.clone();
     let joined = join_outcomes(&log, outcomes, &request.columns)?;
     if joined.single.is_empty() && joined.duels.is_empty() {
         return Err(VerdictError::Data(
@@ -492,45 +493,54 @@ fn score_single(
     let (targets, (x, columns), description) = policies_at(log, resolved, labels, rows, encoder)?;
     let logged = &joined.single;
     let model = cross_fitted_outcomes(logged, &x, columns, k, request.folds, 1.0)?;
-    let logging: Vec<f64> = rows
-        .iter()
-        .flat_map(|&i| log.logging_at(i).iter().copied())
-        .collect();
+    let logging = log.logging_rows(rows);
+    // What the expected cost needs, made once for every candidate: each agent's
+    // price, or the observed costs with their cross-fitted outcome model.
+    enum Costs {
+        None,
+        Prices(Vec<f64>),
+        Observed(Vec<LoggedChoice>, Vec<f64>),
+    }
+    let costs = match cost_model {
+        None => Costs::None,
+        Some(CostSource::Prices(prices)) => Costs::Prices(
+            log.agents
+                .iter()
+                .map(|a| {
+                    prices
+                        .iter()
+                        .find(|(n, _)| n == a)
+                        .map(|(_, c)| *c)
+                        .ok_or_else(|| {
+                            VerdictError::Data(format!(
+                                "the prices name no cost for {a}; give every agent's price"
+                            ))
+                        })
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+        Some(CostSource::Observed) => {
+            let observed: Vec<LoggedChoice> = logged
+                .iter()
+                .zip(joined.costs.as_deref().unwrap_or_default())
+                .map(|(l, &c)| LoggedChoice { outcome: c, ..*l })
+                .collect();
+            let model = cross_fitted_outcomes(&observed, &x, columns, k, request.folds, 1.0)?;
+            Costs::Observed(observed, model)
+        }
+    };
     let cost_of = |target: &[f64]| -> Result<Option<Estimate>, VerdictError> {
-        Ok(match cost_model {
-            None => None,
-            Some(CostSource::Prices(prices)) => {
-                let price: Vec<f64> = log
-                    .agents
-                    .iter()
-                    .map(|a| {
-                        prices
-                            .iter()
-                            .find(|(n, _)| n == a)
-                            .map(|(_, c)| *c)
-                            .ok_or_else(|| {
-                                VerdictError::Data(format!(
-                                    "the prices name no cost for {a}; give every agent's price"
-                                ))
-                            })
-                    })
-                    .collect::<Result<_, _>>()?;
+        Ok(match &costs {
+            Costs::None => None,
+            Costs::Prices(price) => {
                 let per_row: Vec<f64> = target
                     .chunks(k)
-                    .map(|p| p.iter().zip(&price).map(|(p, c)| p * c).sum())
+                    .map(|p| p.iter().zip(price).map(|(p, c)| p * c).sum())
                     .collect();
                 Some(Estimate::of_terms(&per_row))
             }
-            Some(CostSource::Observed) => {
-                let costs = joined.costs.as_deref().unwrap_or_default();
-                let observed: Vec<_> = logged
-                    .iter()
-                    .zip(costs)
-                    .map(|(l, &c)| crate::ope::LoggedChoice { outcome: c, ..*l })
-                    .collect();
-                let cost_model =
-                    cross_fitted_outcomes(&observed, &x, columns, k, request.folds, 1.0)?;
-                Some(policy_value(&observed, target, &cost_model, &logging, k, request.floor)?.dr)
+            Costs::Observed(observed, model) => {
+                Some(policy_value(observed, target, model, &logging, k, request.floor)?.dr)
             }
         })
     };
@@ -571,10 +581,7 @@ fn score_duels(
     let (rho, _) = at_rows(opponent, label, log, rows, encoder)?;
     let duels = &joined.duels;
     let margins = cross_fitted_margins(duels, &x, columns, k, request.folds, 1.0)?;
-    let logging: Vec<f64> = rows
-        .iter()
-        .flat_map(|&i| log.logging_at(i).iter().copied())
-        .collect();
+    let logging = log.logging_rows(rows);
     for (i, target) in targets.iter().enumerate() {
         let weights: Vec<f64> = duels
             .iter()

@@ -350,9 +350,12 @@ fn decision_logs_and_outcomes_never_panic() {
         request: "request_id".into(),
     };
     let score = |log: &verdict::ope_log::DecisionLog, outcomes: &[u8]| {
-        if let Ok(report) =
-            evaluate_log(log, &bytes_source("outcomes.csv", outcomes), &request, None)
-        {
+        if let Ok(report) = evaluate_log(
+            log.clone(),
+            &bytes_source("outcomes.csv", outcomes),
+            &request,
+            None,
+        ) {
             for c in &report.candidates {
                 if let Some(v) = &c.value {
                     assert!(!v.ips.estimate.is_infinite(), "{report:?}");
@@ -377,7 +380,7 @@ fn decision_logs_and_outcomes_never_panic() {
     .unwrap();
     // The undamaged log scores: single answers and duels.
     let report = evaluate_log(
-        &log,
+        log.clone(),
         &bytes_source("outcomes.csv", outcomes.as_bytes()),
         &request,
         None,
