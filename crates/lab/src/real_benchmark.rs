@@ -268,6 +268,18 @@ impl AlpacaEval {
         })
     }
 
+    /// Each of `agents`' index in `self.models`, when `agents` are every model (a
+    /// split's log lists them in the order it met them).
+    pub fn positions(&self, agents: &[String]) -> Option<Vec<usize>> {
+        if agents.len() != self.models.len() {
+            return None;
+        }
+        agents
+            .iter()
+            .map(|a| self.models.iter().position(|m| m == a))
+            .collect()
+    }
+
     /// The contexts table of the prompts `rows`: id, source data set, length in
     /// characters and the prompt's text.
     pub fn contexts_table(&self, rows: &[usize]) -> Vec<(&'static str, ColumnData)> {
@@ -455,22 +467,12 @@ fn held_out(
     )?;
     let k = log.agents.len();
     // The log lists agents as first met: the reference games in its order.
-    let position: Vec<usize> = log
-        .agents
-        .iter()
-        .map(|a| {
-            data.models
-                .iter()
-                .position(|m| m == a)
-                .unwrap_or(usize::MAX)
-        })
-        .collect();
-    if position.contains(&usize::MAX) || k != data.models.len() {
-        return Err(data_error(format!(
+    let position = data.positions(&log.agents).ok_or_else(|| {
+        data_error(format!(
             "the split's feedback names {k} models, the data {}; every model must appear in some training pair",
             data.models.len()
-        )));
-    }
+        ))
+    })?;
     let mut games = Vec::with_capacity(test.len());
     for &p in &test {
         let a = data.reference_game(p)?;

@@ -385,7 +385,12 @@ fn knn_estimates(
     out
 }
 
-/// The argmax of `values − β c` (first on ties), as a one-hot policy row.
+/// The argmax of `values` (first on ties).
+fn argmax(values: &[f64]) -> usize {
+    best_of(values, &vec![0.0; values.len()], 0.0)
+}
+
+/// The argmax of `values − β c` (first on ties).
 fn best_of(values: &[f64], scaled: &[f64], beta: f64) -> usize {
     (0..values.len())
         .max_by(|&a, &b| {
@@ -458,23 +463,12 @@ pub fn router_split(
         &reading,
     )?;
     // The log lists agents as met; `position[j]` is its agent j's index in the data.
-    let position: Vec<usize> = log
-        .agents
-        .iter()
-        .map(|a| {
-            data.data
-                .models
-                .iter()
-                .position(|m| m == a)
-                .unwrap_or(usize::MAX)
-        })
-        .collect();
-    if position.contains(&usize::MAX) || position.len() != k {
-        return Err(VerdictError::Data(format!(
+    let position = data.data.positions(&log.agents).ok_or_else(|| {
+        VerdictError::Data(format!(
             "the split's duels name {} models of {k}: every model must be observed with another on some prompt",
-            position.len()
-        )));
-    }
+            log.agents.len()
+        ))
+    })?;
     let options = FitOptions {
         rho: settings.rho,
         seed,
@@ -520,11 +514,8 @@ pub fn router_split(
         }
         priced.push(reorder(&rows));
     }
-    let argmax = |rows: &[f64]| -> Vec<f64> {
-        let choices: Vec<usize> = rows
-            .chunks(k)
-            .map(|pi| best_of(pi, &vec![0.0; k], 0.0))
-            .collect();
+    let argmax_rows = |rows: &[f64]| -> Vec<f64> {
+        let choices: Vec<usize> = rows.chunks(k).map(argmax).collect();
         one_hot(&choices, k)
     };
     // kNN, and the single models chosen on the training log.
@@ -541,7 +532,7 @@ pub fn router_split(
             one_hot(&choices, k)
         })
         .collect();
-    let best = best_of(&rates, &vec![0.0; k], 0.0);
+    let best = argmax(&rates);
     let cheapest_close = (0..k)
         .filter(|&m| rates[m] >= rates[best] - 0.01)
         .min_by(|&a, &b| data.costs[a].total_cmp(&data.costs[b]).then(a.cmp(&b)))
@@ -549,12 +540,12 @@ pub fn router_split(
     let oracle: Vec<Vec<f64>> = price_weights()
         .iter()
         .map(|&beta| {
+            // Ties go to the cheaper model.
+            let tiebreak: Vec<f64> = scaled.iter().map(|s| beta * s + 1e-12 * s).collect();
             let choices: Vec<usize> = test
                 .iter()
                 .map(|&p| {
                     let truth: Vec<f64> = (0..k).map(|m| data.score(m, p)).collect();
-                    // Ties go to the cheaper model.
-                    let tiebreak: Vec<f64> = scaled.iter().map(|s| beta * s + 1e-12 * s).collect();
                     best_of(&truth, &tiebreak, 1.0)
                 })
                 .collect();
@@ -581,10 +572,7 @@ pub fn router_split(
             cpt: [scores.cpt50, scores.cpt80, scores.cpt95],
             arena: arena_score(point.0, point.1, bounds),
             models_used: {
-                let mut used: Vec<usize> = default
-                    .chunks(k)
-                    .map(|pi| best_of(pi, &vec![0.0; k], 0.0))
-                    .collect();
+                let mut used: Vec<usize> = default.chunks(k).map(argmax).collect();
                 used.sort_unstable();
                 used.dedup();
                 used.len()
@@ -600,8 +588,8 @@ pub fn router_split(
     add(
         "verdict (NashEval default, argmax)",
         None,
-        argmax(&policy),
-        priced.iter().map(|p| argmax(p)).collect(),
+        argmax_rows(&policy),
+        priced.iter().map(|p| argmax_rows(p)).collect(),
     );
     let knn_name = format!("kNN (k = {})", settings.neighbours);
     add(&knn_name, None, knn[0].clone(), knn.clone());
