@@ -310,7 +310,8 @@ fn cost_files_never_panic() {
 }
 
 /// Decision logs for `verdict ope` — a `verdict serve` log (JSON Lines, single answers
-/// and duels) and a decision table (CSV) — and their outcomes, damaged: reading,
+/// and duels) and a decision table (CSV) — their outcomes and a lottery candidate's
+/// file, damaged: reading,
 /// joining and scoring the logging policy and a fixed agent never panic, and a log
 /// that scores gives estimates that are numbers or NaN, never a crash.
 #[cfg(feature = "nasheval")]
@@ -389,6 +390,24 @@ fn decision_logs_and_outcomes_never_panic() {
     assert_eq!((report.rows, report.duels), (8, 4));
     fuzz("ope-outcomes", outcomes.as_bytes(), |data| {
         score(&log, data)
+    });
+    // A lottery candidate's file (`lottery:FILE`, the JSON of `rank --method lottery`),
+    // damaged: refused or scored, never a panic.
+    let dir = tempfile::tempdir().unwrap();
+    let lottery = dir.path().join("lottery.json");
+    let board = br#"{"models": [{"name": "a", "probability": 0.5}, {"name": "b", "probability": 0.3}, {"name": "c", "probability": 0.2}]}"#;
+    fuzz("ope-lottery", board, |data| {
+        std::fs::write(&lottery, data).unwrap();
+        let request = OpeRequest {
+            policies: vec![PolicySpec::Lottery(lottery.clone())],
+            ..request.clone()
+        };
+        let _ = evaluate_log(
+            log.clone(),
+            &bytes_source("outcomes.csv", outcomes.as_bytes()),
+            &request,
+            None,
+        );
     });
 }
 
