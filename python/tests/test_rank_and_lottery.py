@@ -25,6 +25,16 @@ def test_rank_gives_the_command_lines_numbers(method, allow_unobserved):
     assert not any("--" in note for note in got["notes"]), got["notes"]
 
 
+@pytest.mark.parametrize("option", ["bradley-terry", "low-rank", "core"])
+def test_each_fill_of_the_missing_pairs_gives_the_command_lines_numbers(option):
+    expected = cli_json(
+        "rank", str(LOG), "--method", "lottery", "--unobserved", option, "--bootstrap", "20"
+    )
+    got = verdict.rank(LOG, method="lottery", unobserved=option, bootstrap=20, as_frame=False)
+    assert without_notes(got) == without_notes(expected)
+    assert got["lottery"]["unobserved_diagnosis"]["filled_by"] == option
+
+
 def test_a_frame_ranks_as_its_file():
     pd = pytest.importorskip("pandas")
     frame = pd.read_csv(TUTORIAL)
@@ -156,8 +166,10 @@ def test_bad_input_raises_value_error_naming_the_place(tmp_path):
     bad.write_text("model_a,model_b,winner\na,b,model_a\nb,c,banana\n")
     with pytest.raises(ValueError, match=r"battles.csv:3.*winner.*banana"):
         verdict.rank(bad)
-    with pytest.raises(ValueError, match="never met.*allow_unobserved"):
+    with pytest.raises(ValueError, match="never met.*`unobserved`.*bradley-terry.*core"):
         verdict.rank(LOG, method="lottery")
+    with pytest.raises(ValueError, match="allow_unobserved.*low-rank"):
+        verdict.rank(LOG, method="lottery", allow_unobserved=True, unobserved="low-rank")
     with pytest.raises(ValueError, match="method"):
         verdict.rank(TUTORIAL, method="glicko")
     with pytest.raises(ValueError, match="skew"):

@@ -120,7 +120,7 @@ def simulate(
 _FIT_SETTINGS = (
     "variant", "policy", "backbone", "rho", "folds", "seed", "budget", "tune",
     "nuisance_design", "allow_unobserved", "text_dim", "categorical", "method",
-    "groups_by", "robust_radius", "outcome_backbone", "propensity_backbone",
+    "groups_by", "robust_radius", "unobserved", "completion_rank", "outcome_backbone", "propensity_backbone",
     "payoff_backbone", "linear_penalty", "payoff_regression", "aggregator",
     "propensity_floor", "propensity_floor_share", "network_init", "hidden",
     "learning_rate", "weight_decay", "batch_size", "max_epochs", "patience",
@@ -197,7 +197,9 @@ class NashEval:
     ``"robust-lottery"`` (Eq. 79–81, over the values of the categorical context column
     ``groups_by``, radius ``robust_radius`` or Eq. 80's), ``"pluralistic"`` (Eq. 82–84,
     the top three of the pluralistic leaderboard); a baseline sets the variant and the
-    policy itself.
+    policy itself. ``unobserved`` says how the global lottery fills pairs never
+    compared (``"refuse"``, ``"ties"``, ``"bradley-terry"``, ``"low-rank"`` with
+    ``completion_rank`` cyclic components, or ``"core"``), as :func:`rank` does.
 
     Every other setting of ``verdict fit``, by the flag's name: ``catalogue`` (the
     menus, lists of agent names), ``truth`` (a :class:`Simulation` or its directory,
@@ -240,6 +242,8 @@ class NashEval:
         method: str = "nasheval",
         groups_by: Optional[str] = None,
         robust_radius: Optional[float] = None,
+        unobserved: str = "refuse",
+        completion_rank: int = 1,
         catalogue: Optional[Sequence[Sequence[str]]] = None,
         truth: Optional["Simulation | os.PathLike[str] | str"] = None,
         outcome_backbone: Optional[str] = None,
@@ -282,6 +286,8 @@ class NashEval:
         self.method = method
         self.groups_by = groups_by
         self.robust_radius = robust_radius
+        self.unobserved = unobserved
+        self.completion_rank = completion_rank
         self.variant = variant
         self.policy = policy
         self.backbone = backbone

@@ -54,6 +54,8 @@ def rank(
     max_votes_per_judge_day: Optional[int] = None,
     outlier_alpha: Optional[float] = None,
     allow_unobserved: bool = False,
+    unobserved: str = "refuse",
+    completion_rank: int = 1,
     rho: float = 0.0,
     costs: Optional[Mapping[str, float]] = None,
     budget: Optional[float] = None,
@@ -128,7 +130,13 @@ def rank(
     ground scores 1000 and whose ``usable`` column is ``pi_i / (1 + pi_i)``, with
     sandwich intervals (Bradley–Terry only).
     The lottery takes ``rho`` (entropy regularization, Eq. 74), ``costs`` (model →
-    cost) and ``budget`` (a cap on expected cost).
+    cost) and ``budget`` (a cap on expected cost). Pairs of models that never met:
+    ``unobserved`` is ``"refuse"`` (stop and name the options), ``"bradley-terry"``
+    (margins Bradley–Terry predicts), ``"low-rank"`` (Bradley–Terry plus
+    ``completion_rank`` cyclic components), ``"core"`` (the lottery of a core of models
+    whose pairs all met) or ``"ties"`` (margin 0; ``allow_unobserved=True`` says the
+    same); the report's ``lottery.unobserved_diagnosis`` names the members of the winner
+    set whose place rests on those pairs.
 
     Bradley–Terry with covariates (LMArena's "style control"): ``covariates`` names
     numeric columns, one value per battle signed from ``model_a``'s side;
@@ -181,6 +189,8 @@ def rank(
                     max_votes_per_judge_day=max_votes_per_judge_day,
                     outlier_alpha=None if outlier_alpha is None else float(outlier_alpha),
                     allow_unobserved=allow_unobserved,
+                    unobserved=unobserved,
+                    completion_rank=int(completion_rank),
                     rho=rho,
                     costs=_costs(costs),
                     budget=budget,

@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use verdict::equilibrium::SoftBudgetPrices;
 use verdict::io::{Filter, Format};
 use verdict::rank::Method;
-use verdict::ratings::{BothBad, Solver, TieModel};
+use verdict::ratings::{BothBad, SkewLowRank, Solver, TieModel, UnobservedPairs};
 
 #[cfg(feature = "nasheval")]
 pub use crate::args_contextual::*;
@@ -382,9 +382,20 @@ pub struct RankArgs {
     #[arg(long)]
     pub matrix: bool,
     /// Maximal lottery and the social-choice methods: count pairs that never met as
-    /// ties (margin 0).
-    #[arg(long)]
+    /// ties (margin 0); the same as `--unobserved ties`.
+    #[arg(long, conflicts_with = "unobserved")]
     pub allow_unobserved: bool,
+    /// Maximal lottery and the social-choice methods: how pairs that never met enter
+    /// the margins. `refuse` stops and names the others; `bradley-terry` predicts their
+    /// margins from Bradley–Terry fitted to every battle; `low-rank` from Bradley–Terry
+    /// plus a low-rank cyclic part; `core` keeps only a core of models whose pairs all
+    /// met (lottery only); `ties` counts them as ties.
+    #[arg(long, value_enum, default_value_t = UnobservedPairs::default(), value_name = "OPTION")]
+    pub unobserved: UnobservedPairs,
+    /// Cyclic components of `--unobserved low-rank` (each a rank-two skew-symmetric
+    /// part of the log-odds), 0 to 16.
+    #[arg(long, default_value_t = SkewLowRank::default().rank, value_name = "N")]
+    pub completion_rank: usize,
     /// Bradley–Terry: add a `flip` column, the fewest battles found whose removal puts
     /// the next model level with or above each one (influence-function proposal, exact
     /// refit), and the same for the top model's most fragile challenger.

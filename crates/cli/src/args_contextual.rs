@@ -9,6 +9,7 @@ use verdict::nasheval::{
     AggregatorKind, BackboneKind, FitMethod, NetworkInit, NuisanceDesign, PayoffRegression,
     PolicyKind, Variant, LINEAR_PENALTY,
 };
+use verdict::ratings::{SkewLowRank, UnobservedPairs};
 
 use crate::args::{CostArgs, OutputFormat};
 
@@ -112,6 +113,14 @@ pub struct FitArgs {
     /// groups and training prompts).
     #[arg(long, value_name = "TAU", requires = "groups_by")]
     pub robust_radius: Option<f64>,
+    /// For --method lottery: how the pooled margins fill pairs of agents never
+    /// compared (`refuse`, `ties`, `bradley-terry`, `low-rank` or `core`, as for `verdict
+    /// rank`); pairs can be missing only with --allow-unobserved.
+    #[arg(long, value_enum, default_value_t = UnobservedPairs::default(), value_name = "OPTION")]
+    pub unobserved: UnobservedPairs,
+    /// Cyclic components of `--unobserved low-rank`, 0 to 16.
+    #[arg(long, default_value_t = SkewLowRank::default().rank, value_name = "N")]
+    pub completion_rank: usize,
     /// Payoff surface: auto chooses between debiased and plug-in with held-out data.
     #[arg(long, value_enum, default_value = "auto")]
     pub variant: Variant,

@@ -140,6 +140,8 @@ fn request(args: &FitArgs) -> anyhow::Result<FitRequest> {
         },
         groups_by: args.groups_by.clone(),
         robust_radius: args.robust_radius,
+        unobserved: args.unobserved,
+        completion_rank: args.completion_rank,
         ..FitOptions::default()
     };
     Ok(FitRequest {

@@ -8,6 +8,8 @@ const FLAGS: &[(&str, &str)] = &[
     ("agents", "--agents"),
     ("alpha", "--alpha"),
     ("allow_unobserved", "--allow-unobserved"),
+    ("unobserved", "--unobserved"),
+    ("completion_rank", "--completion-rank"),
     ("backbone", "--backbone"),
     ("bootstrap", "--bootstrap"),
     ("both_bad", "--both-bad"),

@@ -12,7 +12,7 @@ use verdict::io::{
 };
 use verdict::rank::{EloOrder, Intervals, RankSettings};
 use verdict::rank_request::{rank_request, RankInput, RankRequest, Reading};
-use verdict::ratings::{Bootstrap, BradleyTerry, CovariateBradleyTerry, Elo};
+use verdict::ratings::{Bootstrap, BradleyTerry, CovariateBradleyTerry, Elo, UnobservedPairs};
 use verdict::report::{plot_leaderboard, rank_html, render_csv, render_table, RankReport};
 use verdict::style::CovariateRequest;
 
@@ -126,7 +126,13 @@ pub fn settings(args: &RankArgs) -> anyhow::Result<RankSettings> {
         lottery_bootstrap: args.bootstrap.is_some_and(|rounds| rounds > 0),
         confidence: args.ci.level,
         matrices: args.matrix,
-        allow_unobserved: args.allow_unobserved,
+        // `--allow-unobserved` is `--unobserved ties` (clap refuses the two together).
+        unobserved: if args.allow_unobserved {
+            UnobservedPairs::Ties
+        } else {
+            args.unobserved
+        },
+        completion_rank: args.completion_rank,
         equilibrium: equilibrium_settings(&args.equilibrium)?,
         robust: args.robust.then_some(args.radius),
         alpha_rank: AlphaRank {

@@ -508,10 +508,12 @@ impl Replication<'_> {
         let mut globals = Vec::with_capacity(globals_todo.len());
         for (rule, method) in globals_todo {
             let started = Instant::now();
+            // The paper's baselines (Appendix I.3) pool pairs never compared to margin 0.
             let options = FitOptions {
                 rule,
                 rho: settings.rho,
                 seed,
+                unobserved: verdict::ratings::UnobservedPairs::Ties,
                 ..FitOptions::default()
             };
             let pi = fit_global(&log, &options)?.probabilities;

@@ -46,6 +46,7 @@ use verdict::io::{
 use verdict::nasheval::global::{global_lottery, robust_global_lottery};
 use verdict::nasheval::pluralistic::pluralistic_leaderboard;
 use verdict::nasheval::{prepare, FitOptions, NashEvalModel, PolicyKind, PolicyRule, Variant};
+use verdict::ratings::{MarginFill, UnobservedPairs};
 
 use crate::experiment::fit_on;
 use verdict::model_file::Featurizer;
@@ -544,7 +545,12 @@ pub fn run_split(
         .features;
     // The global baselines: one lottery for every held-out prompt.
     let everywhere = |pi: Vec<f64>| pi.repeat(games.len());
-    let lottery = everywhere(global_lottery(log, settings.rho)?);
+    // The paper's baseline (Appendix I.3): pairs never compared pool to margin 0.
+    let ties = MarginFill {
+        unobserved: UnobservedPairs::Ties,
+        ..MarginFill::default()
+    };
+    let lottery = everywhere(global_lottery(log, settings.rho, &ties)?);
     let robust = everywhere(robust_global_lottery(log, "dataset", None)?.probabilities);
     let pluralistic = everywhere(pluralistic_leaderboard(log, seed)?.top_three_lottery(k));
     let reference_policy = default.policy(&features)?;

@@ -114,7 +114,7 @@ fn cyclic_arena_part(text: &mut String) -> Result<PagePart, VerdictError> {
         method: Method::Lottery,
         intervals: Intervals::None,
         matrices: true,
-        allow_unobserved: true,
+        unobserved: verdict::ratings::UnobservedPairs::Ties,
         ..RankSettings::default()
     };
     let report = rank(

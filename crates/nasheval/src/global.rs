@@ -13,8 +13,10 @@
 //!   [`crate::pluralistic`].
 
 use serde::{Deserialize, Serialize};
+use verdict_feedback::PairCountsBuilder;
 use verdict_feedback::{ContextualLog, MenuFeedback};
 use verdict_game::{default_radius, robust_lottery, Equilibrium, PayoffMatrix};
+use verdict_ratings::{MarginFill, PairCounts, UnobservedPairs};
 
 use crate::error::FitError;
 use crate::groups::context_groups;
@@ -86,21 +88,94 @@ fn game_of(margins: &[f64], k: usize) -> Result<PayoffMatrix, FitError> {
         .map_err(|e| FitError::Model(format!("pooled training margins: {e}")))
 }
 
-/// The maximal lottery of the pooled training margins (Eq. 78), regularized by `rho`
-/// (the plain maximal lottery when `rho` is 0).
+/// The pooled verdicts of the records `keep` accepts as pair counts: per pair, the
+/// first agent's wins `Σ max(z, 0)`, its losses `Σ max(−z, 0)` and ties `Σ (1 − |z|)`
+/// (exact for verdicts in {−1, 0, 1}; for any verdict in [−1, 1] the count's margin is
+/// the pooled mean verdict of Eq. 78).
+pub fn pooled_counts_where(
+    log: &ContextualLog,
+    keep: impl Fn(&MenuFeedback) -> bool,
+) -> PairCounts {
+    let mut builder = PairCountsBuilder::default();
+    for record in log.feedback.iter().filter(|r| keep(r)) {
+        let menu = &log.menus[record.menu];
+        let size = menu.len();
+        for a in 0..size {
+            for b in a + 1..size {
+                let z = record.verdicts[a * size + b];
+                builder.add(
+                    menu[a] as u32,
+                    menu[b] as u32,
+                    [z.max(0.0), (-z).max(0.0), 1.0 - z.abs()],
+                );
+            }
+        }
+    }
+    builder.finish(log.agents.len())
+}
+
+/// The game of the pooled training margins of the whole log, pairs never compared
+/// filled as `fill` says (the pooled mean of Eq. 78 elsewhere, unchanged), and under
+/// `core` the agents kept.
 ///
 /// # Errors
-/// [`FitError::Solver`] should the solver fail.
-pub fn global_lottery(log: &ContextualLog, rho: f64) -> Result<Vec<f64>, FitError> {
+/// [`FitError::Setting`] for pairs never compared under `refuse`; the completion's
+/// fit failing.
+pub fn pooled_game(
+    log: &ContextualLog,
+    fill: &MarginFill,
+) -> Result<(PayoffMatrix, Option<Vec<usize>>), FitError> {
     let k = log.agents.len();
-    let game = game_of(&pooled_margins_where(log, |_| true), k)?;
+    let mut margins = pooled_margins_where(log, |_| true);
+    let counts = pooled_counts_where(log, |_| true);
+    let completed = fill
+        .complete(&counts)
+        .map_err(|e| FitError::Model(format!("the pooled margins' completion: {e}")))?;
+    if let (UnobservedPairs::Refuse, Some(&(j, l))) =
+        (fill.unobserved, completed.unobserved.first())
+    {
+        return Err(FitError::setting(
+            "unobserved",
+            format!(
+                "the global lottery reads every pair's pooled margin, but {} pairs of agents were never compared (first: {} vs {}); {}",
+                completed.unobserved.len(),
+                log.agents[j],
+                log.agents[l],
+                UnobservedPairs::remedies()
+            ),
+        ));
+    }
+    for &(j, l) in &completed.unobserved {
+        margins[j * k + l] = completed.margins[j * k + l];
+        margins[l * k + j] = completed.margins[l * k + j];
+    }
+    Ok((game_of(&margins, k)?, completed.core))
+}
+
+/// The maximal lottery of the pooled training margins (Eq. 78), regularized by `rho`
+/// (the plain maximal lottery when `rho` is 0), pairs never compared filled as `fill`
+/// says; under `core`, agents outside the core at probability 0.
+///
+/// # Errors
+/// As [`pooled_game`]; [`FitError::Solver`] should the solver fail.
+pub fn global_lottery(
+    log: &ContextualLog,
+    rho: f64,
+    fill: &MarginFill,
+) -> Result<Vec<f64>, FitError> {
+    let (game, core) = pooled_game(log, fill)?;
+    let kept: Vec<usize> = core.unwrap_or_else(|| (0..game.agents()).collect());
     let lottery = Equilibrium::new(rho, Vec::new(), None, None)
-        .solve(&game)
+        .solve(&game.restricted(&kept))
         .map_err(|e| FitError::Solver {
             context: 0,
             message: format!("the global lottery: {e}"),
         })?;
-    Ok(lottery.probabilities)
+    let mut probabilities = vec![0.0; game.agents()];
+    for (&m, &p) in kept.iter().zip(&lottery.probabilities) {
+        probabilities[m] = p;
+    }
+    Ok(probabilities)
 }
 
 /// The robust maximal lottery over the groups of the categorical context column
@@ -163,7 +238,7 @@ pub fn robust_global_lottery(
 pub fn fit_global(log: &ContextualLog, options: &FitOptions) -> Result<GlobalPolicy, FitError> {
     match options.rule {
         PolicyRule::Lottery => Ok(GlobalPolicy {
-            probabilities: global_lottery(log, options.rho)?,
+            probabilities: global_lottery(log, options.rho, &options.margin_fill())?,
             detail: GlobalDetail::Lottery,
         }),
         PolicyRule::RobustLottery => {

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use verdict_feedback::ContextualLog;
 use verdict_game::SoftBudgetPrices;
+use verdict_ratings::{MarginFill, SkewLowRank, UnobservedPairs};
 use verdict_settings::Setting;
 
 use crate::backbone::{Backbone, BackboneKind, GbdtParams};
@@ -239,6 +240,14 @@ pub struct FitOptions {
     /// The robust lottery's radius `τ` in `[0, 1]` (default: Eq. 80's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub robust_radius: Option<f64>,
+    /// How the global lottery's pooled margins fill pairs of agents never compared
+    /// ([`UnobservedPairs`]; refused by default; files written before the setting
+    /// counted them as ties).
+    #[serde(default = "ties_for_old_files")]
+    pub unobserved: UnobservedPairs,
+    /// Cyclic components of the `low-rank` completion.
+    #[serde(default = "default_completion_rank")]
+    pub completion_rank: usize,
     /// Settings of the structured outcome model and payoff regression
     /// ([`crate::structured`]); their seed is derived from [`FitOptions::seed`].
     #[serde(default, skip_serializing_if = "StructuredOptions::is_default")]
@@ -313,7 +322,29 @@ impl Default for FitOptions {
             nuisance_design: NuisanceDesign::Auto,
             groups_by: None,
             robust_radius: None,
+            unobserved: UnobservedPairs::Refuse,
+            completion_rank: default_completion_rank(),
             structured: StructuredOptions::default(),
+        }
+    }
+}
+
+/// What a model file written before `unobserved` existed did: ties.
+fn ties_for_old_files() -> UnobservedPairs {
+    UnobservedPairs::Ties
+}
+
+fn default_completion_rank() -> usize {
+    SkewLowRank::default().rank
+}
+
+impl FitOptions {
+    /// How the global lottery fills pairs never compared.
+    pub fn margin_fill(&self) -> MarginFill {
+        MarginFill {
+            unobserved: self.unobserved,
+            completion_rank: self.completion_rank,
+            ..MarginFill::default()
         }
     }
 }
@@ -378,6 +409,21 @@ impl FitOptions {
             context_groups(log, groups_column(options)?)?;
         }
         checked_radius(options.robust_radius)?;
+        options
+            .margin_fill()
+            .validate()
+            .map_err(|e| FitError::setting("completion_rank", e.to_string()))?;
+        if options.rule == PolicyRule::RobustLottery
+            && !matches!(
+                options.unobserved,
+                UnobservedPairs::Refuse | UnobservedPairs::Ties
+            )
+        {
+            return Err(FitError::setting(
+                "unobserved",
+                format!("the robust lottery reads each group's own pooled margins, which {} does not fill; use ties", options.unobserved.name()),
+            ));
+        }
         if options.rule == PolicyRule::BtCost
             && (options.costs.is_empty() || options.budget.is_none())
         {

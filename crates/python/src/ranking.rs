@@ -19,7 +19,7 @@ use crate::tables::TableArg;
 #[pyfunction]
 pub fn rank_json(py: Python<'_>, settings: &str, battles: TableArg) -> PyResult<String> {
     let params: RankParams = from_document(settings).map_err(failure)?;
-    let (reading, settings) = (params.reading(), params.settings());
+    let (reading, settings) = (params.reading(), params.settings().map_err(failure)?);
     let wanted = reading.columns(&settings).map_err(failure)?;
     let source = battles.source(py, "<battles table>", wanted.as_deref())?;
     let request = RankRequest {

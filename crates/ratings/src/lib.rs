@@ -19,12 +19,14 @@ mod fragility;
 mod grounded;
 mod leaderboard;
 mod likelihood;
+mod margin_fill;
 mod method;
 mod multinomial;
 mod newton;
 mod plackett_luce;
 mod sandwich;
 mod scale;
+mod skew_low_rank;
 
 pub use bootstrap::CountResampler;
 pub use bradley_terry::{
@@ -43,10 +45,14 @@ pub use grounded::{
 };
 pub use leaderboard::{Interval, IntervalMethod, Leaderboard, PointEstimate, Standing};
 pub use likelihood::TieModel;
+pub use margin_fill::{
+    observed_core, observed_margins, CompletedMargins, FillModel, MarginFill, UnobservedPairs,
+};
 pub use method::{
     bootstrap, percentile, Bootstrap, BootstrapDraws, RatingKind, RatingMethod, Replicate, Resample,
 };
 pub use plackett_luce::{PlFit, PlackettLuce, Ranking, Rankings};
 pub use sandwich::sandwich_covariance;
 pub use scale::{Center, EloScale};
+pub use skew_low_rank::{SkewLowRank, SkewLowRankFit, MAX_COMPLETION_RANK};
 pub use verdict_feedback::{ModelTally, PairCounts, PairTally};

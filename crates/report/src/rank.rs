@@ -77,7 +77,8 @@ pub struct LotterySummary {
     pub unique: bool,
     /// The model preferred to every other, if any.
     pub condorcet_winner: Option<String>,
-    /// Pairs never observed, treated as ties (margin 0).
+    /// Pairs never observed; how their margins entered is
+    /// `unobserved_diagnosis.filled_by`.
     pub unobserved_pairs: Vec<(String, String)>,
     /// When pairs never met: which members of the winner set owe their place to them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -89,7 +90,13 @@ pub struct LotterySummary {
 pub struct UnobservedDiagnosis {
     /// The share of pairs of models that met at least once.
     pub observed_share: f64,
-    /// Each member of the winner set.
+    /// How the missing pairs entered the game (`ties`, `bradley-terry`, `low-rank`,
+    /// `core`).
+    pub filled_by: String,
+    /// `core`: the models the lottery was restricted to, whose pairs all met.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core: Option<Vec<String>>,
+    /// Each member of the winner set (none under `core`: no pair in it is missing).
     pub members: Vec<UnobservedMember>,
 }
 
@@ -100,12 +107,17 @@ pub struct UnobservedMember {
     pub model: String,
     /// Opponents it never met.
     pub unmet: usize,
-    /// Of the opponents that do not beat it (margin ≥ 0, unmet pairs counted as ties),
-    /// the share it never met: near 1, its place rests on games never played.
+    /// Of the opponents that do not beat it (margin ≥ 0, unmet pairs as filled), the
+    /// share it never met: near 1, its place rests on games never played.
     pub unbeaten_unmet_share: f64,
     /// Whether it leaves the winner set when the pairs it never played count as its
     /// losses.
     pub owes_place: bool,
+    /// Whether it leaves the winner set when the pairs it never played take the
+    /// margins Bradley–Terry predicts from every battle: its place is likely an
+    /// artefact of the fill (always false when the fill is Bradley–Terry's).
+    #[serde(default)]
+    pub leaves_when_predicted: bool,
 }
 
 /// A robust lottery's ambiguity set and guarantee (NashEval Eq. 79–81).

@@ -10,6 +10,7 @@ use verdict_nasheval::{
     AggregatorKind, BackboneKind, FitMethod, FitOptions, NetworkInit, NetworkOptions,
     NuisanceDesign, PayoffRegression, PolicyKind, StructuredOptions, Variant,
 };
+use verdict_ratings::UnobservedPairs;
 
 use crate::contextual::LogSource;
 use crate::fit_request::{Backbones, FitRequest};
@@ -76,6 +77,9 @@ pub struct FitParams {
     pub patience: usize,
     pub groups_by: Option<String>,
     pub robust_radius: Option<f64>,
+    #[serde(deserialize_with = "by_name")]
+    pub unobserved: UnobservedPairs,
+    pub completion_rank: usize,
 }
 
 impl Default for FitParams {
@@ -125,6 +129,8 @@ impl Default for FitParams {
             patience: network.patience,
             groups_by: options.groups_by,
             robust_radius: options.robust_radius,
+            unobserved: options.unobserved,
+            completion_rank: options.completion_rank,
         }
     }
 }
@@ -184,6 +190,8 @@ impl FitParams {
                 },
                 groups_by: self.groups_by,
                 robust_radius: self.robust_radius,
+                unobserved: self.unobserved,
+                completion_rank: self.completion_rank,
                 ..FitOptions::default()
             },
             backbones: Backbones {

@@ -78,6 +78,7 @@ pub mod fit_request;
 pub mod hygiene;
 pub mod judge_request;
 pub mod lottery_bootstrap;
+mod lottery_rank;
 #[cfg(feature = "nasheval")]
 pub mod model_file;
 #[cfg(feature = "nasheval")]

@@ -19,9 +19,13 @@
 
 use rayon::prelude::*;
 use verdict_game::{PayoffMatrix, SUPPORT_THRESHOLD};
-use verdict_ratings::{Bootstrap, BootstrapDraws, CountResampler, PairCounts};
+use verdict_ratings::{
+    observed_margins, Bootstrap, BootstrapDraws, CountResampler, FillModel, MarginFill, PairCounts,
+    UnobservedPairs,
+};
 
-use crate::equilibrium::{solve, EquilibriumSettings};
+use crate::equilibrium::EquilibriumSettings;
+use crate::unobserved::solve_within;
 use crate::VerdictError;
 
 /// The lotteries of every bootstrap replicate.
@@ -55,10 +59,42 @@ impl LotteryDraws {
     }
 }
 
+/// How a bootstrap replicate fills the pairs it has no battle for: the option of the
+/// ranking, starting the low-rank completion from the full data's fit, and under
+/// `core` the full data's core (a replicate's pairs that drew no battle count as ties
+/// there).
+#[derive(Debug, Clone)]
+pub struct ReplicateFill<'a> {
+    /// The ranking's option and models.
+    pub fill: MarginFill,
+    /// The full data's fitted model.
+    pub start: &'a FillModel,
+    /// The full data's core, under `core`.
+    pub core: Option<&'a [usize]>,
+}
+
+/// The start of a fill that fits no model.
+static NO_MODEL: FillModel = FillModel::None;
+
+impl Default for ReplicateFill<'_> {
+    /// Missing pairs count as ties: the lottery bootstrap as it was before any fill.
+    fn default() -> Self {
+        Self {
+            fill: MarginFill {
+                unobserved: UnobservedPairs::Ties,
+                ..MarginFill::default()
+            },
+            start: &NO_MODEL,
+            core: None,
+        }
+    }
+}
+
 /// Bootstrap replicates of the lottery of `counts` (models named `names`), each solved
 /// with `settings`; `on_round` is called once per finished replicate. Pairs that never
-/// met in the log, and pairs a replicate happens to leave without battles, have margin
-/// 0 in that replicate.
+/// met in the log, and pairs a replicate happens to leave without battles, are filled
+/// in each replicate as `filling` says (refitting the predicting model to the
+/// replicate, so the intervals carry its uncertainty).
 ///
 /// # Errors
 /// Zero rounds; a setting the solver refuses (costs naming unknown agents, say).
@@ -67,27 +103,31 @@ pub fn bootstrap_lottery(
     names: &[String],
     settings: &EquilibriumSettings,
     bootstrap: &Bootstrap,
+    filling: &ReplicateFill,
     on_round: &(dyn Fn() + Sync),
 ) -> Result<LotteryDraws, VerdictError> {
     bootstrap.check()?;
-    let met = |c: &PairCounts| -> Result<usize, VerdictError> {
-        let (_, unobserved) = PayoffMatrix::from_counts(&c.win_matrix(), &c.tie_matrix(), true)?;
-        Ok(unobserved.len())
+    let unmet_in_log = observed_margins(counts).1.len();
+    let fill = match (filling.core, filling.fill.unobserved) {
+        (Some(_), _) | (None, UnobservedPairs::Refuse) => MarginFill {
+            unobserved: UnobservedPairs::Ties,
+            ..filling.fill.clone()
+        },
+        _ => filling.fill.clone(),
     };
-    let unmet_in_log = met(counts)?;
     let resampler = CountResampler::new(counts);
     let replicates = (0..bootstrap.rounds)
         .into_par_iter()
         .map(|round| {
             let resampled = resampler.replicate(bootstrap.seed, round);
-            let (game, unobserved) =
-                PayoffMatrix::from_counts(&resampled.win_matrix(), &resampled.tie_matrix(), true)?;
-            let lottery = solve(&game, names, settings)?;
+            let completed = fill.complete_from(&resampled, filling.start)?;
+            let game = PayoffMatrix::from_row_major(&completed.margins, names.len())?;
+            let lottery = solve_within(&game, names, settings, filling.core)?;
             on_round();
             Ok((
                 lottery.probabilities,
                 lottery.status == verdict_game::LotteryStatus::Uncertified,
-                unobserved.len() > unmet_in_log,
+                completed.unobserved.len() > unmet_in_log,
             ))
         })
         .collect::<Result<Vec<_>, VerdictError>>()?;

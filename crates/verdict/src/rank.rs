@@ -3,25 +3,17 @@
 
 use statrs::distribution::{ContinuousCDF, Normal};
 use verdict_feedback::{BattleLog, Interner, ModelId, Outcome};
-use verdict_game::{
-    condorcet_winner, default_radius, exploitability, merge_near_ties, robust_lottery, AlphaRank,
-    GameError, Lottery, LotteryStatus, PayoffMatrix, SUPPORT_THRESHOLD, TIE_TOLERANCE,
-};
+use verdict_game::AlphaRank;
 use verdict_ratings::{
     bootstrap, fragility, sandwich_covariance, shuffled_order, Bootstrap, BootstrapDraws, BothBad,
     BradleyTerry, BtFit, Center, Elo, EloScale, FitStatus, GroundedCounts, GroundedRaoKupper,
-    Interval, IntervalMethod, Leaderboard, MleObstacle, PairCounts, PointEstimate, RatingKind,
-    RatingMethod, RatingsError, Regularization,
+    Interval, IntervalMethod, Leaderboard, MarginFill, MleObstacle, PairCounts, PointEstimate,
+    RatingKind, RatingMethod, RatingsError, Regularization, SkewLowRank, UnobservedPairs,
 };
-use verdict_report::{
-    FitSummary, GroupBoard, LotterySummary, Matrices, RankOutput, RankReport, RobustSummary,
-    TopFlip,
-};
+use verdict_report::{FitSummary, GroupBoard, Matrices, RankOutput, RankReport, TopFlip};
 use verdict_settings::Setting;
 
-use crate::equilibrium::{solve, EquilibriumSettings};
-use crate::lottery_bootstrap::bootstrap_lottery;
-use crate::unobserved::{diagnose_unobserved, diagnosis_note};
+use crate::equilibrium::EquilibriumSettings;
 use crate::VerdictError;
 
 /// Which leaderboards to compute.
@@ -109,7 +101,8 @@ pub enum Intervals {
 /// | `intervals` | bootstrap, 1000 rounds, seed 0 | |
 /// | `confidence` | 0.95 | interval coverage, in (0, 1) |
 /// | `matrices` | false | add win / tie / predicted matrices |
-/// | `allow_unobserved` | false | lottery: unobserved pairs count as ties |
+/// | `unobserved` | refuse | lottery and social choice: pairs that never met are refused, ties, predicted (`bradley-terry`, `low-rank`) or avoided (`core`) — [`UnobservedPairs`] |
+/// | `completion_rank` | 1 | cyclic components of the `low-rank` completion, 0–16 |
 /// | `equilibrium` | maximal lottery | lottery: rho, costs, hard budget |
 /// | `robust` | none | lottery: robust over battle groups, with a radius or Eq. 80's |
 /// | `lottery_bootstrap` | false | lottery: bootstrap it too (`intervals`' rounds and seed) |
@@ -136,8 +129,13 @@ pub struct RankSettings {
     pub confidence: f64,
     /// Whether to add the matrices.
     pub matrices: bool,
-    /// Treat pairs never observed as ties (margin 0) in the maximal lottery.
-    pub allow_unobserved: bool,
+    /// How pairs that never met enter the margin game of the lottery and the
+    /// social-choice rules ([`UnobservedPairs`]). Refused by default: every remedy
+    /// assumes something the battles do not show, and the refusal names them all.
+    pub unobserved: UnobservedPairs,
+    /// Cyclic components of the `low-rank` completion ([`verdict_ratings::SkewLowRank`]);
+    /// one is the smallest that holds a cycle.
+    pub completion_rank: usize,
     /// How the lottery's game is solved (rho, costs, budget).
     pub equilibrium: EquilibriumSettings,
     /// Robust lottery over battle groups (NashEval Eq. 79–81): `Some(radius)`, the
@@ -170,7 +168,8 @@ impl Default for RankSettings {
             intervals: Intervals::Bootstrap(Bootstrap::default()),
             confidence: 0.95,
             matrices: false,
-            allow_unobserved: false,
+            unobserved: UnobservedPairs::Refuse,
+            completion_rank: SkewLowRank::default().rank,
             equilibrium: EquilibriumSettings::default(),
             robust: None,
             lottery_bootstrap: false,
@@ -200,7 +199,31 @@ impl RankSettings {
         }
     }
 
+    /// How the margin game fills the pairs that never met.
+    pub fn margin_fill(&self) -> MarginFill {
+        MarginFill {
+            unobserved: self.unobserved,
+            completion_rank: self.completion_rank,
+            bradley_terry: self.bradley_terry.clone(),
+        }
+    }
+
     pub(crate) fn validate(&self) -> Result<(), VerdictError> {
+        self.margin_fill().validate()?;
+        if self.robust.is_some()
+            && !matches!(
+                self.unobserved,
+                UnobservedPairs::Refuse | UnobservedPairs::Ties
+            )
+        {
+            return Err(VerdictError::Settings(format!(
+                "the robust lottery reads each battle group's own margins, which {} {} does not fill; use {} ties, or drop {}",
+                Setting("unobserved"),
+                self.unobserved.name(),
+                Setting("unobserved"),
+                Setting("robust")
+            )));
+        }
         if let Intervals::Bootstrap(b) = &self.intervals {
             if b.rounds > MAX_BOOTSTRAP_ROUNDS {
                 return Err(VerdictError::Settings(format!(
@@ -674,9 +697,10 @@ impl Context<'_> {
                     notes.push("Elo left out: it replays the battles in order, and pair counts keep none".to_owned());
                 }
                 let unplayed = models * (models - 1) / 2 - self.counts.pairs().len();
-                if unplayed > 0 && !settings.allow_unobserved {
+                if unplayed > 0 && settings.unobserved == UnobservedPairs::Refuse {
                     notes.push(format!(
-                        "maximal lottery left out: {unplayed} pairs of models never met; set {allow_unobserved} to count them as ties", allow_unobserved = Setting("allow_unobserved")
+                        "maximal lottery left out: {unplayed} pairs of models never met; {}",
+                        UnobservedPairs::remedies()
                     ));
                 } else {
                     leaderboards.push(self.lottery(on_round)?);
@@ -720,7 +744,7 @@ pub(crate) struct Context<'a> {
 
 impl Context<'_> {
     /// The battle log, which `method` needs; counts alone are refused by name.
-    fn log_for(&self, method: &str) -> Result<&BattleLog, VerdictError> {
+    pub(crate) fn log_for(&self, method: &str) -> Result<&BattleLog, VerdictError> {
         if let Some(weights) = self.weights {
             return Err(VerdictError::Settings(format!(
                 "{method} takes no battle weights (column {:?}); drop {weight_col}, or use the Bradley–Terry or lottery method",
@@ -743,7 +767,7 @@ impl Context<'_> {
     }
 
     /// The percentile intervals of bootstrap `draws`.
-    fn bootstrap_intervals(
+    pub(crate) fn bootstrap_intervals(
         &self,
         bootstrap: &Bootstrap,
         draws: &BootstrapDraws,
@@ -1160,215 +1184,6 @@ impl Context<'_> {
         );
         output.leaderboard.point = point;
         Ok(output)
-    }
-}
-
-impl Context<'_> {
-    /// The margin matrix of the counts (NashEval Eq. 78) and the pairs that never met,
-    /// which count as ties only when `allow_unobserved`; `method` names what needs it
-    /// in the refusal.
-    pub(crate) fn margin_game(
-        &self,
-        method: &str,
-    ) -> Result<(PayoffMatrix, Vec<(usize, usize)>), VerdictError> {
-        PayoffMatrix::from_counts(
-            &self.counts.win_matrix(),
-            &self.counts.tie_matrix(),
-            self.settings.allow_unobserved,
-        )
-        .map_err(|e| self.unobserved_refusal(method, e))
-    }
-
-    /// A game error, with unobserved pairs explained by model name.
-    pub(crate) fn unobserved_refusal(&self, method: &str, error: GameError) -> VerdictError {
-        let names = self.models.names();
-        match error {
-            GameError::Unobserved { count, first_pair: (j, k) } => VerdictError::Settings(format!(
-                "{method} needs every pair's margin, but {count} pairs of models never met (first: {} vs {}); set {allow_unobserved} to count them as ties",
-                names[j], names[k], allow_unobserved = Setting("allow_unobserved")
-            )),
-            other => other.into(),
-        }
-    }
-
-    /// The maximal lottery of the margin matrix: probabilities as scores, the winner
-    /// set, each model's exploitability alone, the Condorcet winner.
-    fn lottery(&self, on_round: &(dyn Fn() + Sync)) -> Result<RankOutput, VerdictError> {
-        let names = self.models.names();
-        let (game, unobserved) = self.margin_game("the maximal lottery")?;
-        let (lottery, robust) = match self.settings.robust {
-            None => (solve(&game, names, &self.settings.equilibrium)?, None),
-            Some(radius) => self.robust_lottery(&game, radius)?,
-        };
-        // Probabilities the solver cannot tell apart share a rank and a value.
-        let merged = merge_near_ties(&lottery.probabilities, TIE_TOLERANCE);
-        let probabilities = &merged;
-        let mut notes = Vec::new();
-        let (intervals, support_shares) = self.lottery_intervals(&mut notes, on_round)?;
-        let diagnosis = if unobserved.is_empty() || self.settings.robust.is_some() {
-            None
-        } else {
-            let diagnosis = diagnose_unobserved(
-                &game,
-                &unobserved,
-                names,
-                probabilities,
-                &self.settings.equilibrium,
-            )?;
-            notes.push(format!(
-                "{} pairs never met and count as ties (margin 0)",
-                unobserved.len()
-            ));
-            notes.push(diagnosis_note(&diagnosis));
-            Some(diagnosis)
-        };
-        if lottery.status == LotteryStatus::Uncertified {
-            notes.push(format!(
-                "the equilibrium is not certified: gap {:.3e} exceeds 1e-9",
-                lottery.gap
-            ));
-        }
-        let mut output = self.finish(
-            RatingKind::MaximalLottery,
-            probabilities,
-            intervals,
-            Pairwise::Margin(&|i, j| game.get(i, j)),
-            None,
-            notes,
-        );
-        for standing in &mut output.leaderboard.models {
-            let m = self
-                .models
-                .get(&standing.name)
-                .expect("names come from the models")
-                .index();
-            standing.probability = Some(probabilities[m]);
-            standing.support_share = support_shares.as_ref().map(|shares| shares[m]);
-            standing.exploitability = Some(
-                (0..game.agents())
-                    .map(|j| game.get(j, m))
-                    .fold(0.0, f64::max),
-            );
-        }
-        output.lottery = Some(LotterySummary {
-            support: output
-                .leaderboard
-                .models
-                .iter()
-                .filter(|s| s.probability.unwrap_or(0.0) > SUPPORT_THRESHOLD)
-                .map(|s| s.name.clone())
-                .collect(),
-            exploitability: exploitability(&game, probabilities),
-            gap: lottery.gap,
-            rho: self.settings.equilibrium.rho,
-            budget: self.settings.equilibrium.budget,
-            robust,
-            status: lottery.status,
-            unique: lottery.unique,
-            condorcet_winner: condorcet_winner(&game).map(|m| names[m].clone()),
-            unobserved_pairs: unobserved
-                .iter()
-                .map(|&(j, k)| (names[j].clone(), names[k].clone()))
-                .collect(),
-            unobserved_diagnosis: diagnosis,
-        });
-        Ok(output)
-    }
-}
-
-impl Context<'_> {
-    /// The lottery's bootstrap intervals and support shares, when asked for.
-    #[allow(clippy::type_complexity)]
-    fn lottery_intervals(
-        &self,
-        notes: &mut Vec<String>,
-        on_round: &(dyn Fn() + Sync),
-    ) -> Result<(Option<(Interval, Vec<(f64, f64)>)>, Option<Vec<f64>>), VerdictError> {
-        let bootstrap = match &self.settings.intervals {
-            Intervals::Bootstrap(bootstrap) if self.settings.lottery_bootstrap => bootstrap,
-            _ => return Ok((None, None)),
-        };
-        if self.settings.robust.is_some() {
-            notes.push("bootstrap intervals are not computed for the robust lottery (its groups would need resampling too)".into());
-            return Ok((None, None));
-        }
-        let draws = bootstrap_lottery(
-            self.counts,
-            self.models.names(),
-            &self.settings.equilibrium,
-            bootstrap,
-            on_round,
-        )?;
-        if draws.lost_pair_rounds > 0 {
-            notes.push(format!(
-                "{} of {} bootstrap replicates drew no battle for a pair that met in the log; its margin counted as a tie there",
-                draws.lost_pair_rounds, bootstrap.rounds
-            ));
-        }
-        if draws.draws.unconverged_rounds > 0 {
-            notes.push(format!(
-                "{} of {} bootstrap replicates' equilibria were not certified (gap above 1e-9)",
-                draws.draws.unconverged_rounds, bootstrap.rounds
-            ));
-        }
-        notes.push("lottery intervals are bootstrap percentiles of each probability; a model often outside the winner set has lower bound 0 (see `in support`, the share of replicates that keep it)".into());
-        Ok((
-            Some(self.bootstrap_intervals(bootstrap, &draws.draws)),
-            Some(draws.support_shares()),
-        ))
-    }
-}
-
-impl Context<'_> {
-    /// The robust lottery over the battle groups: per-group margins (Eq. 78), weights
-    /// by battle share, radius given or Eq. 80's.
-    fn robust_lottery(
-        &self,
-        pooled: &PayoffMatrix,
-        radius: Option<f64>,
-    ) -> Result<(Lottery, Option<RobustSummary>), VerdictError> {
-        let log = self.log_for("the robust lottery (it splits the battles by group)")?;
-        let groups = self.groups.ok_or_else(|| {
-            VerdictError::Settings(format!(
-                "the robust lottery needs battle groups ({group_by} COLUMN)",
-                group_by = Setting("group_by")
-            ))
-        })?;
-        let mut members: Vec<Vec<usize>> = vec![Vec::new(); groups.names.len()];
-        for (battle, &g) in groups.of_battle.iter().enumerate() {
-            members[g].push(battle);
-        }
-        let mut matrices = Vec::new();
-        let mut weights = Vec::new();
-        let mut used = Vec::new();
-        for (g, battles) in members.iter().enumerate().filter(|(_, b)| !b.is_empty()) {
-            let counts = PairCounts::from_log(&log.reordered(battles));
-            let (matrix, _) =
-                PayoffMatrix::from_counts(&counts.win_matrix(), &counts.tie_matrix(), true)?;
-            matrices.push(matrix);
-            weights.push(battles.len() as f64 / log.len() as f64);
-            used.push(groups.names[g].clone());
-        }
-        let tau = radius.unwrap_or_else(|| default_radius(matrices.len(), log.len()));
-        let robust = robust_lottery(&matrices, &weights, tau)?;
-        // The robust LP is solved to the interior point's tolerance; `gap` reports the
-        // pooled game's exploitability, which a robust lottery need not drive to zero.
-        let gap = exploitability(pooled, &robust.probabilities);
-        let lottery = Lottery {
-            status: LotteryStatus::Certified,
-            probabilities: robust.probabilities,
-            gap,
-            iterations: 0,
-            unique: false,
-        };
-        Ok((
-            lottery,
-            Some(RobustSummary {
-                groups: used,
-                radius: tau,
-                worst_case: robust.worst_case,
-            }),
-        ))
     }
 }
 

@@ -6,13 +6,15 @@
 use serde::Deserialize;
 use verdict_game::AlphaRank;
 use verdict_io::{BattleSchema, Filter, ReadOptions};
-use verdict_ratings::{Bootstrap, BothBad, BradleyTerry, CovariateBradleyTerry, TieModel};
+use verdict_ratings::{
+    Bootstrap, BothBad, BradleyTerry, CovariateBradleyTerry, TieModel, UnobservedPairs,
+};
 
 use crate::equilibrium::EquilibriumSettings;
 use crate::hygiene::Hygiene;
 use crate::rank::{Intervals, Method, RankSettings};
 use crate::rank_request::Reading;
-use crate::settings::{by_name, each_by_text};
+use crate::settings::{by_name, each_by_text, SettingError};
 use crate::style::CovariateRequest;
 
 /// The settings of a ranking by name; [`RankParams::reading`] and
@@ -52,6 +54,9 @@ pub struct RankParams {
     pub max_votes_per_judge_day: Option<usize>,
     pub outlier_alpha: Option<f64>,
     pub allow_unobserved: bool,
+    #[serde(deserialize_with = "by_name")]
+    pub unobserved: UnobservedPairs,
+    pub completion_rank: usize,
     pub rho: f64,
     pub costs: Option<Vec<(String, f64)>>,
     pub budget: Option<f64>,
@@ -94,6 +99,8 @@ impl Default for RankParams {
             max_votes_per_judge_day: None,
             outlier_alpha: None,
             allow_unobserved: false,
+            unobserved: settings.unobserved,
+            completion_rank: settings.completion_rank,
             rho: settings.equilibrium.rho,
             costs: None,
             budget: None,
@@ -147,8 +154,25 @@ impl RankParams {
         }
     }
 
-    /// The leaderboards' settings (checked when the ranking is made).
-    pub fn settings(&self) -> RankSettings {
+    /// The leaderboards' settings (checked when the ranking is made);
+    /// `allow_unobserved` is `unobserved = "ties"`, as on the command line.
+    ///
+    /// # Errors
+    /// `allow_unobserved` beside another `unobserved` option.
+    pub fn settings(&self) -> Result<RankSettings, SettingError> {
+        let unobserved = match (self.allow_unobserved, self.unobserved) {
+            (false, option) => option,
+            (true, UnobservedPairs::Refuse | UnobservedPairs::Ties) => UnobservedPairs::Ties,
+            (true, other) => {
+                return Err(SettingError::new(
+                    "allow_unobserved",
+                    format!(
+                        "counts the pairs that never met as ties, but unobserved is {}; give one of the two",
+                        other.name()
+                    ),
+                ))
+            }
+        };
         let intervals = match self.bootstrap {
             _ if self.sandwich => Intervals::Sandwich,
             Some(0) => Intervals::None,
@@ -157,7 +181,7 @@ impl RankParams {
                 seed: self.seed,
             }),
         };
-        RankSettings {
+        Ok(RankSettings {
             method: self.method,
             bradley_terry: BradleyTerry {
                 ties: self.ties,
@@ -168,7 +192,8 @@ impl RankParams {
             intervals,
             lottery_bootstrap: self.bootstrap.is_some_and(|rounds| rounds > 0),
             confidence: self.ci,
-            allow_unobserved: self.allow_unobserved,
+            unobserved,
+            completion_rank: self.completion_rank,
             equilibrium: EquilibriumSettings {
                 rho: self.rho,
                 costs: self.costs.clone(),
@@ -182,7 +207,7 @@ impl RankParams {
             fragility: self.fragility,
             both_bad: self.both_bad,
             ..RankSettings::default()
-        }
+        })
     }
 }
 
@@ -195,7 +220,7 @@ mod tests {
     fn an_empty_document_is_the_library_default() {
         let params: RankParams = from_document("{}").unwrap();
         assert_eq!(params, RankParams::default());
-        assert_eq!(params.settings(), RankSettings::default());
+        assert_eq!(params.settings().unwrap(), RankSettings::default());
     }
 
     #[test]
@@ -204,7 +229,7 @@ mod tests {
             r#"{"method": "lottery", "bootstrap": 50, "filters": ["lang=en"], "ties": "drop"}"#,
         )
         .unwrap();
-        let settings = params.settings();
+        let settings = params.settings().unwrap();
         assert_eq!(settings.method, Method::Lottery);
         assert!(settings.lottery_bootstrap);
         assert_eq!(settings.bradley_terry.ties, TieModel::Drop);
@@ -217,5 +242,23 @@ mod tests {
             let error = from_document::<RankParams>(document).unwrap_err();
             assert_eq!(error.setting, setting, "{error}");
         }
+    }
+
+    #[test]
+    fn allow_unobserved_is_ties_and_refuses_another_option_beside_it() {
+        let ties: RankParams = from_document(r#"{"allow_unobserved": true}"#).unwrap();
+        assert_eq!(ties.settings().unwrap().unobserved, UnobservedPairs::Ties);
+        let core: RankParams =
+            from_document(r#"{"unobserved": "core", "completion_rank": 2}"#).unwrap();
+        let settings = core.settings().unwrap();
+        assert_eq!(
+            (settings.unobserved, settings.completion_rank),
+            (UnobservedPairs::Core, 2)
+        );
+        let both: RankParams =
+            from_document(r#"{"allow_unobserved": true, "unobserved": "low-rank"}"#).unwrap();
+        assert_eq!(both.settings().unwrap_err().setting, "allow_unobserved");
+        let unknown = from_document::<RankParams>(r#"{"unobserved": "guess"}"#).unwrap_err();
+        assert_eq!(unknown.setting, "unobserved");
     }
 }

@@ -7,11 +7,13 @@ use verdict_game::{
     copeland, kemeny_young, log_odds_from_counts, nash_averaging, ranked_pairs, schulze,
     LotteryStatus, PayoffMatrix, SocialOrder,
 };
-use verdict_ratings::RatingKind;
+use verdict_ratings::{RatingKind, UnobservedPairs};
 use verdict_report::RankOutput;
 use verdict_settings::Setting;
 
+use crate::lottery_rank::MarginGame;
 use crate::rank::{Context, Intervals, Method, Pairwise};
+use crate::unobserved::{against, filled_words, unmet_of};
 use crate::VerdictError;
 
 /// What a social-choice rule gives a leaderboard: each model's score, the equilibrium
@@ -57,18 +59,27 @@ fn kind_of(method: Method) -> RatingKind {
     }
 }
 
+/// Models named in the note on places that rest on missing pairs.
+const SHOWN_RESTING: usize = 12;
+
 impl Context<'_> {
     /// The leaderboard of the social-choice rule `method`
     /// ([`Method::is_social_choice`]).
     pub(crate) fn social_choice(&self, method: Method) -> Result<RankOutput, VerdictError> {
-        let (game, unobserved) = self.margin_game(kind_of(method).title())?;
+        let title = kind_of(method).title();
+        if self.settings.unobserved == UnobservedPairs::Core {
+            return Err(VerdictError::Settings(format!(
+                "{title} ranks every model, and {} core would leave some out; use bradley-terry, low-rank or ties (the core is for the maximal lottery)",
+                Setting("unobserved")
+            )));
+        }
+        let MarginGame {
+            game, unobserved, ..
+        } = self.margin_game(title)?;
         let board = self.social_board(method, &game)?;
-        let mut notes = board.notes;
+        let mut notes = board.notes.clone();
         if !unobserved.is_empty() {
-            notes.push(format!(
-                "{} pairs never met and count as ties (margin 0)",
-                unobserved.len()
-            ));
+            notes.push(self.social_diagnosis(method, &game, &unobserved, &board.scores)?);
         }
         if self.settings.lottery_bootstrap || self.settings.intervals == Intervals::Sandwich {
             notes.push(format!(
@@ -97,6 +108,62 @@ impl Context<'_> {
             standing.nash_average = board.nash_average.as_ref().map(|n| n[m]);
         }
         Ok(output)
+    }
+
+    /// Which models' places rest on pairs they never played: each model with unmet
+    /// opponents is ranked again with those pairs counted as its losses (margin −1),
+    /// and the models whose place then falls are named with both places. Nash
+    /// averaging reads the counts' log-odds, where an unmet pair is at even odds.
+    fn social_diagnosis(
+        &self,
+        method: Method,
+        game: &PayoffMatrix,
+        unobserved: &[(usize, usize)],
+        scores: &[f64],
+    ) -> Result<String, VerdictError> {
+        let k = game.agents();
+        let share = 100.0 * (1.0 - unobserved.len() as f64 / (k * (k - 1) / 2) as f64);
+        let filled = filled_words(self.settings.unobserved.name());
+        if method == Method::NashAveraging {
+            return Ok(format!(
+                "{share:.1}% of pairs observed; Nash averaging reads the log-odds of the counts, where a pair that never met is at even odds (log-odds 0) whatever {} says",
+                Setting("unobserved")
+            ));
+        }
+        let place =
+            |scores: &[f64], m: usize| 1 + scores.iter().filter(|&&s| s > scores[m]).count();
+        let mut resting = Vec::new();
+        for m in 0..k {
+            let unmet = unmet_of(unobserved, m);
+            if unmet.is_empty() {
+                continue;
+            }
+            let worst = self.social_board(method, &against(game, m, &unmet)?)?;
+            let (now, then) = (place(scores, m), place(&worst.scores, m));
+            if then > now {
+                resting.push((now, then, m));
+            }
+        }
+        resting.sort_unstable();
+        let names = self.models.names();
+        let shown: Vec<String> = resting
+            .iter()
+            .take(SHOWN_RESTING)
+            .map(|&(now, then, m)| format!("{} {now} → {then}", names[m]))
+            .collect();
+        let more = match resting.len().saturating_sub(SHOWN_RESTING) {
+            0 => String::new(),
+            rest => format!(" and {rest} more"),
+        };
+        Ok(if resting.is_empty() {
+            format!("{share:.1}% of pairs observed; {filled}; no model's place falls when the pairs it never played count as its losses")
+        } else {
+            format!(
+                "{share:.1}% of pairs observed; {filled}; {} models' places rest on pairs they never played (place now → had those pairs gone against them): {}{more}",
+                resting.len(),
+                shown.join(", ")
+            )
+        })
     }
 
     fn social_board(

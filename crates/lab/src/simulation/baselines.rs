@@ -63,7 +63,7 @@ fn lottery_of(
     let settings = RankSettings {
         method: Method::Lottery,
         intervals: Intervals::None,
-        allow_unobserved: true,
+        unobserved: verdict::ratings::UnobservedPairs::Ties,
         equilibrium: EquilibriumSettings {
             rho,
             ..EquilibriumSettings::default()

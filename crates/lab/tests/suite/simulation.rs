@@ -156,7 +156,7 @@ fn lottery_and_bradley_terry_baselines_score_on_the_arena_world() {
     let settings = RankSettings {
         method: Method::Lottery,
         intervals: Intervals::None,
-        allow_unobserved: true,
+        unobserved: verdict::ratings::UnobservedPairs::Ties,
         ..RankSettings::default()
     };
     let board = dir.path().join("lottery.json");

@@ -57,7 +57,7 @@ fn settings(method: Method) -> RankSettings {
             seed: 17,
         }),
         lottery_bootstrap: true,
-        allow_unobserved: true,
+        unobserved: verdict::ratings::UnobservedPairs::Ties,
         ..RankSettings::default()
     }
 }
@@ -253,7 +253,7 @@ fn the_lottery_names_the_winners_that_rest_on_pairs_that_never_met() {
     duel("F", "E", 30, 10);
     let settings = RankSettings {
         method: Method::Lottery,
-        allow_unobserved: true,
+        unobserved: verdict::ratings::UnobservedPairs::Ties,
         ..RankSettings::default()
     };
     let report = rank(&log, "planted", &settings, &|| {}).unwrap();
@@ -264,7 +264,7 @@ fn the_lottery_names_the_winners_that_rest_on_pairs_that_never_met() {
     assert_eq!(lottery.support, ["A", "F"], "{lottery:?}");
     let diagnosis = lottery.unobserved_diagnosis.as_ref().unwrap();
     assert!((diagnosis.observed_share - 12.0 / 15.0).abs() < 1e-12);
-    let members: Vec<(&str, usize, f64, bool)> = diagnosis
+    let members: Vec<(&str, usize, f64, bool, bool)> = diagnosis
         .members
         .iter()
         .map(|m| {
@@ -273,12 +273,15 @@ fn the_lottery_names_the_winners_that_rest_on_pairs_that_never_met() {
                 m.unmet,
                 m.unbeaten_unmet_share,
                 m.owes_place,
+                m.leaves_when_predicted,
             )
         })
         .collect();
+    // Both rest on the pair that never met; only F leaves when it takes the margin
+    // Bradley–Terry predicts (F beat D and E as C did, so A is predicted to beat it).
     assert_eq!(
         members,
-        [("A", 1, 0.2, true), ("F", 3, 0.6, true)],
+        [("A", 1, 0.2, true, false), ("F", 3, 0.6, true, true)],
         "{diagnosis:?}"
     );
     assert!(output

@@ -7,7 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use verdict::arrays::battle_log_from_arrays;
 use verdict::equilibrium::EquilibriumSettings;
 use verdict::feedback::BattleLog;
-use verdict::lottery_bootstrap::bootstrap_lottery;
+use verdict::lottery_bootstrap::{bootstrap_lottery, ReplicateFill};
 use verdict::rank::{rank, Intervals, Method, RankSettings};
 use verdict::ratings::{Bootstrap, PairCounts};
 
@@ -54,6 +54,7 @@ fn percentile_intervals_cover_a_known_interior_equilibrium() {
                 rounds: 200,
                 seed: 3,
             },
+            &ReplicateFill::default(),
             &|| {},
         )
         .unwrap();

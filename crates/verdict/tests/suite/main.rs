@@ -12,4 +12,5 @@ mod ope_duel;
 mod plackett_luce;
 mod real_data;
 mod shared_data;
+mod sparse_arena;
 mod style_control;
