@@ -23,6 +23,9 @@ use verdict_settings::Setting;
 
 use crate::{BradleyTerry, BtFit, PairCounts, RatingsError, SkewLowRank, SkewLowRankFit};
 
+/// Predicted margins smaller than this are ties (rounding of a symmetric fit).
+const PREDICTED_TIE: f64 = 1e-12;
+
 /// How pairs of models that never met enter a game of margins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -236,10 +239,18 @@ impl MarginFill {
     ) -> Result<CompletedMargins, RatingsError> {
         let k = counts.models();
         let (mut margins, unobserved) = observed_margins(counts);
+        // A prediction within rounding of 0 is a tie: two models the fit cannot tell
+        // apart must not make a Condorcet winner of one of them by a last bit.
         let mut fill = |margin: &dyn Fn(usize, usize) -> f64| {
             for &(j, l) in &unobserved {
-                margins[j * k + l] = margin(j, l);
-                margins[l * k + j] = -margins[j * k + l];
+                let predicted = margin(j, l);
+                let predicted = if predicted.abs() < PREDICTED_TIE {
+                    0.0
+                } else {
+                    predicted
+                };
+                margins[j * k + l] = predicted;
+                margins[l * k + j] = -predicted;
             }
         };
         let (model, core) = match self.unobserved {

@@ -201,3 +201,71 @@ fn pluralistic_leaderboard_plays_its_top_three() {
         assert_eq!(pi, [1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 0.0]);
     }
 }
+
+/// The global lottery of a log whose pairs did not all meet: w met only z. Without a
+/// choice it refuses and names every option; as ties, w (unbeaten because it never met
+/// x or y) enters the winner set; filled by Bradley–Terry (x ≻ y ≻ z, w a little above
+/// z), x beats every other model, observed or predicted, so the lottery is x alone.
+#[test]
+fn the_global_lottery_fills_pairs_never_compared_as_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut contexts = String::from("context_id,length,source\n");
+    let mut feedback = String::from("context_id,menu,modality,response\n");
+    let records = [("x", "y", 8), ("y", "z", 8), ("x", "z", 8), ("w", "z", 6)];
+    let mut c = 0;
+    for (first, second, first_wins) in records {
+        for i in 0..10 {
+            contexts.push_str(&format!("c{c},{},alpha\n", (c * 7) % 11 + 1));
+            let winner = if i < first_wins { first } else { second };
+            feedback.push_str(&format!("c{c},{first}|{second},pairwise,{winner}\n"));
+            c += 1;
+        }
+    }
+    let log = (
+        write(dir.path(), "contexts.csv", &contexts),
+        write(dir.path(), "feedback.csv", &feedback),
+    );
+    let model = dir.path().join("refused.json").display().to_string();
+    let stderr = failure(&linear_fit_args(
+        &log.0,
+        &log.1,
+        "lottery",
+        &model,
+        &["--allow-unobserved"],
+    ));
+    for wanted in [
+        "never compared",
+        "--unobserved",
+        "bradley-terry",
+        "low-rank",
+        "core",
+    ] {
+        assert!(stderr.contains(wanted), "{wanted}: {stderr}");
+    }
+    assert!(
+        !std::path::Path::new(&model).exists(),
+        "no half-written model"
+    );
+    let probability = |option: &str| -> Vec<f64> {
+        let fitted = fit(
+            dir.path(),
+            &log,
+            "lottery",
+            &["--allow-unobserved", "--unobserved", option],
+        );
+        let agents: Vec<String> = serde_json::from_value(fitted["agents"].clone()).unwrap();
+        let p = &fitted["global"]["probabilities"];
+        ["x", "y", "z", "w"]
+            .iter()
+            .map(|a| {
+                p[agents.iter().position(|n| n == a).unwrap()]
+                    .as_f64()
+                    .unwrap()
+            })
+            .collect()
+    };
+    let ties = probability("ties");
+    assert!(ties[3] > 1e-6, "w looks unbeaten as ties: {ties:?}");
+    let predicted = probability("bradley-terry");
+    assert!((predicted[0] - 1.0).abs() < 1e-9, "{predicted:?}");
+}

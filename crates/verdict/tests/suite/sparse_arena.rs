@@ -249,7 +249,7 @@ fn the_low_rank_completion_recovers_the_margins_of_hidden_pairs() {
         );
         beta(j) - beta(k) + u(j) * v(k) - v(j) * u(k)
     };
-    let hidden = |j: usize, k: usize| (j + 2 * k) % 3 == 0;
+    let hidden = |j: usize, k: usize| (j + 2 * k).is_multiple_of(3);
     let counts = sparse_counts(models, logit, |j, k| !hidden(j, k));
     let completed = |option: UnobservedPairs| {
         MarginFill {
