@@ -215,8 +215,10 @@ def test_social_boards_give_the_command_lines_numbers(method):
 
 
 def test_social_boards_refuse_what_they_cannot_do():
-    with pytest.raises(ValueError, match="allow_unobserved"):
+    with pytest.raises(ValueError, match="never met.*unobserved.*bradley-terry"):
         verdict.rank(LOG, method="schulze")
+    with pytest.raises(ValueError, match="core"):
+        verdict.rank(LOG, method="schulze", unobserved="core")
     with pytest.raises(ValueError, match="at most 20"):
         verdict.rank(LOG, method="kemeny", allow_unobserved=True)
     with pytest.raises(ValueError, match="alpha"):

@@ -551,7 +551,7 @@ pub fn run_split(
         ..MarginFill::default()
     };
     let lottery = everywhere(global_lottery(log, settings.rho, &ties)?);
-    let robust = everywhere(robust_global_lottery(log, "dataset", None)?.probabilities);
+    let robust = everywhere(robust_global_lottery(log, "dataset", None, &ties)?.probabilities);
     let pluralistic = everywhere(pluralistic_leaderboard(log, seed)?.top_three_lottery(k));
     let reference_policy = default.policy(&features)?;
     let methods: Vec<(String, Vec<f64>)> = vec![

@@ -125,9 +125,21 @@ pub fn pooled_game(
     log: &ContextualLog,
     fill: &MarginFill,
 ) -> Result<(PayoffMatrix, Option<Vec<usize>>), FitError> {
+    pooled_game_where(log, |_| true, fill)
+}
+
+/// [`pooled_game`] of the records `keep` accepts.
+///
+/// # Errors
+/// As [`pooled_game`].
+pub fn pooled_game_where(
+    log: &ContextualLog,
+    keep: impl Fn(&MenuFeedback) -> bool,
+    fill: &MarginFill,
+) -> Result<(PayoffMatrix, Option<Vec<usize>>), FitError> {
     let k = log.agents.len();
-    let mut margins = pooled_margins_where(log, |_| true);
-    let counts = pooled_counts_where(log, |_| true);
+    let mut margins = pooled_margins_where(log, &keep);
+    let counts = pooled_counts_where(log, &keep);
     let completed = fill
         .complete(&counts)
         .map_err(|e| FitError::Model(format!("the pooled margins' completion: {e}")))?;
@@ -189,8 +201,17 @@ pub fn robust_global_lottery(
     log: &ContextualLog,
     column: &str,
     radius: Option<f64>,
+    fill: &MarginFill,
 ) -> Result<GlobalPolicy, FitError> {
-    let k = log.agents.len();
+    // A group's pairs never compared are predicted from the group's own verdicts under
+    // `bradley-terry` and `low-rank`, ties otherwise.
+    let fill = match fill.unobserved {
+        UnobservedPairs::BradleyTerry | UnobservedPairs::LowRank => fill.clone(),
+        _ => MarginFill {
+            unobserved: UnobservedPairs::Ties,
+            ..fill.clone()
+        },
+    };
     let (names, of_context) = context_groups(log, column)?;
     // The training prompts: contexts with at least one record.
     let mut prompted = vec![false; log.contexts.len()];
@@ -205,13 +226,8 @@ pub fn robust_global_lottery(
     let weights: Vec<f64> = kept.iter().map(|&g| counts[g] as f64 / n as f64).collect();
     let matrices = kept
         .iter()
-        .map(|&g| {
-            game_of(
-                &pooled_margins_where(log, |r| of_context[r.context] == g),
-                k,
-            )
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|&g| Ok(pooled_game_where(log, |r| of_context[r.context] == g, &fill)?.0))
+        .collect::<Result<Vec<_>, FitError>>()?;
     let radius = checked_radius(radius)?.unwrap_or_else(|| default_radius(kept.len(), n));
     let robust = robust_lottery(&matrices, &weights, radius).map_err(|e| FitError::Solver {
         context: 0,
@@ -241,9 +257,12 @@ pub fn fit_global(log: &ContextualLog, options: &FitOptions) -> Result<GlobalPol
             probabilities: global_lottery(log, options.rho, &options.margin_fill())?,
             detail: GlobalDetail::Lottery,
         }),
-        PolicyRule::RobustLottery => {
-            robust_global_lottery(log, groups_column(options)?, options.robust_radius)
-        }
+        PolicyRule::RobustLottery => robust_global_lottery(
+            log,
+            groups_column(options)?,
+            options.robust_radius,
+            &options.margin_fill(),
+        ),
         PolicyRule::Pluralistic => {
             let board = pluralistic_leaderboard(log, options.seed)?;
             Ok(GlobalPolicy {
@@ -322,7 +341,7 @@ mod tests {
     #[test]
     fn radius_zero_is_the_maximal_lottery_of_the_mixture() {
         let log = two_group_log();
-        let policy = robust_global_lottery(&log, "src", Some(0.0)).unwrap();
+        let policy = robust_global_lottery(&log, "src", Some(0.0), &MarginFill::default()).unwrap();
         let mixture = game_of(&pooled_margins_where(&log, |_| true), 3).unwrap();
         assert!(exploitability(&mixture, &policy.probabilities) < 1e-7);
         let GlobalDetail::RobustLottery { weights, .. } = policy.detail else {
@@ -337,7 +356,7 @@ mod tests {
     #[test]
     fn full_radius_matches_a_grid_search_of_the_worst_group() {
         let log = two_group_log();
-        let policy = robust_global_lottery(&log, "src", Some(1.0)).unwrap();
+        let policy = robust_global_lottery(&log, "src", Some(1.0), &MarginFill::default()).unwrap();
         let groups: Vec<PayoffMatrix> = (0..2)
             .map(|g| game_of(&pooled_margins_where(&log, |r| r.context / 2 == g), 3).unwrap())
             .collect();
@@ -366,12 +385,15 @@ mod tests {
     fn radius_defaults_to_eq_80_and_bad_settings_are_refused() {
         let log = two_group_log();
         let GlobalDetail::RobustLottery { radius, .. } =
-            robust_global_lottery(&log, "src", None).unwrap().detail
+            robust_global_lottery(&log, "src", None, &MarginFill::default())
+                .unwrap()
+                .detail
         else {
             panic!("robust detail")
         };
         assert_eq!(radius, default_radius(2, 4));
-        let err = robust_global_lottery(&log, "src", Some(1.5)).unwrap_err();
+        let err =
+            robust_global_lottery(&log, "src", Some(1.5), &MarginFill::default()).unwrap_err();
         assert!(matches!(
             err,
             FitError::Setting {

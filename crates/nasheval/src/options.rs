@@ -413,15 +413,11 @@ impl FitOptions {
             .margin_fill()
             .validate()
             .map_err(|e| FitError::setting("completion_rank", e.to_string()))?;
-        if options.rule == PolicyRule::RobustLottery
-            && !matches!(
-                options.unobserved,
-                UnobservedPairs::Refuse | UnobservedPairs::Ties
-            )
+        if options.rule == PolicyRule::RobustLottery && options.unobserved == UnobservedPairs::Core
         {
             return Err(FitError::setting(
                 "unobserved",
-                format!("the robust lottery reads each group's own pooled margins, which {} does not fill; use ties", options.unobserved.name()),
+                "the robust lottery weighs every group's own pooled margins, and a core of all the verdicts is not one of each group's; use bradley-terry, low-rank or ties",
             ));
         }
         if options.rule == PolicyRule::BtCost

@@ -100,6 +100,18 @@ pub struct UnobservedDiagnosis {
     pub members: Vec<UnobservedMember>,
 }
 
+impl UnobservedDiagnosis {
+    /// The members that leave the winner set when the pairs they never played take the
+    /// margins Bradley–Terry predicts: likely artefacts of the fill.
+    pub fn likely_artefacts(&self) -> Vec<&str> {
+        self.members
+            .iter()
+            .filter(|m| m.leaves_when_predicted)
+            .map(|m| m.model.as_str())
+            .collect()
+    }
+}
+
 /// One member of the winner set and the pairs it never played.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UnobservedMember {

@@ -16,6 +16,18 @@ use crate::rank::{Context, Intervals, Pairwise};
 use crate::unobserved::{diagnose_unobserved, diagnosis_note, solve_within, FilledGame};
 use crate::VerdictError;
 
+/// How a battle group's own margins are filled in a robust lottery: as the pooled
+/// game's under `bradley-terry` and `low-rank`, as ties otherwise.
+pub(crate) fn group_fill(pooled: MarginFill) -> MarginFill {
+    match pooled.unobserved {
+        UnobservedPairs::BradleyTerry | UnobservedPairs::LowRank => pooled,
+        _ => MarginFill {
+            unobserved: UnobservedPairs::Ties,
+            ..pooled
+        },
+    }
+}
+
 /// Every margin of `game`, `k × k` row-major.
 fn completed_margins(game: &PayoffMatrix) -> Vec<f64> {
     let k = game.agents();
@@ -128,11 +140,7 @@ impl Context<'_> {
             notes,
         );
         for standing in &mut output.leaderboard.models {
-            let m = self
-                .models
-                .get(&standing.name)
-                .expect("names come from the models")
-                .index();
+            let m = self.model_index(&standing.name);
             standing.probability = Some(probabilities[m]);
             standing.support_share = support_shares.as_ref().map(|shares| shares[m]);
             standing.exploitability = inside(m).then(|| {
@@ -267,10 +275,13 @@ impl Context<'_> {
         let mut matrices = Vec::new();
         let mut weights = Vec::new();
         let mut used = Vec::new();
+        // A group's pairs that never met are predicted from the group's own battles
+        // under `bradley-terry` and `low-rank`, ties otherwise (refused only pooled).
+        let fill = group_fill(self.settings.margin_fill());
         for (g, battles) in members.iter().enumerate().filter(|(_, b)| !b.is_empty()) {
             let counts = PairCounts::from_log(&log.reordered(battles));
-            let (matrix, _) =
-                PayoffMatrix::from_counts(&counts.win_matrix(), &counts.tie_matrix(), true)?;
+            let completed = fill.complete(&counts)?;
+            let matrix = PayoffMatrix::from_row_major(&completed.margins, counts.models())?;
             matrices.push(matrix);
             weights.push(battles.len() as f64 / log.len() as f64);
             used.push(groups.names[g].clone());

@@ -210,16 +210,9 @@ impl RankSettings {
 
     pub(crate) fn validate(&self) -> Result<(), VerdictError> {
         self.margin_fill().validate()?;
-        if self.robust.is_some()
-            && !matches!(
-                self.unobserved,
-                UnobservedPairs::Refuse | UnobservedPairs::Ties
-            )
-        {
+        if self.robust.is_some() && self.unobserved == UnobservedPairs::Core {
             return Err(VerdictError::Settings(format!(
-                "the robust lottery reads each battle group's own margins, which {} {} does not fill; use {} ties, or drop {}",
-                Setting("unobserved"),
-                self.unobserved.name(),
+                "the robust lottery weighs every battle group's own margins, and a core of the pooled battles is not one of each group's; use {} bradley-terry, low-rank or ties with {}",
                 Setting("unobserved"),
                 Setting("robust")
             )));
@@ -744,6 +737,14 @@ pub(crate) struct Context<'a> {
 
 impl Context<'_> {
     /// The battle log, which `method` needs; counts alone are refused by name.
+    /// The index of a model of the board, by name.
+    pub(crate) fn model_index(&self, name: &str) -> usize {
+        self.models
+            .get(name)
+            .expect("names come from the models")
+            .index()
+    }
+
     pub(crate) fn log_for(&self, method: &str) -> Result<&BattleLog, VerdictError> {
         if let Some(weights) = self.weights {
             return Err(VerdictError::Settings(format!(

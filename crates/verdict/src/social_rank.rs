@@ -97,11 +97,7 @@ impl Context<'_> {
             notes,
         );
         for standing in &mut output.leaderboard.models {
-            let m = self
-                .models
-                .get(&standing.name)
-                .expect("names come from the models")
-                .index();
+            let m = self.model_index(&standing.name);
             if board.probabilities {
                 standing.probability = Some(board.scores[m]);
             }

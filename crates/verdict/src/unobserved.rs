@@ -222,12 +222,7 @@ pub fn diagnosis_note(diagnosis: &UnobservedDiagnosis) -> String {
             )
         })
         .collect();
-    let artefacts: Vec<&str> = diagnosis
-        .members
-        .iter()
-        .filter(|m| m.leaves_when_predicted)
-        .map(|m| m.model.as_str())
-        .collect();
+    let artefacts = diagnosis.likely_artefacts();
     let resting = if resting.is_empty() {
         "every member of the winner set keeps its place when the pairs it never played count as losses".to_owned()
     } else {

@@ -167,6 +167,17 @@ fn config(dir: &Path, url: &str, concurrency: usize) -> JudgesConfig {
 
 /// [`config`] with `extra` lines in the `[judge.http]` table.
 fn config_with(dir: &Path, url: &str, concurrency: usize, extra: &str) -> JudgesConfig {
+    config_timed(dir, url, concurrency, extra, 0.3)
+}
+
+/// [`config_with`] whose calls may take `timeout` seconds in all.
+fn config_timed(
+    dir: &Path,
+    url: &str,
+    concurrency: usize,
+    extra: &str,
+    timeout: f64,
+) -> JudgesConfig {
     let path = dir.join("judges.toml");
     std::fs::write(
         &path,
@@ -175,7 +186,7 @@ fn config_with(dir: &Path, url: &str, concurrency: usize, extra: &str) -> Judges
 [[judge]]
 name = "endpoint"
 cost = 1.0
-timeout_seconds = 0.3
+timeout_seconds = {timeout}
 [judge.http]
 url = "{url}"
 model = "grader"
@@ -415,15 +426,16 @@ fn http_calls_answered_without_a_score_are_charged_and_never_asked_again() {
 
 /// `Retry-After` values that are not a wait (negative, NaN, infinite, 1e30) are
 /// ignored for the configured backoff instead of panicking; one that would pass the
-/// call's deadline (3600 s with timeout_seconds = 0.3) ends the call at once instead
-/// of sleeping an hour. The bound below is generous: the call ends in well under a
-/// second, an hour's sleep would not.
+/// call's deadline (3600 s with timeout_seconds = 5) ends the call at once instead of
+/// sleeping an hour. The deadline leaves the four attempts of a call room on a loaded
+/// machine; the bound below is generous: the call ends in well under a second, an
+/// hour's sleep would not.
 #[test]
 fn retry_after_never_panics_nor_passes_the_call_s_deadline() {
     std::env::set_var("VERDICT_TEST_KEY", "sekrit");
     let (url, seen) = serve();
     let dir = tempfile::tempdir().unwrap();
-    let config = config(dir.path(), &url, 1);
+    let config = config_timed(dir.path(), &url, 1, "", 5.0);
     for value in ["-1", "NaN", "inf", "1e30"] {
         let ledger = dir.path().join(format!("{value}.jsonl"));
         let before = seen.requests.load(Ordering::SeqCst);

@@ -150,12 +150,7 @@ fn ties_keep_the_old_champions_and_the_diagnosis_names_exactly_them() {
     let diagnosis = lottery.unobserved_diagnosis.as_ref().unwrap();
     assert_eq!(diagnosis.filled_by, "ties");
     assert!((diagnosis.observed_share - 15.0 / 36.0).abs() < 1e-12);
-    let artefacts: Vec<&str> = diagnosis
-        .members
-        .iter()
-        .filter(|m| m.leaves_when_predicted)
-        .map(|m| m.model.as_str())
-        .collect();
+    let artefacts = diagnosis.likely_artefacts();
     // Exactly the members outside the full game's winner set (m6, m7, m8).
     assert_eq!(artefacts, ["m0", "m3"], "{diagnosis:?}");
     assert!(
