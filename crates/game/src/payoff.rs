@@ -253,6 +253,11 @@ impl PayoffMatrix {
         self.values[j * self.agents + k]
     }
 
+    /// Every entry, row-major (`A_jk` at `j · K + k`).
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
     /// Row j.
     pub fn row(&self, j: usize) -> &[f64] {
         &self.values[j * self.agents..(j + 1) * self.agents]

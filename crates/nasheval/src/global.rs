@@ -61,6 +61,14 @@ pub enum GlobalDetail {
 /// any context) of the verdict oriented for `j`; `M̂_kj = −M̂_jk`, zero on the
 /// diagonal and for pairs never compared. `K × K`, row-major, agents in log order.
 pub fn pooled_margins_where(log: &ContextualLog, keep: impl Fn(&MenuFeedback) -> bool) -> Vec<f64> {
+    pooled_sums(log, keep).0
+}
+
+/// [`pooled_margins_where`] and the pairs never compared, `(j, l)` with `j < l`.
+fn pooled_sums(
+    log: &ContextualLog,
+    keep: impl Fn(&MenuFeedback) -> bool,
+) -> (Vec<f64>, Vec<(usize, usize)>) {
     let k = log.agents.len();
     let (mut sum, mut count) = (vec![0.0; k * k], vec![0usize; k * k]);
     for record in log.feedback.iter().filter(|r| keep(r)) {
@@ -77,10 +85,16 @@ pub fn pooled_margins_where(log: &ContextualLog, keep: impl Fn(&MenuFeedback) ->
             }
         }
     }
-    sum.iter()
+    let never = (0..k)
+        .flat_map(|j| (j + 1..k).map(move |l| (j, l)))
+        .filter(|&(j, l)| count[j * k + l] == 0)
+        .collect();
+    let margins = sum
+        .iter()
         .zip(&count)
         .map(|(s, &n)| if n > 0 { s / n as f64 } else { 0.0 })
-        .collect()
+        .collect();
+    (margins, never)
 }
 
 fn game_of(margins: &[f64], k: usize) -> Result<PayoffMatrix, FitError> {
@@ -138,30 +152,35 @@ pub fn pooled_game_where(
     fill: &MarginFill,
 ) -> Result<(PayoffMatrix, Option<Vec<usize>>), FitError> {
     let k = log.agents.len();
-    let mut margins = pooled_margins_where(log, &keep);
-    let counts = pooled_counts_where(log, &keep);
-    let completed = fill
-        .complete(&counts)
-        .map_err(|e| FitError::Model(format!("the pooled margins' completion: {e}")))?;
-    if let (UnobservedPairs::Refuse, Some(&(j, l))) =
-        (fill.unobserved, completed.unobserved.first())
-    {
-        return Err(FitError::setting(
-            "unobserved",
-            format!(
-                "the global lottery reads every pair's pooled margin, but {} pairs of agents were never compared (first: {} vs {}); {}",
-                completed.unobserved.len(),
-                log.agents[j],
-                log.agents[l],
-                UnobservedPairs::remedies()
-            ),
-        ));
-    }
-    for &(j, l) in &completed.unobserved {
-        margins[j * k + l] = completed.margins[j * k + l];
-        margins[l * k + j] = completed.margins[l * k + j];
-    }
-    Ok((game_of(&margins, k)?, completed.core))
+    let (mut margins, never) = pooled_sums(log, &keep);
+    // The counts and the completion are made only when a pair is missing and a
+    // fill other than ties was asked for.
+    let core = match (fill.unobserved, never.first()) {
+        (_, None) | (UnobservedPairs::Ties, _) => None,
+        (UnobservedPairs::Refuse, Some(&(j, l))) => {
+            return Err(FitError::setting(
+                "unobserved",
+                format!(
+                    "the global lottery reads every pair's pooled margin, but {} pairs of agents were never compared (first: {} vs {}); {}",
+                    never.len(),
+                    log.agents[j],
+                    log.agents[l],
+                    UnobservedPairs::remedies()
+                ),
+            ));
+        }
+        _ => {
+            let completed = fill
+                .complete(&pooled_counts_where(log, &keep))
+                .map_err(|e| FitError::Model(format!("the pooled margins' completion: {e}")))?;
+            for &(j, l) in &never {
+                margins[j * k + l] = completed.margins[j * k + l];
+                margins[l * k + j] = completed.margins[l * k + j];
+            }
+            completed.core
+        }
+    };
+    Ok((game_of(&margins, k)?, core))
 }
 
 /// The maximal lottery of the pooled training margins (Eq. 78), regularized by `rho`
@@ -203,15 +222,7 @@ pub fn robust_global_lottery(
     radius: Option<f64>,
     fill: &MarginFill,
 ) -> Result<GlobalPolicy, FitError> {
-    // A group's pairs never compared are predicted from the group's own verdicts under
-    // `bradley-terry` and `low-rank`, ties otherwise.
-    let fill = match fill.unobserved {
-        UnobservedPairs::BradleyTerry | UnobservedPairs::LowRank => fill.clone(),
-        _ => MarginFill {
-            unobserved: UnobservedPairs::Ties,
-            ..fill.clone()
-        },
-    };
+    let fill = fill.for_groups();
     let (names, of_context) = context_groups(log, column)?;
     // The training prompts: contexts with at least one record.
     let mut prompted = vec![false; log.contexts.len()];

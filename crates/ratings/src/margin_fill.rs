@@ -208,6 +208,20 @@ impl MarginFill {
         }
     }
 
+    /// How each group of a robust lottery fills its own missing pairs: from the
+    /// group's own battles under `bradley-terry` and `low-rank`, as ties otherwise (a
+    /// group's gaps are not refused; a core of all the battles is not one of each
+    /// group's).
+    pub fn for_groups(&self) -> MarginFill {
+        match self.unobserved {
+            UnobservedPairs::BradleyTerry | UnobservedPairs::LowRank => self.clone(),
+            _ => MarginFill {
+                unobserved: UnobservedPairs::Ties,
+                ..self.clone()
+            },
+        }
+    }
+
     /// Checks the settings.
     ///
     /// # Errors

@@ -326,8 +326,8 @@ impl SkewLowRank {
                 free.copy_from_slice(&x.as_slice()[models..]);
                 evaluation.value
             };
-            solve_block(&mut u, &v.clone(), 1.0);
-            let value = solve_block(&mut v, &u.clone(), -1.0);
+            solve_block(&mut u, &v, 1.0);
+            let value = solve_block(&mut v, &u, -1.0);
             let settled = objective - value <= ALTERNATION_TOLERANCE * value.abs().max(1.0);
             objective = value;
             if self.rank == 0 || settled {

@@ -16,24 +16,6 @@ use crate::rank::{Context, Intervals, Pairwise};
 use crate::unobserved::{diagnose_unobserved, diagnosis_note, solve_within, FilledGame};
 use crate::VerdictError;
 
-/// How a battle group's own margins are filled in a robust lottery: as the pooled
-/// game's under `bradley-terry` and `low-rank`, as ties otherwise.
-pub(crate) fn group_fill(pooled: MarginFill) -> MarginFill {
-    match pooled.unobserved {
-        UnobservedPairs::BradleyTerry | UnobservedPairs::LowRank => pooled,
-        _ => MarginFill {
-            unobserved: UnobservedPairs::Ties,
-            ..pooled
-        },
-    }
-}
-
-/// Every margin of `game`, `k × k` row-major.
-fn completed_margins(game: &PayoffMatrix) -> Vec<f64> {
-    let k = game.agents();
-    (0..k * k).map(|i| game.get(i / k, i % k)).collect()
-}
-
 /// The margin game of a ranking's counts, its missing pairs filled as asked.
 pub(crate) struct MarginGame {
     /// Every pair's margin: observed (NashEval Eq. 78) or filled.
@@ -101,7 +83,9 @@ impl Context<'_> {
             None
         } else {
             let predicted = match self.settings.unobserved {
-                UnobservedPairs::BradleyTerry => completed_margins(game),
+                // The core's diagnosis names the core; no margin is predicted there.
+                UnobservedPairs::Core => Vec::new(),
+                UnobservedPairs::BradleyTerry => game.values().to_vec(),
                 _ => {
                     MarginFill {
                         unobserved: UnobservedPairs::BradleyTerry,
@@ -277,7 +261,7 @@ impl Context<'_> {
         let mut used = Vec::new();
         // A group's pairs that never met are predicted from the group's own battles
         // under `bradley-terry` and `low-rank`, ties otherwise (refused only pooled).
-        let fill = group_fill(self.settings.margin_fill());
+        let fill = self.settings.margin_fill().for_groups();
         for (g, battles) in members.iter().enumerate().filter(|(_, b)| !b.is_empty()) {
             let counts = PairCounts::from_log(&log.reordered(battles));
             let completed = fill.complete(&counts)?;

@@ -86,7 +86,7 @@ pub(crate) fn with_margins_of(
     margin: impl Fn(usize) -> f64,
 ) -> Result<PayoffMatrix, VerdictError> {
     let k = game.agents();
-    let mut values: Vec<f64> = (0..k * k).map(|i| game.get(i / k, i % k)).collect();
+    let mut values = game.values().to_vec();
     for &o in unmet {
         values[m * k + o] = margin(o);
         values[o * k + m] = -margin(o);
