@@ -153,8 +153,8 @@ def judge(
     inverse-variance weighted mean ``ŝ_k = Σ_j (N_kj / σ̂²_kj) m_kj / Σ_j N_kj / σ̂²_kj``.
     ``p``: the error norm the allocation targets (a number >= 1 or ``"inf"``).
     ``level``: the confidence level of the intervals (``Var(ŝ_k) = Σ a² σ̂² / n`` given
-    the allocation, Student-t at Welch–Satterthwaite degrees of freedom; see the
-    README). ``target_error``: stop once the estimated l_p error ``||se||_p`` is at most
+    the allocation, Student-t at Welch–Satterthwaite degrees of freedom; see
+    docs/judges.md). ``target_error``: stop once the estimated l_p error ``||se||_p`` is at most
     this, ``budget`` being a cap. ``gold``: gold labels for some items (a CSV path with
     ``id,score``, a dict or Series by id, or ``(id, score)`` pairs), checked before any
     call: the result's ``gold`` holds PPI++'s corrected mean (ppi_py's ``ppi_mean_ci``),

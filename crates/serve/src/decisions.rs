@@ -211,7 +211,7 @@ mod tests {
     }
 
     /// After a full disk the log holds whole lines only, and once there is room again
-    /// the next decision is a line of its own: every line parses as JSON (the README's
+    /// the next decision is a line of its own: every line parses as JSON (pandas'
     /// `pd.read_json(lines=True)` reads it). Before, the torn line stayed and the next
     /// one was appended to it.
     #[test]

@@ -97,6 +97,26 @@ impl Resolved {
     }
 }
 
+/// `agent:NAME` for an agent the log never names (a typo, or another catalogue's
+/// name) has no logged outcome at all: every estimate of it would be the outcome
+/// model's extrapolation, so it is refused, naming the log's agents. A model or a
+/// lottery may hold agents the log lacks; the overlap diagnostics flag those.
+///
+/// # Errors
+/// The agent named, with the log's agents.
+fn refuse_an_agent_never_logged(
+    candidate: &Resolved,
+    logged: &[String],
+) -> Result<(), VerdictError> {
+    match candidate {
+        Resolved::Agent(name) if !logged.contains(name) => Err(VerdictError::Settings(format!(
+            "agent:{name}: the decision log never names this agent; its agents are {}",
+            logged.join(", ")
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The `(name, probability)` of a `verdict rank --method lottery --format json` result.
 fn read_lottery(file: &std::path::Path) -> Result<Vec<(String, f64)>, VerdictError> {
     let shown = verdict_io::shown_name(file);
@@ -331,6 +351,7 @@ pub fn evaluate_log(
         (None, false) => Some(("logged".to_owned(), Resolved::Logged)),
     };
     for candidate in resolved.iter().chain(opponent.iter().map(|(_, r)| r)) {
+        refuse_an_agent_never_logged(candidate, &log.agents)?;
         log.add_agents(&candidate.agents());
     }
     let labels: Vec<String> = request.policies.iter().map(PolicySpec::label).collect();

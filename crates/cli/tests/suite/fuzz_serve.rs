@@ -73,7 +73,7 @@ fn upstreams_files_never_panic() {
 }
 
 /// A decision log as `serve --decisions` writes it, read back as the feedback table
-/// of a refit with its logged propensities (the README's recipe).
+/// of a refit with its logged propensities (the recipe of docs/serving.md).
 #[test]
 fn decision_logs_read_as_feedback_never_panic() {
     let contexts =

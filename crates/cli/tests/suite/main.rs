@@ -9,6 +9,8 @@ mod default_encoder;
 #[cfg(feature = "nasheval")]
 mod baselines;
 mod cli;
+#[cfg(all(feature = "lightgbm", feature = "serve"))]
+mod docs;
 mod fuzz;
 #[cfg(feature = "serve")]
 mod fuzz_serve;

@@ -557,4 +557,13 @@ fn ope_on_a_log_with_known_truth_covers_it() {
             );
         }
     }
+    // An agent the log never names has no outcome to estimate from: refused, naming
+    // the log's agents, never scored by the outcome model's extrapolation alone.
+    let mut typo = args[..7].to_vec();
+    typo.extend(["--policy".into(), "agent:agent_1".into()]);
+    let message = failure(&typo);
+    assert!(
+        message.contains("agent:agent_1") && message.contains(&agents.join(", ")),
+        "{message}"
+    );
 }

@@ -1240,7 +1240,7 @@ fn a_mixed_soak_loses_no_request_and_stays_flat() {
 /// `0.7 [j = argmax] + 0.3 / 5` (chi-square over 3,000 seeded requests), every answer
 /// carrying that exact propensity; with duels at `--explore 0.5`, a decision log of
 /// 400 requests offers all ten pairs, each logged at no less than `0.5 / 10`, and the
-/// README's recipe (join, then `fit --propensity-col`) fits without
+/// recipe of docs/serving.md (join, then `fit --propensity-col`) fits without
 /// `--allow-unobserved`.
 #[test]
 fn an_exploring_router_offers_every_agent_and_pair_above_its_floor() {
