@@ -18,7 +18,7 @@ DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
 
 # 1. An arena leaderboard from a battle log (a path, or a pandas/polars/pyarrow frame).
 battles = pd.read_json(DATA / "genai-arena-battles-20240220.json")
-board = va.rank(battles, filters={"anony": True}, bootstrap=200, seed=1)
+board = va.rank(battles, filter={"anony": True}, bootstrap=200, seed=1)
 print("GenAI-Arena, anonymous battles, Bradley–Terry with 95% bootstrap intervals:")
 print(board[["score", "ci_low", "ci_high", "rank", "battles"]].head(5).round(1), "\n")
 

@@ -111,7 +111,7 @@ def test_a_battle_log_fits_as_on_the_command_line(tmp_path):
         "fit", "--battles", sim.path("battles.parquet"), "--context-cols", ",".join(columns),
         *FLAGS, "--out", str(tmp_path / "cli.json"),
     )
-    model = verdict.NashEval(**SETTINGS).fit(battles=sim.battles, context_columns=columns)
+    model = verdict.NashEval(**SETTINGS).fit(battles=sim.battles, context_cols=columns)
     model.save(tmp_path / "py.json")
     assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
 

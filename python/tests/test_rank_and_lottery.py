@@ -44,19 +44,29 @@ def test_a_frame_ranks_as_its_file():
     assert from_frame["score"].tolist() == from_file["score"].tolist()
     assert from_frame["ci_low"].tolist() == from_file["ci_low"].tolist()
     renamed = frame.rename(columns={"model_a": "a", "model_b": "b", "winner": "w"})
-    again = verdict.rank(renamed, model_a="a", model_b="b", winner="w", bootstrap=100, seed=3)
+    again = verdict.rank(renamed, model_a_col="a", model_b_col="b", winner_col="w", bootstrap=100, seed=3)
     assert again["score"].tolist() == from_file["score"].tolist()
 
 
 @pytest.mark.parametrize(
     "flags, keywords",
     [
-        (["--filter", "anony=true"], {"filters": {"anony": True}}),
-        (["--filter", "anony=true", "--ties", "drop"], {"filters": ["anony=true"], "ties": "drop"}),
+        (["--filter", "anony=true"], {"filter": {"anony": True}}),
+        (["--filter", "anony=true", "--ties", "drop"], {"filter": ["anony=true"], "ties": "drop"}),
         (["--anchor", "imagenhub_SDXLTurbo_generation=1200"], {"anchor": ("imagenhub_SDXLTurbo_generation", 1200)}),
         (["--l2", "0.5"], {"l2": 0.5}),
         (["--ci", "sandwich"], {"ci": "sandwich"}),
         (["--ci", "0.9", "--seed", "11"], {"ci": 0.9, "seed": 11}),
+        (["--ci", "sandwich:0.9", "--matrix"], {"ci": "sandwich:0.9", "matrix": True}),
+        (
+            ["--method", "elo", "--k", "16", "--initial", "1500", "--order-by", "tstamp"],
+            {"method": "elo", "k": 16, "initial": 1500, "order_by": "tstamp"},
+        ),
+        (["--method", "elo", "--shuffle-seed", "5"], {"method": "elo", "shuffle_seed": 5}),
+        (
+            ["--solver", "mm", "--tol", "1e-10", "--mean", "1200", "--max-iter", "50000"],
+            {"solver": "mm", "tol": 1e-10, "mean": 1200, "max_iter": 50000},
+        ),
         (
             ["--method", "lottery", "--rho", "0.01", "--allow-unobserved"],
             {"method": "lottery", "rho": 0.01, "allow_unobserved": True},
@@ -96,7 +106,7 @@ def test_pandas_polars_and_pyarrow_frames_rank_identically():
         "path": GENAI,
     }
     reports = {
-        name: verdict.rank(table, method="all", bootstrap=30, filters=["anony=true"])
+        name: verdict.rank(table, method="all", bootstrap=30, filter=["anony=true"])
         for name, table in frames.items()
     }
     for name, report in reports.items():
@@ -177,7 +187,7 @@ def test_bad_input_raises_value_error_naming_the_place(tmp_path):
     with pytest.raises(ValueError, match=r"<battles table>.*winner"):
         verdict.rank(pd_frame_lacking_winner())
     with pytest.raises(ValueError, match="filter"):
-        verdict.rank(TUTORIAL, filters=["no operator"])
+        verdict.rank(TUTORIAL, filter=["no operator"])
     with pytest.raises(ValueError, match="ci"):
         verdict.rank(TUTORIAL, ci="wide")
     with pytest.raises(TypeError, match="path or a table"):

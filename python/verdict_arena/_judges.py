@@ -128,7 +128,7 @@ def judge(
     budget: float,
     ledger: Union[str, "os.PathLike[str]"],
     p: Union[float, str] = 2,
-    method: str = "adaptive",
+    method: str = "est-ivwe",
     delta: float = 0.05,
     n0: Optional[int] = None,
     tau: Optional[float] = None,
@@ -148,7 +148,7 @@ def judge(
     ``items``: dicts with an ``"id"`` (a list, a pandas or polars frame, or a JSON
     Lines path). ``judges``: the path of a TOML configuration (``verdict judge
     --judges``), or a list of :func:`Judge` (Python callables; ``range`` is their score
-    range). ``method``: ``"adaptive"``, ``"est-ivwe"`` (Algorithm 1),
+    range). ``method``: ``"est-ivwe"`` (Algorithm 1, the default), ``"adaptive"``,
     ``"est-ivwe-gaussian"`` (Appendix G.1) or ``"uniform"``; the estimate is the
     inverse-variance weighted mean ``ŝ_k = Σ_j (N_kj / σ̂²_kj) m_kj / Σ_j N_kj / σ̂²_kj``.
     ``p``: the error norm the allocation targets (a number >= 1 or ``"inf"``).

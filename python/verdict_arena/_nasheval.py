@@ -124,7 +124,7 @@ _FIT_SETTINGS = (
     "payoff_backbone", "linear_penalty", "payoff_regression", "aggregator",
     "propensity_floor", "propensity_floor_share", "network_init", "hidden",
     "learning_rate", "weight_decay", "batch_size", "max_epochs", "patience",
-    "surface_rank", "normalize_embeddings",
+    "surface_rank", "normalize_embeddings", "soft_budget", "price", "surcharge", "width",
 )
 
 
@@ -208,8 +208,9 @@ class NashEval:
     ``linear_penalty``, ``payoff_regression`` (``"shared"``, ``"per-pair"`` or
     ``"structured"``),
     ``aggregator`` (``"mean"`` or ``"cubic:ALPHA"``), ``propensity_floor`` and
-    ``propensity_floor_share``, ``soft_budget`` (``{"budget": B, "price": p,
-    "surcharge": s, "width": w}``, the last three optional), and the policy network's
+    ``propensity_floor_share``, ``soft_budget`` (a soft budget B on the expected cost,
+    NashEval Eq. 53: the marginal price rises from ``price`` to ``price + surcharge``
+    over a transition of ``width`` as the expected cost crosses B), and the policy network's
     ``network_init``, ``hidden``, ``learning_rate``, ``weight_decay``,
     ``batch_size``, ``max_epochs`` and ``patience``; ``surface_rank``, the cyclic
     rank of the structured surfaces (``nuisance_design="structured"``,
@@ -254,7 +255,10 @@ class NashEval:
         aggregator: str = "mean",
         propensity_floor: float = 0.01,
         propensity_floor_share: float = 0.0,
-        soft_budget: Optional[Mapping[str, float]] = None,
+        soft_budget: Optional[float] = None,
+        price: float = 0.0,
+        surcharge: float = 1.0,
+        width: float = 0.01,
         network_init: str = "solver",
         hidden: int = 64,
         learning_rate: float = 1e-3,
@@ -276,6 +280,9 @@ class NashEval:
         self.propensity_floor = propensity_floor
         self.propensity_floor_share = propensity_floor_share
         self.soft_budget = soft_budget
+        self.price = price
+        self.surcharge = surcharge
+        self.width = width
         self.network_init = network_init
         self.hidden = hidden
         self.learning_rate = learning_rate
@@ -312,7 +319,7 @@ class NashEval:
         feedback: Any = None,
         *,
         battles: Any = None,
-        context_columns: Sequence[str] = (),
+        context_cols: Sequence[str] = (),
         text_col: Optional[str] = None,
         propensity_col: Optional[str] = None,
         embeddings: Any = None,
@@ -320,7 +327,7 @@ class NashEval:
     ) -> "NashEval":
         """Fits on a contexts table (``context_id`` and features) with a feedback table
         (``context_id, menu, modality, response``), or on a battle log (``battles=``)
-        whose ``context_columns`` make the context. Paths or frames. ``embeddings``:
+        whose ``context_cols`` make the context. Paths or frames. ``embeddings``:
         a 2-D array, one row per context of the ``contexts`` frame, added as the
         list column ``embeddings_col`` (features ``embedding_0``, ...).
         ``propensity_col``: a feedback column holding the probability each row's menu
@@ -330,13 +337,12 @@ class NashEval:
         finishes unobserved and nothing is written."""
         settings = {name: getattr(self, name) for name in _FIT_SETTINGS}
         settings.update(
-            context_columns=list(context_columns),
+            context_cols=list(context_cols),
             text_col=text_col if text_col is not None else self.text_col,
             propensity_col=propensity_col,
             costs=_costs(self.costs),
             encoder=None if self.encoder is None else os.fspath(self.encoder),
             catalogue=None if self.catalogue is None else [list(menu) for menu in self.catalogue],
-            soft_budget=None if self.soft_budget is None else dict(self.soft_budget),
         )
         truth = None if self.truth is None else os.fspath(getattr(self.truth, "directory", self.truth))
         contexts = _with_embeddings(contexts, embeddings, embeddings_col)

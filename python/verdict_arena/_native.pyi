@@ -6,6 +6,7 @@ from typing import Any, Optional, Sequence
 # Every request's settings go over as a settings document: a JSON object of the
 # library's setting names (verdict::settings), read and checked by the library.
 
+def default_documents() -> str: ...
 def rank_json(settings: str, battles: Any) -> str: ...
 def bradley_terry(
     settings: str, xs: Sequence[str], ys: Sequence[str], winners: Sequence[str]

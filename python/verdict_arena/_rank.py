@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from . import _native
-from .errors import InputError, SettingError
+from .errors import InputError
 
 
 def _filters(filters: Union[None, Sequence[str], Mapping[str, Any]]) -> list:
@@ -34,18 +34,31 @@ def rank(
     battles: Any,
     method: str = "bt",
     *,
-    model_a: Optional[str] = None,
-    model_b: Optional[str] = None,
-    winner: Optional[str] = None,
+    model_a_col: Optional[str] = None,
+    model_b_col: Optional[str] = None,
+    winner_col: Optional[str] = None,
+    input_format: Optional[str] = None,
     ties: str = "half",
+    solver: str = "newton",
+    tol: float = 1e-12,
+    max_iter: Optional[int] = None,
+    k: float = 32.0,
+    initial: float = 1000.0,
+    shuffle_seed: Optional[int] = None,
+    order_by: Optional[str] = None,
+    mean: float = 1000.0,
     bootstrap: Optional[int] = None,
     ci: Union[float, str] = 0.95,
     seed: int = 0,
     anchor: Optional[tuple] = None,
     l2: Optional[float] = None,
-    filters: Union[None, Sequence[str], Mapping[str, Any]] = None,
+    filter: Union[None, Sequence[str], Mapping[str, Any]] = None,
     skip_self_battles: bool = False,
+    group_by: Optional[str] = None,
+    robust: bool = False,
+    radius: Optional[float] = None,
     weight_col: Optional[str] = None,
+    matrix: bool = False,
     warm: Optional[str] = None,
     judge_col: Optional[str] = None,
     time_col: Optional[str] = None,
@@ -59,6 +72,11 @@ def rank(
     rho: float = 0.0,
     costs: Optional[Mapping[str, float]] = None,
     budget: Optional[float] = None,
+    soft_budget: Optional[float] = None,
+    price: float = 0.0,
+    surcharge: float = 1.0,
+    width: float = 0.01,
+    max_entropy: bool = False,
     covariates: Optional[Sequence[str]] = None,
     style_control: bool = False,
     covariate_penalty: float = 0.0,
@@ -74,7 +92,9 @@ def rank(
     ``battles`` is a path (CSV, JSON Lines, JSON, Parquet) or a table — pandas, polars,
     pyarrow, anything with ``__arrow_c_stream__``, read through the Arrow C stream
     interface — with LMArena's columns (``winner`` in ``model_a | model_b | tie |
-    tie (bothbad)``; other names through ``model_a=``, ``model_b=``, ``winner=``).
+    tie (bothbad)``; other names through ``model_a_col=``, ``model_b_col=``,
+    ``winner_col=``; a path's format follows its extension unless ``input_format``
+    says ``"csv"``, ``"jsonl"``, ``"json"``, ``"parquet"`` or ``"arrow"``).
     Bradley–Terry and the lottery read only pair counts, so for them ``battles`` may
     also be a counts table (``model_a, model_b, wins_a, wins_b[, ties]``, or
     ``winner`` with ``count``; ``sql/battle_counts.sql`` makes one from a log on any
@@ -93,16 +113,24 @@ def rank(
     population ``population``, OpenSpiel's defaults), or ``"plackett-luce"`` (Plackett–Luce by maximum likelihood
     on rankings: ``battles`` is then a feedback table with ``menu``, ``modality`` and
     ``response`` columns, as NashEval reads; tied or unordered blocks through
-    Breslow's approximation). ``ties``: ``"half"``, ``"drop"`` or ``"davidson"``.
+    Breslow's approximation). ``ties``: ``"half"``, ``"drop"`` or ``"davidson"``;
+    Bradley–Terry's ``solver`` (``"newton"`` or ``"mm"``, Zermelo's iteration) stops
+    when the gradient's largest entry is at most ``tol`` times the battles, or after
+    ``max_iter`` iterations (100 for Newton, 100,000 for MM when ``None``); scores put
+    their mean at ``mean`` unless ``anchor`` pins one. Elo: K-factor ``k``, start
+    ``initial``, battles replayed in the log's order, sorted by ``order_by``, or in a
+    permutation seeded with ``shuffle_seed``. ``matrix=True`` adds the win and
+    predicted win-probability matrices to the report.
     Intervals: percentile bootstrap of ``bootstrap`` rounds seeded with ``seed`` (0:
     none; Bradley–Terry and Elo default to 1000, the lottery is bootstrapped only when
     ``bootstrap`` is given) at level ``ci``; ``ci="sandwich"`` gives sandwich normal
-    intervals (95 %) instead. With bootstrap intervals Elo's ``score`` is the median of
+    intervals (95 %) instead (``"sandwich:0.9"`` at another level). With bootstrap intervals Elo's ``score`` is the median of
     the replicates (FastChat's convention; ``point`` in the report says so), and the
     lottery gains ``support_share``, the share of replicates keeping a model in the
     winner set. ``anchor=(model, rating)`` pins one model's score; ``l2`` is the ridge
     weight in log10-strength units (GenAI-Arena uses 0.5). ``filters``: rows kept,
-    as ``["anony=true", "language!=English", "model_a~gpt"]`` or ``{"anony": True}``;
+    as ``["anony=true", "language!=English", "model_a~gpt"]`` or ``{"anony": True}``
+    (``filter``, ``--filter`` on the command line);
     ``skip_self_battles`` drops rows where a model meets itself (otherwise an error).
     ``weight_col`` names a column of per-battle weights (finite, non-negative; e.g.
     inverse-propensity weights): Bradley–Terry and the lottery then maximise the
@@ -130,7 +158,12 @@ def rank(
     ground scores 1000 and whose ``usable`` column is ``pi_i / (1 + pi_i)``, with
     sandwich intervals (Bradley–Terry only).
     The lottery takes ``rho`` (entropy regularization, Eq. 74), ``costs`` (model →
-    cost) and ``budget`` (a cap on expected cost). Pairs of models that never met:
+    cost), ``budget`` (a cap on expected cost) or ``soft_budget`` (NashEval Eq. 53:
+    the marginal price rises from ``price`` to ``price + surcharge`` over ``width`` as
+    the expected cost crosses it), and ``max_entropy`` (of several maximal
+    lotteries, the one of maximum entropy instead of minimum norm); ``robust=True``
+    the lottery robust to the mix of the ``group_by`` column's groups (NashEval Eq.
+    79–81, total-variation ``radius``, Eq. 80's by default). Pairs of models that never met:
     ``unobserved`` is ``"refuse"`` (stop and name the options), ``"bradley-terry"``
     (margins Bradley–Terry predicts), ``"low-rank"`` (Bradley–Terry plus
     ``completion_rank`` cyclic components), ``"core"`` (the lottery of a core of models
@@ -160,26 +193,35 @@ def rank(
     report as a dict with ``as_frame=False`` or ``method="all"``. Raises ``SettingError`` or ``InputError`` (both ``ValueError``)
     naming the file (or table), row and column of bad input.
     """
-    sandwich = isinstance(ci, str)
-    if sandwich and ci != "sandwich":
-        raise SettingError(f'ci {ci!r}: give a level in (0, 1) such as 0.95, or "sandwich"')
     report = json.loads(
         _native.rank_json(
             json.dumps(
                 dict(
                     method=method,
-                    model_a=model_a,
-                    model_b=model_b,
-                    winner=winner,
+                    model_a_col=model_a_col,
+                    model_b_col=model_b_col,
+                    winner_col=winner_col,
+                    input_format=input_format,
                     ties=ties,
+                    solver=solver,
+                    tol=float(tol),
+                    max_iter=max_iter,
+                    k=float(k),
+                    initial=float(initial),
+                    shuffle_seed=shuffle_seed,
+                    order_by=order_by,
+                    mean=float(mean),
                     bootstrap=bootstrap,
-                    ci=0.95 if sandwich else float(ci),
-                    sandwich=sandwich,
+                    ci=ci if isinstance(ci, str) else float(ci),
                     seed=seed,
                     anchor=None if anchor is None else (str(anchor[0]), float(anchor[1])),
                     l2=l2,
-                    filters=_filters(filters),
+                    filter=_filters(filter),
                     skip_self_battles=skip_self_battles,
+                    group_by=group_by,
+                    robust=bool(robust),
+                    radius=radius,
+                    matrix=bool(matrix),
                     weight_col=weight_col,
                     warm=None if warm is None else str(warm),
                     judge_col=judge_col,
@@ -194,6 +236,11 @@ def rank(
                     rho=rho,
                     costs=_costs(costs),
                     budget=budget,
+                    soft_budget=soft_budget,
+                    price=float(price),
+                    surcharge=float(surcharge),
+                    width=float(width),
+                    max_entropy=bool(max_entropy),
                     covariates=[] if covariates is None else [str(c) for c in covariates],
                     style_control=style_control,
                     covariate_penalty=float(covariate_penalty),

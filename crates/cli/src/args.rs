@@ -7,8 +7,22 @@ use std::str::FromStr;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use verdict::equilibrium::SoftBudgetPrices;
 use verdict::io::{Filter, Format};
+use verdict::judge_request::JudgeParams;
 use verdict::rank::Method;
-use verdict::ratings::{BothBad, SkewLowRank, Solver, TieModel, UnobservedPairs};
+use verdict::rank_params::Confidence;
+use verdict::rank_params::RankParams;
+use verdict::ratings::{BothBad, Solver, TieModel, UnobservedPairs};
+use verdict_settings::{choice, Choice};
+
+/// `verdict rank`'s defaults: its settings document's (the one place they live).
+pub fn rank_defaults() -> RankParams {
+    RankParams::default()
+}
+
+/// `verdict judge`'s defaults: its settings document's.
+pub fn judge_defaults() -> JudgeParams {
+    JudgeParams::default()
+}
 
 #[cfg(feature = "nasheval")]
 pub use crate::args_contextual::*;
@@ -118,7 +132,7 @@ pub struct JudgeArgs {
     #[arg(long, value_enum, default_value_t = JudgeFormat::Csv)]
     pub format: JudgeFormat,
     /// Confidence level of the intervals (each item's and the mean's).
-    #[arg(long, default_value_t = 0.95)]
+    #[arg(long, default_value_t = judge_defaults().level)]
     pub level: f64,
     /// Stop once the estimated l_p error of the scores (`||se||_p`) is at most E;
     /// `--budget` is then a cap. With `--plan`, the error to plan for.
@@ -147,10 +161,10 @@ pub struct JudgeArgs {
     #[arg(long)]
     pub tau: Option<f64>,
     /// Confidence parameter delta.
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, default_value_t = judge_defaults().delta)]
     pub delta: f64,
     /// Seed for replayed judges.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = judge_defaults().seed)]
     pub seed: u64,
 }
 
@@ -171,38 +185,6 @@ pub enum OutputFormat {
     Json,
     /// CSV, one row per model.
     Csv,
-}
-
-/// `--ci`: a confidence level (0.95), or `sandwich` / `sandwich:LEVEL`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CiArg {
-    pub sandwich: bool,
-    pub level: f64,
-}
-
-impl FromStr for CiArg {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let (sandwich, level) = match text.strip_prefix("sandwich") {
-            Some("") => (true, "0.95"),
-            Some(rest) => (
-                true,
-                rest.strip_prefix(':')
-                    .ok_or("expected sandwich or sandwich:LEVEL")?,
-            ),
-            None => (false, text),
-        };
-        let level: f64 = level
-            .parse()
-            .map_err(|_| format!("{text:?} is not a level like 0.95, nor sandwich[:LEVEL]"))?;
-        if !(level > 0.0 && level < 1.0) {
-            return Err(format!(
-                "confidence level {level} must lie strictly between 0 and 1"
-            ));
-        }
-        Ok(Self { sandwich, level })
-    }
 }
 
 /// `--anchor MODEL=RATING`.
@@ -335,28 +317,28 @@ pub struct RankArgs {
     #[command(flatten)]
     pub input: LogArgs,
     /// Rating method.
-    #[arg(long, value_enum, default_value = "bt")]
+    #[arg(long, value_parser = choice::<Method>(), default_value = rank_defaults().method.name())]
     pub method: Method,
     /// Elo K-factor.
-    #[arg(long, default_value_t = 32.0)]
+    #[arg(long, default_value_t = rank_defaults().k)]
     pub k: f64,
     /// Elo starting rating.
-    #[arg(long, default_value_t = 1000.0)]
+    #[arg(long, default_value_t = rank_defaults().initial)]
     pub initial: f64,
     /// Replay Elo in a permutation of the log seeded with S.
     #[arg(long, value_name = "S")]
     pub shuffle_seed: Option<u64>,
     /// How Bradley–Terry treats ties.
-    #[arg(long, value_enum, default_value = "half")]
+    #[arg(long, value_parser = choice::<TieModel>(), default_value = rank_defaults().ties.name())]
     pub ties: TieModel,
     /// Bradley–Terry solver.
-    #[arg(long, value_enum, default_value = "newton")]
+    #[arg(long, value_parser = choice::<Solver>(), default_value = rank_defaults().solver.name())]
     pub solver: Solver,
     /// Ridge penalty l2/2·Σ(rating/400)²; GenAI-Arena's recipe is 0.5.
     #[arg(long)]
     pub l2: Option<f64>,
     /// Stop when ‖gradient‖∞ ≤ tol·battles.
-    #[arg(long, default_value_t = 1e-12)]
+    #[arg(long, default_value_t = rank_defaults().tol)]
     pub tol: f64,
     /// Iteration cap (default 100 for Newton, 100000 for MM).
     #[arg(long)]
@@ -365,7 +347,7 @@ pub struct RankArgs {
     #[arg(long, value_name = "MODEL=RATING")]
     pub anchor: Option<AnchorArg>,
     /// Mean Bradley–Terry rating when no anchor is given.
-    #[arg(long, default_value_t = 1000.0)]
+    #[arg(long, default_value_t = rank_defaults().mean)]
     pub mean: f64,
     /// Bootstrap rounds (Bradley–Terry and Elo: 1000 unless given); 0 turns intervals
     /// off. The lottery is bootstrapped only when this is given: each replicate solves
@@ -374,9 +356,9 @@ pub struct RankArgs {
     pub bootstrap: Option<usize>,
     /// Interval level (0.95), or "sandwich[:LEVEL]" for robust sandwich intervals.
     #[arg(long, default_value = "0.95")]
-    pub ci: CiArg,
+    pub ci: Confidence,
     /// Seed of the bootstrap.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = rank_defaults().seed)]
     pub seed: u64,
     /// Also print the win matrix and the predicted win-probability matrix.
     #[arg(long)]
@@ -390,11 +372,11 @@ pub struct RankArgs {
     /// margins from Bradley–Terry fitted to every battle; `low-rank` from Bradley–Terry
     /// plus a low-rank cyclic part; `core` keeps only a core of models whose pairs all
     /// met (lottery only); `ties` counts them as ties.
-    #[arg(long, value_enum, default_value_t = UnobservedPairs::default(), value_name = "OPTION")]
+    #[arg(long, value_parser = choice::<UnobservedPairs>(), default_value = rank_defaults().unobserved.name(), value_name = "OPTION")]
     pub unobserved: UnobservedPairs,
     /// Cyclic components of `--unobserved low-rank` (each a rank-two skew-symmetric
     /// part of the log-odds), 0 to 16.
-    #[arg(long, default_value_t = SkewLowRank::default().rank, value_name = "N")]
+    #[arg(long, default_value_t = rank_defaults().completion_rank, value_name = "N")]
     pub completion_rank: usize,
     /// Bradley–Terry: add a `flip` column, the fewest battles found whose removal puts
     /// the next model level with or above each one (influence-function proposal, exact
@@ -404,13 +386,13 @@ pub struct RankArgs {
     /// "Both bad" verdicts (tie (bothbad)): a tie (LMArena's boards), dropped, or
     /// (Bradley–Terry) an outcome of their own in the grounded Rao–Kupper model of
     /// Prompt-to-Leaderboard, which adds each model's absolute `usable` level.
-    #[arg(long, value_enum, default_value = "tie")]
+    #[arg(long, value_parser = choice::<BothBad>(), default_value = rank_defaults().both_bad.name())]
     pub both_bad: BothBad,
     /// α-Rank: selection intensity α (OpenSpiel's default).
-    #[arg(long, default_value_t = 100.0)]
+    #[arg(long, default_value_t = rank_defaults().alpha)]
     pub alpha: f64,
     /// α-Rank: population size m (OpenSpiel's default).
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = rank_defaults().population)]
     pub population: usize,
     /// Maximal lottery robust to the mix of --group-by groups (NashEval Eq. 79–81).
     #[arg(long, requires = "group_by")]
@@ -494,7 +476,7 @@ pub struct CovariateArgs {
     pub style_control: bool,
     /// L2 penalty reg/2·‖θ‖² on the covariates' coefficients over the mean log-loss
     /// (arena-rank's default is 1; 0 is the maximum-likelihood estimate).
-    #[arg(long, value_name = "REG", default_value_t = 0.0)]
+    #[arg(long, value_name = "REG", default_value_t = rank_defaults().covariate_penalty)]
     pub covariate_penalty: f64,
     /// Weight each battle by 1/max(battles of its pair, MIN), normalized to mean 1
     /// (arena-rank's reweighting; it uses 50).
@@ -604,33 +586,6 @@ pub struct BenchRankArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ci_accepts_levels_and_sandwich() {
-        assert_eq!(
-            "0.9".parse::<CiArg>().unwrap(),
-            CiArg {
-                sandwich: false,
-                level: 0.9
-            }
-        );
-        assert_eq!(
-            "sandwich".parse::<CiArg>().unwrap(),
-            CiArg {
-                sandwich: true,
-                level: 0.95
-            }
-        );
-        assert_eq!(
-            "sandwich:0.8".parse::<CiArg>().unwrap(),
-            CiArg {
-                sandwich: true,
-                level: 0.8
-            }
-        );
-        assert!("1.5".parse::<CiArg>().is_err());
-        assert!("sandwichx".parse::<CiArg>().is_err());
-    }
 
     #[test]
     fn anchor_splits_at_the_last_equals_sign() {

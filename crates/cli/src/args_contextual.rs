@@ -4,12 +4,20 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use verdict::fit_params::FitParams;
 use verdict::io::CategoricalEncoding;
 use verdict::nasheval::{
     AggregatorKind, BackboneKind, FitMethod, NetworkInit, NuisanceDesign, PayoffRegression,
-    PolicyKind, Variant, LINEAR_PENALTY,
+    PolicyKind, Variant,
 };
-use verdict::ratings::{SkewLowRank, UnobservedPairs};
+use verdict::ratings::UnobservedPairs;
+use verdict_settings::{choice, Choice};
+
+/// `verdict fit`'s defaults (and the contextual reading's of `verdict log`): its
+/// settings document's, the one place they live.
+pub fn fit_defaults() -> FitParams {
+    FitParams::default()
+}
 
 use crate::args::{CostArgs, OutputFormat};
 
@@ -40,12 +48,12 @@ pub struct LogSourceArgs {
     #[arg(long)]
     pub text_col: Option<String>,
     /// Dimensions of the hashed text features (without --encoder).
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = fit_defaults().text_dim)]
     pub text_dim: usize,
     #[command(flatten)]
     pub encoder: EncoderArgs,
     /// Encoding of categorical context columns.
-    #[arg(long, value_enum, default_value = "onehot")]
+    #[arg(long, value_parser = choice::<CategoricalEncoding>(), default_value = fit_defaults().categorical.name())]
     pub categorical: CategoricalEncoding,
     /// The menu catalogue Q as JSON (a list of lists of agent names); feedback on any
     /// other menu is refused. Default: inferred from the log.
@@ -102,7 +110,7 @@ pub struct FitArgs {
     /// and --budget), or a global one from the training verdicts (lottery,
     /// robust-lottery with --groups-by, pluralistic). A baseline sets the surface and
     /// the policy itself.
-    #[arg(long, value_enum, default_value = "nasheval")]
+    #[arg(long, value_parser = choice::<FitMethod>(), default_value = fit_defaults().method.name())]
     pub method: FitMethod,
     /// For --method robust-lottery: the categorical column of the contexts table whose
     /// values are the groups the lottery must hold up across.
@@ -116,52 +124,52 @@ pub struct FitArgs {
     /// For --method lottery: how the pooled margins fill pairs of agents never
     /// compared (`refuse`, `ties`, `bradley-terry`, `low-rank` or `core`, as for `verdict
     /// rank`); pairs can be missing only with --allow-unobserved.
-    #[arg(long, value_enum, default_value_t = UnobservedPairs::default(), value_name = "OPTION")]
+    #[arg(long, value_parser = choice::<UnobservedPairs>(), default_value = fit_defaults().unobserved.name(), value_name = "OPTION")]
     pub unobserved: UnobservedPairs,
     /// Cyclic components of `--unobserved low-rank`, 0 to 16.
-    #[arg(long, default_value_t = SkewLowRank::default().rank, value_name = "N")]
+    #[arg(long, default_value_t = fit_defaults().completion_rank, value_name = "N")]
     pub completion_rank: usize,
     /// Payoff surface: auto chooses between debiased and plug-in with held-out data.
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_parser = choice::<Variant>(), default_value = fit_defaults().variant.name())]
     pub variant: Variant,
     /// A `verdict simulate` directory: the true nuisances for --variant oracle.
     #[arg(long, value_name = "DIR")]
     pub truth: Option<PathBuf>,
     /// Policy: a gap-loss network or a per-context equilibrium solver.
-    #[arg(long, value_enum, default_value = "network")]
+    #[arg(long, value_parser = choice::<PolicyKind>(), default_value = fit_defaults().policy.name())]
     pub policy: PolicyKind,
     /// Regularizer strength rho of rho/2·‖π − 1/K‖² (Eq. 74).
-    #[arg(long, default_value_t = 0.001)]
+    #[arg(long, default_value_t = fit_defaults().rho)]
     pub rho: f64,
     /// Costs, as a price, a hard budget (--policy solver) or a soft budget.
     #[command(flatten)]
     pub costs: CostArgs,
     /// Cross-fitting folds (all records of a context stay in one fold).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = fit_defaults().folds)]
     pub folds: usize,
     /// Backbone of every nuisance and of the payoff regression.
-    #[arg(long, value_enum, default_value = "gbdt")]
+    #[arg(long, value_parser = choice::<BackboneKind>(), default_value = fit_defaults().backbone.name())]
     pub backbone: BackboneKind,
     /// L2 penalty lambda of the linear backbone (ridge / logistic regression on
     /// standardized features; the intercept is not penalized).
-    #[arg(long, default_value_t = LINEAR_PENALTY, value_name = "LAMBDA")]
+    #[arg(long, default_value_t = fit_defaults().linear_penalty, value_name = "LAMBDA")]
     pub linear_penalty: f64,
     /// Backbone of the outcome models (overrides --backbone).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice::<BackboneKind>())]
     pub outcome_backbone: Option<BackboneKind>,
     /// Backbone of the propensity models (overrides --backbone).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice::<BackboneKind>())]
     pub propensity_backbone: Option<BackboneKind>,
     /// Backbone of the payoff regression (overrides --backbone).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice::<BackboneKind>())]
     pub payoff_backbone: Option<BackboneKind>,
     /// One shared payoff regressor on (x, j, k), or one per pair.
-    #[arg(long, value_enum, default_value = "shared")]
+    #[arg(long, value_parser = choice::<PayoffRegression>(), default_value = fit_defaults().payoff_regression.name())]
     pub payoff_regression: PayoffRegression,
     /// Outcome models per (menu, pair), pooled over menus with the agents as
     /// inputs (for many or rare menus), or structured: each agent's score and cyclic
     /// coordinates from the context.
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_parser = choice::<NuisanceDesign>(), default_value = fit_defaults().nuisance_design.name())]
     pub nuisance_design: NuisanceDesign,
     /// Cyclic rank r of the structured surfaces (0: a contextual Bradley–Terry
     /// model); when not given, the structured outcome models choose among 0, 1, 2
@@ -179,11 +187,11 @@ pub struct FitArgs {
     /// Propensities below a menu's floor are raised to it (the count is reported): the
     /// floor is the smaller of this and --propensity-floor-share times the menu's
     /// selection rate.
-    #[arg(long, default_value_t = 0.01)]
+    #[arg(long, default_value_t = fit_defaults().propensity_floor)]
     pub propensity_floor: f64,
     /// The floor relative to a menu's selection rate (0, the default:
     /// --propensity-floor alone).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = fit_defaults().propensity_floor_share)]
     pub propensity_floor_share: f64,
     /// Choose the boosted trees' hyperparameters by three-fold grid search over the
     /// paper's Tables 12–13 (trees by early stopping), and the policy network's over
@@ -193,28 +201,28 @@ pub struct FitArgs {
     pub tune: bool,
     /// Where the network's training starts: the solver's equilibria (distilled by
     /// cross-entropy, then the gap loss) or random weights.
-    #[arg(long, value_enum, default_value = "solver")]
+    #[arg(long, value_parser = choice::<NetworkInit>(), default_value = fit_defaults().network_init.name())]
     pub network_init: NetworkInit,
     /// Width of the network's two hidden layers.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = fit_defaults().hidden)]
     pub hidden: usize,
     /// Adam learning rate of the network.
-    #[arg(long, default_value_t = 1e-3)]
+    #[arg(long, default_value_t = fit_defaults().learning_rate)]
     pub learning_rate: f64,
     /// L2 weight decay of the network.
-    #[arg(long, default_value_t = 1e-5)]
+    #[arg(long, default_value_t = fit_defaults().weight_decay)]
     pub weight_decay: f64,
     /// Contexts per mini-batch.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = fit_defaults().batch_size)]
     pub batch_size: usize,
     /// Maximum training epochs (early stopping usually ends sooner).
-    #[arg(long, default_value_t = 500)]
+    #[arg(long, default_value_t = fit_defaults().max_epochs)]
     pub max_epochs: usize,
     /// Epochs without improvement on held-out contexts before stopping.
-    #[arg(long, default_value_t = 30)]
+    #[arg(long, default_value_t = fit_defaults().patience)]
     pub patience: usize,
     /// Seed of folds, learners and network.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = fit_defaults().seed)]
     pub seed: u64,
     /// Summary format: table or json.
     #[arg(long, value_enum, default_value = "table")]

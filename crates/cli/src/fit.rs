@@ -6,15 +6,17 @@ use std::collections::HashMap;
 use anyhow::bail;
 use indicatif::ProgressBar;
 
-use verdict::fit_request::{fit_request, Backbones, FitRequest};
+use verdict::contextual::read_catalogue;
+use verdict::fit_params::FitParams;
+use verdict::fit_request::{fit_request, FitRequest};
 use verdict::io::{read_costs, Source};
 use verdict::model_file::{category_column, winners_by};
-use verdict::nasheval::{FitOptions, NetworkOptions, Stage, StructuredOptions};
+use verdict::nasheval::Stage;
 use verdict::report::{fit_html, fit_notes, fit_summary, FitPage};
 use verdict_lab::simulation::Truth;
 
 use crate::args::{FitArgs, OutputFormat};
-use crate::log::{contextual_options, log_source};
+use crate::log::log_source;
 use crate::progress::bar;
 
 pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
@@ -103,60 +105,68 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The request the flags make.
+/// The request the flags make: the flags as the fit's settings document, the log
+/// where they say it is, and the simulator's true nuisances for `--truth`.
 fn request(args: &FitArgs) -> anyhow::Result<FitRequest> {
-    let costs = match &args.costs.costs {
-        Some(path) => Some(read_costs(&Source::File(path.clone()), None)?),
-        None => None,
-    };
-    let options = FitOptions {
+    let mut request = params(args)?.request(log_source(&args.source)?)?;
+    request.oracle = args.truth.clone().map(Truth::oracle_nuisances);
+    Ok(request)
+}
+
+/// The flags as the fit's settings document (the files they name read).
+fn params(args: &FitArgs) -> anyhow::Result<FitParams> {
+    let source = &args.source;
+    Ok(FitParams {
+        context_cols: source.context_cols.clone().unwrap_or_default(),
+        text_col: source.text_col.clone(),
+        text_dim: source.text_dim,
+        encoder: source.encoder.encoder.clone(),
+        normalize_embeddings: source.encoder.normalize_embeddings,
+        categorical: source.categorical,
+        catalogue: source
+            .catalogue
+            .as_deref()
+            .map(read_catalogue)
+            .transpose()?,
+        propensity_col: source.propensity_col.clone(),
+        method: args.method,
         variant: args.variant,
         policy: args.policy,
+        backbone: args.backbone,
+        outcome_backbone: args.outcome_backbone,
+        propensity_backbone: args.propensity_backbone,
+        payoff_backbone: args.payoff_backbone,
+        linear_penalty: args.linear_penalty,
+        payoff_regression: args.payoff_regression,
+        aggregator: args.aggregator,
         rho: args.rho,
-        budget: args.costs.budget,
-        soft_budget: args.costs.soft_budget_prices(),
         folds: args.folds,
         seed: args.seed,
+        costs: match &args.costs.costs {
+            Some(path) => Some(read_costs(&Source::File(path.clone()), None)?),
+            None => None,
+        },
+        budget: args.costs.budget,
+        soft_budget: args.costs.soft_budget,
+        price: args.costs.price,
+        surcharge: args.costs.surcharge,
+        width: args.costs.width,
+        tune: args.tune,
+        nuisance_design: args.nuisance_design,
+        surface_rank: args.surface_rank,
+        allow_unobserved: args.allow_unobserved,
         propensity_floor: args.propensity_floor,
         propensity_floor_share: args.propensity_floor_share,
-        regression: args.payoff_regression,
-        aggregator: args.aggregator,
-        network: NetworkOptions {
-            hidden: args.hidden,
-            learning_rate: args.learning_rate,
-            weight_decay: args.weight_decay,
-            batch_size: args.batch_size,
-            max_epochs: args.max_epochs,
-            patience: args.patience,
-            ..NetworkOptions::default()
-        },
-        tune_learners: args.tune,
-        tune_network: args.tune,
         network_init: args.network_init,
-        nuisance_design: args.nuisance_design,
-        structured: StructuredOptions {
-            rank: args.surface_rank,
-            ..StructuredOptions::default()
-        },
+        hidden: args.hidden,
+        learning_rate: args.learning_rate,
+        weight_decay: args.weight_decay,
+        batch_size: args.batch_size,
+        max_epochs: args.max_epochs,
+        patience: args.patience,
         groups_by: args.groups_by.clone(),
         robust_radius: args.robust_radius,
         unobserved: args.unobserved,
         completion_rank: args.completion_rank,
-        ..FitOptions::default()
-    };
-    Ok(FitRequest {
-        source: log_source(&args.source)?,
-        reading: contextual_options(&args.source)?,
-        allow_unobserved: args.allow_unobserved,
-        costs,
-        options,
-        backbones: Backbones {
-            outcome: args.outcome_backbone.unwrap_or(args.backbone),
-            propensity: args.propensity_backbone.unwrap_or(args.backbone),
-            payoff: args.payoff_backbone.unwrap_or(args.backbone),
-            linear_penalty: args.linear_penalty,
-        },
-        method: args.method,
-        oracle: args.truth.clone().map(Truth::oracle_nuisances),
     })
 }

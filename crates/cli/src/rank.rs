@@ -5,16 +5,12 @@ use std::path::Path;
 
 use anyhow::Context;
 use verdict::equilibrium::EquilibriumSettings;
-use verdict::game::AlphaRank;
-use verdict::hygiene::Hygiene;
 use verdict::io::{
     counts_table_csv, read_battles, read_costs, BattleSchema, LoadedBattles, ReadOptions, Source,
 };
-use verdict::rank::{EloOrder, Intervals, RankSettings};
-use verdict::rank_request::{rank_request, RankInput, RankRequest, Reading};
-use verdict::ratings::{Bootstrap, BradleyTerry, CovariateBradleyTerry, Elo, UnobservedPairs};
+use verdict::rank_params::RankParams;
+use verdict::rank_request::{rank_request, RankInput, RankRequest};
 use verdict::report::{plot_leaderboard, rank_html, render_csv, render_table, RankReport};
-use verdict::style::CovariateRequest;
 
 use crate::args::{EquilibriumArgs, LogArgs, OutputFormat, RankArgs};
 use crate::output::emit;
@@ -90,57 +86,66 @@ pub fn equilibrium_settings(args: &EquilibriumArgs) -> anyhow::Result<Equilibriu
     })
 }
 
-/// Library settings from the flags.
-pub fn settings(args: &RankArgs) -> anyhow::Result<RankSettings> {
-    Ok(RankSettings {
+/// The flags as the ranking's settings document (the cost file read).
+pub fn params(args: &RankArgs) -> anyhow::Result<RankParams> {
+    let input = &args.input;
+    let costs = &args.equilibrium.costs;
+    Ok(RankParams {
         method: args.method,
-        bradley_terry: BradleyTerry {
-            ties: args.ties,
-            solver: args.solver,
-            tol: args.tol,
-            max_iter: args.max_iter,
-            l2: args.l2,
-        },
-        elo: Elo {
-            initial: args.initial,
-            k: args.k,
-            ..Elo::default()
-        },
-        elo_order: match (args.shuffle_seed, &args.input.order_by) {
-            (Some(seed), _) => EloOrder::Shuffled(seed),
-            (None, Some(column)) => EloOrder::SortedBy(column.clone()),
-            (None, None) => EloOrder::Log,
-        },
-        mean_rating: args.mean,
+        model_a_col: input.model_a_col.clone(),
+        model_b_col: input.model_b_col.clone(),
+        winner_col: input.winner_col.clone(),
+        input_format: input.input_format,
+        filter: input.filters.clone(),
+        order_by: input.order_by.clone(),
+        skip_self_battles: input.skip_self_battles,
+        group_by: input.group_by.clone(),
+        weight_col: input.weight_col.clone(),
+        k: args.k,
+        initial: args.initial,
+        shuffle_seed: args.shuffle_seed,
+        ties: args.ties,
+        solver: args.solver,
+        l2: args.l2,
+        tol: args.tol,
+        max_iter: args.max_iter,
         anchor: args.anchor.as_ref().map(|a| (a.model.clone(), a.rating)),
-        intervals: if args.ci.sandwich {
-            Intervals::Sandwich
-        } else if args.bootstrap == Some(0) {
-            Intervals::None
-        } else {
-            Intervals::Bootstrap(Bootstrap {
-                rounds: args.bootstrap.unwrap_or(Bootstrap::default().rounds),
-                seed: args.seed,
-            })
-        },
-        lottery_bootstrap: args.bootstrap.is_some_and(|rounds| rounds > 0),
-        confidence: args.ci.level,
-        matrices: args.matrix,
-        // `--allow-unobserved` is `--unobserved ties` (clap refuses the two together).
-        unobserved: if args.allow_unobserved {
-            UnobservedPairs::Ties
-        } else {
-            args.unobserved
-        },
+        mean: args.mean,
+        bootstrap: args.bootstrap,
+        ci: args.ci,
+        seed: args.seed,
+        matrix: args.matrix,
+        allow_unobserved: args.allow_unobserved,
+        unobserved: args.unobserved,
         completion_rank: args.completion_rank,
-        equilibrium: equilibrium_settings(&args.equilibrium)?,
-        robust: args.robust.then_some(args.radius),
-        alpha_rank: AlphaRank {
-            alpha: args.alpha,
-            population: args.population,
-        },
         fragility: args.fragility,
         both_bad: args.both_bad,
+        alpha: args.alpha,
+        population: args.population,
+        robust: args.robust,
+        radius: args.radius,
+        rho: args.equilibrium.rho,
+        costs: match &costs.costs {
+            Some(path) => Some(read_costs(&Source::File(path.clone()), None)?),
+            None => None,
+        },
+        budget: costs.budget,
+        soft_budget: costs.soft_budget,
+        price: costs.price,
+        surcharge: costs.surcharge,
+        width: costs.width,
+        max_entropy: args.equilibrium.max_entropy,
+        warm: args.warm.clone(),
+        judge_col: args.hygiene.judge_col.clone(),
+        time_col: args.hygiene.time_col.clone(),
+        prompt_col: args.hygiene.prompt_col.clone(),
+        collapse_duplicates: args.hygiene.collapse_duplicates,
+        max_votes_per_judge_day: args.hygiene.max_votes_per_judge_day,
+        outlier_alpha: args.hygiene.outlier_alpha,
+        covariates: args.covariates.covariates.clone(),
+        style_control: args.covariates.style_control,
+        covariate_penalty: args.covariates.covariate_penalty,
+        pair_weights: args.covariates.pair_weights,
     })
 }
 
@@ -157,38 +162,19 @@ pub fn render(report: &RankReport, format: OutputFormat) -> anyhow::Result<Strin
     })
 }
 
-/// The request the flags make.
-fn request(args: &RankArgs, settings: RankSettings) -> anyhow::Result<RankRequest> {
+/// The request the flags make ("-" is standard input, read whole).
+fn request(args: &RankArgs, params: &RankParams) -> anyhow::Result<RankRequest> {
     let input = if args.input.log == Path::new("-") {
         RankInput::Table(input_source(&args.input)?)
     } else {
         RankInput::path(&args.input.log)
     };
+    let mut settings = params.settings()?;
+    // A page draws the matrices whether or not the printed output shows them.
+    settings.matrices |= args.report.is_some();
     Ok(RankRequest {
         input,
-        reading: Reading {
-            options: read_options(&args.input),
-            group_by: args.input.group_by.clone(),
-            weight_col: args.input.weight_col.clone(),
-            warm: args.warm.clone(),
-            hygiene: Hygiene {
-                judge_col: args.hygiene.judge_col.clone(),
-                time_col: args.hygiene.time_col.clone(),
-                prompt_col: args.hygiene.prompt_col.clone(),
-                collapse_duplicates: args.hygiene.collapse_duplicates,
-                max_votes_per_judge_day: args.hygiene.max_votes_per_judge_day,
-                outlier_alpha: args.hygiene.outlier_alpha,
-            },
-            covariates: CovariateRequest {
-                columns: args.covariates.covariates.clone(),
-                style_control: args.covariates.style_control,
-            },
-            covariate_model: CovariateBradleyTerry {
-                reg: args.covariates.covariate_penalty,
-                pair_weights: args.covariates.pair_weights,
-                ..CovariateBradleyTerry::default()
-            },
-        },
+        reading: params.reading(),
         settings,
         // A page with --group-by shows each group's own board too.
         group_boards: args.report.is_some(),
@@ -213,11 +199,8 @@ pub fn run(args: Box<RankArgs>, quiet: bool) -> anyhow::Result<()> {
         ],
         &inputs,
     )?;
-    let mut settings = settings(&args)?;
-    // A page draws the matrices whether or not the printed output shows them.
-    settings.matrices |= args.report.is_some();
-    let bar = progress::bar(settings.bootstrap_rounds(), "bootstrap", quiet);
-    let request = request(&args, settings)?;
+    let request = request(&args, &params(&args)?)?;
+    let bar = progress::bar(request.settings.bootstrap_rounds(), "bootstrap", quiet);
     let ranked = rank_request(&request, &|| bar.inc(1))?;
     bar.finish_and_clear();
     note_self_battles(ranked.self_battles_skipped);

@@ -21,11 +21,12 @@ use sha2::Digest as _;
 /// model files and on the command line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(strum::IntoStaticStr, strum::VariantArray, strum::EnumString, strum::EnumMessage)]
+#[strum(serialize_all = "kebab-case")]
 pub enum CategoricalEncoding {
     /// One 0/1 column per category (`column=value`).
     #[default]
-    #[cfg_attr(feature = "clap", value(name = "onehot"))]
+    #[strum(to_string = "onehot")]
     OneHot,
     /// One column holding the category's code, [`category_code`]: the same in every
     /// table, so a model fitted on one reads another.

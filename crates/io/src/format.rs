@@ -61,6 +61,19 @@ impl FromStr for Format {
     }
 }
 
+impl std::fmt::Display for Format {
+    /// The name [`Format::from_str`](FromStr) reads back.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Format::Csv => "csv",
+            Format::JsonLines => "jsonl",
+            Format::Json => "json",
+            Format::Parquet => "parquet",
+            Format::Arrow => "arrow",
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

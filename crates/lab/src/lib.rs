@@ -24,7 +24,6 @@
 //!   real-prompt benchmark, the cost curves; `lightgbm` adds NashEval's `gbdt`
 //!   backbone.
 //! - `plots` (default): the tour's page.
-//! - `clap`: the settings' enums parse from a command line.
 //! - `commands`: the lab's commands and their flags ([`commands`]), which the
 //!   command line mounts.
 

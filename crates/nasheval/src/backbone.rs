@@ -96,7 +96,8 @@ impl GbdtParams {
 /// A learner family, without its settings: what a command line or a notebook names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(strum::IntoStaticStr, strum::VariantArray, strum::EnumString, strum::EnumMessage)]
+#[strum(serialize_all = "kebab-case")]
 pub enum BackboneKind {
     /// LightGBM gradient-boosted trees.
     Gbdt,

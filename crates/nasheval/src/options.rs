@@ -19,25 +19,20 @@ use crate::structured::StructuredOptions;
 /// Which payoff surface the policy is trained on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(strum::IntoStaticStr, strum::VariantArray, strum::EnumString, strum::EnumMessage)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Variant {
     /// Pseudo-outcomes of Eq. 42 from cross-fitted nuisances (NashEval-debiased).
     Debiased,
     /// The fold-averaged outcome models through the aggregators (Eq. 8).
     Plugin,
     /// Pseudo-outcomes from the true nuisances (Eq. 73; simulator only).
-    #[cfg_attr(
-        feature = "clap",
-        value(help = "Pseudo-outcomes from the simulator's true nuisances (needs --truth)")
-    )]
+    #[strum(message = "Pseudo-outcomes from the simulator's true nuisances (needs --truth)")]
     Oracle,
     /// Plug-in, or debiased with a shared or per-pair payoff regression, whichever
     /// has the lowest cross-validated doubly-robust risk ([`crate::selection`]).
-    #[cfg_attr(
-        feature = "clap",
-        value(
-            help = "Plug-in or debiased, whichever has the lower cross-validated doubly-robust risk"
-        )
+    #[strum(
+        message = "Plug-in or debiased, whichever has the lower cross-validated doubly-robust risk"
     )]
     Auto,
 }
@@ -45,7 +40,8 @@ pub enum Variant {
 /// How a context's distribution over agents is produced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(strum::IntoStaticStr, strum::VariantArray, strum::EnumString, strum::EnumMessage)]
+#[strum(serialize_all = "kebab-case")]
 pub enum PolicyKind {
     /// The gap-loss MLP of Appendix I.2.
     Network,
@@ -57,7 +53,8 @@ pub enum PolicyKind {
 /// baselines on the surface it uses (NashEval Appendix I.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(strum::IntoStaticStr, strum::VariantArray, strum::EnumString, strum::EnumMessage)]
+#[strum(serialize_all = "kebab-case")]
 pub enum FitMethod {
     /// NashEval: the regularized equilibrium of the chosen surface.
     Nasheval,
@@ -123,32 +120,20 @@ impl FitMethod {
 
     /// The method's name as the command line and Python spell it.
     pub fn name(self) -> &'static str {
-        match self {
-            Self::Nasheval => "nasheval",
-            Self::BtPlugin => "bt-plugin",
-            Self::BtDebiased => "bt-debiased",
-            Self::Borda => "borda",
-            Self::BtReg => "bt-reg",
-            Self::BtCost => "bt-cost",
-            Self::Lottery => "lottery",
-            Self::RobustLottery => "robust-lottery",
-            Self::Pluralistic => "pluralistic",
-        }
+        self.into()
     }
 }
 
 /// Where the policy network's training starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(strum::IntoStaticStr, strum::VariantArray, strum::EnumString, strum::EnumMessage)]
+#[strum(serialize_all = "kebab-case")]
 pub enum NetworkInit {
     /// He-initialized weights, as Appendix I.2 trains (a collapse onto a constant
     /// policy is retrained from the solver, see [`crate::FitSummary::collapsed_training`]).
-    #[cfg_attr(
-        feature = "clap",
-        value(
-            help = "Random (He) weights, as the paper trains; a collapse onto one agent is retrained from the solver"
-        )
+    #[strum(
+        message = "Random (He) weights, as the paper trains; a collapse onto one agent is retrained from the solver"
     )]
     Random,
     /// Weights first fitted to the solver's equilibria of the training contexts'
@@ -156,11 +141,8 @@ pub enum NetworkInit {
     /// ([`Network::train_from`]); the default: on the Appendix G simulator it
     /// avoids the collapse a random start can fall into and lowers the held-out gap
     /// most where the equilibria are vertices (N_v = 1; EXPERIMENTS.md).
-    #[cfg_attr(
-        feature = "clap",
-        value(
-            help = "Fitted first to the solver's equilibria of the training contexts, then trained on the gap loss"
-        )
+    #[strum(
+        message = "Fitted first to the solver's equilibria of the training contexts, then trained on the gap loss"
     )]
     Solver,
 }

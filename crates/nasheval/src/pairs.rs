@@ -50,6 +50,16 @@ impl std::str::FromStr for AggregatorKind {
     }
 }
 
+impl std::fmt::Display for AggregatorKind {
+    /// The text [`AggregatorKind::from_str`](std::str::FromStr) reads back.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Mean => f.write_str("mean"),
+            Self::Cubic(alpha) => write!(f, "cubic:{alpha}"),
+        }
+    }
+}
+
 /// Pairs of a catalogue, with their menus and aggregators.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PairMap {

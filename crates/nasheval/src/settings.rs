@@ -7,8 +7,21 @@
 use serde::{Deserialize, Serialize};
 
 /// How the nuisances `e^m` and `μ^m_jk` are modelled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    Default,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+    strum::EnumString,
+    strum::EnumMessage,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum NuisanceDesign {
     /// One propensity model per menu and one outcome model per (menu, pair) on the
     /// contexts that selected the menu (Algorithm 1 as written): right for a few
@@ -16,11 +29,8 @@ pub enum NuisanceDesign {
     PerMenu,
     /// Per fold, one propensity model over `(x, menu)` and one outcome model over
     /// `(x, j, k)` ([`crate::pooled`]): for many or rare menus.
-    #[cfg_attr(
-        feature = "clap",
-        value(
-            help = "One propensity model over (x, menu) and one outcome model over (x, j, k) per fold: rare menus borrow strength"
-        )
+    #[strum(
+        message = "One propensity model over (x, menu) and one outcome model over (x, j, k) per fold: rare menus borrow strength"
     )]
     Pooled,
     /// Per fold, one structured propensity model — each agent's selection score and
@@ -29,11 +39,8 @@ pub enum NuisanceDesign {
     /// each agent's score and `r` cyclic coordinates from the context, every pair's
     /// `μ_jk(x) = tanh(d_jk(x)/2)` from them ([`crate::structured`]), trained on
     /// every verdict by likelihood. Outputs grow with K, not with the pairs.
-    #[cfg_attr(
-        feature = "clap",
-        value(
-            help = "One propensity model and one outcome model of each agent's scores (and cyclic coordinates) per fold (grows with K, not K²)"
-        )
+    #[strum(
+        message = "One propensity model and one outcome model of each agent's scores (and cyclic coordinates) per fold (grows with K, not K²)"
     )]
     Structured,
     /// Per menu when the catalogue is small (at most [`crate::crossfit::PER_MENU_LIMIT`] menus) and
@@ -43,11 +50,8 @@ pub enum NuisanceDesign {
     /// the pooled one on every world and seed measured, and its plug-in surface the
     /// lower error against `A(x)`.
     #[default]
-    #[cfg_attr(
-        feature = "clap",
-        value(
-            help = "Per menu for at most 20 menus each seen in every fold; structured otherwise"
-        )
+    #[strum(
+        message = "Per menu for at most 20 menus each seen in every fold; structured otherwise"
     )]
     Auto,
 }
@@ -60,8 +64,20 @@ impl NuisanceDesign {
 }
 
 /// How pseudo-outcomes are regressed on the context.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+    strum::EnumString,
+    strum::EnumMessage,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum PayoffRegression {
     /// One regressor on `(x, j, k)` with `j`, `k` (and the pair) one-hot (Algorithm 1).
     Shared,

@@ -143,9 +143,18 @@ pub(crate) fn warn(py: Python<'_>, message: &str) -> PyResult<()> {
     PyErr::warn(py, &category, &message, 1)
 }
 
+/// Every job's settings document with its defaults, as JSON
+/// ([`verdict::documents::default_documents`]): what the parity test compares the
+/// module's keyword arguments against.
+#[pyfunction]
+fn default_documents() -> String {
+    verdict::documents::default_documents().to_string()
+}
+
 /// The module `verdict_arena._native`.
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(default_documents, module)?)?;
     module.add_function(wrap_pyfunction!(ranking::rank_json, module)?)?;
     module.add_function(wrap_pyfunction!(ranking::bradley_terry, module)?)?;
     module.add_function(wrap_pyfunction!(ranking::elo, module)?)?;

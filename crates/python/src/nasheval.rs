@@ -43,7 +43,7 @@ impl Model {
 /// Fits NashEval, as `verdict fit` with the same settings: `settings` is a settings
 /// document of `verdict fit`'s settings by name ([`FitParams`]); the log is a contexts
 /// table (`context_id` and features) with a feedback table (`context_id, menu,
-/// modality, response`), or a battle log (`battles`) whose `context_columns` make
+/// modality, response`), or a battle log (`battles`) whose `context_cols` make
 /// the context. Tables are paths or frames; `truth` is a simulation directory, for
 /// the oracle variant.
 #[pyfunction]
@@ -64,10 +64,10 @@ pub fn fit(
         },
         (None, None, Some(battles)) => LogSource::Battles {
             log: battles.source(py, "<battles table>", None)?,
-            context_columns: params.context_columns.clone(),
+            context_columns: params.context_cols.clone(),
         },
         _ => {
-            let given = "give contexts and feedback, or battles with context_columns";
+            let given = "give contexts and feedback, or battles with context_cols";
             return Err(failure(given.to_owned()));
         }
     };

@@ -47,7 +47,8 @@ pub const DEFAULT_MM_MAX_ITER: usize = 100_000;
 /// The solver used for a fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(strum::IntoStaticStr, strum::VariantArray, strum::EnumString, strum::EnumMessage)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Solver {
     /// Newton's method with line search (default).
     #[default]

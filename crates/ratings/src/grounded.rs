@@ -29,7 +29,8 @@ use crate::RatingsError;
 /// How a "both bad" verdict (LMArena's `tie (bothbad)`) enters a ranking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(strum::IntoStaticStr, strum::VariantArray, strum::EnumString, strum::EnumMessage)]
+#[strum(serialize_all = "kebab-case")]
 pub enum BothBad {
     /// A tie like any other (LMArena's leaderboards).
     #[default]

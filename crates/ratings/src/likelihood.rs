@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 /// How ties enter the Bradley–Terry likelihood.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(strum::IntoStaticStr, strum::VariantArray, strum::EnumString, strum::EnumMessage)]
+#[strum(serialize_all = "kebab-case")]
 pub enum TieModel {
     /// Half a win for each side (default).
     #[default]

@@ -29,7 +29,8 @@ const PREDICTED_TIE: f64 = 1e-12;
 /// How pairs of models that never met enter a game of margins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(strum::IntoStaticStr, strum::VariantArray, strum::EnumString, strum::EnumMessage)]
+#[strum(serialize_all = "kebab-case")]
 pub enum UnobservedPairs {
     /// Stop and name the options: nothing is assumed unless the user chooses it.
     #[default]
@@ -37,7 +38,7 @@ pub enum UnobservedPairs {
     /// Margin 0, as if every battle had been a tie.
     Ties,
     /// The margin Bradley–Terry, fitted to every battle, predicts.
-    #[cfg_attr(feature = "clap", value(name = "bradley-terry", alias = "bt"))]
+    #[strum(to_string = "bradley-terry", serialize = "bt")]
     BradleyTerry,
     /// The margin a skew-symmetric low-rank completion of the log-odds predicts.
     LowRank,
@@ -48,13 +49,7 @@ pub enum UnobservedPairs {
 impl UnobservedPairs {
     /// The option's name, as every face spells its value.
     pub fn name(self) -> &'static str {
-        match self {
-            Self::Refuse => "refuse",
-            Self::Ties => "ties",
-            Self::BradleyTerry => "bradley-terry",
-            Self::LowRank => "low-rank",
-            Self::Core => "core",
-        }
+        self.into()
     }
 
     /// What the option puts in place of a missing margin, for notes and refusals.

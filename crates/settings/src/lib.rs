@@ -44,9 +44,148 @@ impl fmt::Display for Setting<'_> {
     }
 }
 
+/// A setting whose value is one of a fixed set of names: an enum deriving strum's
+/// `IntoStaticStr`, `VariantArray`, `EnumString` and `EnumMessage` (with
+/// `#[strum(serialize_all = "kebab-case")]`, a variant's `to_string` its name and
+/// further `serialize`s its aliases). Every face reads a choice through this trait —
+/// the command line's flags, Python's keywords, a settings document, a request — so a
+/// name means the same everywhere and no face needs a command-line parser to read one.
+pub trait Choice: Sized + Copy + PartialEq + 'static {
+    /// Every value, in the order the choices are listed.
+    fn choices() -> &'static [Self];
+    /// The value's name.
+    fn name(self) -> &'static str;
+    /// The value's other accepted names.
+    fn aliases(self) -> Vec<&'static str>;
+    /// What the value means, for help texts: its `message`, else the first paragraph
+    /// of its doc comment on one line, without its closing period (as clap's derive
+    /// shows a doc comment).
+    fn help(self) -> Option<String>;
+
+    /// The value named `text` (a name or an alias, exactly as written).
+    ///
+    /// # Errors
+    /// A name that is not one of the choices, listing them.
+    fn from_name(text: &str) -> Result<Self, String> {
+        Self::choices()
+            .iter()
+            .copied()
+            .find(|choice| choice.name() == text || choice.aliases().contains(&text))
+            .ok_or_else(|| {
+                let names: Vec<String> = Self::choices()
+                    .iter()
+                    .map(|c| format!("{:?}", c.name()))
+                    .collect();
+                format!("{text:?} is not one of {}", names.join(", "))
+            })
+    }
+}
+
+impl<T> Choice for T
+where
+    T: strum::VariantArray + strum::EnumMessage + Into<&'static str> + Copy + PartialEq + 'static,
+{
+    fn choices() -> &'static [Self] {
+        T::VARIANTS
+    }
+
+    fn name(self) -> &'static str {
+        self.into()
+    }
+
+    fn aliases(self) -> Vec<&'static str> {
+        let name = self.name();
+        self.get_serializations()
+            .iter()
+            .copied()
+            .filter(|&other| other != name)
+            .collect()
+    }
+
+    fn help(self) -> Option<String> {
+        if let Some(message) = self.get_message() {
+            return Some(message.to_owned());
+        }
+        let lines: Vec<&str> = self
+            .get_documentation()?
+            .lines()
+            .map(str::trim)
+            .skip_while(|line| line.is_empty())
+            .take_while(|line| !line.is_empty())
+            .collect();
+        let text = lines.join(" ");
+        Some(text.strip_suffix('.').unwrap_or(&text).to_owned())
+    }
+}
+
+/// A command line's parser of a [`Choice`]: clap's own possible-values parser (its
+/// help lists each name with its meaning; a wrong name is clap's error listing the
+/// names; aliases accepted), mapped to the value: `#[arg(value_parser =
+/// choice::<Method>())]`.
+#[cfg(feature = "clap")]
+pub fn choice<T: Choice + Clone + Send + Sync>() -> impl clap::builder::TypedValueParser<Value = T>
+{
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let values = T::choices().iter().map(|&choice| {
+        let value = PossibleValue::new(choice.name()).aliases(choice.aliases());
+        match choice.help() {
+            Some(help) => value.help(help),
+            None => value,
+        }
+    });
+    PossibleValuesParser::new(values).try_map(|name: String| T::from_name(&name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A choice of two values, one with an alias and a two-paragraph doc comment.
+    #[derive(
+        Debug,
+        Clone,
+        Copy,
+        PartialEq,
+        strum::IntoStaticStr,
+        strum::VariantArray,
+        strum::EnumString,
+        strum::EnumMessage,
+    )]
+    #[strum(serialize_all = "kebab-case")]
+    enum Solver {
+        /// Newton's method on the
+        /// log-likelihood.
+        ///
+        /// More than the help shows.
+        #[strum(to_string = "newton", serialize = "nr")]
+        Newton,
+        /// Ignored: the message wins.
+        #[strum(message = "Zermelo's iteration")]
+        MinorizeMaximize,
+    }
+
+    #[test]
+    fn a_choice_has_names_aliases_and_a_help_line() {
+        assert_eq!(
+            Solver::choices(),
+            &[Solver::Newton, Solver::MinorizeMaximize]
+        );
+        assert_eq!(Solver::MinorizeMaximize.name(), "minorize-maximize");
+        assert_eq!(Solver::Newton.aliases(), vec!["nr"]);
+        assert_eq!(Solver::from_name("nr"), Ok(Solver::Newton));
+        assert_eq!(
+            Solver::Newton.help().as_deref(),
+            Some("Newton's method on the log-likelihood")
+        );
+        assert_eq!(
+            Solver::MinorizeMaximize.help().as_deref(),
+            Some("Zermelo's iteration")
+        );
+        assert_eq!(
+            Solver::from_name("Newton"),
+            Err(r#""Newton" is not one of "newton", "minorize-maximize""#.to_owned())
+        );
+    }
 
     /// One test: the spelling is per process, so installing it here is seen by the
     /// whole test binary.

@@ -3,7 +3,7 @@
 //! names, each defaulting to the library's default. Python's `NashEval` hands its
 //! keyword arguments over this way, so its defaults and choices are the library's.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use verdict_game::SoftBudgetPrices;
 use verdict_io::{CategoricalEncoding, ContextualOptions, TextEncoder};
 use verdict_nasheval::{
@@ -14,60 +14,74 @@ use verdict_ratings::UnobservedPairs;
 
 use crate::contextual::LogSource;
 use crate::fit_request::{Backbones, FitRequest};
-use crate::settings::{by_name, by_name_or_none, by_text};
+use crate::settings::{as_name, as_name_or_none, as_text, by_name, by_name_or_none, by_text};
 use crate::VerdictError;
 
 /// Every setting of a NashEval fit by name; [`FitParams::request`] makes the request.
 ///
-/// Names and meanings are those of `verdict fit`'s flags (`text_col` is `--text-col`);
-/// `backbone` is the family of every model whose own backbone is not given, and
-/// `tune` tunes both the learners and the network.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// Names, meanings and defaults are those of `verdict fit`'s flags (`text_col` is
+/// `--text-col`); `backbone` is the family of every model whose own backbone is not
+/// given, `tune` tunes both the learners and the network, and `soft_budget` with
+/// `price`, `surcharge` and `width` is the soft budget of NashEval Eq. 53. The faces
+/// take every setting here under its name with its default (a test checks both).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 #[allow(missing_docs)]
 pub struct FitParams {
-    pub context_columns: Vec<String>,
+    pub context_cols: Vec<String>,
     pub text_col: Option<String>,
     pub text_dim: usize,
     pub encoder: Option<std::path::PathBuf>,
     pub normalize_embeddings: bool,
-    #[serde(deserialize_with = "by_name")]
+    #[serde(deserialize_with = "by_name", serialize_with = "as_name")]
     pub categorical: CategoricalEncoding,
     pub catalogue: Option<Vec<Vec<String>>>,
     pub propensity_col: Option<String>,
-    #[serde(deserialize_with = "by_name")]
+    #[serde(deserialize_with = "by_name", serialize_with = "as_name")]
     pub method: FitMethod,
-    #[serde(deserialize_with = "by_name")]
+    #[serde(deserialize_with = "by_name", serialize_with = "as_name")]
     pub variant: Variant,
-    #[serde(deserialize_with = "by_name")]
+    #[serde(deserialize_with = "by_name", serialize_with = "as_name")]
     pub policy: PolicyKind,
-    #[serde(deserialize_with = "by_name")]
+    #[serde(deserialize_with = "by_name", serialize_with = "as_name")]
     pub backbone: BackboneKind,
-    #[serde(deserialize_with = "by_name_or_none")]
+    #[serde(
+        deserialize_with = "by_name_or_none",
+        serialize_with = "as_name_or_none"
+    )]
     pub outcome_backbone: Option<BackboneKind>,
-    #[serde(deserialize_with = "by_name_or_none")]
+    #[serde(
+        deserialize_with = "by_name_or_none",
+        serialize_with = "as_name_or_none"
+    )]
     pub propensity_backbone: Option<BackboneKind>,
-    #[serde(deserialize_with = "by_name_or_none")]
+    #[serde(
+        deserialize_with = "by_name_or_none",
+        serialize_with = "as_name_or_none"
+    )]
     pub payoff_backbone: Option<BackboneKind>,
     pub linear_penalty: f64,
-    #[serde(deserialize_with = "by_name")]
+    #[serde(deserialize_with = "by_name", serialize_with = "as_name")]
     pub payoff_regression: PayoffRegression,
-    #[serde(deserialize_with = "by_text")]
+    #[serde(deserialize_with = "by_text", serialize_with = "as_text")]
     pub aggregator: AggregatorKind,
     pub rho: f64,
     pub folds: usize,
     pub seed: u64,
     pub costs: Option<Vec<(String, f64)>>,
     pub budget: Option<f64>,
-    pub soft_budget: Option<SoftBudgetPrices>,
+    pub soft_budget: Option<f64>,
+    pub price: f64,
+    pub surcharge: f64,
+    pub width: f64,
     pub tune: bool,
-    #[serde(deserialize_with = "by_name")]
+    #[serde(deserialize_with = "by_name", serialize_with = "as_name")]
     pub nuisance_design: NuisanceDesign,
     pub surface_rank: Option<usize>,
     pub allow_unobserved: bool,
     pub propensity_floor: f64,
     pub propensity_floor_share: f64,
-    #[serde(deserialize_with = "by_name")]
+    #[serde(deserialize_with = "by_name", serialize_with = "as_name")]
     pub network_init: NetworkInit,
     pub hidden: usize,
     pub learning_rate: f64,
@@ -77,7 +91,7 @@ pub struct FitParams {
     pub patience: usize,
     pub groups_by: Option<String>,
     pub robust_radius: Option<f64>,
-    #[serde(deserialize_with = "by_name")]
+    #[serde(deserialize_with = "by_name", serialize_with = "as_name")]
     pub unobserved: UnobservedPairs,
     pub completion_rank: usize,
 }
@@ -90,7 +104,7 @@ impl Default for FitParams {
         let network = NetworkOptions::default();
         let backbones = Backbones::default();
         Self {
-            context_columns: Vec::new(),
+            context_cols: Vec::new(),
             text_col: reading.text_column,
             text_dim: reading.text_dim,
             encoder: None,
@@ -113,7 +127,10 @@ impl Default for FitParams {
             seed: options.seed,
             costs: None,
             budget: options.budget,
-            soft_budget: options.soft_budget,
+            soft_budget: None,
+            price: SoftBudgetPrices::DEFAULT_BASE_PRICE,
+            surcharge: SoftBudgetPrices::DEFAULT_SURCHARGE,
+            width: SoftBudgetPrices::DEFAULT_WIDTH,
             tune: options.tune_learners,
             nuisance_design: options.nuisance_design,
             surface_rank: options.structured.rank,
@@ -164,7 +181,12 @@ impl FitParams {
                 policy: self.policy,
                 rho: self.rho,
                 budget: self.budget,
-                soft_budget: self.soft_budget,
+                soft_budget: self.soft_budget.map(|budget| SoftBudgetPrices {
+                    base_price: self.price,
+                    surcharge: self.surcharge,
+                    budget,
+                    width: self.width,
+                }),
                 folds: self.folds,
                 seed: self.seed,
                 propensity_floor: self.propensity_floor,
@@ -223,7 +245,7 @@ mod tests {
     fn names_values_and_the_backbone_fallback() {
         let params: FitParams = from_document(
             r#"{"backbone": "linear", "payoff_backbone": "gbdt", "aggregator": "cubic:0.5",
-                "soft_budget": {"budget": 2.0}, "tune": true}"#,
+                "soft_budget": 2.0, "tune": true}"#,
         )
         .unwrap();
         let request = params

@@ -123,13 +123,13 @@ pub fn judge_request(
 /// ([`crate::settings`]); names and meanings are `verdict judge`'s flags (`n0` is
 /// `--n0`), and `range` is the score range of judges that are not configured (Python
 /// callables). `budget` has no default.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(default, deny_unknown_fields)]
 #[allow(missing_docs)]
 pub struct JudgeParams {
     pub budget: Option<f64>,
     pub p: Norm,
-    #[serde(deserialize_with = "by_text")]
+    #[serde(deserialize_with = "by_text", serialize_with = "method_name")]
     pub method: Method,
     pub delta: f64,
     pub n0: Option<u64>,
@@ -139,6 +139,11 @@ pub struct JudgeParams {
     pub level: f64,
     pub target_error: Option<f64>,
     pub plan: bool,
+}
+
+/// The judging method by the name [`Method::from_str`](std::str::FromStr) reads.
+fn method_name<S: serde::Serializer>(method: &Method, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(method.name())
 }
 
 impl Default for JudgeParams {

@@ -53,7 +53,6 @@
 //! - `parquet`: Parquet tables (otherwise a Parquet input is refused with a message).
 //! - `plots`: SVG/PNG plots.
 //! - `http`: OpenAI-compatible endpoints as judges.
-//! - `clap`: the settings' enums parse from a command line.
 
 pub use verdict_feedback as feedback;
 pub use verdict_game as game;
@@ -67,11 +66,12 @@ pub use verdict_report as report;
 pub mod arrays;
 #[cfg(feature = "nasheval")]
 pub mod contextual;
+pub mod documents;
 #[cfg(feature = "nasheval")]
 pub mod embedding;
 pub mod equilibrium;
 mod error;
-#[cfg(all(feature = "nasheval", feature = "clap"))]
+#[cfg(feature = "nasheval")]
 pub mod fit_params;
 #[cfg(feature = "nasheval")]
 pub mod fit_request;
@@ -95,7 +95,6 @@ pub mod outputs;
 pub mod page;
 pub mod plackett_luce;
 pub mod rank;
-#[cfg(feature = "clap")]
 pub mod rank_params;
 pub mod rank_request;
 #[cfg(feature = "plots")]

@@ -17,11 +17,21 @@ use crate::equilibrium::EquilibriumSettings;
 use crate::VerdictError;
 
 /// Which leaderboards to compute.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+    strum::EnumString,
+    strum::EnumMessage,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Method {
     /// Bradley–Terry by maximum likelihood.
-    #[cfg_attr(feature = "clap", value(name = "bt", alias = "bradley-terry"))]
+    #[strum(to_string = "bt", serialize = "bradley-terry")]
     BradleyTerry,
     /// Online Elo.
     Elo,
@@ -31,7 +41,7 @@ pub enum Method {
     All,
     /// Plackett–Luce on rankings (a feedback table, not a battle log; see
     /// [`crate::plackett_luce::rank_rankings`]).
-    #[cfg_attr(feature = "clap", value(name = "plackett-luce", alias = "pl"))]
+    #[strum(to_string = "plackett-luce", serialize = "pl")]
     PlackettLuce,
     /// Copeland's rule on the pairwise margins: wins minus losses over pairs.
     Copeland,
@@ -41,7 +51,7 @@ pub enum Method {
     RankedPairs,
     /// The Kemeny–Young order of the pairwise margins, exact up to
     /// [`verdict_game::KEMENY_MAX_AGENTS`] models.
-    #[cfg_attr(feature = "clap", value(name = "kemeny", alias = "kemeny-young"))]
+    #[strum(to_string = "kemeny", serialize = "kemeny-young")]
     Kemeny,
     /// Nash averaging: the maximum-entropy equilibrium of the log-odds game
     /// (Balduzzi et al. 2018).

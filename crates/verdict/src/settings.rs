@@ -12,12 +12,11 @@
 //! Enum settings take the names the command line takes (`by_name`), aliases
 //! included, so every face accepts the same words.
 
-pub use verdict_settings::{library_spelling, spell_settings, Setting, Spelling};
+pub use verdict_settings::{library_spelling, spell_settings, Choice, Setting, Spelling};
 
 use serde::de::DeserializeOwned;
-#[cfg(feature = "clap")]
 use serde::de::Deserializer;
-use serde::Deserialize;
+use serde::{Deserialize, Serializer};
 
 /// A setting whose value cannot be used: which setting, and what is wrong with it.
 ///
@@ -74,22 +73,20 @@ pub fn from_document<T: DeserializeOwned>(document: &str) -> Result<T, SettingEr
     })
 }
 
-#[cfg(feature = "clap")]
-/// Deserializes an enum setting by the name the command line takes (aliases
-/// included): `#[serde(deserialize_with = "by_name")]`.
+/// Deserializes an enum setting by its name ([`Choice`], aliases included), the name
+/// every face takes: `#[serde(deserialize_with = "by_name")]`.
 ///
 /// # Errors
 /// A name that is not one of the choices, listing them.
 pub fn by_name<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
-    T: clap::ValueEnum,
+    T: Choice,
 {
     let name = String::deserialize(deserializer)?;
-    parse_name(&name).map_err(serde::de::Error::custom)
+    T::from_name(&name).map_err(serde::de::Error::custom)
 }
 
-#[cfg(feature = "clap")]
 /// [`by_name`] of an optional setting (`null` is none).
 ///
 /// # Errors
@@ -97,10 +94,10 @@ where
 pub fn by_name_or_none<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
 where
     D: Deserializer<'de>,
-    T: clap::ValueEnum,
+    T: Choice,
 {
     Option::<String>::deserialize(deserializer)?
-        .map(|name| parse_name(&name).map_err(serde::de::Error::custom))
+        .map(|name| T::from_name(&name).map_err(serde::de::Error::custom))
         .transpose()
 }
 
@@ -120,6 +117,51 @@ where
         .map_err(serde::de::Error::custom)
 }
 
+/// Serializes an enum setting by its name, as [`by_name`] reads it:
+/// `#[serde(serialize_with = "as_name")]`.
+///
+/// # Errors
+/// The serializer's.
+pub fn as_name<S: Serializer, T: Choice>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(value.name())
+}
+
+/// [`as_name`] of an optional setting (none is `null`).
+///
+/// # Errors
+/// The serializer's.
+pub fn as_name_or_none<S: Serializer, T: Choice>(
+    value: &Option<T>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(value) => serializer.serialize_some(value.name()),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// Serializes a setting as the text [`by_text`] reads back (its `Display`).
+///
+/// # Errors
+/// The serializer's.
+pub fn as_text<S: Serializer, T: std::fmt::Display>(
+    value: &T,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
+}
+
+/// [`as_text`] of a list of settings, as [`each_by_text`] reads them back.
+///
+/// # Errors
+/// The serializer's.
+pub fn each_as_text<S: Serializer, T: std::fmt::Display>(
+    values: &[T],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(values.iter().map(ToString::to_string))
+}
+
 /// [`by_text`] of a list of settings.
 ///
 /// # Errors
@@ -136,20 +178,7 @@ where
         .collect()
 }
 
-#[cfg(feature = "clap")]
-/// `name` as one of `T`'s choices.
-fn parse_name<T: clap::ValueEnum>(name: &str) -> Result<T, String> {
-    T::from_str(name, false).map_err(|_| {
-        let names: Vec<String> = T::value_variants()
-            .iter()
-            .filter_map(|v| v.to_possible_value())
-            .map(|v| format!("{:?}", v.get_name()))
-            .collect();
-        format!("{name:?} is not one of {}", names.join(", "))
-    })
-}
-
-#[cfg(all(test, feature = "clap"))]
+#[cfg(test)]
 mod tests {
     use super::*;
 

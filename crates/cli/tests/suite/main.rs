@@ -29,5 +29,7 @@ mod report_command;
 mod serve;
 #[cfg(feature = "serve")]
 mod serving;
+#[cfg(feature = "nasheval")]
+mod settings_parity;
 #[cfg(feature = "serve")]
 mod text_routing;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand, ValueEnum};
 #[cfg(feature = "nasheval")]
 use verdict::nasheval::{BackboneKind, NetworkInit, PolicyKind, Variant};
+use verdict_settings::choice;
 
 #[cfg(feature = "nasheval")]
 use crate::real_benchmark::PANELS;
@@ -229,10 +230,10 @@ pub struct EvaluateArgs {
 #[derive(Debug, Clone, Args)]
 pub struct SimulateArgs {
     /// The world: the paper's Appendix G, or an arena-shaped world.
-    #[arg(long, value_enum, default_value = "appendix-g")]
+    #[arg(long, value_parser = choice::<crate::simulation::WorldKind>(), default_value = "appendix-g")]
     pub world: crate::simulation::WorldKind,
     /// Feedback modality [appendix-g; default pairwise]. The arena gives pairwise duels.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice::<FeedbackKind>())]
     pub feedback: Option<FeedbackKind>,
     /// Voters in the population, the first of a pool of five [appendix-g; default 3]:
     /// 1 gives transitive preferences, 3 and 5 majority cycles.
@@ -340,20 +341,20 @@ pub struct BenchNashEvalArgs {
     #[arg(long, default_value_t = 0.001)]
     pub rho: f64,
     /// Backbone of the outcome models.
-    #[arg(long, value_enum, default_value = "gbdt")]
+    #[arg(long, value_parser = choice::<BackboneKind>(), default_value = "gbdt")]
     pub outcome_backbone: BackboneKind,
     /// Backbone of the propensity models.
-    #[arg(long, value_enum, default_value = "gbdt")]
+    #[arg(long, value_parser = choice::<BackboneKind>(), default_value = "gbdt")]
     pub propensity_backbone: BackboneKind,
     /// Backbone of the payoff regression.
-    #[arg(long, value_enum, default_value = "gbdt")]
+    #[arg(long, value_parser = choice::<BackboneKind>(), default_value = "gbdt")]
     pub payoff_backbone: BackboneKind,
     /// Policies to score.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [PolicyKind::Solver, PolicyKind::Network])]
+    #[arg(long, value_parser = choice::<PolicyKind>(), value_delimiter = ',', default_values = ["solver", "network"])]
     pub policies: Vec<PolicyKind>,
     /// Where the network policy's training starts (cells of a random start are keyed
     /// `Network`, of a solver start `Network-solver`).
-    #[arg(long, value_enum, default_value = "solver")]
+    #[arg(long, value_parser = choice::<NetworkInit>(), default_value = "solver")]
     pub network_init: NetworkInit,
     /// Bounds of the menu inclusion probability (Eq. 63).
     #[arg(long, value_name = "LO,HI", value_delimiter = ',', default_values_t = [0.25, 0.75])]
@@ -363,7 +364,7 @@ pub struct BenchNashEvalArgs {
     pub selection_slope: f64,
     /// Feedback forms, comma-separated: pairwise, ranking (the menus of Eq. 62),
     /// winner (winner-of-three, Eq. 65).
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "pairwise")]
+    #[arg(long, value_parser = choice::<FeedbackKind>(), value_delimiter = ',', default_value = "pairwise")]
     pub feedbacks: Vec<FeedbackKind>,
     /// Score the paper's baselines too (Appendix I.3): BT-plug-in, BT-debiased, Borda,
     /// BT-Reg on the fitted surfaces, and the global maximal lottery and pluralistic
@@ -373,7 +374,7 @@ pub struct BenchNashEvalArgs {
     /// Surfaces to fit, comma-separated (the surface baselines read the plug-in and
     /// debiased ones); e.g. `--variants auto --policies network` adds the default's
     /// network cells to an earlier run.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Variant::Auto, Variant::Oracle, Variant::Debiased, Variant::Plugin])]
+    #[arg(long, value_parser = choice::<Variant>(), value_delimiter = ',', default_values = ["auto", "oracle", "debiased", "plugin"])]
     pub variants: Vec<Variant>,
     /// Results as JSON lines, appended cell by cell; cells already there are skipped.
     #[arg(long, value_name = "FILE")]

@@ -39,7 +39,8 @@ pub const MANIFEST: &str = "manifest.json";
 /// Which world a simulation directory holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(strum::IntoStaticStr, strum::VariantArray, strum::EnumString, strum::EnumMessage)]
+#[strum(serialize_all = "kebab-case")]
 pub enum WorldKind {
     /// NashEval Appendix G: five agents, menus selected independently (Eq. 63).
     #[default]

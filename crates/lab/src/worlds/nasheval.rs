@@ -46,7 +46,8 @@ pub type Context = [f64; DIMENSIONS];
 /// Which feedback the voters give (Appendix G.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(strum::IntoStaticStr, strum::VariantArray, strum::EnumString, strum::EnumMessage)]
+#[strum(serialize_all = "kebab-case")]
 pub enum FeedbackKind {
     /// All ten menus of two; the preferred agent is reported.
     Pairwise,
@@ -59,11 +60,7 @@ pub enum FeedbackKind {
 impl FeedbackKind {
     /// The name used on the command line and in files.
     pub fn name(self) -> &'static str {
-        match self {
-            Self::Pairwise => "pairwise",
-            Self::Ranking => "ranking",
-            Self::Winner => "winner",
-        }
+        self.into()
     }
 
     /// The menu catalogue Q (agents from 0).
