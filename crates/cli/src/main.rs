@@ -36,6 +36,16 @@ use crate::args::{Cli, Command};
 
 fn run() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
+    // Messages name settings as this face spells them: flags. A server's answers go
+    // to HTTP clients, whose requests carry the library's names (`text_column`, not
+    // `--text-col`): it keeps the library's spelling.
+    #[cfg(feature = "serve")]
+    let spells_flags = !matches!(cli.command, Command::Serve(_));
+    #[cfg(not(feature = "serve"))]
+    let spells_flags = true;
+    if spells_flags {
+        verdict::settings::spell_settings(flags::flag);
+    }
     output::set_force(cli.force);
     let shell = verdict_lab::commands::Shell {
         quiet: cli.quiet,
@@ -102,7 +112,6 @@ fn quiet_parquet_panics() {
 
 fn main() -> ExitCode {
     quiet_parquet_panics();
-    verdict::settings::spell_settings(flags::flag);
     match run() {
         Ok(code) => code,
         Err(error) => {

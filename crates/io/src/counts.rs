@@ -90,9 +90,19 @@ pub fn dataset_files(path: &Path) -> Result<Vec<DatasetFile>, IoError> {
             ));
         }
     } else {
+        // A broken link exists as a name but leads nowhere; anything else is absent.
+        let problem = match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                "a symbolic link to nothing: point it at the log, or name the log itself"
+            }
+            Ok(_) => "not a file, directory or glob of Parquet files; name the log itself",
+            Err(_) => {
+                "no such file or directory; check the path (a glob of Parquet files goes in quotes)"
+            }
+        };
         return Err(IoError::Read {
             path: path.to_path_buf(),
-            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, problem),
         });
     }
     files.sort();

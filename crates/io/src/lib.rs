@@ -52,4 +52,5 @@ pub use output_file::{OutputFile, OUTPUTS_MANIFEST};
 pub use parquet_io::{read_record_batches, write_battles_parquet, write_parquet_table, ColumnData};
 pub use rankings::{read_rankings, LoadedRankings};
 pub use table::{Column, Table, NAMES_SHOWN};
+pub use text::json_objects_table;
 pub use text_encoder::{EncoderError, EncoderIdentity, StaticEncoder, TextEncoder};

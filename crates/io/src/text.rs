@@ -234,6 +234,20 @@ pub(crate) fn read_json_array(
             "expected a JSON array of objects; for one object per line name the file *.jsonl",
         ));
     };
+    objects_table(&items, file, wanted)
+}
+
+/// The table of JSON objects already parsed — a request's contexts, as a server has
+/// read them — one row per object in order, as [`read_json_array`] reads the same
+/// objects from text: no second parse.
+///
+/// # Errors
+/// An item that is not an object, named by its place.
+pub fn json_objects_table(items: &[Value], file: &str) -> Result<Table, IoError> {
+    objects_table(items, file, None)
+}
+
+fn objects_table(items: &[Value], file: &str, wanted: Wanted<'_>) -> Result<Table, IoError> {
     let mut columns = ObjectColumns::new(wanted);
     for (index, item) in items.iter().enumerate() {
         let Value::Object(object) = item else {

@@ -23,6 +23,7 @@ mod margin_fill;
 mod method;
 mod multinomial;
 mod newton;
+mod normal_interval;
 mod plackett_luce;
 mod sandwich;
 mod scale;
@@ -51,6 +52,7 @@ pub use margin_fill::{
 pub use method::{
     bootstrap, percentile, Bootstrap, BootstrapDraws, RatingKind, RatingMethod, Replicate, Resample,
 };
+pub use normal_interval::{normal_intervals, normal_quantile};
 pub use plackett_luce::{PlFit, PlackettLuce, Ranking, Rankings};
 pub use sandwich::sandwich_covariance;
 pub use scale::{Center, EloScale};

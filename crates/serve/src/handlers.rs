@@ -7,12 +7,12 @@ use axum::extract::State;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
-use verdict::io::{shown_name, Source};
+use verdict::io::shown_name;
 use verdict::model_file::predict_at;
 use verdict::report::predictions_json;
 
 use crate::http::{compute, json_headers, parse_json, read_body, ApiError};
-use crate::route::{route_context, RouteFields};
+use crate::route::{objects_source, route_context, RouteFields};
 use crate::served::Served;
 use crate::state::App;
 
@@ -38,11 +38,7 @@ async fn predict_inner(app: Arc<App>, body: Body) -> Result<Response, ApiError> 
                 ),
             ));
         }
-        let data = serde_json::to_vec(&Value::Array(contexts)).expect("JSON serialises");
-        let source = Source::Bytes {
-            label: "contexts.json".into(),
-            data,
-        };
+        let source = objects_source(&contexts, "contexts.json")?;
         let warning = std::sync::Mutex::new(None);
         let predictions = predict_at(&served.model, &source, served.encoder.as_ref(), payoff, &|w| {
             *warning.lock().expect("one thread") = Some(w.to_string());

@@ -4,7 +4,7 @@
 
 use axum::http::StatusCode;
 use serde_json::{json, Map, Value};
-use verdict::io::Source;
+use verdict::io::{json_objects_table, Source};
 use verdict::model_file::read_model_contexts;
 use verdict::routing::{Route, RouteBudget, RouteRequest, RouteRule};
 
@@ -99,6 +99,17 @@ impl RouteFields {
     }
 }
 
+/// The contexts a request holds, already parsed, as the table the model's reader
+/// takes (named `label` in messages).
+///
+/// # Errors
+/// 422 for an item that is not an object.
+pub(crate) fn objects_source(items: &[Value], label: &str) -> Result<Source, ApiError> {
+    let table = json_objects_table(items, label)
+        .map_err(|e| ApiError::from_verdict(&verdict::VerdictError::from(e)))?;
+    Ok(Source::Table(std::sync::Arc::new(table)))
+}
+
 /// A routed context: the decision and what the log and the answer show of it.
 pub(crate) struct Routed {
     pub route: Route,
@@ -124,12 +135,7 @@ pub(crate) fn route_context(
         None => request.request_id.clone(),
     };
     object.insert("context_id".into(), Value::String(context_id.clone()));
-    let data =
-        serde_json::to_vec(&Value::Array(vec![Value::Object(object)])).expect("JSON serialises");
-    let source = Source::Bytes {
-        label: "context.json".into(),
-        data,
-    };
+    let source = objects_source(&[Value::Object(object)], "context.json")?;
     let read = read_model_contexts(&served.model, &source, served.encoder.as_ref())
         .map_err(|e| ApiError::from_verdict(&e))?;
     let route = verdict::routing::route(&served.model, &read.features, &served.costs, &request)

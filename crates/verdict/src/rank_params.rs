@@ -170,7 +170,7 @@ fn as_confidence<S: serde::Serializer>(
 ) -> Result<S::Ok, S::Error> {
     match (confidence.sandwich, confidence.level) {
         (false, level) => serializer.serialize_f64(level),
-        (true, level) if level == 0.95 => serializer.serialize_str("sandwich"),
+        (true, 0.95) => serializer.serialize_str("sandwich"),
         (true, level) => serializer.collect_str(&format_args!("sandwich:{level}")),
     }
 }

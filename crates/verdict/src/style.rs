@@ -6,7 +6,6 @@
 //! difference `(a − b) / (a + b + 1)` of the two answers' counts, then standardized
 //! by the fit.
 
-use statrs::distribution::{ContinuousCDF, Normal};
 use verdict_feedback::BattleLog;
 use verdict_io::{
     battle_columns, battles_from_table, has_path, numeric_columns, path_column, read_table,
@@ -272,9 +271,7 @@ pub fn rank_with_covariates(
         }
         Intervals::Sandwich => {
             let variances = model.sandwich(&battles, &fit)?;
-            let z = Normal::new(0.0, 1.0)
-                .expect("standard normal")
-                .inverse_cdf(0.5 + settings.confidence / 2.0);
+            let z = verdict_ratings::normal_quantile(settings.confidence);
             let around = |centre: f64, variance: f64, unit: f64| {
                 let half = z * variance.sqrt() * unit;
                 (centre - half, centre + half)

@@ -781,6 +781,20 @@ fn bad_input_fails_clearly_without_output() {
             vec![],
             "cannot tell the format from the extension",
         ),
+        (
+            dir.path().join("absent.csv").display().to_string(),
+            vec![],
+            "absent.csv: no such file or directory; check the path",
+        ),
+        (
+            {
+                let link = dir.path().join("dangling.csv");
+                std::os::unix::fs::symlink(dir.path().join("gone.csv"), &link).unwrap();
+                link.display().to_string()
+            },
+            vec![],
+            "dangling.csv: a symbolic link to nothing",
+        ),
     ];
     for (file, extra, message) in cases {
         let mut args = vec![

@@ -64,11 +64,7 @@ fn flags(command: &str) -> BTreeMap<String, Option<String>> {
                 rest.strip_prefix('-')
             });
         if let Some(name) = flag {
-            let name = name
-                .split(|c: char| c == ' ' || c == '<')
-                .next()
-                .unwrap()
-                .replace('-', "_");
+            let name = name.split([' ', '<']).next().unwrap().replace('-', "_");
             flags.insert(name.clone(), None);
             current = Some(name);
         }

@@ -240,6 +240,12 @@ fn battles_with_prompts_route_held_out_prompts_by_topic() {
         assert_eq!(reply.status, 200, "{}", reply.body);
         assert_eq!(reply.header("x-verdict-model"), Some(*best), "{text}");
     }
+    // A context without the text column is refused naming it as an HTTP client
+    // names things — the library's setting names — never as a command-line flag.
+    let reply = server.post("/v1/predict", &json!({"contexts": [{"context_id": "x"}]}));
+    assert_eq!(reply.status, 422, "{}", reply.body);
+    assert!(reply.body.contains("prompt"), "{}", reply.body);
+    assert!(!reply.body.contains("--"), "{}", reply.body);
     server.stop();
 }
 

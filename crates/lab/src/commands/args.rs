@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand, ValueEnum};
 #[cfg(feature = "nasheval")]
 use verdict::nasheval::{BackboneKind, NetworkInit, PolicyKind, Variant};
+#[cfg(feature = "nasheval")]
 use verdict_settings::choice;
 
 #[cfg(feature = "nasheval")]
