@@ -12,8 +12,9 @@ use verdict::fit_request::{fit_request, FitRequest};
 use verdict::io::{read_costs, Source};
 use verdict::model_file::{category_column, winners_by};
 use verdict::nasheval::Stage;
+use verdict::nasheval::Variant;
 use verdict::report::{fit_html, fit_notes, fit_summary, FitPage};
-use verdict_lab::simulation::Truth;
+use verdict_lab::simulation::fit_oracle;
 
 use crate::args::{FitArgs, OutputFormat};
 use crate::log::log_source;
@@ -52,7 +53,14 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
         }
     };
     let started = std::time::Instant::now();
-    let model = fit_request(&request, &|warning| eprintln!("{warning}"), &progress)?;
+    let warn = |warning: &str| eprintln!("{warning}");
+    // The oracle variant regresses on a simulation's truth: the lab's fit.
+    let model = match &args.truth {
+        Some(dir) if request.options.variant == Variant::Oracle => {
+            fit_oracle(&request, dir, &warn, &progress)?
+        }
+        _ => fit_request(&request, &warn, &progress)?,
+    };
     drop(bars);
     for note in fit_notes(&model) {
         eprintln!("{note}");
@@ -105,12 +113,10 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The request the flags make: the flags as the fit's settings document, the log
-/// where they say it is, and the simulator's true nuisances for `--truth`.
+/// The request the flags make: the flags as the fit's settings document and the log
+/// where they say it is.
 fn request(args: &FitArgs) -> anyhow::Result<FitRequest> {
-    let mut request = params(args)?.request(log_source(&args.source)?)?;
-    request.oracle = args.truth.clone().map(Truth::oracle_nuisances);
-    Ok(request)
+    Ok(params(args)?.request(log_source(&args.source)?)?)
 }
 
 /// The flags as the fit's settings document (the files they name read).

@@ -33,7 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..FitOptions::default()
     };
     let featurizer = Featurizer::from_options(&reading).to_value();
-    let model = fit(&log, &options, None, featurizer, &|_, _, _| {})?;
+    let model = fit(&log, &options, featurizer, &|_, _, _| {})?;
     println!(
         "fitted {} agents on {} contexts: surface {:?}, final gap {:.5}",
         model.agents.len(),

@@ -207,7 +207,7 @@ pub fn cost_curves(settings: &CostSettings) -> Result<Vec<CostPoint>, VerdictErr
         seed: settings.seed,
         ..FitOptions::default()
     };
-    let prepared = prepare(&log, &base.check(&log)?, None, &|_, _, _| {})?;
+    let prepared = prepare(&log, &base.check(&log)?, &|_, _, _| {})?;
     let surface = |variant: Variant| {
         let options = FitOptions {
             variant,

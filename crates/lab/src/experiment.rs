@@ -568,19 +568,14 @@ impl Replication<'_> {
             LINEAR_PENALTY,
         );
         let started = Instant::now();
-        let prepared = prepare(log, &base.check(log)?, None, &|_, _, _| {})?;
+        let prepared = prepare(log, &base.check(log)?, &|_, _, _| {})?;
         let nuisances = started.elapsed().as_secs_f64();
         // The oracle's surface starts from the truth, not from the cross-fit.
         let oracle_options = FitOptions {
             variant: Variant::Oracle,
             ..base.clone()
         };
-        let oracle = prepare(
-            log,
-            &oracle_options.check(log)?,
-            Some(&truth),
-            &|_, _, _| {},
-        )?;
+        let oracle = Prepared::oracle(log, &oracle_options.check(log)?, &truth)?;
         for &(variant, regression) in &CONFIGURATIONS {
             let policies = self.todo(variant, regression);
             let baselines = self.baselines_todo(variant, regression);

@@ -525,7 +525,7 @@ pub fn run_split(
         seed,
         ..FitOptions::default()
     };
-    let prepared = prepare(log, &base.check(log)?, None, &|_, _, _| {})?;
+    let prepared = prepare(log, &base.check(log)?, &|_, _, _| {})?;
     let featurizer = Featurizer::from_options(reading).to_value();
     let fit = |variant: Variant, policy: PolicyKind| {
         let options = FitOptions {
@@ -723,7 +723,7 @@ pub fn route_split(
         policy: PolicyKind::Solver,
         ..FitOptions::default()
     };
-    let prepared = prepare(log, &base.check(log)?, None, &|_, _, _| {})?;
+    let prepared = prepare(log, &base.check(log)?, &|_, _, _| {})?;
     let featurizer = Featurizer::from_options(&held.reading).to_value();
     let fit = |variant: Variant| {
         let options = FitOptions {

@@ -476,7 +476,7 @@ pub fn router_split(
         policy: PolicyKind::Network,
         ..FitOptions::default()
     };
-    let prepared = prepare(&log, &options.check(&log)?, None, &|_, _, _| {})?;
+    let prepared = prepare(&log, &options.check(&log)?, &|_, _, _| {})?;
     let model = fit_on(
         &log,
         options,

@@ -59,7 +59,7 @@ pub(crate) fn nasheval_part(text: &mut String) -> Result<PagePart, VerdictError>
     );
     let started = std::time::Instant::now();
     let featurizer = Featurizer::from_options(&reading).to_value();
-    let model = fit(&log, &options, None, featurizer, &|_, _, _| {})?;
+    let model = fit(&log, &options, featurizer, &|_, _, _| {})?;
     let seconds = started.elapsed().as_secs_f64();
     let scores = evaluate_with_references(&model, &sim)?;
     let (fitted, truth) = test_winners_by(&model, &sim, "language")?;

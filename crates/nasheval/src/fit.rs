@@ -46,6 +46,35 @@ pub enum Prepared {
 }
 
 impl Prepared {
+    /// The oracle's start: the simulator's true nuisances `truth` at the training
+    /// contexts of `log`, propensities floored as a cross-fit's are. Only a simulation
+    /// knows them, so only the lab makes this and hands it to [`fit_prepared`]; the
+    /// product's [`fit`] never sees the truth.
+    ///
+    /// # Errors
+    /// A catalogue whose pairs cannot be aggregated.
+    pub fn oracle(
+        log: &ContextualLog,
+        options: &CheckedOptions,
+        truth: &Nuisances,
+    ) -> Result<Self, FitError> {
+        options.check_log(log)?;
+        let pairs = PairMap::new(log.agents.len(), &log.menus, options.aggregator)
+            .map_err(FitError::Log)?;
+        let mut truth = truth.clone();
+        let floors = menu_floors(
+            log,
+            options.propensity_floor,
+            options.propensity_floor_share,
+        );
+        truth
+            .propensity
+            .iter_mut()
+            .zip(&log.feedback)
+            .for_each(|(e, record)| *e = e.max(floors[record.menu]));
+        Ok(Self::Oracle { pairs, truth })
+    }
+
     /// Pairs and aggregators of the log's catalogue.
     pub fn pairs(&self) -> &PairMap {
         match self {
@@ -88,44 +117,30 @@ impl CrossFitted {
     }
 }
 
-/// What a fit of `log` with `options` starts from: for the oracle variant the true
-/// nuisances `truth` (required by it, and only by it), floored; for every other one
-/// the nuisances cross-fitted from the log (Algorithm 1, lines 3–14) and their
-/// pseudo-outcomes.
+/// What a fit of `log` with `options` starts from: the nuisances cross-fitted from
+/// the log (Algorithm 1, lines 3–14) and their pseudo-outcomes. The oracle variant
+/// starts from the simulator's truth instead, which only the lab holds
+/// ([`Prepared::oracle`]).
 ///
 /// # Errors
-/// [`FitError`] naming the setting or data at fault.
+/// [`FitError`] naming the setting or data at fault; the oracle variant, whose
+/// truth this log does not carry.
 pub fn prepare(
     log: &ContextualLog,
     options: &CheckedOptions,
-    truth: Option<&Nuisances>,
     progress: &dyn Fn(Stage, usize, usize),
 ) -> Result<Prepared, FitError> {
     options.check_log(log)?;
     let pairs =
         PairMap::new(log.agents.len(), &log.menus, options.aggregator).map_err(FitError::Log)?;
     if options.variant == Variant::Oracle {
-        let truth = truth.ok_or_else(|| {
-            FitError::setting(
-                "variant",
-                format!(
-                    "the oracle variant needs the simulator's truth ({truth} DIR)",
-                    truth = Setting("truth")
-                ),
-            )
-        })?;
-        let mut truth = truth.clone();
-        let floors = menu_floors(
-            log,
-            options.propensity_floor,
-            options.propensity_floor_share,
-        );
-        truth
-            .propensity
-            .iter_mut()
-            .zip(&log.feedback)
-            .for_each(|(e, record)| *e = e.max(floors[record.menu]));
-        return Ok(Prepared::Oracle { pairs, truth });
+        return Err(FitError::setting(
+            "variant",
+            format!(
+                "the oracle variant regresses on the simulator's true nuisances, which a log does not carry: fit it on a simulation with {truth} DIR",
+                truth = Setting("truth")
+            ),
+        ));
     }
     let crossfit = cross_fit(
         log,
@@ -151,16 +166,15 @@ pub fn prepare(
 }
 
 /// Fits NashEval on `log` (Algorithm 1), after searching the learners' settings
-/// when [`FitOptions::tune_learners`] asks. `truth` holds the true nuisances at the
-/// training contexts and is required by (only) the oracle variant ([`prepare`]).
-/// `progress(stage, done, total)` reports work as it goes.
+/// when [`FitOptions::tune_learners`] asks. `progress(stage, done, total)` reports
+/// work as it goes. (The oracle variant is the lab's: [`Prepared::oracle`] and
+/// [`fit_prepared`].)
 ///
 /// # Errors
 /// [`FitError`] naming the setting or data at fault.
 pub fn fit(
     log: &ContextualLog,
     options: &FitOptions,
-    truth: Option<&Nuisances>,
     featurizer: serde_json::Value,
     progress: &dyn Fn(Stage, usize, usize),
 ) -> Result<NashEvalModel, FitError> {
@@ -174,7 +188,7 @@ pub fn fit(
         searches = tune_nuisances(log, &mut tuned, &tuning)?;
         checked = tuned.check(log)?;
     }
-    let prepared = prepare(log, &checked, truth, progress)?;
+    let prepared = prepare(log, &checked, progress)?;
     if let (true, Prepared::CrossFitted(cross_fitted)) = (checked.tune_learners, &prepared) {
         let mut tuned = checked.into_inner();
         let carries = carries_correction(&cross_fitted.observed, &cross_fitted.pairs);
@@ -615,7 +629,7 @@ mod tests {
             ..FitOptions::default()
         };
         let checked = options.check(&log).unwrap();
-        let prepared = prepare(&log, &checked, None, &|_, _, _| {}).unwrap();
+        let prepared = prepare(&log, &checked, &|_, _, _| {}).unwrap();
         let model = fit_prepared(
             &log,
             &checked,

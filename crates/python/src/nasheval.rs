@@ -7,12 +7,12 @@ use pyo3::prelude::*;
 
 use verdict::contextual::LogSource;
 use verdict::fit_params::FitParams;
-use verdict::fit_request::{fit_request, FitRequest};
+use verdict::fit_request::fit_request;
 use verdict::io::TextEncoder;
 use verdict::model_file::{load_model, predict_at, save_model};
-use verdict::nasheval::NashEvalModel;
+use verdict::nasheval::{NashEvalModel, Variant};
 use verdict::settings::from_document;
-use verdict_lab::simulation::{evaluate_model, SimulateParams, Truth};
+use verdict_lab::simulation::{evaluate_model, fit_oracle, SimulateParams};
 
 use crate::failure;
 use crate::tables::TableArg;
@@ -71,19 +71,19 @@ pub fn fit(
             return Err(failure(given.to_owned()));
         }
     };
-    let request = FitRequest {
-        oracle: truth.map(Truth::oracle_nuisances),
-        ..params.request(source).map_err(failure)?
-    };
+    let request = params.request(source).map_err(failure)?;
     // The log's warning is shown once the fit is back (Python warnings need the
     // interpreter, which the fit runs without).
     let warnings = std::sync::Mutex::new(Vec::new());
     let (fitted, warnings) = crate::interruptible(py, move || {
-        let fitted = fit_request(
-            &request,
-            &|warning| warnings.lock().unwrap().push(warning.to_string()),
-            &|_, _, _| {},
-        );
+        let warn = |warning: &str| warnings.lock().unwrap().push(warning.to_string());
+        // The oracle variant regresses on a simulation's truth: the lab's fit.
+        let fitted = match &truth {
+            Some(dir) if request.options.variant == Variant::Oracle => {
+                fit_oracle(&request, dir, &warn, &|_, _, _| {})
+            }
+            _ => fit_request(&request, &warn, &|_, _, _| {}),
+        };
         (fitted, warnings.into_inner().unwrap_or_default())
     })?;
     for warning in warnings {

@@ -5,16 +5,17 @@
 //! In order: the log is read ([`read_log`]); pairs no menu holds are refused or, with
 //! `allow_unobserved`, given menus of their own ([`complete_pairs`], its warning handed
 //! to `warn`); costs given by agent name are put in the log's agent order
-//! ([`costs_by_agent`]); the backbones and the method are applied to the options; the
-//! oracle's nuisances, for the oracle variant, are computed from the log; and
-//! [`verdict_nasheval::fit`] fits, with the featurizer recorded in the model.
+//! ([`costs_by_agent`]); the backbones and the method are applied to the options
+//! ([`fit_inputs`] stops here); and [`verdict_nasheval::fit`] fits, with the
+//! featurizer recorded in the model. The oracle variant, which regresses on a
+//! simulation's true nuisances, is the lab's: it takes the same inputs and fits from
+//! the truth ([`verdict_nasheval::Prepared::oracle`]).
 
 use verdict_feedback::ContextualLog;
 use verdict_io::ContextualOptions;
 use verdict_nasheval::{
-    BackboneKind, FitMethod, FitOptions, NashEvalModel, Nuisances, Stage, Variant, LINEAR_PENALTY,
+    BackboneKind, FitMethod, FitOptions, NashEvalModel, Stage, Variant, LINEAR_PENALTY,
 };
-use verdict_settings::Setting;
 
 use crate::contextual::{complete_pairs, read_log, LogSource};
 use crate::equilibrium::costs_by_agent;
@@ -54,10 +55,6 @@ impl Default for Backbones {
     }
 }
 
-/// The true nuisances of a log's contexts, for the oracle variant (a simulation's
-/// truth, which the lab computes).
-pub type OracleNuisances = Box<dyn Fn(&ContextualLog) -> Result<Nuisances, VerdictError> + Send>;
-
 /// A NashEval fit to make.
 pub struct FitRequest {
     /// Where the log is.
@@ -74,8 +71,6 @@ pub struct FitRequest {
     pub backbones: Backbones,
     /// NashEval or one of the paper's baselines.
     pub method: FitMethod,
-    /// The oracle's nuisances, required by (only) the oracle variant.
-    pub oracle: Option<OracleNuisances>,
 }
 
 impl FitRequest {
@@ -89,9 +84,21 @@ impl FitRequest {
             options: FitOptions::default(),
             backbones: Backbones::default(),
             method: FitMethod::Nasheval,
-            oracle: None,
         }
     }
+}
+
+/// What a fit starts from: the log read and readied, the settings with the method
+/// and backbones applied and the costs in the log's agent order, and the featurizer
+/// the model records.
+#[derive(Debug)]
+pub struct FitInputs {
+    /// The log, its unheld pairs refused or given menus.
+    pub log: ContextualLog,
+    /// The settings the fit takes.
+    pub options: FitOptions,
+    /// The featurizer, as the model file records it.
+    pub featurizer: serde_json::Value,
 }
 
 /// Makes `request`: reads the log, readies it and fits (module docs). `warn` receives
@@ -99,14 +106,39 @@ impl FitRequest {
 /// fit starts; `progress` each stage's progress.
 ///
 /// # Errors
-/// The reader's errors naming file, row and column; [`VerdictError::Settings`] for
-/// unheld pairs without `allow_unobserved`, costs that do not name every agent, a
-/// negative linear penalty, or the oracle variant without its nuisances; the fit's.
+/// As [`fit_inputs`]; the oracle variant, which is the lab's (it needs a simulation's
+/// truth), before anything is read; the fit's.
 pub fn fit_request(
     request: &FitRequest,
     warn: &dyn Fn(&str),
     progress: &dyn Fn(Stage, usize, usize),
 ) -> Result<NashEvalModel, VerdictError> {
+    if request.options.variant == Variant::Oracle {
+        return Err(SettingError::new(
+            "variant",
+            format!(
+                "oracle regresses on a simulation's true nuisances, which a log does not carry: fit it on a simulation with {}",
+                verdict_settings::Setting("truth")
+            ),
+        )
+        .into());
+    }
+    let inputs = fit_inputs(request, warn)?;
+    Ok(verdict_nasheval::fit(
+        &inputs.log,
+        &inputs.options,
+        inputs.featurizer,
+        progress,
+    )?)
+}
+
+/// Reads and readies `request`'s log and settings, up to the fit (module docs).
+///
+/// # Errors
+/// The reader's errors naming file, row and column; [`VerdictError::Settings`] for
+/// unheld pairs without `allow_unobserved`, costs that do not name every agent, or a
+/// negative linear penalty.
+pub fn fit_inputs(request: &FitRequest, warn: &dyn Fn(&str)) -> Result<FitInputs, VerdictError> {
     let Backbones {
         outcome,
         propensity,
@@ -125,13 +157,6 @@ pub fn fit_request(
             payoff,
             linear_penalty,
         ))?;
-    if options.variant == Variant::Oracle && request.oracle.is_none() {
-        return Err(VerdictError::Settings(format!(
-            "{variant} oracle needs {truth}, a directory written by verdict simulate",
-            variant = Setting("variant"),
-            truth = Setting("truth")
-        )));
-    }
     let mut log = read_log(&request.source, &request.reading)?;
     if let Some(warning) =
         complete_pairs(&mut log, request.allow_unobserved, options.nuisance_design)?
@@ -145,16 +170,9 @@ pub fn fit_request(
         },
         ..options
     };
-    let truth = match (&request.oracle, options.variant) {
-        (Some(oracle), Variant::Oracle) => Some(oracle(&log)?),
-        _ => None,
-    };
-    let featurizer = Featurizer::from_options(&request.reading).to_value();
-    Ok(verdict_nasheval::fit(
-        &log,
-        &options,
-        truth.as_ref(),
-        featurizer,
-        progress,
-    )?)
+    Ok(FitInputs {
+        log,
+        options,
+        featurizer: Featurizer::from_options(&request.reading).to_value(),
+    })
 }

@@ -648,7 +648,7 @@ fn library_and_command_line_fits_are_byte_identical() {
         ..FitOptions::default()
     };
     let featurizer = Featurizer::from_options(&reading).to_value();
-    let model = fit(&log, &options, None, featurizer, &|_, _, _| {}).unwrap();
+    let model = fit(&log, &options, featurizer, &|_, _, _| {}).unwrap();
     let by_library = dir.path().join("library.json");
     save_model(
         &model,

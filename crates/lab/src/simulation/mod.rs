@@ -28,7 +28,9 @@ pub use evaluate::{
     evaluate_file, evaluate_model, evaluate_with_references, test_winners_by, Evaluation,
 };
 pub use params::SimulateParams;
-pub use truth::{equilibria_in, head_to_head, payoff_rmse, score, PolicyScore, Split, Truth};
+pub use truth::{
+    equilibria_in, fit_oracle, head_to_head, payoff_rmse, score, PolicyScore, Split, Truth,
+};
 
 use crate::worlds::SimulationError;
 use verdict::VerdictError;

@@ -6,11 +6,14 @@ use std::path::Path;
 
 use serde::Serialize;
 use verdict::feedback::ContextualLog;
+use verdict::fit_request::{fit_inputs, FitRequest};
 use verdict::game::{
     condorcet_winner, exploitability, game_value, support_f1, PayoffMatrix, SUPPORT_THRESHOLD,
 };
 use verdict::io::{read_table, Column, Source};
-use verdict::nasheval::{AggregatorKind, Nuisances, Outcomes, PairMap};
+use verdict::nasheval::{
+    fit_prepared, AggregatorKind, NashEvalModel, Nuisances, Outcomes, PairMap, Prepared, Stage,
+};
 
 use super::SimulationManifest;
 use verdict::VerdictError;
@@ -253,13 +256,35 @@ impl Truth {
             outcome: Outcomes::Columns(outcome),
         })
     }
+}
 
-    /// The oracle variant's nuisances for a fit request: those of the simulation in
-    /// `dir` at the training contexts of the log the request reads
-    /// ([`Truth::nuisances_for`]), opened once the log is read.
-    pub fn oracle_nuisances(dir: std::path::PathBuf) -> verdict::fit_request::OracleNuisances {
-        Box::new(move |log: &ContextualLog| Truth::open(&dir, Split::Training)?.nuisances_for(log))
-    }
+/// NashEval's oracle variant of a fit request: the surface regressed on the true
+/// nuisances of the simulation in `dir` at the training contexts
+/// ([`Truth::nuisances_for`]) instead of cross-fitted ones — the request's log and
+/// settings read as the product reads them ([`fit_inputs`]), the truth made into the
+/// fit's start ([`Prepared::oracle`]) and the product's fit made from it
+/// ([`fit_prepared`]). Only a simulation knows its truth, so only the lab fits this.
+///
+/// # Errors
+/// As [`fit_inputs`]; a simulation that cannot be read or does not hold the log's
+/// contexts; the fit's.
+pub fn fit_oracle(
+    request: &FitRequest,
+    dir: &std::path::Path,
+    warn: &dyn Fn(&str),
+    progress: &dyn Fn(Stage, usize, usize),
+) -> Result<NashEvalModel, VerdictError> {
+    let inputs = fit_inputs(request, warn)?;
+    let checked = inputs.options.check(&inputs.log)?;
+    let truth = Truth::open(dir, Split::Training)?.nuisances_for(&inputs.log)?;
+    let prepared = Prepared::oracle(&inputs.log, &checked, &truth)?;
+    Ok(fit_prepared(
+        &inputs.log,
+        &checked,
+        &prepared,
+        inputs.featurizer,
+        progress,
+    )?)
 }
 
 /// Mean accuracy of a policy over a split (NashEval Appendix I.1).

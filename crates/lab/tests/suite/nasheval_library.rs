@@ -54,7 +54,6 @@ fn fitted(sim: &Path, seed: u64) -> NashEvalModel {
     fit(
         &training_log(sim),
         &options(seed),
-        None,
         featurizer,
         &|_, _, _| {},
     )
@@ -186,7 +185,7 @@ fn a_policy_change_is_a_new_model_and_checked_options_belong_to_one_log() {
     let checked = options(3).check(&log).unwrap();
     let mut shorter = log.clone();
     shorter.contexts.pop();
-    let e = verdict::nasheval::prepare(&shorter, &checked, None, &|_, _, _| {}).unwrap_err();
+    let e = verdict::nasheval::prepare(&shorter, &checked, &|_, _, _| {}).unwrap_err();
     assert!(e.to_string().contains("checked against a log"), "{e}");
     // An unchecked setting is refused at the door, naming it.
     let bad = FitOptions {

@@ -207,7 +207,7 @@ fn lottery_and_bradley_terry_baselines_score_on_the_arena_world() {
     )
     .unwrap();
     let featurizer = verdict::model_file::Featurizer::from_options(&reading).to_value();
-    let model = fit(&contextual, &options, None, featurizer, &|_, _, _| {}).unwrap();
+    let model = fit(&contextual, &options, featurizer, &|_, _, _| {}).unwrap();
     let bt = evaluate_bt_argmax(&model, &sim).unwrap();
     assert_eq!(bt.score.contexts, global.score.contexts);
     // A pure policy e_j is exploited by max_k A(x)[k][j]: whatever agent BT-argmax picks
