@@ -137,7 +137,7 @@ pub fn prepare(
         return Err(FitError::setting(
             "variant",
             format!(
-                "the oracle variant regresses on the simulator's true nuisances, which a log does not carry: fit it on a simulation with {truth} DIR",
+                "oracle needs {truth}, the directory of a simulation: it regresses on the simulator's true nuisances, which a log does not carry",
                 truth = Setting("truth")
             ),
         ));

@@ -117,7 +117,7 @@ pub fn fit_request(
         return Err(SettingError::new(
             "variant",
             format!(
-                "oracle regresses on a simulation's true nuisances, which a log does not carry: fit it on a simulation with {}",
+                "oracle needs {}, the directory of a simulation: it regresses on the simulator's true nuisances, which a log does not carry",
                 verdict_settings::Setting("truth")
             ),
         )
