@@ -302,12 +302,7 @@ pub struct CostArgs {
 impl CostArgs {
     /// The soft budget's prices, when --soft-budget is given.
     pub fn soft_budget_prices(&self) -> Option<SoftBudgetPrices> {
-        self.soft_budget.map(|budget| SoftBudgetPrices {
-            base_price: self.price,
-            surcharge: self.surcharge,
-            budget,
-            width: self.width,
-        })
+        SoftBudgetPrices::given(self.soft_budget, self.price, self.surcharge, self.width)
     }
 }
 

@@ -60,6 +60,18 @@ impl SoftBudgetPrices {
         }
     }
 
+    /// The soft budget `budget`, when there is one, priced at `base_price` below it,
+    /// `base_price + surcharge` above, over a transition of `width` (Eq. 53) — the
+    /// settings documents' four flat settings as one.
+    pub fn given(budget: Option<f64>, base_price: f64, surcharge: f64, width: f64) -> Option<Self> {
+        budget.map(|budget| Self {
+            base_price,
+            surcharge,
+            budget,
+            width,
+        })
+    }
+
     fn default_surcharge() -> f64 {
         Self::DEFAULT_SURCHARGE
     }

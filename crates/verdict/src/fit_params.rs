@@ -181,12 +181,12 @@ impl FitParams {
                 policy: self.policy,
                 rho: self.rho,
                 budget: self.budget,
-                soft_budget: self.soft_budget.map(|budget| SoftBudgetPrices {
-                    base_price: self.price,
-                    surcharge: self.surcharge,
-                    budget,
-                    width: self.width,
-                }),
+                soft_budget: SoftBudgetPrices::given(
+                    self.soft_budget,
+                    self.price,
+                    self.surcharge,
+                    self.width,
+                ),
                 folds: self.folds,
                 seed: self.seed,
                 propensity_floor: self.propensity_floor,

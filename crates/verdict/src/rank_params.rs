@@ -360,12 +360,12 @@ impl RankParams {
                 costs: self.costs.clone(),
                 budget: self.budget,
                 max_entropy: self.max_entropy,
-                soft_budget: self.soft_budget.map(|budget| SoftBudgetPrices {
-                    base_price: self.price,
-                    surcharge: self.surcharge,
-                    budget,
-                    width: self.width,
-                }),
+                soft_budget: SoftBudgetPrices::given(
+                    self.soft_budget,
+                    self.price,
+                    self.surcharge,
+                    self.width,
+                ),
             },
             robust: self.robust.then_some(self.radius),
             alpha_rank: AlphaRank {

@@ -422,6 +422,19 @@ pub struct BattleWeights {
     pub of_battle: Vec<f64>,
 }
 
+impl BattleGroups {
+    /// One group, of those named, per battle of a log of `battles`.
+    fn check(&self, battles: usize) -> Result<(), VerdictError> {
+        if self.of_battle.len() != battles || self.of_battle.iter().any(|&g| g >= self.names.len())
+        {
+            return Err(VerdictError::Settings(
+                "battle groups do not match the log".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl BattleWeights {
     /// Checks the weights against a log of `battles` battles.
     fn check(&self, battles: usize) -> Result<(), VerdictError> {
@@ -468,13 +481,7 @@ pub fn rank_with_groups(
 ) -> Result<RankReport, VerdictError> {
     settings.validate()?;
     if let Some(groups) = groups {
-        if groups.of_battle.len() != log.len()
-            || groups.of_battle.iter().any(|&g| g >= groups.names.len())
-        {
-            return Err(VerdictError::Settings(
-                "battle groups do not match the log".into(),
-            ));
-        }
+        groups.check(log.len())?;
     }
     if let Some(weights) = weights {
         weights.check(log.len())?;
@@ -570,13 +577,7 @@ pub fn rank_each_group(
     source: &str,
     settings: &RankSettings,
 ) -> Result<Vec<GroupBoard>, VerdictError> {
-    if groups.of_battle.len() != log.len()
-        || groups.of_battle.iter().any(|&g| g >= groups.names.len())
-    {
-        return Err(VerdictError::Settings(
-            "battle groups do not match the log".into(),
-        ));
-    }
+    groups.check(log.len())?;
     if let Some(weights) = weights {
         weights.check(log.len())?;
     }
