@@ -21,6 +21,7 @@ CALLS = {
     "rank": [va.rank],
     "judge": [va.judge],
     "fit": [va.NashEval.__init__, va.NashEval.fit],
+    "simulate": [va.simulate],
 }
 
 # Keyword arguments that are not settings: what a call reads, where its state lives
@@ -30,6 +31,7 @@ NOT_SETTINGS = {
     "judge": {"items", "judges", "ledger", "gold", "progress"},
     # `truth` is the simulator's oracle (the lab's), not a setting of a fit.
     "fit": {"self", "contexts", "feedback", "battles", "embeddings", "embeddings_col", "truth"},
+    "simulate": {"out"},
 }
 
 # Settings a job's document has that its Python call takes elsewhere, and where.
@@ -88,3 +90,15 @@ def test_every_keyword_is_a_setting():
             if name not in document and name not in NOT_SETTINGS[job]:
                 problems.append(f"{job}: keyword {name!r} is no setting of the document")
     assert not problems, "\n".join(problems)
+
+
+def test_a_setting_of_the_other_world_is_refused_by_name(tmp_path):
+    # Both faces read the same document: a world's own setting given to the other
+    # world is refused, naming the keyword, before anything is written.
+    import pytest
+
+    with pytest.raises(va.errors.SettingError, match="voters"):
+        va.simulate(tmp_path / "arena", world="arena", voters=2, contexts=100, test_contexts=10)
+    with pytest.raises(va.errors.SettingError, match="agents"):
+        va.simulate(tmp_path / "g", agents=4, contexts=100, test_contexts=10)
+    assert not (tmp_path / "arena").exists() and not (tmp_path / "g").exists()

@@ -87,13 +87,20 @@ def simulate(
     out: "Optional[os.PathLike[str] | str]" = None,
     *,
     world: str = "appendix-g",
-    feedback: str = "pairwise",
-    voters: int = 3,
-    agents: int = 16,
+    feedback: Optional[str] = None,
+    voters: Optional[int] = None,
+    agents: Optional[int] = None,
     contexts: int = 20_000,
     test_contexts: int = 4096,
     seed: int = 70,
     rho: float = 0.0,
+    propensity_range: Optional[tuple] = None,
+    selection_slope: Optional[float] = None,
+    popularity_exponent: Optional[float] = None,
+    tie_rate: Optional[float] = None,
+    preference_scale: Optional[float] = None,
+    cycle_strength: Optional[float] = None,
+    no_training_truth: bool = False,
 ) -> Simulation:
     """A world with exact ground truth, as ``verdict simulate``: Appendix G of the
     NashEval paper (``world="appendix-g"``: 5 agents, ``feedback`` pairwise, ranking
@@ -101,7 +108,13 @@ def simulate(
     agents, one popularity-skewed pair per context). Written to the new directory
     ``out``, or to a temporary one kept while the returned :class:`Simulation` lives.
     ``rho`` regularizes the true equilibria (0: maximal lotteries; give a fit's ``rho``
-    to score it against equilibria regularized alike).
+    to score it against equilibria regularized alike). Each world's own settings
+    default to its own values when ``None`` (Appendix G: ``feedback="pairwise"``, 3
+    ``voters``, ``propensity_range=(0.25, 0.75)``, ``selection_slope`` η = 2 of Eq. 63;
+    the arena: 16 ``agents``, ``popularity_exponent`` 1, ``selection_slope`` 1,
+    ``tie_rate`` 0.3, ``preference_scale``, ``cycle_strength``, and
+    ``no_training_truth=True`` to leave out the training contexts' truth); a setting of
+    the other world is refused, as ``verdict simulate`` refuses it.
     """
     owned = None
     if out is None:
@@ -110,6 +123,10 @@ def simulate(
     settings = dict(
         world=world, feedback=feedback, voters=voters, agents=agents,
         contexts=contexts, test_contexts=test_contexts, seed=seed, rho=rho,
+        propensity_range=None if propensity_range is None else [float(x) for x in propensity_range],
+        selection_slope=selection_slope, popularity_exponent=popularity_exponent,
+        tie_rate=tie_rate, preference_scale=preference_scale, cycle_strength=cycle_strength,
+        no_training_truth=bool(no_training_truth),
     )
     _native.simulate(json.dumps(settings), os.fspath(out))
     return Simulation(out, _owned=owned)

@@ -148,7 +148,11 @@ pub(crate) fn warn(py: Python<'_>, message: &str) -> PyResult<()> {
 /// module's keyword arguments against.
 #[pyfunction]
 fn default_documents() -> String {
-    verdict::documents::default_documents().to_string()
+    let mut documents = verdict::documents::default_documents();
+    documents["simulate"] =
+        serde_json::to_value(verdict_lab::simulation::SimulateParams::default())
+            .expect("a settings document serializes");
+    documents.to_string()
 }
 
 /// The module `verdict_arena._native`.

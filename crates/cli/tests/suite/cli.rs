@@ -1387,6 +1387,22 @@ fn judge_rehearses_with_a_simulated_judge() {
 #[test]
 fn simulate_writes_a_reproducible_data_set() {
     let dir = tempfile::tempdir().unwrap();
+    // A setting of the other world is refused by its flag, and nothing is written.
+    let elsewhere = dir.path().join("elsewhere");
+    let message = failure(&[
+        "simulate",
+        "--world",
+        "arena",
+        "--voters",
+        "2",
+        "--out",
+        elsewhere.to_str().unwrap(),
+    ]);
+    assert!(
+        message.contains("--voters: not a setting of the arena world"),
+        "{message}"
+    );
+    assert!(!elsewhere.exists());
     let run = |out: &Path, seed: &str| {
         let out = out.to_str().unwrap().to_string();
         succeed(

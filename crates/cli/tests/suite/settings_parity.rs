@@ -13,7 +13,12 @@ use serde_json::Value;
 use crate::common::succeed;
 
 /// The command of each job.
-const COMMANDS: [(&str, &str); 3] = [("rank", "rank"), ("judge", "judge"), ("fit", "fit")];
+const COMMANDS: [(&str, &str); 4] = [
+    ("rank", "rank"),
+    ("judge", "judge"),
+    ("fit", "fit"),
+    ("simulate", "simulate"),
+];
 
 /// Flags that are not settings: what a command reads, where it writes and how it
 /// shows the result, and the process's own (threads, progress, help).
@@ -35,6 +40,7 @@ fn not_settings(job: &str) -> &'static [&'static str] {
             "winners_by",
             "truth",
         ],
+        "simulate" => &["out"],
         _ => &[],
     };
     Box::leak([own, &PROCESS[..]].concat().into_boxed_slice())
@@ -91,7 +97,10 @@ fn same_default(document: &Value, shown: Option<&str>) -> bool {
 
 #[test]
 fn every_setting_is_a_flag_with_the_same_default_and_every_flag_a_setting() {
-    let documents = verdict::documents::default_documents();
+    let mut documents = verdict::documents::default_documents();
+    // The lab's job (simulations with their truth) has its document in the lab.
+    documents["simulate"] =
+        serde_json::to_value(verdict_lab::simulation::SimulateParams::default()).unwrap();
     let mut problems = Vec::new();
     for (job, command) in COMMANDS {
         let document = documents[job].as_object().expect("a document per job");
