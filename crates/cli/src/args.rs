@@ -300,6 +300,17 @@ pub struct CostArgs {
 }
 
 impl CostArgs {
+    /// The `--costs` table read (model, cost), when it is given.
+    pub fn costs_table(&self) -> anyhow::Result<Option<Vec<(String, f64)>>> {
+        Ok(match &self.costs {
+            Some(path) => Some(verdict::io::read_costs(
+                &verdict::io::Source::File(path.clone()),
+                None,
+            )?),
+            None => None,
+        })
+    }
+
     /// The soft budget's prices, when --soft-budget is given.
     pub fn soft_budget_prices(&self) -> Option<SoftBudgetPrices> {
         SoftBudgetPrices::given(self.soft_budget, self.price, self.surcharge, self.width)

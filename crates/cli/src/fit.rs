@@ -8,13 +8,12 @@ use indicatif::ProgressBar;
 
 use verdict::contextual::read_catalogue;
 use verdict::fit_params::FitParams;
-use verdict::fit_request::{fit_request, FitRequest};
-use verdict::io::{read_costs, Source};
+use verdict::fit_request::FitRequest;
+use verdict::io::Source;
 use verdict::model_file::{category_column, winners_by};
 use verdict::nasheval::Stage;
-use verdict::nasheval::Variant;
 use verdict::report::{fit_html, fit_notes, fit_summary, FitPage};
-use verdict_lab::simulation::fit_oracle;
+use verdict_lab::simulation::fit_with_truth;
 
 use crate::args::{FitArgs, OutputFormat};
 use crate::log::log_source;
@@ -54,13 +53,7 @@ pub fn run(args: &FitArgs, quiet: bool) -> anyhow::Result<()> {
     };
     let started = std::time::Instant::now();
     let warn = |warning: &str| eprintln!("{warning}");
-    // The oracle variant regresses on a simulation's truth: the lab's fit.
-    let model = match &args.truth {
-        Some(dir) if request.options.variant == Variant::Oracle => {
-            fit_oracle(&request, dir, &warn, &progress)?
-        }
-        _ => fit_request(&request, &warn, &progress)?,
-    };
+    let model = fit_with_truth(&request, args.truth.as_deref(), &warn, &progress)?;
     drop(bars);
     for note in fit_notes(&model) {
         eprintln!("{note}");
@@ -148,10 +141,7 @@ fn params(args: &FitArgs) -> anyhow::Result<FitParams> {
         rho: args.rho,
         folds: args.folds,
         seed: args.seed,
-        costs: match &args.costs.costs {
-            Some(path) => Some(read_costs(&Source::File(path.clone()), None)?),
-            None => None,
-        },
+        costs: args.costs.costs_table()?,
         budget: args.costs.budget,
         soft_budget: args.costs.soft_budget,
         price: args.costs.price,

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::Context;
 use verdict::equilibrium::EquilibriumSettings;
 use verdict::io::{
-    counts_table_csv, read_battles, read_costs, BattleSchema, LoadedBattles, ReadOptions, Source,
+    counts_table_csv, read_battles, BattleSchema, LoadedBattles, ReadOptions, Source,
 };
 use verdict::rank_params::RankParams;
 use verdict::rank_request::{rank_request, RankInput, RankRequest};
@@ -73,13 +73,9 @@ pub fn load(input: &LogArgs) -> anyhow::Result<LoadedBattles> {
 
 /// Equilibrium settings from the flags, reading the cost file if one is named.
 pub fn equilibrium_settings(args: &EquilibriumArgs) -> anyhow::Result<EquilibriumSettings> {
-    let costs = match &args.costs.costs {
-        Some(path) => Some(read_costs(&Source::File(path.clone()), None)?),
-        None => None,
-    };
     Ok(EquilibriumSettings {
         rho: args.rho,
-        costs,
+        costs: args.costs.costs_table()?,
         budget: args.costs.budget,
         max_entropy: args.max_entropy,
         soft_budget: args.costs.soft_budget_prices(),
@@ -125,10 +121,7 @@ pub fn params(args: &RankArgs) -> anyhow::Result<RankParams> {
         robust: args.robust,
         radius: args.radius,
         rho: args.equilibrium.rho,
-        costs: match &costs.costs {
-            Some(path) => Some(read_costs(&Source::File(path.clone()), None)?),
-            None => None,
-        },
+        costs: costs.costs_table()?,
         budget: costs.budget,
         soft_budget: costs.soft_budget,
         price: costs.price,

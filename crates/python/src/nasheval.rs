@@ -7,12 +7,11 @@ use pyo3::prelude::*;
 
 use verdict::contextual::LogSource;
 use verdict::fit_params::FitParams;
-use verdict::fit_request::fit_request;
 use verdict::io::TextEncoder;
 use verdict::model_file::{load_model, predict_at, save_model};
-use verdict::nasheval::{NashEvalModel, Variant};
+use verdict::nasheval::NashEvalModel;
 use verdict::settings::from_document;
-use verdict_lab::simulation::{evaluate_model, fit_oracle, SimulateParams};
+use verdict_lab::simulation::{evaluate_model, fit_with_truth, SimulateParams};
 
 use crate::failure;
 use crate::tables::TableArg;
@@ -77,13 +76,7 @@ pub fn fit(
     let warnings = std::sync::Mutex::new(Vec::new());
     let (fitted, warnings) = crate::interruptible(py, move || {
         let warn = |warning: &str| warnings.lock().unwrap().push(warning.to_string());
-        // The oracle variant regresses on a simulation's truth: the lab's fit.
-        let fitted = match &truth {
-            Some(dir) if request.options.variant == Variant::Oracle => {
-                fit_oracle(&request, dir, &warn, &|_, _, _| {})
-            }
-            _ => fit_request(&request, &warn, &|_, _, _| {}),
-        };
+        let fitted = fit_with_truth(&request, truth.as_deref(), &warn, &|_, _, _| {});
         (fitted, warnings.into_inner().unwrap_or_default())
     })?;
     for warning in warnings {

@@ -29,7 +29,8 @@ pub use evaluate::{
 };
 pub use params::SimulateParams;
 pub use truth::{
-    equilibria_in, fit_oracle, head_to_head, payoff_rmse, score, PolicyScore, Split, Truth,
+    equilibria_in, fit_oracle, fit_with_truth, head_to_head, payoff_rmse, score, PolicyScore,
+    Split, Truth,
 };
 
 use crate::worlds::SimulationError;

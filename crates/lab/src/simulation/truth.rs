@@ -6,13 +6,14 @@ use std::path::Path;
 
 use serde::Serialize;
 use verdict::feedback::ContextualLog;
-use verdict::fit_request::{fit_inputs, FitRequest};
+use verdict::fit_request::{fit_inputs, fit_request, FitRequest};
 use verdict::game::{
     condorcet_winner, exploitability, game_value, support_f1, PayoffMatrix, SUPPORT_THRESHOLD,
 };
 use verdict::io::{read_table, Column, Source};
 use verdict::nasheval::{
     fit_prepared, AggregatorKind, NashEvalModel, Nuisances, Outcomes, PairMap, Prepared, Stage,
+    Variant,
 };
 
 use super::SimulationManifest;
@@ -255,6 +256,27 @@ impl Truth {
             propensity,
             outcome: Outcomes::Columns(outcome),
         })
+    }
+}
+
+/// A face's fit of `request`: the oracle variant from the simulation in `truth`
+/// ([`fit_oracle`]), every other through the product's [`fit_request`] (which refuses
+/// the oracle without a simulation, naming `truth`). A `truth` beside another variant
+/// is not read.
+///
+/// # Errors
+/// As [`fit_oracle`] or [`fit_request`].
+pub fn fit_with_truth(
+    request: &FitRequest,
+    truth: Option<&std::path::Path>,
+    warn: &dyn Fn(&str),
+    progress: &dyn Fn(Stage, usize, usize),
+) -> Result<NashEvalModel, VerdictError> {
+    match truth {
+        Some(dir) if request.options.variant == Variant::Oracle => {
+            fit_oracle(request, dir, warn, progress)
+        }
+        _ => fit_request(request, warn, progress),
     }
 }
 
