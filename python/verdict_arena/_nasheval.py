@@ -100,6 +100,8 @@ def simulate(
     tie_rate: Optional[float] = None,
     preference_scale: Optional[float] = None,
     cycle_strength: Optional[float] = None,
+    group_rotation: Optional[float] = None,
+    group_balance: Optional[float] = None,
     no_training_truth: bool = False,
 ) -> Simulation:
     """A world with exact ground truth, as ``verdict simulate``: Appendix G of the
@@ -112,7 +114,9 @@ def simulate(
     default to its own values when ``None`` (Appendix G: ``feedback="pairwise"``, 3
     ``voters``, ``propensity_range=(0.25, 0.75)``, ``selection_slope`` η = 2 of Eq. 63;
     the arena: 16 ``agents``, ``popularity_exponent`` 1, ``selection_slope`` 1,
-    ``tie_rate`` 0.3, ``preference_scale``, ``cycle_strength``, and
+    ``tie_rate`` 0.3, ``preference_scale``, ``cycle_strength``, ``group_rotation`` (each
+    voter group's own rotated order of three styles: cycles only from mixing groups),
+    ``group_balance`` (0 to 1: how even the groups' mix is), and
     ``no_training_truth=True`` to leave out the training contexts' truth); a setting of
     the other world is refused, as ``verdict simulate`` refuses it.
     """
@@ -126,6 +130,7 @@ def simulate(
         propensity_range=None if propensity_range is None else [float(x) for x in propensity_range],
         selection_slope=selection_slope, popularity_exponent=popularity_exponent,
         tie_rate=tie_rate, preference_scale=preference_scale, cycle_strength=cycle_strength,
+        group_rotation=group_rotation, group_balance=group_balance,
         no_training_truth=bool(no_training_truth),
     )
     _native.simulate(json.dumps(settings), os.fspath(out))

@@ -48,6 +48,8 @@ const FLAGS: &[(&str, &str)] = &[
     ("preference_scale", "--preference-scale"),
     ("prompt_col", "--prompt-col"),
     ("cycle_strength", "--cycle-strength"),
+    ("group_rotation", "--group-rotation"),
+    ("group_balance", "--group-balance"),
     ("propensity_column", "--propensity-col"),
     ("propensity_floor", "--propensity-floor"),
     ("propensity_floor_share", "--propensity-floor-share"),

@@ -277,6 +277,16 @@ pub struct SimulateArgs {
     /// agents, strongest on code and non-English prompts [arena; default 0: none].
     #[arg(long)]
     pub cycle_strength: Option<f64>,
+    /// Utility step between three styles of agents in each voter group's own order,
+    /// the orders rotated between the groups (Condorcet's paradox): every group is
+    /// transitive and the prompt sets their mix, so cycles come only from mixing
+    /// [arena; default 0: none].
+    #[arg(long)]
+    pub group_rotation: Option<f64>,
+    /// How even the voter groups' mix is, from 0 (each prompt's own mix) to 1 (three
+    /// equal groups everywhere): their shares' logits times 1 − this [arena; default 0].
+    #[arg(long)]
+    pub group_balance: Option<f64>,
     /// Leave out the training prompts' truth (`truth.parquet`: K² payoffs per
     /// prompt, read only by `fit --variant oracle`) for simulations too large to
     /// hold it; the test prompts' truth is written as always [arena].

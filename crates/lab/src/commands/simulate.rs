@@ -37,6 +37,8 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
         tie_rate: args.tie_rate,
         preference_scale: args.preference_scale,
         cycle_strength: args.cycle_strength,
+        group_rotation: args.group_rotation,
+        group_balance: args.group_balance,
         no_training_truth: args.no_training_truth,
     };
     let what = params.records_kind()?;

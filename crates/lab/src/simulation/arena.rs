@@ -239,6 +239,8 @@ pub fn write_arena(
             "bothbad_share": BOTHBAD_SHARE,
             "preference_scale": w.preference_scale,
             "cycle_strength": w.cycle_strength,
+            "group_rotation": w.group_rotation,
+            "group_balance": w.group_balance,
             "skill_spread": SKILL_SPREAD,
             "languages": LANGUAGES,
             "language_shares": LANGUAGE_SHARES,

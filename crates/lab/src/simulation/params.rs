@@ -16,7 +16,7 @@ use crate::worlds::nasheval::FeedbackKind;
 
 /// The settings of `verdict simulate` by name: the world, the settings of one world
 /// only (`feedback`, `voters` and `propensity_range` of Appendix G; `agents`,
-/// `popularity_exponent`, `tie_rate`, `preference_scale`, `cycle_strength` and
+/// `popularity_exponent`, `tie_rate`, `preference_scale`, `cycle_strength`, `group_rotation`, `group_balance` and
 /// `no_training_truth` of the arena; none: the world's own default) and the shared
 /// ones. `selection_slope` is Eq. 63's η in Appendix G (2) and the arena's tilt
 /// toward agents strong at a prompt's task (1). Giving a setting of the other world
@@ -44,6 +44,8 @@ pub struct SimulateParams {
     pub tie_rate: Option<f64>,
     pub preference_scale: Option<f64>,
     pub cycle_strength: Option<f64>,
+    pub group_rotation: Option<f64>,
+    pub group_balance: Option<f64>,
     pub no_training_truth: bool,
 }
 
@@ -65,6 +67,8 @@ impl Default for SimulateParams {
             tie_rate: None,
             preference_scale: None,
             cycle_strength: None,
+            group_rotation: None,
+            group_balance: None,
             no_training_truth: false,
         }
     }
@@ -110,6 +114,8 @@ impl SimulateParams {
             ("tie_rate", self.tie_rate.is_some()),
             ("preference_scale", self.preference_scale.is_some()),
             ("cycle_strength", self.cycle_strength.is_some()),
+            ("group_rotation", self.group_rotation.is_some()),
+            ("group_balance", self.group_balance.is_some()),
             ("no_training_truth", self.no_training_truth),
         ])?;
         let defaults = AppendixGSimulation::default();
@@ -143,6 +149,8 @@ impl SimulateParams {
                 tie_rate: self.tie_rate.unwrap_or(defaults.tie_rate),
                 preference_scale: self.preference_scale.unwrap_or(defaults.preference_scale),
                 cycle_strength: self.cycle_strength.unwrap_or(defaults.cycle_strength),
+                group_rotation: self.group_rotation.unwrap_or(defaults.group_rotation),
+                group_balance: self.group_balance.unwrap_or(defaults.group_balance),
                 seed: self.seed,
             },
             contexts: self.contexts,

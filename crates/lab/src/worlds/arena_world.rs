@@ -21,6 +21,16 @@
 //!   styles at angles `θ ∈ {0, 2π/3, 4π/3}` (assigned in turn over a random order of
 //!   the agents), each style beating the next as rock beats scissors, strongest on
 //!   code and non-English prompts: `c(x) = c (0.5 + code + 0.5 [ℓ ≠ en])`;
+//! - when [`ArenaWorldSettings::group_rotation`] `R` is not 0, each group also ranks
+//!   the three styles in its own order, the orders rotated as in Condorcet's paradox:
+//!   group `g` adds `R (((t_j − g) mod 3) − 1)` to the utility of an agent of style
+//!   `t_j` (group 0 ranks the styles 2 ≻ 1 ≻ 0, group 1 0 ≻ 2 ≻ 1, group 2
+//!   1 ≻ 0 ≻ 2). Every group stays transitive — a utility — so the population's
+//!   cycles come only from mixing them: where no group holds a majority of the
+//!   voters, the styles' majorities cycle (2 over 1 over 0 over 2), and the prompt
+//!   decides the mix. [`ArenaWorldSettings::group_balance`] `b` evens the mix out:
+//!   the shares' logits below are multiplied by `1 − b`, so `b = 1` is three equal
+//!   groups everywhere and `b = 0` the shares as written;
 //! - a battle of `j` and `k` judged by group `g` is a tie with probability
 //!   `t_g = τ · 2 σ(−|m_gjk|)` (close answers tie more; a share of ties is "both
 //!   bad"), else `j` wins with probability `σ(m_gjk)`; so the mean verdict is
@@ -70,6 +80,8 @@ const LENGTH: usize = CODE + 2;
 /// | `tie_rate` | 0.3 | `τ`: tie probability of two equal answers | [0, 1) |
 /// | `preference_scale` | 1.5 | `s`: how decided voters are | > 0 |
 /// | `cycle_strength` | 0 | `c`: the shared cyclic preference among the three styles | finite, ≥ 0 |
+/// | `group_rotation` | 0 | `R`: each group's own order of the styles, rotated between groups | finite, ≥ 0 |
+/// | `group_balance` | 0 | `b`: the groups' shares' logits times `1 − b` (1: equal shares) | [0, 1] |
 /// | `seed` | 0 | the world (tastes, skills, popularity) | any |
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArenaWorldSettings {
@@ -86,6 +98,11 @@ pub struct ArenaWorldSettings {
     /// Strength `c` of the cyclic preference among styles (0: none; the world's
     /// draws do not depend on it, so `c = 0` is the world as before).
     pub cycle_strength: f64,
+    /// Utility step `R` between consecutive styles in each group's own rotated order
+    /// (0: none; like `cycle_strength`, the world's draws do not depend on it).
+    pub group_rotation: f64,
+    /// How even the groups' mix is: their shares' logits are multiplied by `1 − b`.
+    pub group_balance: f64,
     /// Seed of the world.
     pub seed: u64,
 }
@@ -99,6 +116,8 @@ impl Default for ArenaWorldSettings {
             tie_rate: 0.3,
             preference_scale: 1.5,
             cycle_strength: 0.0,
+            group_rotation: 0.0,
+            group_balance: 0.0,
             seed: 0,
         }
     }
@@ -209,7 +228,9 @@ pub struct ArenaWorld {
     skills: Vec<f64>,
     /// `p_j`.
     popularity: Vec<f64>,
-    /// Style angle `θ_j`.
+    /// Style `t_j ∈ {0, 1, 2}`.
+    styles: Vec<usize>,
+    /// Style angle `θ_j = 2π t_j / 3`.
     angles: Vec<f64>,
     menus: Vec<[usize; 2]>,
 }
@@ -287,6 +308,20 @@ impl ArenaWorld {
                 "a finite number >= 0",
             ));
         }
+        if !(s.group_rotation.is_finite() && s.group_rotation >= 0.0) {
+            return Err(bad(
+                "group_rotation",
+                s.group_rotation.to_string(),
+                "a finite number >= 0",
+            ));
+        }
+        if !(0.0..=1.0).contains(&s.group_balance) {
+            return Err(bad(
+                "group_balance",
+                s.group_balance.to_string(),
+                "in [0, 1]",
+            ));
+        }
         if !(s.preference_scale.is_finite() && s.preference_scale > 0.0) {
             return Err(bad(
                 "preference_scale",
@@ -323,15 +358,20 @@ impl ArenaWorld {
         // whatever the cycle strength.
         let mut styles: Vec<usize> = (0..k).collect();
         styles.shuffle(&mut ChaCha8Rng::seed_from_u64(s.seed ^ 0x0C1C_1E57));
-        let mut angles = vec![0.0; k];
+        let mut style_of = vec![0; k];
         for (turn, &agent) in styles.iter().enumerate() {
-            angles[agent] = 2.0 * std::f64::consts::PI * (turn % 3) as f64 / 3.0;
+            style_of[agent] = turn % 3;
         }
+        let angles = style_of
+            .iter()
+            .map(|&t| 2.0 * std::f64::consts::PI * t as f64 / 3.0)
+            .collect();
         Ok(Self {
             settings: s.clone(),
             tastes,
             skills,
             popularity,
+            styles: style_of,
             angles,
             menus,
         })
@@ -403,14 +443,16 @@ impl ArenaWorld {
         (0..n).map(|_| self.draw_context(&mut rng)).collect()
     }
 
-    /// Voter-group shares `w(x)`.
-    fn group_shares(phi: &[f64; LATENT]) -> [f64; GROUPS] {
+    /// Voter-group shares `w(x)` (their logits times `1 − b`).
+    fn group_shares(&self, phi: &[f64; LATENT]) -> [f64; GROUPS] {
         let english = phi[1];
+        let unevenness = 1.0 - self.settings.group_balance;
         let logits = [
             0.0,
             -1.0 + 2.5 * phi[CODE] + 1.5 * phi[MATH],
             -1.0 + 2.5 * (1.0 - english) + 0.5 * phi[LENGTH],
-        ];
+        ]
+        .map(|z| z * unevenness);
         let top = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let weights = logits.map(|z| (z - top).exp());
         let total: f64 = weights.iter().sum();
@@ -429,9 +471,19 @@ impl ArenaWorld {
                     .zip(phi)
                     .map(|(a, b)| a * b)
                     .sum();
-                s * (self.tastes[g * k + j] + skill)
+                s * (self.tastes[g * k + j] + skill) + self.rotated_taste(g, j)
             })
             .collect()
+    }
+
+    /// Group `g`'s utility for agent `j`'s style in its rotated order:
+    /// `R (((t_j − g) mod 3) − 1)`.
+    fn rotated_taste(&self, g: usize, j: usize) -> f64 {
+        let r = self.settings.group_rotation;
+        if r == 0.0 {
+            return 0.0;
+        }
+        r * (((self.styles[j] + 3 - g % 3) % 3) as f64 - 1.0)
     }
 
     /// The margin `m_gjk` of `j` over `l` for group `g`, from the utilities `u`
@@ -477,7 +529,7 @@ impl ArenaWorld {
     pub fn truth(&self, x: &ArenaContext) -> ArenaTruth {
         let phi = x.latent();
         let k = self.agents();
-        let shares = Self::group_shares(&phi);
+        let shares = self.group_shares(&phi);
         let u = self.utilities(&phi);
         let mut payoff = vec![0.0; k * k];
         for j in 0..k {
@@ -515,7 +567,7 @@ impl ArenaWorld {
             weights.len() - 1
         };
         let menu = pick(&self.propensity(&phi), rng);
-        let group = pick(&Self::group_shares(&phi), rng);
+        let group = pick(&self.group_shares(&phi), rng);
         let [j, l] = self.menus[menu];
         let u = self.utilities(&phi);
         let d = self.margin(&u, &phi, group, j, l);
@@ -588,6 +640,46 @@ mod tests {
             .fold((f64::INFINITY, 0.0f64), |(l, h), &p| (l.min(p), h.max(p)));
         // Without tilt the ratio is (first two ranks) / (last two) = (15·16 / 2)^1.
         assert!((high / low - 120.0).abs() < 1e-9, "{}", high / low);
+    }
+
+    /// Where the three groups are equally many and the rotation dominates every
+    /// other taste, the styles' majorities cycle as in Condorcet's paradox (closed
+    /// form: each pair of styles is decided by the two groups that agree on it, two
+    /// thirds of the voters), while each group alone is transitive.
+    #[test]
+    fn rotated_group_orders_cycle_only_in_the_mix() {
+        let world = ArenaWorld::draw(&ArenaWorldSettings {
+            agents: 3,
+            preference_scale: 1e-9,
+            tie_rate: 0.0,
+            group_rotation: 40.0,
+            ..ArenaWorldSettings::default()
+        })
+        .unwrap();
+        let phi = world.draw_contexts(1, 5)[0].latent();
+        let u = world.utilities(&phi);
+        let style = |t: usize| world.styles.iter().position(|&s| s == t).unwrap();
+        for g in 0..GROUPS {
+            // Group g's order: styles (g + 2) ≻ (g + 1) ≻ g, mod 3.
+            let [best, middle, worst] = [(g + 2) % 3, (g + 1) % 3, g].map(style);
+            assert!(u[g * 3 + best] > u[g * 3 + middle] && u[g * 3 + middle] > u[g * 3 + worst]);
+        }
+        // Equal shares: each style beats the one below it in the rotation with two
+        // groups of three, the third against: mean verdict (2 − 1) / 3 at a sure margin.
+        let equal = [1.0 / 3.0; GROUPS];
+        let mean = |j: usize, l: usize| -> f64 {
+            (0..GROUPS)
+                .map(|g| equal[g] * (2.0 * sigmoid(world.margin(&u, &phi, g, j, l)) - 1.0))
+                .sum()
+        };
+        let (s0, s1, s2) = (style(0), style(1), style(2));
+        for (winner, loser) in [(s2, s1), (s1, s0), (s0, s2)] {
+            assert!(
+                (mean(winner, loser) - 1.0 / 3.0).abs() < 1e-9,
+                "{}",
+                mean(winner, loser)
+            );
+        }
     }
 
     #[test]
