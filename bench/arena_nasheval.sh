@@ -16,7 +16,9 @@
 # payoff regressions), oracle-structured (the true pseudo-outcomes regressed by the
 # structured model), plugin-rR (the structured plug-in at cyclic rank R),
 # pooled-plugin and pooled-debiased (the pooled outcome design).
-# CYCLE=C plants the arena world's cyclic preference of strength C.
+# CYCLE=C plants the arena world's cyclic preference of strength C; ROTATION=R and
+# BALANCE=b give the voter groups rotated orders of the styles and an even mix
+# (--group-rotation, --group-balance: cycles only from mixing transitive groups).
 set -euo pipefail
 contexts=${1:-20000}
 agents=${2:-16}
@@ -39,7 +41,7 @@ for seed in "${seeds[@]}"; do
     sim="$work/sim$seed"
     "$verdict" simulate --world arena --agents "$agents" --contexts "$contexts" \
         --test-contexts 4096 --seed "$seed" --rho 0.001 --cycle-strength "${CYCLE:-0}" \
-        --out "$sim" 2>/dev/null
+        --group-rotation "${ROTATION:-0}" --group-balance "${BALANCE:-0}" --out "$sim" 2>/dev/null
     common=(--contexts "$sim/contexts.parquet" --feedback "$sim/feedback.parquet"
         --text-col prompt --allow-unobserved --seed "$seed")
     for method in ${METHODS:-default debiased plugin oracle}; do

@@ -146,7 +146,7 @@ _FIT_SETTINGS = (
     "payoff_backbone", "linear_penalty", "payoff_regression", "aggregator",
     "propensity_floor", "propensity_floor_share", "network_init", "hidden",
     "learning_rate", "weight_decay", "batch_size", "max_epochs", "patience",
-    "surface_rank", "normalize_embeddings", "soft_budget", "price", "surcharge", "width",
+    "surface_rank", "rank_criterion", "normalize_embeddings", "soft_budget", "price", "surcharge", "width",
 )
 
 
@@ -236,7 +236,10 @@ class NashEval:
     ``network_init``, ``hidden``, ``learning_rate``, ``weight_decay``,
     ``batch_size``, ``max_epochs`` and ``patience``; ``surface_rank``, the cyclic
     rank of the structured surfaces (``nuisance_design="structured"``,
-    ``payoff_regression="structured"``; chosen by held-out loss when ``None``).
+    ``payoff_regression="structured"``; chosen when ``None`` by ``rank_criterion``:
+    ``"exploitability"``, each rank's policy's held-out exploitability against the
+    doubly-robust pseudo-outcomes, the simplest within one standard error of the
+    lowest, or ``"log-loss"``, the verdicts' held-out log loss).
 
     Contexts may carry embeddings: a frame column of arrays, a list column of a
     Parquet or Arrow file, or ``embeddings=`` (a 2-D array, one row per context) in
@@ -289,8 +292,10 @@ class NashEval:
         max_epochs: int = 500,
         patience: int = 30,
         surface_rank: Optional[int] = None,
+        rank_criterion: str = "exploitability",
     ):
         self.surface_rank = surface_rank
+        self.rank_criterion = rank_criterion
         self.catalogue = catalogue
         self.truth = truth
         self.outcome_backbone = outcome_backbone

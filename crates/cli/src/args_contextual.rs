@@ -8,7 +8,7 @@ use verdict::fit_params::FitParams;
 use verdict::io::CategoricalEncoding;
 use verdict::nasheval::{
     AggregatorKind, BackboneKind, FitMethod, NetworkInit, NuisanceDesign, PayoffRegression,
-    PolicyKind, Variant,
+    PolicyKind, RankCriterion, Variant,
 };
 use verdict::ratings::UnobservedPairs;
 use verdict_settings::{choice, Choice};
@@ -173,10 +173,15 @@ pub struct FitArgs {
     pub nuisance_design: NuisanceDesign,
     /// Cyclic rank r of the structured surfaces (0: a contextual Bradley–Terry
     /// model); when not given, the structured outcome models choose among 0, 1, 2
-    /// and 4 by held-out loss and the structured payoff regression takes their
+    /// and 4 by --rank-criterion and the structured payoff regression takes their
     /// choice.
     #[arg(long, value_name = "R")]
     pub surface_rank: Option<usize>,
+    /// How the rank is chosen when --surface-rank is not given: each rank's policy's
+    /// held-out exploitability against the doubly-robust pseudo-outcomes (the
+    /// simplest within one standard error of the lowest), or the verdicts' log loss.
+    #[arg(long, value_parser = choice::<RankCriterion>(), default_value = fit_defaults().rank_criterion.name())]
+    pub rank_criterion: RankCriterion,
     /// Fit even when some pair of agents never met in any menu: its payoff is
     /// extrapolated by the pooled outcome model, with a warning naming the pairs.
     #[arg(long)]

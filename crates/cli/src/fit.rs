@@ -150,6 +150,7 @@ fn params(args: &FitArgs) -> anyhow::Result<FitParams> {
         tune: args.tune,
         nuisance_design: args.nuisance_design,
         surface_rank: args.surface_rank,
+        rank_criterion: args.rank_criterion,
         allow_unobserved: args.allow_unobserved,
         propensity_floor: args.propensity_floor,
         propensity_floor_share: args.propensity_floor_share,

@@ -40,6 +40,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("n0", "--n0"),
     ("nuisance_design", "--nuisance-design"),
     ("surface_rank", "--surface-rank"),
+    ("rank_criterion", "--rank-criterion"),
     ("order_by", "--order-by"),
     ("outlier_alpha", "--outlier-alpha"),
     ("policy", "--policy"),

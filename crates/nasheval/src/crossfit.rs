@@ -21,7 +21,8 @@ use crate::pooled::{
 };
 use crate::settings::NuisanceDesign;
 use crate::structured::{
-    HeadTable, Objective, PairTarget, StructuredOptions, StructuredReport, StructuredSurface,
+    HeadTable, Objective, PairTarget, StructuredCandidates, StructuredOptions, StructuredReport,
+    StructuredSurface,
 };
 use crate::structured_propensity::StructuredPropensity;
 
@@ -151,6 +152,10 @@ pub struct CrossFit {
     pub structured_models: Vec<StructuredSurface>,
     /// What each fold's structured outcome model measured (structured design only).
     pub structured_reports: Vec<StructuredReport>,
+    /// Fold 0's structured outcome model at every candidate rank, when fold 0 chose
+    /// the rank (no rank given): what [`crate::rank_choice`] measures on fold 0's
+    /// contexts.
+    pub rank_candidates: Vec<StructuredSurface>,
     /// The design used (`PerMenu`, `Pooled` or `Structured`).
     pub nuisance_design: NuisanceDesign,
     /// Menus that some fold's training contexts never selected, with the number of
@@ -325,6 +330,7 @@ pub fn cross_fit(
     let mut done = 0;
     let mut pooled_models = Vec::new();
     let (mut structured_models, mut structured_reports) = (Vec::new(), Vec::new());
+    let mut rank_candidates = Vec::new();
     let mut structured = options.structured.clone();
     for fold in 0..options.folds {
         let (held, train): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| folds[i] == fold);
@@ -426,7 +432,15 @@ pub fn cross_fit(
         if design != NuisanceDesign::PerMenu {
             // One outcome model over every menu: one value per pair, on the held-out
             // contexts.
-            if let Some((model, report)) = structured_outcome.take() {
+            if let Some(fitted) = structured_outcome.take() {
+                let StructuredCandidates {
+                    kept: model,
+                    report,
+                    candidates,
+                } = fitted;
+                if structured.rank.is_none() {
+                    rank_candidates = candidates;
+                }
                 // The first fold's choice of rank holds for the others.
                 structured.rank = Some(report.rank);
                 let table =
@@ -518,6 +532,7 @@ pub fn cross_fit(
         pooled_models,
         structured_models,
         structured_reports,
+        rank_candidates,
         nuisance_design: design,
         sparse_menus,
         seconds: started.elapsed().as_secs_f64(),
@@ -600,7 +615,7 @@ fn fill_outcome_columns(outcome: &mut [f64], pairs: &PairMap, held: &[usize], pr
 /// by the responses its mean averages (the structured model's weight, so a constant
 /// context's `r = 0` fit is Bradley–Terry on the battles themselves; the pooled
 /// model ignores it).
-fn verdict_targets(
+pub(crate) fn verdict_targets(
     log: &ContextualLog,
     observed: &Observed,
     pairs: &PairMap,
@@ -629,13 +644,14 @@ fn verdict_targets(
     targets
 }
 
-/// The structured outcome model on the verdict `targets` ([`verdict_targets`]).
+/// The structured outcome model on the verdict `targets` ([`verdict_targets`]), with
+/// every candidate rank's model when the rank is chosen.
 fn fit_structured(
     log: &ContextualLog,
     targets: &[PairTarget],
     options: &StructuredOptions,
-) -> Result<(StructuredSurface, StructuredReport), LearnerError> {
-    StructuredSurface::fit(
+) -> Result<StructuredCandidates, LearnerError> {
+    StructuredSurface::fit_candidates(
         &log.features,
         log.feature_names.len(),
         log.agents.len(),
@@ -646,10 +662,7 @@ fn fit_structured(
 }
 
 /// A structured fold's propensity model (if any) and outcome model with its report.
-type StructuredFold = (
-    Option<StructuredPropensity>,
-    (StructuredSurface, StructuredReport),
-);
+type StructuredFold = (Option<StructuredPropensity>, StructuredCandidates);
 
 /// A structured fold's models on the contexts `train`: the structured propensity
 /// model (when `propensity` gives its settings; a log with its own propensities needs

@@ -39,6 +39,7 @@ pub mod payoff;
 pub mod pluralistic;
 pub mod pooled;
 mod pseudo;
+pub mod rank_choice;
 mod schema;
 pub mod selection;
 mod settings;
@@ -75,7 +76,7 @@ pub use pluralistic::PluralisticBoard;
 pub use pooled::{PairVerdict, PooledOutcome};
 pub use pseudo::{plugin_payoff, pseudo_outcome, MenuObservation};
 pub use schema::AlignedFeatures;
-pub use settings::{NuisanceDesign, PayoffRegression, PolicyRule};
+pub use settings::{NuisanceDesign, PayoffRegression, PolicyRule, RankCriterion};
 pub use structured::{
     HeadTable, PairTarget, StructuredOptions, StructuredReport, StructuredSurface,
 };

@@ -13,7 +13,7 @@ use crate::error::FitError;
 use crate::groups::context_groups;
 use crate::network::NetworkOptions;
 use crate::pairs::AggregatorKind;
-use crate::settings::{NuisanceDesign, PayoffRegression, PolicyRule};
+use crate::settings::{NuisanceDesign, PayoffRegression, PolicyRule, RankCriterion};
 use crate::structured::StructuredOptions;
 
 /// Which payoff surface the policy is trained on.
@@ -234,6 +234,10 @@ pub struct FitOptions {
     /// ([`crate::structured`]); their seed is derived from [`FitOptions::seed`].
     #[serde(default, skip_serializing_if = "StructuredOptions::is_default")]
     pub structured: StructuredOptions,
+    /// How the structured outcome models' rank is chosen when not given
+    /// ([`RankCriterion`]).
+    #[serde(default = "RankCriterion::log_loss_for_old_files")]
+    pub rank_criterion: RankCriterion,
 }
 
 /// The linear learners' default penalty (ridge and L2 logistic `lambda`).
@@ -307,6 +311,7 @@ impl Default for FitOptions {
             unobserved: UnobservedPairs::Refuse,
             completion_rank: default_completion_rank(),
             structured: StructuredOptions::default(),
+            rank_criterion: RankCriterion::default(),
         }
     }
 }

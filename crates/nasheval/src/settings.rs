@@ -89,6 +89,47 @@ pub enum PayoffRegression {
     Structured,
 }
 
+/// How a fit without a given cyclic rank chooses the rank of its structured outcome
+/// models (and of the payoff regression, which takes theirs).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+    strum::EnumString,
+    strum::EnumMessage,
+)]
+#[strum(serialize_all = "kebab-case")]
+#[serde(rename_all = "kebab-case")]
+pub enum RankCriterion {
+    /// Each candidate rank's policy's exploitability, estimated on held-out contexts
+    /// against the doubly-robust pseudo-outcomes, the simplest rank within one
+    /// standard error of the lowest ([`crate::rank_choice`]).
+    #[default]
+    #[strum(
+        message = "Each rank's policy's held-out exploitability against the doubly-robust pseudo-outcomes; the simplest within one standard error of the lowest"
+    )]
+    Exploitability,
+    /// The held-out log loss of the verdicts on the first fold's validation contexts.
+    #[strum(
+        message = "The verdicts' held-out log loss (blind to cycles that are a small part of the likelihood)"
+    )]
+    LogLoss,
+}
+
+impl RankCriterion {
+    /// Model files written before the setting chose the rank by log loss.
+    pub fn log_loss_for_old_files() -> Self {
+        Self::LogLoss
+    }
+}
+
 /// How a fitted surface's games become policies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -81,7 +81,7 @@ pub enum Objective {
 impl Objective {
     /// The loss at margin `d` for `target`, its slope `∂/∂d` and a curvature for
     /// Newton's method (the exact one for verdicts, Gauss–Newton's for squares).
-    fn at(self, d: f64, target: f64) -> (f64, f64, f64) {
+    pub(crate) fn at(self, d: f64, target: f64) -> (f64, f64, f64) {
         match self {
             Self::Verdict => {
                 let p = f64::midpoint(1.0, target).clamp(0.0, 1.0);
@@ -195,6 +195,17 @@ pub struct StructuredReport {
     pub global_held_out_loss: f64,
     /// Every rank tried, in order.
     pub candidates: Vec<RankCandidate>,
+}
+
+/// A structured fit with every candidate rank's model ([`StructuredSurface::fit_candidates`]).
+#[derive(Debug, Clone)]
+pub struct StructuredCandidates {
+    /// The model of the lowest held-out loss.
+    pub kept: StructuredSurface,
+    /// What the fit measured.
+    pub report: StructuredReport,
+    /// Every candidate's model, in the report's order.
+    pub candidates: Vec<StructuredSurface>,
 }
 
 /// A fitted structured surface over `agents` agents and `columns` features.
@@ -653,6 +664,24 @@ impl StructuredSurface {
         objective: Objective,
         options: &StructuredOptions,
     ) -> Result<(Self, StructuredReport), LearnerError> {
+        let fitted = Self::fit_candidates(features, columns, agents, targets, objective, options)?;
+        Ok((fitted.kept, fitted.report))
+    }
+
+    /// [`Self::fit`], keeping every candidate rank's model besides the one kept:
+    /// `candidates[c]` is the model of `report.candidates[c].rank` (the global scores
+    /// alone, at that rank, where training did not improve on them).
+    ///
+    /// # Errors
+    /// As [`Self::fit`].
+    pub fn fit_candidates(
+        features: &[f64],
+        columns: usize,
+        agents: usize,
+        targets: &[PairTarget],
+        objective: Objective,
+        options: &StructuredOptions,
+    ) -> Result<StructuredCandidates, LearnerError> {
         check_targets(targets, agents, features.len() / columns.max(1))?;
         let base = global_scores(agents, targets, objective);
         let scaling = Scaling::fit(features, columns);
@@ -707,6 +736,7 @@ impl StructuredSurface {
                 Some(training.run(start, &mut train, &valid, options, &mut rng))
             })
             .collect();
+        let mut candidates = Vec::with_capacity(ranks.len());
         for (rank, trained) in ranks.into_iter().zip(trained) {
             let Some((params, loss, best_epoch)) = trained else {
                 report.candidates.push(RankCandidate {
@@ -714,6 +744,7 @@ impl StructuredSurface {
                     held_out_loss: global_loss,
                     best_epoch: 0,
                 });
+                candidates.push(global(rank, Vec::new()));
                 continue;
             };
             report.candidates.push(RankCandidate {
@@ -721,13 +752,23 @@ impl StructuredSurface {
                 held_out_loss: loss,
                 best_epoch,
             });
+            let model = if best_epoch > 0 {
+                global(rank, params.to_layers())
+            } else {
+                global(rank, Vec::new())
+            };
             if loss < kept_loss && best_epoch > 0 {
                 kept_loss = loss;
-                kept = global(rank, params.to_layers());
+                kept = model.clone();
             }
+            candidates.push(model);
         }
         report.rank = kept.rank;
-        Ok((kept, report))
+        Ok(StructuredCandidates {
+            kept,
+            report,
+            candidates,
+        })
     }
 
     /// Agents K.

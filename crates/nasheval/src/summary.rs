@@ -78,6 +78,10 @@ pub struct FitSummary {
     /// every candidate rank's held-out log loss (structured design only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outcome_structure: Vec<StructuredReport>,
+    /// How the structured outcome models' rank was chosen by its policies'
+    /// held-out exploitability ([`crate::rank_choice`]), when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank_choice: Option<crate::rank_choice::RankChoice>,
     /// What the structured payoff regression measured (its rank and candidates'
     /// held-out squared error), when the surface is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]

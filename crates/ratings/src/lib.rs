@@ -52,7 +52,7 @@ pub use margin_fill::{
 pub use method::{
     bootstrap, percentile, Bootstrap, BootstrapDraws, RatingKind, RatingMethod, Replicate, Resample,
 };
-pub use normal_interval::{normal_intervals, normal_quantile};
+pub use normal_interval::{normal_intervals, normal_quantile, normal_upper_tail};
 pub use plackett_luce::{PlFit, PlackettLuce, Ranking, Rankings};
 pub use sandwich::sandwich_covariance;
 pub use scale::{Center, EloScale};

@@ -12,6 +12,11 @@ pub fn normal_quantile(level: f64) -> f64 {
         .inverse_cdf(0.5 + level / 2.0)
 }
 
+/// `1 − Φ(z)`: the one-sided upper tail of the standard normal (a z-test's p-value).
+pub fn normal_upper_tail(z: f64) -> f64 {
+    Normal::new(0.0, 1.0).expect("the standard normal").sf(z)
+}
+
 /// The two-sided normal interval `estimate ± z · se` at `level` of each estimate with
 /// its standard error.
 pub fn normal_intervals(

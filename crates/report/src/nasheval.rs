@@ -243,6 +243,9 @@ pub fn fit_summary(model: &NashEvalModel, model_name: &str, seconds: Option<f64>
             structure_line(first, "log loss")
         );
     }
+    if let Some(choice) = &s.rank_choice {
+        rank_choice_lines(&mut text, choice);
+    }
     if let Some(report) = &s.payoff_structure {
         let _ = writeln!(
             text,
@@ -594,4 +597,39 @@ fn global_lines(text: &mut String, agents: &[String], global: &GlobalPolicy) {
             }
         }
     }
+}
+
+/// The rank choice's lines: what chose, every candidate's estimate beside its battle
+/// log loss and cyclic share, and the transitivity test.
+fn rank_choice_lines(text: &mut String, choice: &verdict_nasheval::rank_choice::RankChoice) {
+    let _ = writeln!(
+        text,
+        "rank choice           r = {} by held-out exploitability (one-SE rule) on {} contexts; lowest r = {}, log loss chose r = {}",
+        choice.chosen, choice.contexts, choice.lowest, choice.by_log_loss
+    );
+    for c in &choice.candidates {
+        let _ = writeln!(
+            text,
+            "  r = {:<2} exploitability {:.4} ± {:.4} ({:+.4} ± {:.4} paired, attacked by r = {}), battle log loss {:.5}, cyclic share {:.3}",
+            c.rank,
+            c.exploitability,
+            c.standard_error,
+            c.difference.0,
+            c.difference.1,
+            c.attacker,
+            c.battle_log_loss,
+            c.cyclic_share
+        );
+    }
+    let t = &choice.transitivity;
+    let verdict = if t.rejects {
+        "rejected: a cyclic surface predicts held-out battles better than a contextual Bradley–Terry one"
+    } else {
+        "not rejected: the held-out battles cannot tell the cyclic ranks from a contextual Bradley–Terry surface"
+    };
+    let _ = writeln!(
+        text,
+        "transitivity          {verdict} (z = {:.2}, p = {:.3}, level {})",
+        t.statistic, t.p_value, t.level
+    );
 }

@@ -8,7 +8,7 @@ use verdict_game::SoftBudgetPrices;
 use verdict_io::{CategoricalEncoding, ContextualOptions, TextEncoder};
 use verdict_nasheval::{
     AggregatorKind, BackboneKind, FitMethod, FitOptions, NetworkInit, NetworkOptions,
-    NuisanceDesign, PayoffRegression, PolicyKind, StructuredOptions, Variant,
+    NuisanceDesign, PayoffRegression, PolicyKind, RankCriterion, StructuredOptions, Variant,
 };
 use verdict_ratings::UnobservedPairs;
 
@@ -78,6 +78,8 @@ pub struct FitParams {
     #[serde(deserialize_with = "by_name", serialize_with = "as_name")]
     pub nuisance_design: NuisanceDesign,
     pub surface_rank: Option<usize>,
+    #[serde(deserialize_with = "by_name", serialize_with = "as_name")]
+    pub rank_criterion: RankCriterion,
     pub allow_unobserved: bool,
     pub propensity_floor: f64,
     pub propensity_floor_share: f64,
@@ -134,6 +136,7 @@ impl Default for FitParams {
             tune: options.tune_learners,
             nuisance_design: options.nuisance_design,
             surface_rank: options.structured.rank,
+            rank_criterion: options.rank_criterion,
             allow_unobserved: false,
             propensity_floor: options.propensity_floor,
             propensity_floor_share: options.propensity_floor_share,
@@ -210,6 +213,7 @@ impl FitParams {
                     rank: self.surface_rank,
                     ..StructuredOptions::default()
                 },
+                rank_criterion: self.rank_criterion,
                 groups_by: self.groups_by,
                 robust_radius: self.robust_radius,
                 unobserved: self.unobserved,
