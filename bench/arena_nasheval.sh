@@ -15,7 +15,8 @@
 # oracle); besides those four: debiased-structured and debiased-per-pair (those
 # payoff regressions), oracle-structured (the true pseudo-outcomes regressed by the
 # structured model), plugin-rR (the structured plug-in at cyclic rank R),
-# pooled-plugin and pooled-debiased (the pooled outcome design).
+# pooled-plugin and pooled-debiased (the pooled outcome design), default-log-loss (the
+# default with the rank chosen by the verdicts' log loss).
 # CYCLE=C plants the arena world's cyclic preference of strength C; ROTATION=R and
 # BALANCE=b give the voter groups rotated orders of the styles and an even mix
 # (--group-rotation, --group-balance: cycles only from mixing transitive groups).
@@ -48,6 +49,7 @@ for seed in "${seeds[@]}"; do
         model="$work/$method$seed.json"
         case $method in
             default) extra=() ;;
+            default-log-loss) extra=(--rank-criterion log-loss) ;;
             oracle) extra=(--variant oracle --truth "$sim" --policy solver) ;;
             oracle-structured) extra=(--variant oracle --truth "$sim" --payoff-regression structured --policy solver) ;;
             debiased-structured) extra=(--variant debiased --payoff-regression structured --policy solver) ;;
@@ -57,7 +59,15 @@ for seed in "${seeds[@]}"; do
             *) extra=(--variant "$method" --policy solver) ;;
         esac
         chosen=$("$verdict" fit "${common[@]}" "${extra[@]}" --out "$model" --format json 2>/dev/null |
-            python3 -c "import json,sys; d=json.load(sys.stdin); s=d['summary']; print(s['chosen'], s.get('chosen_regression'), '%.0f s' % d['seconds'])")
+            python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+s = d['summary']
+r = s.get('outcome_structure') or [{}]
+c = s.get('rank_choice')
+choice = '' if not c else ' (exploitability chose r=%d, lowest r=%d, log loss r=%d; transitivity %s, z=%.2f)' % (
+    c['chosen'], c['lowest'], c['by_log_loss'], 'rejected' if c['transitivity']['rejects'] else 'kept', c['transitivity']['statistic'])
+print(s['chosen'], s.get('chosen_regression'), 'r=%s' % r[0].get('rank', '-'), '%.0f s' % d['seconds'] + choice)")
         printf '%s\t%s\t%s\t%s\n' "$seed" "$method" "$(score "$model" "$sim")" "$chosen"
     done
     surfaces=()

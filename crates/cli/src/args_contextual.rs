@@ -82,6 +82,15 @@ pub struct EncoderArgs {
 pub struct ContextLogArgs {
     #[command(flatten)]
     pub source: LogSourceArgs,
+    /// Also say whether the verdicts can tell cycles apart: structured outcome models
+    /// at cyclic ranks 0, 1, 2 and 4, each rank's equilibrium's held-out
+    /// exploitability, battle log loss and cyclic share, and a test of transitivity on
+    /// held-out battles (fits models: seconds to minutes).
+    #[arg(long)]
+    pub cycles: bool,
+    /// Seed of the folds and models of --cycles.
+    #[arg(long, default_value_t = 0, requires = "cycles")]
+    pub seed: u64,
     /// Output format: table or json.
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutputFormat,

@@ -4,16 +4,44 @@
 use verdict::contextual::{read_catalogue, LogSource};
 use verdict::feedback::ContextualLog;
 use verdict::io::{ContextualOptions, Source, TextEncoder};
-use verdict::report::log_summary;
+use verdict::report::{log_summary, rank_choice_lines};
 
 use crate::args::{ContextLogArgs, LogSourceArgs, OutputFormat};
 
 pub fn run(args: &ContextLogArgs) -> anyhow::Result<()> {
-    let log = read_log(&args.source)?;
+    let mut log = read_log(&args.source)?;
     let summary = log.summary();
+    let cycles = if args.cycles {
+        if !log.unheld_pairs().is_empty() {
+            eprintln!(
+                "note: {} pairs of agents never met; the outcome models extrapolate them from the agents' other battles",
+                log.unheld_pairs().len()
+            );
+            log.hold_every_pair();
+        }
+        Some(verdict::nasheval::cycle_evidence(
+            &log,
+            args.seed,
+            &|_, _, _| {},
+        )?)
+    } else {
+        None
+    };
     let text = match args.format {
-        OutputFormat::Json => serde_json::to_string_pretty(&summary)? + "\n",
-        OutputFormat::Table | OutputFormat::Csv => log_summary(&summary),
+        OutputFormat::Json => {
+            let mut value = serde_json::to_value(&summary)?;
+            if let Some(cycles) = &cycles {
+                value["cycles"] = serde_json::to_value(cycles)?;
+            }
+            serde_json::to_string_pretty(&value)? + "\n"
+        }
+        OutputFormat::Table | OutputFormat::Csv => {
+            let mut text = log_summary(&summary);
+            if let Some(cycles) = &cycles {
+                rank_choice_lines(&mut text, cycles);
+            }
+            text
+        }
     };
     print!("{text}");
     Ok(())

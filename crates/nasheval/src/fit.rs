@@ -208,6 +208,32 @@ pub fn prepare(
     })))
 }
 
+/// What a log's verdicts say about cycles, before anything is fitted on it: the
+/// structured outcome models' rank choice ([`crate::rank_choice`]) with the default
+/// settings and `seed` — every candidate rank's estimated exploitability, battle log
+/// loss and cyclic share on fold 0's contexts, and the transitivity test.
+///
+/// # Errors
+/// [`FitError`] when the log cannot be fitted (naming the setting or data at fault).
+pub fn cycle_evidence(
+    log: &ContextualLog,
+    seed: u64,
+    progress: &dyn Fn(Stage, usize, usize),
+) -> Result<RankChoice, FitError> {
+    let options = FitOptions {
+        nuisance_design: crate::settings::NuisanceDesign::Structured,
+        variant: Variant::Plugin,
+        seed,
+        ..FitOptions::default()
+    };
+    let checked = options.check(log)?;
+    match prepare(log, &checked, progress)? {
+        Prepared::CrossFitted(prepared) => prepared.rank_choice.map(|(choice, _)| choice),
+        Prepared::Oracle { .. } => None,
+    }
+    .ok_or_else(|| FitError::Log("the log's outcome models chose no rank".into()))
+}
+
 /// Fits NashEval on `log` (Algorithm 1), after searching the learners' settings
 /// when [`FitOptions::tune_learners`] asks. `progress(stage, done, total)` reports
 /// work as it goes. (The oracle variant is the lab's: [`Prepared::oracle`] and
@@ -728,29 +754,27 @@ mod tests {
         prepared.rank_choice.expect("the rank is chosen").0
     }
 
-    /// A planted transitive world (Bradley–Terry scores that move with the
-    /// context) keeps rank 0 by the exploitability criterion.
+    /// Planted transitive worlds (Bradley–Terry scores that move with the context),
+    /// 20 seeds: the transitivity test's false alarms at level 0.05 are at most 3 (the
+    /// 0.95 quantile of a binomial(20, 0.05)), and the exploitability criterion keeps
+    /// rank 0 on at least 17 (a false alarm takes rank 0 out of the candidates; the
+    /// one-SE rule keeps it otherwise). When written: 0 false alarms on seeds
+    /// 100–119, rank 0 kept on every one.
     #[test]
-    fn a_planted_transitive_world_keeps_rank_zero() {
-        let choice = transitive_rank_choice(3);
-        assert_eq!(choice.chosen, 0, "{choice:?}");
+    fn planted_transitive_worlds_keep_rank_zero_and_rarely_reject_transitivity() {
+        let choices: Vec<_> = (100..120).map(transitive_rank_choice).collect();
         assert_eq!(
-            choice.candidates.iter().map(|c| c.rank).collect::<Vec<_>>(),
+            choices[0]
+                .candidates
+                .iter()
+                .map(|c| c.rank)
+                .collect::<Vec<_>>(),
             [0, 1, 2, 4]
         );
-    }
-
-    /// The transitivity test's false alarms on transitive worlds: 20 seeded worlds at
-    /// level 0.05 reject at most 3 times (the 0.95 quantile of a binomial(20, 0.05) is
-    /// 3; out of sample a cyclic model can only add variance to a correct
-    /// Bradley–Terry one, so the test is conservative: none of these 20 rejected
-    /// when it was written).
-    #[test]
-    fn the_transitivity_test_rarely_rejects_a_transitive_world() {
-        let rejections = (100..120)
-            .filter(|&seed| transitive_rank_choice(seed).transitivity.rejects)
-            .count();
+        let rejections = choices.iter().filter(|c| c.transitivity.rejects).count();
         assert!(rejections <= 3, "{rejections} of 20 rejected");
+        let kept = choices.iter().filter(|c| c.chosen == 0).count();
+        assert!(kept >= 17, "rank 0 kept on {kept} of 20: {choices:?}");
     }
 
     /// Memory linear in K: from 8 to 32 agents the pairs grow 17.7-fold (28 to 496)

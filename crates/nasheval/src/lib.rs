@@ -59,7 +59,7 @@ pub use crossfit::{
     PER_MENU_LIMIT,
 };
 pub use error::FitError;
-pub use fit::{fit, fit_prepared, prepare, CrossFitted, Prepared};
+pub use fit::{cycle_evidence, fit, fit_prepared, prepare, CrossFitted, Prepared};
 pub use fitted::{NashEvalModel, Predictions, FORMAT, VERSION};
 pub use gap::{payoff_matrices, GameSet, Games, GapLoss, GapScratch};
 pub use global::{GlobalDetail, GlobalPolicy};

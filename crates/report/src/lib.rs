@@ -71,7 +71,7 @@ pub use log::log_summary;
 #[cfg(feature = "nasheval")]
 pub use nasheval::{
     fit_html, fit_notes, fit_sections, fit_summary, floor_text, predictions_csv, predictions_json,
-    score_sections, FitPage, PolicyScoreRow,
+    rank_choice_lines, score_sections, FitPage, PolicyScoreRow,
 };
 pub use ope_page::{ope_html, OpePage, PlanePoint, Ranged};
 #[cfg(feature = "plots")]

@@ -601,10 +601,20 @@ fn global_lines(text: &mut String, agents: &[String], global: &GlobalPolicy) {
 
 /// The rank choice's lines: what chose, every candidate's estimate beside its battle
 /// log loss and cyclic share, and the transitivity test.
-fn rank_choice_lines(text: &mut String, choice: &verdict_nasheval::rank_choice::RankChoice) {
+pub fn rank_choice_lines(text: &mut String, choice: &verdict_nasheval::rank_choice::RankChoice) {
+    use verdict_nasheval::RankCriterion;
+    let how = match choice.criterion {
+        RankCriterion::LogLoss => "by the verdicts' held-out log loss",
+        RankCriterion::Exploitability if choice.transitivity.rejects => {
+            "by held-out exploitability, the simplest cyclic rank within one standard error of the lowest (rank 0 refused: the transitivity test rejects)"
+        }
+        RankCriterion::Exploitability => {
+            "by held-out exploitability, the simplest rank within one standard error of the lowest"
+        }
+    };
     let _ = writeln!(
         text,
-        "rank choice           r = {} by held-out exploitability (one-SE rule) on {} contexts; lowest r = {}, log loss chose r = {}",
+        "rank choice           r = {} {how}, on {} contexts; lowest r = {}, log loss chose r = {}",
         choice.chosen, choice.contexts, choice.lowest, choice.by_log_loss
     );
     for c in &choice.candidates {

@@ -328,7 +328,9 @@ pub fn network(args: &BenchNetworkArgs) -> anyhow::Result<()> {
 
 /// One JSON line per baseline: its name and score on the simulation's test contexts.
 pub fn baselines(args: &BenchBaselinesArgs) -> anyhow::Result<()> {
-    use crate::simulation::{evaluate_bt_argmax, evaluate_lottery_by, Evaluation};
+    use crate::simulation::{
+        evaluate_bt_argmax, evaluate_lottery_by, evaluate_true_surface_argmax, Evaluation,
+    };
     let show = |name: &str, evaluation: Evaluation| -> anyhow::Result<()> {
         for note in &evaluation.notes {
             eprintln!("{note}");
@@ -349,6 +351,9 @@ pub fn baselines(args: &BenchBaselinesArgs) -> anyhow::Result<()> {
     for path in &args.model {
         let evaluation = evaluate_bt_argmax(&load_model(path)?, &args.truth)?;
         show(&format!("BT argmax of {}", path.display()), evaluation)?;
+    }
+    for (name, evaluation) in evaluate_true_surface_argmax(&args.truth)? {
+        show(&name, evaluation)?;
     }
     Ok(())
 }

@@ -32,9 +32,7 @@ pub fn bt_argmax_policies(
         .chunks(k * k)
         .zip(policies.chunks_mut(k))
     {
-        let scores = bradley_terry_of_payoff(matrix, k)?;
-        let best = (0..k).fold(0, |best, j| if scores[j] > scores[best] { j } else { best });
-        policy[best] = 1.0;
+        policy[bt_argmax(matrix, k)?] = 1.0;
     }
     Ok(policies)
 }
@@ -51,6 +49,55 @@ pub fn evaluate_bt_argmax(model: &NashEvalModel, dir: &Path) -> Result<Evaluatio
         score: score(&model.agents, &policies, &truth)?,
         notes: read.unseen_warning().into_iter().collect(),
     })
+}
+
+/// A rule that reads one agent off a payoff matrix (`K × K` row-major).
+type ArgmaxRule = fn(&[f64], usize) -> Result<usize, VerdictError>;
+
+/// The agent with the largest average row margin (the Borda winner; the first on
+/// ties).
+fn borda_argmax(matrix: &[f64], k: usize) -> Result<usize, VerdictError> {
+    let row = |j: usize| matrix[j * k..(j + 1) * k].iter().sum::<f64>();
+    Ok((0..k).fold(0, |best, j| if row(j) > row(best) { j } else { best }))
+}
+
+/// The agent with the largest Bradley–Terry score of Eq. 75 (the first on ties).
+fn bt_argmax(matrix: &[f64], k: usize) -> Result<usize, VerdictError> {
+    let scores = bradley_terry_of_payoff(matrix, k)?;
+    Ok((0..k).fold(0, |best, j| if scores[j] > scores[best] { j } else { best }))
+}
+
+/// What a context-by-context argmax could reach knowing the *true* surface: the
+/// Borda argmax and the Bradley–Terry argmax of each test context's true `A(x)`,
+/// scored against the same truth. Where majorities cycle no single agent is safe, so
+/// even these are exploitable; the equilibrium of the true surface is 0.
+///
+/// # Errors
+/// [`VerdictError`] when `dir` holds no test truth.
+pub fn evaluate_true_surface_argmax(dir: &Path) -> Result<Vec<(String, Evaluation)>, VerdictError> {
+    let truth = Truth::open(dir, Split::Test)?;
+    let agents = truth.agents().to_vec();
+    let k = agents.len();
+    let rules: [(&str, ArgmaxRule); 2] = [
+        ("Borda argmax of the true surface", borda_argmax),
+        ("BT argmax of the true surface", bt_argmax),
+    ];
+    rules
+        .into_iter()
+        .map(|(name, rule)| {
+            let mut policies = vec![0.0; truth.ids.len() * k];
+            for (matrix, policy) in truth.payoff.chunks(k * k).zip(policies.chunks_mut(k)) {
+                policy[rule(matrix, k)?] = 1.0;
+            }
+            Ok((
+                name.to_owned(),
+                Evaluation {
+                    score: score(&agents, &policies, &truth)?,
+                    notes: Vec::new(),
+                },
+            ))
+        })
+        .collect()
 }
 
 /// The maximal lottery (regularized by `rho`, unobserved pairs as ties) of the
@@ -208,6 +255,15 @@ mod tests {
                 + BT_RIDGE * s[j];
             assert!(g.abs() < 1e-9, "gradient {g} at {j}");
         }
+    }
+
+    #[test]
+    fn the_borda_argmax_is_the_largest_row_sum_and_the_first_on_ties() {
+        // Rows sum to 0.2, 0.0 and −0.2: agent 0 beats 1, 1 beats 2, 2 beats 0.
+        let a = [0.0, 0.6, -0.4, -0.6, 0.0, 0.6, 0.4, -0.6, 0.0];
+        assert_eq!(borda_argmax(&a, 3).unwrap(), 0);
+        let rps = [0.0, 0.5, -0.5, -0.5, 0.0, 0.5, 0.5, -0.5, 0.0];
+        assert_eq!(borda_argmax(&rps, 3).unwrap(), 0);
     }
 
     #[test]

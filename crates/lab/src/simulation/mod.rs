@@ -22,7 +22,8 @@ use verdict::io::{ColumnData, StagedDir};
 pub use appendix_g::{write_appendix_g, AppendixGSimulation};
 pub use arena::{write_arena, ArenaSimulation};
 pub use baselines::{
-    bradley_terry_of_payoff, bt_argmax_policies, evaluate_bt_argmax, evaluate_lottery_by, BT_RIDGE,
+    bradley_terry_of_payoff, bt_argmax_policies, evaluate_bt_argmax, evaluate_lottery_by,
+    evaluate_true_surface_argmax, BT_RIDGE,
 };
 pub use evaluate::{
     evaluate_file, evaluate_model, evaluate_with_references, test_winners_by, Evaluation,
