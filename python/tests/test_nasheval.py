@@ -341,6 +341,24 @@ def test_embeddings_from_numpy_a_frame_column_and_files_give_one_model(tmp_path)
     assert from_numpy.predict(contexts, embeddings=embedding).equals(from_numpy.predict(column))
 
 
+def test_the_rank_choice_is_in_the_summary_and_the_criterion_is_a_setting():
+    contexts, feedback, embedding = _embedded_log()
+    settings = {"policy": "solver", "folds": 3, "backbone": "linear", "nuisance_design": "structured"}
+    chosen = verdict.NashEval(**settings).fit(contexts, feedback, embeddings=embedding).summary
+    choice = chosen["rank_choice"]
+    assert choice["criterion"] == "exploitability"
+    assert [c["rank"] for c in choice["candidates"]] == [0, 1, 2, 4]
+    assert choice["chosen"] in (0, 1, 2, 4) and 0.0 <= choice["transitivity"]["p_value"] <= 1.0
+    # The model's outcome models are at the chosen rank.
+    assert chosen["outcome_structure"][0]["rank"] == choice["chosen"]
+    by_log_loss = verdict.NashEval(**settings, rank_criterion="log-loss").fit(
+        contexts, feedback, embeddings=embedding).summary
+    assert "rank_choice" not in by_log_loss
+    assert by_log_loss["outcome_structure"][0]["rank"] == choice["by_log_loss"]
+    with pytest.raises(Exception, match="rank_criterion"):
+        verdict.NashEval(**settings, rank_criterion="coin").fit(contexts, feedback, embeddings=embedding)
+
+
 def test_a_bad_embedding_is_refused_naming_the_row():
     contexts, feedback, embedding = _embedded_log(n=60)
     broken = embedding.copy()

@@ -388,8 +388,8 @@ pub fn choose_rank_among(
         mean_and_error(&differences)
     };
     let lowest = lowest_of(&|_| true).unwrap_or(0);
-    for c in 0..m {
-        scores[c].difference = paired(c, lowest);
+    for (c, score) in scores.iter_mut().enumerate() {
+        score.difference = paired(c, lowest);
     }
     let transitivity = transitivity_test(&losses, candidates);
     // Where the held-out battles reject transitivity, rank 0 cannot hold what they
@@ -553,42 +553,46 @@ mod tests {
             .collect()
     }
 
+    /// The rank choice among `candidates` (rank, games) on every context of a planted
+    /// log, with its true nuisances.
+    fn choose_planted(
+        (log, pairs, truth): &(ContextualLog, PairMap, Vec<PayoffMatrix>),
+        candidates: &[(usize, &Vec<PayoffMatrix>)],
+    ) -> RankChoice {
+        let ranked: Vec<RankedGames<'_>> = candidates
+            .iter()
+            .map(|&(rank, games)| RankedGames { rank, games })
+            .collect();
+        choose_rank_among(
+            log,
+            pairs,
+            &true_nuisances(log, pairs, truth),
+            &Observed::new(log),
+            &(0..log.contexts.len()).collect::<Vec<_>>(),
+            &ranked,
+            &Equilibrium::new(0.001, Vec::new(), None, None),
+            0,
+            RankCriterion::Exploitability,
+        )
+        .unwrap()
+    }
+
     /// With the true surface among the attackers and the true nuisances, the
     /// estimate of the cycle-blind candidate's exploitability is unbiased for its true
     /// exploitability (computed exactly from the planted games): within 3 standard
-    /// errors, and the standard error under 0.025 at 6,000 contexts. The true
+    /// errors, and the standard error under 0.025 at 6,000 contexts (when written:
+    /// 0.364 ± 0.019 against the true 0.358; the true surface's own policy −0.003 ±
+    /// 0.009 against 0.00006). The true
     /// surface's own policy is estimated near its true exploitability (about 0), and
     /// the choice keeps the cyclic rank, which the one-SE rule may only give up for
     /// a simpler rank within a standard error.
     #[test]
     fn the_estimate_is_unbiased_for_the_true_exploitability_on_a_planted_world() {
-        let (log, pairs, truth) = planted(6000, 1.5, 7);
-        let nuisances = true_nuisances(&log, &pairs, &truth);
-        let observed = Observed::new(&log);
-        let held: Vec<usize> = (0..log.contexts.len()).collect();
-        let blind = without_cycle(&truth, &log);
+        let world = planted(6000, 1.5, 7);
+        let (log, _, truth) = &world;
+        let blind = without_cycle(truth, log);
+        let choice = choose_planted(&world, &[(0, &blind), (1, truth)]);
         let equilibrium = Equilibrium::new(0.001, Vec::new(), None, None);
-        let choice = choose_rank_among(
-            &log,
-            &pairs,
-            &nuisances,
-            &observed,
-            &held,
-            &[
-                RankedGames {
-                    rank: 0,
-                    games: &blind,
-                },
-                RankedGames {
-                    rank: 1,
-                    games: &truth,
-                },
-            ],
-            &equilibrium,
-            0,
-            RankCriterion::Exploitability,
-        )
-        .unwrap();
         let true_exploitability = |games: &[PayoffMatrix]| -> f64 {
             let policies = equilibrium.solve_all(games);
             truth
@@ -598,7 +602,7 @@ mod tests {
                 .sum::<f64>()
                 / truth.len() as f64
         };
-        let (blind_truth, own_truth) = (true_exploitability(&blind), true_exploitability(&truth));
+        let (blind_truth, own_truth) = (true_exploitability(&blind), true_exploitability(truth));
         let [blind_score, own_score] = [&choice.candidates[0], &choice.candidates[1]];
         assert!(
             blind_truth > 0.2,
@@ -627,32 +631,9 @@ mod tests {
     /// test does not reject.
     #[test]
     fn a_spurious_cycle_is_not_chosen_on_a_transitive_planted_world() {
-        let (log, pairs, truth) = planted(3000, 0.0, 11);
-        let nuisances = true_nuisances(&log, &pairs, &truth);
-        let observed = Observed::new(&log);
-        let held: Vec<usize> = (0..log.contexts.len()).collect();
+        let world = planted(3000, 0.0, 11);
         let (_, _, spurious) = planted(3000, 0.8, 11);
-        let choice = choose_rank_among(
-            &log,
-            &pairs,
-            &nuisances,
-            &observed,
-            &held,
-            &[
-                RankedGames {
-                    rank: 0,
-                    games: &truth,
-                },
-                RankedGames {
-                    rank: 1,
-                    games: &spurious,
-                },
-            ],
-            &Equilibrium::new(0.001, Vec::new(), None, None),
-            0,
-            RankCriterion::Exploitability,
-        )
-        .unwrap();
+        let choice = choose_planted(&world, &[(0, &world.2), (1, &spurious)]);
         assert_eq!(choice.chosen, 0, "{choice:?}");
         assert!(!choice.transitivity.rejects, "{:?}", choice.transitivity);
     }
