@@ -1,9 +1,10 @@
 //! `verdict log`: reads a contextual feedback log with every check and summarises it,
 //! so a log can be validated before anything is fitted on it.
 
-use verdict::contextual::{read_catalogue, LogSource};
+use verdict::contextual::{complete_pairs, read_catalogue, LogSource};
 use verdict::feedback::ContextualLog;
 use verdict::io::{ContextualOptions, Source, TextEncoder};
+use verdict::nasheval::NuisanceDesign;
 use verdict::report::{log_summary, rank_choice_lines};
 
 use crate::args::{ContextLogArgs, LogSourceArgs, OutputFormat};
@@ -12,12 +13,9 @@ pub fn run(args: &ContextLogArgs) -> anyhow::Result<()> {
     let mut log = read_log(&args.source)?;
     let summary = log.summary();
     let cycles = if args.cycles {
-        if !log.unheld_pairs().is_empty() {
-            eprintln!(
-                "note: {} pairs of agents never met; the outcome models extrapolate them from the agents' other battles",
-                log.unheld_pairs().len()
-            );
-            log.hold_every_pair();
+        // Pairs that never met are extrapolated, as `fit --allow-unobserved` does.
+        if let Some(warning) = complete_pairs(&mut log, true, NuisanceDesign::Structured)? {
+            eprintln!("{warning}");
         }
         Some(verdict::nasheval::cycle_evidence(
             &log,

@@ -66,6 +66,7 @@ use crate::error::FitError;
 use crate::gap::GameSet;
 use crate::pairs::PairMap;
 use crate::payoff::{PairTargets, PseudoOutcomes};
+use crate::selection::{mean_and_error, paired_difference};
 use crate::settings::RankCriterion;
 use crate::structured::{HeadTable, Objective, StructuredSurface};
 
@@ -137,7 +138,7 @@ pub struct RankChoice {
 /// `(cyclic, total)` squared sums. A contextual Bradley–Terry surface is 0.
 pub fn cyclic_share(a: &PayoffMatrix) -> (f64, f64) {
     let k = a.agents();
-    let margin = |j: usize, l: usize| 2.0 * a.get(j, l).clamp(-1.0 + 1e-12, 1.0 - 1e-12).atanh();
+    let margin = |j: usize, l: usize| margin_of(a.get(j, l));
     let scores: Vec<f64> = (0..k)
         .map(|j| (0..k).map(|l| margin(j, l)).sum::<f64>() / k as f64)
         .collect();
@@ -152,12 +153,9 @@ pub fn cyclic_share(a: &PayoffMatrix) -> (f64, f64) {
     (cyclic, total)
 }
 
-/// Mean and standard error of `values`.
-fn mean_and_error(values: &[f64]) -> (f64, f64) {
-    let n = values.len().max(1) as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-    (mean, (variance / n).sqrt())
+/// The margin `d = 2 atanh(A)` of a payoff `A = tanh(d/2)`, `A` kept inside (−1, 1).
+fn margin_of(a: f64) -> f64 {
+    2.0 * a.clamp(-1.0 + 1e-12, 1.0 - 1e-12).atanh()
 }
 
 /// `argmax_j (A π)_j`.
@@ -316,8 +314,7 @@ pub fn choose_rank_among(
                             battles
                                 .iter()
                                 .map(|t| {
-                                    let a = games[c][offset].get(t.first, t.second);
-                                    let d = 2.0 * a.clamp(-1.0 + 1e-12, 1.0 - 1e-12).atanh();
+                                    let d = margin_of(games[c][offset].get(t.first, t.second));
                                     t.weight * Objective::Verdict.at(d, t.target).0
                                 })
                                 .sum()
@@ -352,7 +349,7 @@ pub fn choose_rank_among(
         let mut kept = Vec::new();
         for s in 0..m {
             let per_context: Vec<f64> = values.iter().map(|v| v.responses[c][s]).collect();
-            let estimate = mean_and_error(&per_context);
+            let estimate = mean_and_error(per_context.iter().copied());
             if estimate.0 > best.0 {
                 (best, attacker) = (estimate, s);
                 kept = per_context;
@@ -380,12 +377,7 @@ pub fn choose_rank_among(
             .min_by(|&a, &b| estimates[a].total_cmp(&estimates[b]))
     };
     let paired = |c: usize, reference: usize| {
-        let differences: Vec<f64> = chosen_values[c]
-            .iter()
-            .zip(&chosen_values[reference])
-            .map(|(a, b)| a - b)
-            .collect();
-        mean_and_error(&differences)
+        paired_difference(&chosen_values[c], &chosen_values[reference])
     };
     let lowest = lowest_of(&|_| true).unwrap_or(0);
     for (c, score) in scores.iter_mut().enumerate() {
@@ -438,12 +430,8 @@ fn transitivity_test(losses: &BattleLosses, candidates: &[RankedGames<'_>]) -> T
             if candidate.rank == 0 {
                 continue;
             }
-            let gains: Vec<f64> = losses.per_context[base]
-                .iter()
-                .zip(&losses.per_context[c])
-                .map(|(a, b)| a - b)
-                .collect();
-            let (mean, se) = mean_and_error(&gains);
+            // The log loss `r = 0` loses to the cyclic rank, per context.
+            let (mean, se) = paired_difference(&losses.per_context[base], &losses.per_context[c]);
             let z = if se > 0.0 { mean / se } else { 0.0 };
             statistic = statistic.max(z);
             tests += 1;

@@ -120,7 +120,7 @@ pub fn risk_per_context(gamma: &[f64], predictions: &[f64], cells: &RiskCells) -
 }
 
 /// Mean and standard error of `values`.
-fn mean_and_error(values: impl ExactSizeIterator<Item = f64> + Clone) -> (f64, f64) {
+pub(crate) fn mean_and_error(values: impl ExactSizeIterator<Item = f64> + Clone) -> (f64, f64) {
     let n = values.len().max(1) as f64;
     let mean = values.clone().sum::<f64>() / n;
     let variance = values.map(|r| (r - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);

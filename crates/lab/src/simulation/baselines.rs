@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use verdict::game::{borda_winners, PayoffMatrix};
 use verdict::io::{read_battles, read_table, ReadOptions, Source};
 pub use verdict::nasheval::baselines::{bradley_terry_of_payoff, BT_RIDGE};
 use verdict::nasheval::NashEvalModel;
@@ -54,11 +55,10 @@ pub fn evaluate_bt_argmax(model: &NashEvalModel, dir: &Path) -> Result<Evaluatio
 /// A rule that reads one agent off a payoff matrix (`K × K` row-major).
 type ArgmaxRule = fn(&[f64], usize) -> Result<usize, VerdictError>;
 
-/// The agent with the largest average row margin (the Borda winner; the first on
-/// ties).
+/// The agent with the largest average row margin (the first Borda winner).
 fn borda_argmax(matrix: &[f64], k: usize) -> Result<usize, VerdictError> {
-    let row = |j: usize| matrix[j * k..(j + 1) * k].iter().sum::<f64>();
-    Ok((0..k).fold(0, |best, j| if row(j) > row(best) { j } else { best }))
+    let winners = borda_winners(&PayoffMatrix::from_row_major(matrix, k)?);
+    Ok(winners.first().copied().unwrap_or(0))
 }
 
 /// The agent with the largest Bradley–Terry score of Eq. 75 (the first on ties).
