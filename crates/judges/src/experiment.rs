@@ -5,7 +5,10 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use crate::{estimate, EstimateSettings, Method, Norm, Scenario, SimulatedJudges};
+use crate::{
+    estimate, intervals, BiasWorld, EstimateSettings, Method, Norm, Scenario, ScoreUncertainty,
+    SharedErrors, SimulatedJudges,
+};
 
 /// The strategies compared, by name.
 pub const METHODS: [&str; 5] = [
@@ -40,6 +43,11 @@ pub struct ExperimentSettings {
     /// (absent in settings saved before targets).
     #[serde(default)]
     pub target_error: Option<f64>,
+    /// Judges that share their mistakes: item biases by family (module
+    /// `bias_world`); each strategy's calls are then also scored bias-aware (module
+    /// `shared_errors`). `None`: the budget paper's independent calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_errors: Option<BiasWorld>,
 }
 
 /// Confidence level of the intervals whose coverage the experiments report.
@@ -79,6 +87,29 @@ pub struct ExperimentRow {
     /// With a target error: the share of those repetitions that reached it.
     #[serde(default)]
     pub reached: Option<f64>,
+    /// In a world of shared mistakes: the same calls scored bias-aware.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bias_aware: Option<BiasAwareRow>,
+}
+
+/// The bias-aware scores of one strategy's calls (module `shared_errors`): their
+/// error and how often their intervals held the true scores.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BiasAwareRow {
+    /// Mean `l_p` error over the repetitions.
+    pub error_mean: f64,
+    /// Its sample standard deviation (None for one repetition).
+    pub error_std: Option<f64>,
+    /// Share of the items whose 95% bias-aware interval held the true score.
+    pub coverage: f64,
+    /// Share of the repetitions whose interval of the mean held the true mean.
+    pub mean_coverage: f64,
+    /// Mean over items and repetitions of the effective number of judges.
+    pub effective_judges: f64,
+    /// Mean over repetitions of the panel's effective judges (one call of each).
+    pub panel_effective_judges: f64,
+    /// Repetitions whose calls could not identify the bias (one family).
+    pub unidentified: usize,
 }
 
 /// What one strategy did on one instance: its error and which intervals covered.
@@ -89,6 +120,18 @@ struct Cell {
     mean_covered: bool,
     spent: f64,
     reached: Option<bool>,
+    aware: Option<AwareCell>,
+}
+
+/// The bias-aware scoring of one strategy's calls on one instance.
+#[derive(Debug, Clone, Copy)]
+struct AwareCell {
+    error: f64,
+    covered_items: f64,
+    mean_covered: bool,
+    effective_judges: f64,
+    panel_effective_judges: f64,
+    identified: bool,
 }
 
 /// Runs every (repetition, norm, budget, strategy) cell; repetitions in parallel,
@@ -112,9 +155,7 @@ pub fn run_experiment(settings: &ExperimentSettings) -> Vec<ExperimentRow> {
                 let runs = errors.len();
                 let share = |covered: f64| (runs > 0).then(|| covered / runs as f64);
                 let mean = (runs > 0).then(|| errors.iter().sum::<f64>() / runs as f64);
-                let std = mean.filter(|_| runs > 1).map(|m| {
-                    (errors.iter().map(|e| (e - m).powi(2)).sum::<f64>() / (runs - 1) as f64).sqrt()
-                });
+                let std = sample_sd(&errors);
                 rows.push(ExperimentRow {
                     method: method.clone(),
                     budget,
@@ -129,6 +170,7 @@ pub fn run_experiment(settings: &ExperimentSettings) -> Vec<ExperimentRow> {
                     reached: settings.target_error.and_then(|_| {
                         share(ran.iter().filter(|c| c.reached == Some(true)).count() as f64)
                     }),
+                    bias_aware: bias_aware_row(&ran),
                 });
                 index += 1;
             }
@@ -150,7 +192,13 @@ fn repetition(settings: &ExperimentSettings, rep: usize) -> Vec<Option<Cell>> {
         .scenario
         .draw(settings.items, settings.judges, &mut rng);
     // One pool per instance (its Beta laws built once), its draws restarted per cell.
-    let mut judges = SimulatedJudges::new(instance.clone(), 0);
+    let mut judges = match &settings.shared_errors {
+        Some(world) => {
+            let biases = world.draw(settings.items, settings.judges, &mut rng);
+            SimulatedJudges::with_item_bias(instance.clone(), &biases, 0)
+        }
+        None => SimulatedJudges::new(instance.clone(), 0),
+    };
     let mut errors = Vec::new();
     let mut cell = 0u64;
     for &norm in &settings.norms {
@@ -163,11 +211,13 @@ fn repetition(settings: &ExperimentSettings, rep: usize) -> Vec<Option<Cell>> {
                 let mut run = EstimateSettings::new(norm);
                 run.target_error = settings.target_error;
                 let result = estimate(&mut judges, budget, &method, &run);
-                errors.push(
-                    result
-                        .ok()
-                        .map(|e| scored_cell(&e, norm, instance.scores())),
-                );
+                errors.push(result.ok().map(|e| {
+                    let mut cell = scored_cell(&e, norm, instance.scores());
+                    cell.aware = settings
+                        .shared_errors
+                        .map(|world| aware_cell(&e, &world, norm, instance.scores()));
+                    cell
+                }));
             }
         }
     }
@@ -193,7 +243,78 @@ fn scored_cell(estimate: &crate::Estimate, norm: Norm, truth: &[f64]) -> Cell {
         mean_covered: holds(&intervals.mean, true_mean),
         spent: estimate.spent,
         reached: estimate.target_reached,
+        aware: None,
     }
+}
+
+/// The bias-aware scores of `estimate`'s calls, with the world's families.
+fn aware_cell(
+    estimate: &crate::Estimate,
+    world: &BiasWorld,
+    norm: Norm,
+    truth: &[f64],
+) -> AwareCell {
+    let judges = estimate.pooled.len() / truth.len();
+    let model = SharedErrors::estimate(
+        &estimate.pooled,
+        &world.families_of(judges),
+        crate::BiasStructure::default(),
+    )
+    .expect("the pooled calls are K×J");
+    let scored = model
+        .scores(&estimate.pooled, estimate.range)
+        .expect("estimated variances are finite and at least 0");
+    let scores: Vec<f64> = scored.iter().map(|g| g.score).collect();
+    let uncertainty: Vec<ScoreUncertainty> = scored.iter().map(|g| g.uncertainty).collect();
+    let found = intervals(&scores, &uncertainty, COVERAGE_LEVEL, estimate.range)
+        .expect("the level is in (0, 1) and there is a score per item");
+    let holds = |i: &crate::ScoreInterval, s: f64| i.low <= s && s <= i.high;
+    let covered = found
+        .items
+        .iter()
+        .zip(truth)
+        .filter(|(i, &s)| holds(i, s))
+        .count();
+    let true_mean = truth.iter().sum::<f64>() / truth.len() as f64;
+    AwareCell {
+        error: norm.distance(&scores, truth),
+        covered_items: covered as f64 / truth.len() as f64,
+        mean_covered: holds(&found.mean, true_mean),
+        effective_judges: scored.iter().map(|g| g.effective_judges).sum::<f64>()
+            / scored.len() as f64,
+        panel_effective_judges: model.panel_effective_judges.unwrap_or(f64::NAN),
+        identified: model.identified(),
+    }
+}
+
+/// The bias-aware figures over the repetitions that ran (None outside a world of
+/// shared mistakes or when none ran).
+fn bias_aware_row(ran: &[Cell]) -> Option<BiasAwareRow> {
+    let aware: Vec<AwareCell> = ran.iter().filter_map(|c| c.aware).collect();
+    if aware.is_empty() {
+        return None;
+    }
+    let runs = aware.len() as f64;
+    let mean = |f: &dyn Fn(&AwareCell) -> f64| aware.iter().map(f).sum::<f64>() / runs;
+    let errors: Vec<f64> = aware.iter().map(|a| a.error).collect();
+    Some(BiasAwareRow {
+        error_mean: mean(&|a| a.error),
+        error_std: sample_sd(&errors),
+        coverage: mean(&|a| a.covered_items),
+        mean_coverage: mean(&|a| f64::from(u8::from(a.mean_covered))),
+        effective_judges: mean(&|a| a.effective_judges),
+        panel_effective_judges: mean(&|a| a.panel_effective_judges),
+        unidentified: aware.iter().filter(|a| !a.identified).count(),
+    })
+}
+
+/// The sample standard deviation (None below two values).
+fn sample_sd(values: &[f64]) -> Option<f64> {
+    let n = values.len();
+    (n > 1).then(|| {
+        let m = values.iter().sum::<f64>() / n as f64;
+        (values.iter().map(|e| (e - m).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+    })
 }
 
 fn rng_seed(seed: u64, rep: usize, cell: u64) -> u64 {

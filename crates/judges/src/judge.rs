@@ -149,6 +149,40 @@ impl SimulatedJudges {
                     .expect("valid instance gives a valid Beta")
             })
             .collect();
+        Self::from_laws(instance, distributions, seed)
+    }
+
+    /// Judges that share their mistakes: judge j's calls on item k centre on
+    /// `s_k + b_kj` (`biases`, row-major K×J, e.g. [`crate::BiasWorld::draw`]) instead
+    /// of `s_k`, kept within `[0.01 R, 0.99 R]`, with the instance's variance where
+    /// that centre allows it (at most `0.9 m (R - m)`, as the instances draw it).
+    ///
+    /// # Panics
+    /// When `biases` is not K×J.
+    pub fn with_item_bias(instance: Instance, biases: &[f64], seed: u64) -> Self {
+        let r = instance.range();
+        let judges = instance.judges();
+        assert_eq!(
+            biases.len(),
+            instance.variances().len(),
+            "one bias per pair"
+        );
+        let distributions: Vec<Beta<f64>> = instance
+            .variances()
+            .iter()
+            .zip(biases)
+            .enumerate()
+            .map(|(i, (&variance, &bias))| {
+                let centre = ((instance.scores()[i / judges] + bias) / r).clamp(0.01, 0.99);
+                let spread = variance / (r * r);
+                beta_with(centre, spread.min(0.9 * centre * (1.0 - centre)))
+                    .expect("a centre inside (0, 1) with a smaller variance gives a valid Beta")
+            })
+            .collect();
+        Self::from_laws(instance, distributions, seed)
+    }
+
+    fn from_laws(instance: Instance, distributions: Vec<Beta<f64>>, seed: u64) -> Self {
         let streams = PairStreams::new(seed, distributions.len());
         Self {
             instance,

@@ -13,6 +13,7 @@
 
 mod adaptive;
 mod allocation;
+mod bias_world;
 mod configured;
 mod error;
 mod experiment;
@@ -30,6 +31,7 @@ mod methods;
 mod norm;
 mod plan;
 mod run;
+mod shared_errors;
 mod spend;
 mod target;
 mod uncertainty;
@@ -38,9 +40,12 @@ pub use allocation::{
     allocation_objective, integer_counts, oracle_allocation, oracle_weights, uniform_counts,
     Allocation, OracleWeights,
 };
+pub use bias_world::BiasWorld;
 pub use configured::{item_ids, ConfiguredPool, JudgeConfig, JudgesConfig};
 pub use error::JudgeError;
-pub use experiment::{run_experiment, ExperimentRow, ExperimentSettings, COVERAGE_LEVEL, METHODS};
+pub use experiment::{
+    run_experiment, BiasAwareRow, ExperimentRow, ExperimentSettings, COVERAGE_LEVEL, METHODS,
+};
 pub use gold::{
     gold_from_pairs, gold_labels, gold_report, judge_agreement, krippendorff_alpha, ppi_mean,
     read_gold, GoldLabel, GoldReport, JudgeAgreement, PpiMean,
@@ -65,6 +70,9 @@ pub use plan::{pilot_plan, plan_budget, BudgetPlan};
 pub use run::{
     explain_failure, judge_with_ledger, lost_call_warning, plan_with_ledger, read_items,
     JudgedItems, JudgingRun, PaidCalls, StopCheck,
+};
+pub use shared_errors::{
+    effective_judges, gls_scores, BiasStructure, GlsScore, SharedErrors, MIN_SHARED_ITEMS,
 };
 pub use spend::{Spender, ATTEMPTS};
 pub use uncertainty::{

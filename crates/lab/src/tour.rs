@@ -160,6 +160,7 @@ fn judges_parts(text: &mut String) -> Result<Vec<PagePart>, VerdictError> {
             .to_vec(),
         seed: 0,
         target_error: None,
+        shared_errors: None,
     };
     let rows = run_experiment(&settings);
     let table = judges_table(&rows, &settings);

@@ -46,6 +46,17 @@ pub fn judges_table(rows: &[ExperimentRow], settings: &ExperimentSettings) -> St
             );
             let _ = writeln!(out, "{}", coverage_table(rows, settings, &p).render());
         }
+        if let Some(world) = &settings.shared_errors {
+            let _ = writeln!(
+                out,
+                "shared mistakes (item-bias sd {}, {} families, correlation {} within one): the same calls scored bias-aware — l_{p} error (× the consensus score's); coverage of the {}% intervals, items / the mean; effective judges per item / of the panel",
+                world.bias_sd,
+                world.families,
+                world.family_correlation,
+                100.0 * COVERAGE_LEVEL
+            );
+            let _ = writeln!(out, "{}", bias_aware_table(rows, settings, &p).render());
+        }
         if let Some(target) = settings.target_error {
             let _ = writeln!(
                 out,
@@ -107,6 +118,31 @@ fn coverage_table(rows: &[ExperimentRow], settings: &ExperimentSettings, p: &str
             "{} / {}",
             percent(row.coverage),
             percent(row.mean_coverage)
+        ))
+    })
+}
+
+/// Per budget and method, in a world of shared mistakes: the bias-aware scores'
+/// error (and its ratio to the consensus score's), their coverage, and the effective
+/// judges per item and of the panel.
+fn bias_aware_table(rows: &[ExperimentRow], settings: &ExperimentSettings, p: &str) -> TextTable {
+    per_cell(rows, settings, p, |row, _| {
+        let aware = row.bias_aware.as_ref()?;
+        let ratio = row.error_mean.map_or(String::new(), |consensus| {
+            format!(" ({:.2}×)", aware.error_mean / consensus)
+        });
+        let unidentified = if aware.unidentified > 0 {
+            format!(" [{} unidentified]", aware.unidentified)
+        } else {
+            String::new()
+        };
+        Some(format!(
+            "{:.3e}{ratio}; {:.1}% / {:.1}%; {:.2} / {:.2}{unidentified}",
+            aware.error_mean,
+            100.0 * aware.coverage,
+            100.0 * aware.mean_coverage,
+            aware.effective_judges,
+            aware.panel_effective_judges
         ))
     })
 }

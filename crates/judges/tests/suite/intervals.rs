@@ -22,6 +22,7 @@ fn coverage_settings(budgets: Vec<f64>, repetitions: usize) -> ExperimentSetting
         methods: METHODS.iter().map(|m| m.to_string()).collect(),
         seed: 11,
         target_error: None,
+        shared_errors: None,
     }
 }
 

@@ -6,3 +6,4 @@ mod http;
 mod intervals;
 mod judges;
 mod ledger;
+mod shared_errors;

@@ -140,6 +140,18 @@ pub struct BenchJudgesArgs {
     /// of runs that reached it.
     #[arg(long, value_name = "E")]
     pub target_error: Option<f64>,
+    /// Judges that share their mistakes: each (judge, item) gets a bias of this
+    /// standard deviation (score units) that no repeated call averages away; the
+    /// table adds the bias-aware scores' error, coverage and effective judges.
+    #[arg(long, value_name = "B")]
+    pub bias_sd: Option<f64>,
+    /// With --bias-sd: judges dealt round-robin into this many families (default: each
+    /// judge its own).
+    #[arg(long, value_name = "F", requires = "bias_sd")]
+    pub families: Option<usize>,
+    /// With --bias-sd: the correlation of item biases between judges of one family.
+    #[arg(long, value_name = "R", default_value_t = 0.0, requires = "bias_sd")]
+    pub family_correlation: f64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Shown::Table)]
     pub format: Shown,

@@ -2,7 +2,9 @@
 //! judges` (the judge paper's synthetic experiments).
 
 use verdict::io::{write_battles, StagedDir};
-use verdict::judges::{run_experiment, CostStructure, ExperimentSettings, Norm, Scenario, METHODS};
+use verdict::judges::{
+    run_experiment, BiasWorld, CostStructure, ExperimentSettings, Norm, Scenario, METHODS,
+};
 use verdict::outputs::Outputs;
 use verdict::report::{judges_curves, judges_html, judges_table, plot_curves};
 
@@ -130,6 +132,18 @@ fn settings(args: &BenchJudgesArgs) -> anyhow::Result<ExperimentSettings> {
         JudgeCosts::BadIsCheap => Scenario::CostQuality(CostStructure::BadIsCheap),
         JudgeCosts::Uniform => Scenario::CostQuality(CostStructure::Uniform),
     };
+    let shared_errors = args
+        .bias_sd
+        .map(|bias_sd| -> anyhow::Result<BiasWorld> {
+            let world = BiasWorld {
+                bias_sd,
+                families: args.families.unwrap_or(args.judges),
+                family_correlation: args.family_correlation,
+            };
+            world.check(args.judges)?;
+            Ok(world)
+        })
+        .transpose()?;
     Ok(ExperimentSettings {
         items: args.items,
         judges: args.judges,
@@ -140,5 +154,6 @@ fn settings(args: &BenchJudgesArgs) -> anyhow::Result<ExperimentSettings> {
         methods: args.methods.clone(),
         seed: args.seed,
         target_error: args.target_error,
+        shared_errors,
     })
 }
