@@ -222,3 +222,41 @@ def test_ivwe_on_given_scores_is_the_inverse_variance_weighted_mean():
         verdict.ivwe(["a", "a", "a"], ["x", "x", "y"], [0.2, 0.4, 0.6])
     with pytest.raises(ValueError, match="no entry"):
         verdict.ivwe(["a"], ["x"], [0.5], variances={"z": 1.0})
+
+
+def test_judges_of_one_family_share_their_mistakes_and_the_result_says_so(tmp_path):
+    """Callable judges with a bias at each item that their family shares: the result's
+    ``shared_errors`` estimates it, and its intervals hold the truth where the
+    consensus intervals hold what the judges say."""
+    truth = {f"q{k}": 0.2 + 0.6 * (k % 10) / 9 for k in range(60)}
+    items = [{"id": key} for key in truth]
+
+    def biased(family: int, name: str):
+        def score(item):
+            k = int(item["id"][1:])
+            bias = 0.1 if (k * (family + 2) // 3 + family) % 2 == 0 else -0.1
+            noise = random.Random(f"{name}/{item['id']}/{random.random()}").uniform(-0.03, 0.03)
+            return truth[item["id"]] + bias + noise
+
+        return score
+
+    judges = [
+        verdict.Judge(f"j{j}", biased(j // 2, f"j{j}"), 1.0, family=f"maker{j // 2}") for j in range(4)
+    ]
+    got = verdict.judge(items, judges, budget=960, ledger=tmp_path / "run.jsonl", method="uniform")
+    shared = got.shared_errors
+    assert shared["identified"], shared["note"]
+    assert shared["families"] == ["maker0", "maker0", "maker1", "maker1"]
+    assert 0.08 < shared["bias_sd"] < 0.12
+    assert shared["family_correlation"] > 0.9
+    aware = sum(row["low"] <= truth[row["id"]] <= row["high"] for row in shared["items"])
+    consensus = sum(
+        got.intervals.loc[key, "low"] <= value <= got.intervals.loc[key, "high"] for key, value in truth.items()
+    )
+    assert aware >= 54 and consensus < aware, (aware, consensus)
+    # Without a family a judge is its own, by name.
+    alone = verdict.judge(
+        items, [verdict.Judge(f"j{j}", biased(j // 2, f"j{j}"), 1.0) for j in range(4)],
+        budget=960, ledger=tmp_path / "alone.jsonl", method="uniform",
+    )
+    assert alone.shared_errors["families"] == ["j0", "j1", "j2", "j3"]

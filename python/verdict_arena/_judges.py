@@ -13,16 +13,25 @@ from . import _native
 from .errors import InputError
 
 
-def Judge(name: str, score: Callable[[Any], Optional[float]], cost: float, *, idempotent: bool = False):
+def Judge(
+    name: str,
+    score: Callable[[Any], Optional[float]],
+    cost: float,
+    *,
+    idempotent: bool = False,
+    family: Optional[str] = None,
+):
     """A judge that is a Python callable: ``score(item) -> float`` in ``[0, range]``
     for one item (the item as given to :func:`judge`: a dict), at ``cost`` per call.
+    ``family`` (e.g. the model's maker): judges of one family may share their mistakes
+    on an item (the result's ``shared_errors``); by default a judge is its own family.
 
     Returning ``None`` reports a failed call: not charged, asked again (three times in
     all). Raising stops the run: the exception propagates once the ledger is settled;
     the call cut off is charged when the run resumes (it may have been paid) unless
     ``idempotent=True`` says asking again costs nothing extra.
     """
-    return _native.CallableJudge(name, score, float(cost), idempotent=idempotent)
+    return _native.CallableJudge(name, score, float(cost), idempotent=idempotent, family=family)
 
 
 @dataclass(frozen=True)
@@ -32,7 +41,12 @@ class JudgeResult:
     ``mean`` (the mean over items with its interval: a dict ``score``, ``std_error``,
     ``low``, ``high``), ``estimated_error`` (the estimated l_p error of the scores),
     ``target_reached`` (with a target error), ``gold`` (with gold labels: the PPI++
-    corrected mean, each judge's bias and Krippendorff's alpha, as a dict), ``spent``
+    corrected mean, each judge's bias and Krippendorff's alpha, as a dict),
+    ``shared_errors`` (the judges' shared mistakes: each judge's family and call
+    variance, the item bias's ``bias_sd`` and ``family_correlation``, the panel's
+    ``panel_effective_judges``, and per item the bias-aware score and interval that
+    cover the true score, with its ``effective_judges``; ``identified`` false with a
+    ``note`` when the calls cannot tell the bias), ``spent``
     (never above the budget), successful ``calls``, calls ``replayed`` from the ledger
     and ``made`` now, ``exploration`` (Phase-I calls per pair) and the ``ledger``'s
     path. :func:`report` draws the run's page from its ledger; in a notebook the
@@ -51,6 +65,7 @@ class JudgeResult:
     estimated_error: Optional[float] = None
     target_reached: Optional[bool] = None
     gold: Optional[dict] = None
+    shared_errors: Optional[dict] = None
 
     def _repr_html_(self) -> Optional[str]:
         if self.ledger is None:
@@ -189,6 +204,7 @@ def judge(
         estimated_error=result["estimated_error"],
         target_reached=result["target_reached"],
         gold=result["gold"],
+        shared_errors=result["shared_errors"],
     )
 
 

@@ -43,7 +43,8 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
         plan: args.plan,
         ..JudgeParams::default()
     };
-    let request = params.request(&args.ledger, gold)?;
+    let mut request = params.request(&args.ledger, gold)?;
+    request.families = pool.judge_families();
     let bar = crate::progress::bar(
         (args.budget * 100.0).round() as usize,
         "budget spent",

@@ -16,6 +16,7 @@
 //! name = "large"
 //! cost = 1.0
 //! replay = "large-scores.csv"      # recorded scores: columns item, score (with replacement)
+//! family = "maker-a"                # judges of one family may share their mistakes
 //!
 //! [[judge]]
 //! name = "rehearsal"
@@ -77,6 +78,10 @@ pub struct JudgeConfig {
     pub simulate: Option<f64>,
     /// An OpenAI-compatible chat-completions endpoint (module `http`).
     pub http: Option<HttpConfig>,
+    /// The judge's family (e.g. its model's maker): judges of one family may share
+    /// their mistakes on an item (module `shared_errors`); by default a judge is its
+    /// own family. Reports only: it changes no call.
+    pub family: Option<String>,
 }
 
 impl JudgesConfig {
@@ -241,6 +246,15 @@ impl ConfiguredPool {
     /// Judge names, in order.
     pub fn judge_names(&self) -> Vec<String> {
         self.config.judges.iter().map(|j| j.name.clone()).collect()
+    }
+
+    /// Each judge's family, in order: its `family`, else its own name.
+    pub fn judge_families(&self) -> Vec<String> {
+        self.config
+            .judges
+            .iter()
+            .map(|j| j.family.clone().unwrap_or_else(|| j.name.clone()))
+            .collect()
     }
 
     fn run_command(

@@ -58,8 +58,10 @@ use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use crate::uncertainty::{CallVariance, Combination};
 use crate::{JudgeError, PairStats, ScoreUncertainty};
 
-/// Fewest items two judges must share for their covariance to count.
-pub const MIN_SHARED_ITEMS: usize = 3;
+/// Fewest items two judges must share for their moments to count: below this a
+/// variance of a few differences says little, and a bias reported as 0 from three
+/// items would be taken at its word.
+pub const MIN_SHARED_ITEMS: usize = 10;
 
 /// One item's score from every judge's calls, bias-aware.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]

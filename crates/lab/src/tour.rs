@@ -191,7 +191,7 @@ fn judges_parts(text: &mut String) -> Result<Vec<PagePart>, VerdictError> {
     };
     let judged = judge_with_ledger(&mut pool, items.clone(), judges.clone(), &run, &ledger)?;
     let estimate = judged.result?;
-    let scores = JudgedScores::new(&items, &judges, &estimate, &run, COVERAGE_LEVEL, None)?;
+    let scores = JudgedScores::new(&items, &judges, &[], &estimate, &run, COVERAGE_LEVEL, None)?;
     let covered = scores
         .items
         .iter()

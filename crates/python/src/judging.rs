@@ -30,18 +30,28 @@ pub struct CallableJudge {
     cost: f64,
     /// True when asking again for a call cut off mid-way costs nothing extra.
     idempotent: bool,
+    /// The judge's family (judges of one family may share their mistakes); None: its
+    /// own.
+    family: Option<String>,
 }
 
 #[pymethods]
 impl CallableJudge {
     #[new]
-    #[pyo3(signature = (name, score, cost, *, idempotent=false))]
-    fn new(name: String, score: Py<PyAny>, cost: f64, idempotent: bool) -> Self {
+    #[pyo3(signature = (name, score, cost, *, idempotent=false, family=None))]
+    fn new(
+        name: String,
+        score: Py<PyAny>,
+        cost: f64,
+        idempotent: bool,
+        family: Option<String>,
+    ) -> Self {
         Self {
             name,
             score,
             cost,
             idempotent,
+            family,
         }
     }
 }
@@ -137,18 +147,25 @@ pub fn judge<'py>(
         .map_err(|e| failure(format!("items are not a JSON array of objects: {e}")))?;
     let ids = item_ids(&items).map_err(failure)?;
     let raised = Arc::new(Mutex::new(None));
+    let mut families = Vec::new();
     let (mut pool, names): (Box<dyn JudgePool + Send>, Vec<String>) = if let Ok(path) =
         judges.extract::<PathBuf>()
     {
         let config = JudgesConfig::read(&path).map_err(failure)?;
         let pool = ConfiguredPool::new(items, config, params.seed).map_err(failure)?;
         let names = pool.judge_names();
+        families = pool.judge_families();
         (Box::new(pool), names)
     } else {
         let judges: Vec<Py<CallableJudge>> = judges.extract().map_err(|_| {
             PyTypeError::new_err("judges: a TOML configuration's path, or a list of verdict.Judge")
         })?;
-        let names = judges.iter().map(|j| j.get().name.clone()).collect();
+        let names: Vec<String> = judges.iter().map(|j| j.get().name.clone()).collect();
+        families = judges
+            .iter()
+            .zip(&names)
+            .map(|(j, name)| j.get().family.clone().unwrap_or_else(|| name.clone()))
+            .collect();
         let pool = CallablePool {
             items: objects,
             ids: ids.clone(),
@@ -160,7 +177,8 @@ pub fn judge<'py>(
         (Box::new(pool), names)
     };
     let labels = gold_of(gold.as_ref(), &ids, pool.range())?;
-    let request = params.request(&ledger, labels).map_err(failure)?;
+    let mut request = params.request(&ledger, labels).map_err(failure)?;
+    request.families = families;
     let report = |cost: f64| {
         if let Some(progress) = &progress {
             // A failing progress display must not stop a paid run.

@@ -185,6 +185,11 @@ pub fn judged_scores_sections(result: &JudgedScores) -> String {
         &format!("Scores with {percent}% intervals"),
         &(shown + &html_table(&interval_table(&rows))),
     );
+    section(
+        &mut body,
+        "Shared mistakes",
+        &shared_mistakes_content(&result.shared_errors, &result.judges, percent),
+    );
     if let Some(gold) = &result.gold {
         section(
             &mut body,
@@ -209,6 +214,32 @@ fn interval_table(rows: &[&ItemScore]) -> TextTable {
         ]);
     }
     table
+}
+
+/// The judges' shared mistakes: the summary, and each judge's family and call noise.
+fn shared_mistakes_content(
+    shared: &verdict_judges::SharedMistakes,
+    judges: &[String],
+    percent: f64,
+) -> String {
+    let mut table = TextTable::new(["judge", "family", "call sd"]);
+    for ((name, family), variance) in judges
+        .iter()
+        .zip(&shared.families)
+        .zip(&shared.call_variance)
+    {
+        table.push(vec![
+            name.clone(),
+            family.clone(),
+            format!("{:.4}", variance.sqrt()),
+        ]);
+    }
+    format!(
+        "<p>{}</p><p>{}.</p>{}",
+        text(&shared.summary(percent)),
+        text(&shared.note),
+        html_table(&table)
+    )
 }
 
 /// The corrected mean beside the judged one, each judge against the labels, and α.
@@ -253,22 +284,48 @@ fn gold_content(gold: &GoldReport, judges: &[String], percent: f64) -> String {
     )
 }
 
-/// The estimate as CSV: `id, score, std_error, low, high`, one row per item.
+/// The estimate as CSV, one row per item: `id, score, std_error, low, high` (the
+/// consensus), then `bias_aware_score, bias_aware_std_error, bias_aware_low,
+/// bias_aware_high, effective_judges` (empty when the judges' shared mistakes could
+/// not be estimated).
 ///
 /// # Errors
 /// [`ReportError`] when the CSV writer fails.
 pub fn judged_scores_csv(result: &JudgedScores) -> Result<String, ReportError> {
     let mut csv = csv::Writer::from_writer(Vec::new());
-    csv.write_record(["id", "score", "std_error", "low", "high"])?;
-    for row in &result.items {
+    csv.write_record([
+        "id",
+        "score",
+        "std_error",
+        "low",
+        "high",
+        "bias_aware_score",
+        "bias_aware_std_error",
+        "bias_aware_low",
+        "bias_aware_high",
+        "effective_judges",
+    ])?;
+    let aware = &result.shared_errors.items;
+    for (k, row) in result.items.iter().enumerate() {
         let i = &row.interval;
-        csv.write_record([
+        let mut record = vec![
             crate::spreadsheet_safe(&row.id),
             i.score.to_string(),
             i.std_error.to_string(),
             i.low.to_string(),
             i.high.to_string(),
-        ])?;
+        ];
+        match aware.get(k) {
+            Some(a) => record.extend([
+                a.interval.score.to_string(),
+                a.interval.std_error.to_string(),
+                a.interval.low.to_string(),
+                a.interval.high.to_string(),
+                a.effective_judges.to_string(),
+            ]),
+            None => record.extend(std::iter::repeat_n(String::new(), 5)),
+        }
+        csv.write_record(record)?;
     }
     finish_csv(csv)
 }

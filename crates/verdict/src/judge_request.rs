@@ -34,6 +34,9 @@ pub struct JudgeRequest<'a> {
     pub ledger: &'a Path,
     /// Gold labels, one per item (`None` where unlabelled).
     pub gold: Option<Vec<Option<f64>>>,
+    /// Each judge's family (judges of one family may share their mistakes); empty:
+    /// each judge its own.
+    pub families: Vec<String>,
 }
 
 /// What a finished run gives.
@@ -96,6 +99,7 @@ pub fn judge_request(
             let scores = JudgedScores::new(
                 ids,
                 names,
+                &request.families,
                 &estimate,
                 &request.run,
                 request.level,
@@ -196,6 +200,7 @@ impl JudgeParams {
             plan: self.plan,
             ledger,
             gold,
+            families: Vec::new(),
         })
     }
 }

@@ -2416,11 +2416,15 @@ fn judged_scores_come_with_intervals_and_bad_settings_cost_nothing() {
     let message = String::from_utf8_lossy(&output.stderr).to_string();
     assert!(message.contains("(95% interval"), "{message}");
     let csv = std::fs::read_to_string(d.join("scores.csv")).unwrap();
-    assert!(csv.starts_with("id,score,std_error,low,high\n"), "{csv}");
+    assert!(
+        csv.starts_with("id,score,std_error,low,high,bias_aware_score,"),
+        "{csv}"
+    );
     for line in csv.lines().skip(1) {
         let v: Vec<f64> = line
             .split(',')
             .skip(1)
+            .take(4)
             .map(|x| x.parse().unwrap())
             .collect();
         assert!(v[2] <= v[0] && v[0] <= v[3] && v[1] >= 0.0, "{line}");

@@ -31,5 +31,6 @@ mod serve;
 mod serving;
 #[cfg(feature = "nasheval")]
 mod settings_parity;
+mod shared_mistakes;
 #[cfg(feature = "serve")]
 mod text_routing;
