@@ -16,7 +16,7 @@ fn truth(k: usize) -> f64 {
 }
 
 fn family_bias(family: usize, k: usize) -> f64 {
-    if (k * (family + 2) / 3 + family) % 2 == 0 {
+    if (k * (family + 2) / 3 + family).is_multiple_of(2) {
         0.1
     } else {
         -0.1
