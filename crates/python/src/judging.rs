@@ -147,21 +147,20 @@ pub fn judge<'py>(
         .map_err(|e| failure(format!("items are not a JSON array of objects: {e}")))?;
     let ids = item_ids(&items).map_err(failure)?;
     let raised = Arc::new(Mutex::new(None));
-    let mut families = Vec::new();
-    let (mut pool, names): (Box<dyn JudgePool + Send>, Vec<String>) = if let Ok(path) =
+    type Pool = Box<dyn JudgePool + Send>;
+    let (mut pool, names, families): (Pool, Vec<String>, Vec<String>) = if let Ok(path) =
         judges.extract::<PathBuf>()
     {
         let config = JudgesConfig::read(&path).map_err(failure)?;
         let pool = ConfiguredPool::new(items, config, params.seed).map_err(failure)?;
-        let names = pool.judge_names();
-        families = pool.judge_families();
-        (Box::new(pool), names)
+        let (names, families) = (pool.judge_names(), pool.judge_families());
+        (Box::new(pool), names, families)
     } else {
         let judges: Vec<Py<CallableJudge>> = judges.extract().map_err(|_| {
             PyTypeError::new_err("judges: a TOML configuration's path, or a list of verdict.Judge")
         })?;
         let names: Vec<String> = judges.iter().map(|j| j.get().name.clone()).collect();
-        families = judges
+        let families = judges
             .iter()
             .zip(&names)
             .map(|(j, name)| j.get().family.clone().unwrap_or_else(|| name.clone()))
@@ -174,7 +173,7 @@ pub fn judge<'py>(
             range: params.range,
             raised: Arc::clone(&raised),
         };
-        (Box::new(pool), names)
+        (Box::new(pool), names, families)
     };
     let labels = gold_of(gold.as_ref(), &ids, pool.range())?;
     let mut request = params.request(&ledger, labels).map_err(failure)?;
