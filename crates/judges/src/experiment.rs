@@ -50,6 +50,10 @@ pub struct ExperimentSettings {
     pub shared_errors: Option<BiasWorld>,
 }
 
+/// The strategies for judges that share their mistakes (module `shared_allocation`),
+/// beside [`METHODS`].
+pub const SHARED_METHODS: [&str; 2] = ["oracle-shared", "est-ivwe-shared"];
+
 /// Confidence level of the intervals whose coverage the experiments report.
 pub const COVERAGE_LEVEL: f64 = 0.95;
 
@@ -199,13 +203,25 @@ fn repetition(settings: &ExperimentSettings, rep: usize) -> Vec<Option<Cell>> {
         }
         None => SimulatedJudges::new(instance.clone(), 0),
     };
+    // The world's bias covariance and families (none and each judge its own without
+    // one), for the shared-error strategies.
+    let (bias, families) = match &settings.shared_errors {
+        Some(world) => (
+            world.covariance(settings.judges),
+            world.families_of(settings.judges),
+        ),
+        None => (
+            vec![0.0; settings.judges * settings.judges],
+            (0..settings.judges).collect(),
+        ),
+    };
     let mut errors = Vec::new();
     let mut cell = 0u64;
     for &norm in &settings.norms {
         for &budget in &settings.budgets {
             for name in &settings.methods {
                 cell += 1;
-                let method = Method::named(name, instance.variances())
+                let method = Method::named_shared(name, instance.variances(), &bias, &families)
                     .unwrap_or_else(|| panic!("unknown method {name}"));
                 judges.restart(rng_seed(settings.seed, rep, cell));
                 let mut run = EstimateSettings::new(norm);

@@ -31,6 +31,7 @@ mod methods;
 mod norm;
 mod plan;
 mod run;
+mod shared_allocation;
 mod shared_errors;
 mod spend;
 mod target;
@@ -45,6 +46,7 @@ pub use configured::{item_ids, ConfiguredPool, JudgeConfig, JudgesConfig};
 pub use error::JudgeError;
 pub use experiment::{
     run_experiment, BiasAwareRow, ExperimentRow, ExperimentSettings, COVERAGE_LEVEL, METHODS,
+    SHARED_METHODS,
 };
 pub use gold::{
     gold_from_pairs, gold_labels, gold_report, judge_agreement, krippendorff_alpha, ppi_mean,
@@ -71,6 +73,7 @@ pub use run::{
     explain_failure, judge_with_ledger, lost_call_warning, plan_with_ledger, read_items,
     JudgedItems, JudgingRun, PaidCalls, StopCheck,
 };
+pub use shared_allocation::{shared_error_counts, SharedErrorPanel};
 pub use shared_errors::{
     effective_judges, gls_scores, BiasStructure, GlsScore, SharedErrors, MIN_SHARED_ITEMS,
 };

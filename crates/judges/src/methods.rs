@@ -3,12 +3,13 @@
 
 use crate::allocation::{integer_counts, oracle_weights, uniform_counts, Allocation};
 use crate::plan::plan_budget;
+use crate::shared_allocation::{shared_error_counts, SharedErrorPanel};
 use crate::spend::spend;
 use crate::target::{fixed_weight_phase, FixedWeights, PerCall, Scored};
 use crate::uncertainty::{ivwe_uncertainty, CallVariance};
 use crate::{
-    estimated_error, intervals, ivwe, Intervals, JudgeError, JudgePool, Norm, PairStats,
-    ScoreUncertainty, Spender,
+    estimated_error, gls_scores, intervals, ivwe, BiasStructure, GlsScore, Intervals, JudgeError,
+    JudgePool, Norm, PairStats, ScoreUncertainty, SharedErrors, Spender,
 };
 
 /// Default confidence parameter `delta` of the exploration bias and the bounds.
@@ -31,6 +32,23 @@ pub enum Method {
     /// Judges chosen per item by successive elimination, then the oracle rule in stages
     /// that reuse the chosen judge's calls (module `adaptive`).
     Adaptive,
+    /// Judges that share their mistakes, known: the allocation of module
+    /// `shared_allocation` for the true call variances and bias covariance, scored by
+    /// GLS (module `shared_errors`). For experiments.
+    OracleShared {
+        /// True call variances, row-major K×J.
+        variances: Vec<f64>,
+        /// True bias covariance, row-major J×J.
+        bias_covariance: Vec<f64>,
+    },
+    /// Judges that share their mistakes, learnt: Est-IVWE's Phase I (`N0` calls of
+    /// every pair, Gaussian rule), the shared errors estimated from it (pooled
+    /// structure), the rest of the budget allocated as `OracleShared` would for the
+    /// estimates, and every call scored bias-aware.
+    EstIvweShared {
+        /// Each judge's family index.
+        families: Vec<usize>,
+    },
 }
 
 impl Method {
@@ -42,6 +60,27 @@ impl Method {
                 variances: variances.to_vec(),
             }),
             other => Self::for_run(other).ok(),
+        }
+    }
+
+    /// As [`Method::named`], in a world of judges that share their mistakes with bias
+    /// covariance `bias_covariance` (row-major J×J) and `families`: also
+    /// `oracle-shared` and `est-ivwe-shared`.
+    pub fn named_shared(
+        name: &str,
+        variances: &[f64],
+        bias_covariance: &[f64],
+        families: &[usize],
+    ) -> Option<Self> {
+        match name {
+            "oracle-shared" => Some(Self::OracleShared {
+                variances: variances.to_vec(),
+                bias_covariance: bias_covariance.to_vec(),
+            }),
+            "est-ivwe-shared" => Some(Self::EstIvweShared {
+                families: families.to_vec(),
+            }),
+            other => Self::named(other, variances),
         }
     }
 
@@ -75,6 +114,8 @@ impl Method {
             Self::EstIvwe => "est-ivwe",
             Self::EstIvweGaussian => "est-ivwe-gaussian",
             Self::Adaptive => "adaptive",
+            Self::OracleShared { .. } => "oracle-shared",
+            Self::EstIvweShared { .. } => "est-ivwe-shared",
         }
     }
 }
@@ -294,31 +335,76 @@ pub fn estimate(
             exploration = Some(first);
             scored
         }
-        Method::EstIvwe | Method::EstIvweGaussian => {
-            let gaussian = matches!(method, Method::EstIvweGaussian);
-            let n0 = match settings.exploration {
-                Some(n) => n,
-                None => default_exploration(gaussian, items, &costs, sizing, settings),
-            };
-            if n0 < 2 {
+        Method::OracleShared {
+            variances,
+            bias_covariance,
+        } => {
+            refuse_target(method, target)?;
+            if variances.len() != items * judges || bias_covariance.len() != judges * judges {
                 return Err(JudgeError::Setting(format!(
-                    "exploration N0 = {n0}: a sample variance needs at least 2 calls per pair"
+                    "{} oracle variances and a {}-entry bias covariance for {items} items × {judges} judges",
+                    variances.len(),
+                    bias_covariance.len()
                 )));
             }
-            let round: f64 = items as f64 * costs.iter().sum::<f64>();
-            if round * n0 as f64 > budget {
-                return Err(JudgeError::InfeasibleBudget {
-                    budget,
-                    needed: round * n0 as f64,
-                    purpose: format!("explore every (item, judge) pair {n0} times (Phase I)"),
-                });
-            }
-            let phase_one_calls = Allocation {
-                judges,
-                counts: pilot.iter().map(|s| n0.saturating_sub(s.count)).collect(),
+            let panel = SharedErrorPanel {
+                call_variances: variances,
+                bias_covariance,
+                costs: &costs,
             };
-            let mut phase_one = pilot;
-            spend(&mut spender, &phase_one_calls, &mut phase_one)?;
+            let none = Allocation {
+                judges,
+                counts: vec![0; items * judges],
+            };
+            let calls = shared_error_counts(&panel, &none, budget, settings.p)?;
+            let mut stats = vec![PairStats::default(); items * judges];
+            spend(&mut spender, &calls, &mut stats)?;
+            let scored = gls_scores(&stats, variances, variances, bias_covariance, judges)?;
+            gls_scored(&scored)
+        }
+        Method::EstIvweShared { families } => {
+            refuse_target(method, target)?;
+            if families.len() != judges {
+                return Err(JudgeError::Setting(format!(
+                    "{} families for {judges} judges",
+                    families.len()
+                )));
+            }
+            let (n0, phase_one) = explore(&mut spender, pilot, true, sizing, settings)?;
+            exploration = Some(n0);
+            let learnt = SharedErrors::estimate(&phase_one, families, BiasStructure::Pooled)?;
+            let floor = range * range * 1e-12;
+            let call_variances: Vec<f64> = phase_one
+                .iter()
+                .map(|s| s.sample_variance().max(floor))
+                .collect();
+            let panel = SharedErrorPanel {
+                call_variances: &call_variances,
+                bias_covariance: &learnt.bias_covariance,
+                costs: &costs,
+            };
+            let made = Allocation {
+                judges,
+                counts: phase_one.iter().map(|s| s.count).collect(),
+            };
+            let planned = shared_error_counts(&panel, &made, spender.left(), settings.p)?;
+            let more = Allocation {
+                judges,
+                counts: planned
+                    .counts
+                    .iter()
+                    .zip(&made.counts)
+                    .map(|(n, m)| n - m)
+                    .collect(),
+            };
+            let mut stats = phase_one;
+            spend(&mut spender, &more, &mut stats)?;
+            let model = SharedErrors::estimate(&stats, families, BiasStructure::Pooled)?;
+            gls_scored(&model.scores(&stats, range)?)
+        }
+        Method::EstIvwe | Method::EstIvweGaussian => {
+            let gaussian = matches!(method, Method::EstIvweGaussian);
+            let (n0, phase_one) = explore(&mut spender, pilot, gaussian, sizing, settings)?;
             tau = (!gaussian).then(|| {
                 settings.tau.unwrap_or_else(|| {
                     let log_term = (2.0 * (items * judges) as f64 / settings.delta).ln();
@@ -350,6 +436,71 @@ pub fn estimate(
         phase_one_fallback: scored.fallback,
         target_reached: scored.reached,
     })
+}
+
+/// Est-IVWE's Phase I: every (item, judge) pair called `N0` times (the settings', or
+/// [`default_exploration`] for the `sizing` budget), counting the `pilot`'s calls;
+/// returns `N0` and every pair's calls.
+///
+/// # Errors
+/// `N0` below 2, a budget that cannot buy Phase I, failed calls.
+fn explore(
+    spender: &mut Spender<'_>,
+    pilot: Vec<PairStats>,
+    gaussian: bool,
+    sizing: f64,
+    settings: &EstimateSettings,
+) -> Result<(u64, Vec<PairStats>), JudgeError> {
+    let costs = spender.costs().to_vec();
+    let judges = costs.len();
+    let items = pilot.len() / judges;
+    let n0 = match settings.exploration {
+        Some(n) => n,
+        None => default_exploration(gaussian, items, &costs, sizing, settings),
+    };
+    if n0 < 2 {
+        return Err(JudgeError::Setting(format!(
+            "exploration N0 = {n0}: a sample variance needs at least 2 calls per pair"
+        )));
+    }
+    let round: f64 = items as f64 * costs.iter().sum::<f64>();
+    let budget = spender.left() + spender.spent();
+    if round * n0 as f64 > budget {
+        return Err(JudgeError::InfeasibleBudget {
+            budget,
+            needed: round * n0 as f64,
+            purpose: format!("explore every (item, judge) pair {n0} times (Phase I)"),
+        });
+    }
+    let phase_one_calls = Allocation {
+        judges,
+        counts: pilot.iter().map(|s| n0.saturating_sub(s.count)).collect(),
+    };
+    let mut phase_one = pilot;
+    spend(spender, &phase_one_calls, &mut phase_one)?;
+    Ok((n0, phase_one))
+}
+
+/// GLS scores as a strategy's result.
+fn gls_scored(scored: &[GlsScore]) -> Scored {
+    Scored {
+        scores: scored.iter().map(|g| g.score).collect(),
+        uncertainty: scored.iter().map(|g| g.uncertainty).collect(),
+        fallback: false,
+        reached: None,
+    }
+}
+
+/// The shared-error strategies spend their budget; a target error is not built for
+/// them yet.
+fn refuse_target(method: &Method, target: Option<f64>) -> Result<(), JudgeError> {
+    match target {
+        Some(_) => Err(JudgeError::Setting(format!(
+            "{} spends its budget: a target error is not available for it yet; drop the target or use another method",
+            method.name()
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// [`JudgeError::InfeasibleBudget`] when `calls` cost more than `budget`.

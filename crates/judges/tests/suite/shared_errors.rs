@@ -5,8 +5,9 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use verdict_judges::{
-    effective_judges, gls_scores, run_experiment, BiasStructure, BiasWorld, ExperimentSettings,
-    JudgePool, Norm, PairStats, Scenario, SharedErrors, SimulatedJudges,
+    effective_judges, gls_scores, run_experiment, shared_error_counts, Allocation, BiasStructure,
+    BiasWorld, ExperimentSettings, JudgePool, Norm, PairStats, Scenario, SharedErrorPanel,
+    SharedErrors, SimulatedJudges,
 };
 
 fn calls(scores: &[f64]) -> PairStats {
@@ -206,4 +207,121 @@ fn without_shared_mistakes_the_rows_are_todays() {
     assert!(rows.iter().all(|r| r.bias_aware.is_none()));
     let json = serde_json::to_string(&settings).unwrap();
     assert!(!json.contains("shared_errors"), "{json}");
+}
+
+/// The objective `sum_k Var_k` of counts (row-major K×J), p = 2.
+fn objective(panel: &SharedErrorPanel<'_>, counts: &[u64]) -> f64 {
+    let judges = panel.costs.len();
+    counts
+        .chunks(judges)
+        .enumerate()
+        .map(|(k, row)| panel.item_variance(k, row))
+        .sum()
+}
+
+/// The least objective over every integer allocation of two items and three judges
+/// within `budget`, each item with at least one call.
+fn brute_force(panel: &SharedErrorPanel<'_>, budget: f64) -> f64 {
+    let c = panel.costs;
+    let most = |j: usize| (budget / c[j]).floor() as u64;
+    let mut best = f64::INFINITY;
+    let mut counts = [0u64; 6];
+    let total = |n: &[u64; 6]| (0..6).map(|i| n[i] as f64 * c[i % 3]).sum::<f64>();
+    fn next(n: &mut [u64; 6], most: &dyn Fn(usize) -> u64) -> bool {
+        for i in 0..6 {
+            if n[i] < most(i % 3) {
+                n[i] += 1;
+                return true;
+            }
+            n[i] = 0;
+        }
+        false
+    }
+    while next(&mut counts, &most) {
+        if total(&counts) <= budget + 1e-9 {
+            best = best.min(objective(panel, &counts));
+        }
+    }
+    best
+}
+
+#[test]
+fn the_shared_error_allocation_matches_a_brute_force_on_small_panels() {
+    // Two items, three judges; judges 0 and 1 of one family. Call variances differ by
+    // item, as the budget paper's do.
+    let variances = [0.04, 0.02, 0.08, 0.10, 0.05, 0.03];
+    let none = Allocation {
+        judges: 3,
+        counts: vec![0; 6],
+    };
+    // Independent biases and equal prices: greedy marginal allocation is optimal
+    // (Fox 1966); every budget to 14 calls.
+    let independent = [0.01, 0.0, 0.0, 0.0, 0.02, 0.0, 0.0, 0.0, 0.005];
+    let equal = SharedErrorPanel {
+        call_variances: &variances,
+        bias_covariance: &independent,
+        costs: &[1.0, 1.0, 1.0],
+    };
+    for budget in 2..=14 {
+        let budget = budget as f64;
+        let found = shared_error_counts(&equal, &none, budget, Norm::P(2.0)).unwrap();
+        let (ours, best) = (
+            objective(&equal, &found.counts),
+            brute_force(&equal, budget),
+        );
+        assert!(found.cost(equal.costs) <= budget);
+        assert!(
+            (ours - best).abs() <= 1e-12 * best,
+            "B {budget}: {:?} gives {ours}, brute force {best}",
+            found.counts
+        );
+    }
+    // A correlated family and unequal prices: a heuristic, within 3% of the optimum.
+    let family = [0.01, 0.008, 0.0, 0.008, 0.01, 0.0, 0.0, 0.0, 0.01];
+    let priced = SharedErrorPanel {
+        call_variances: &variances,
+        bias_covariance: &family,
+        costs: &[1.0, 0.6, 1.7],
+    };
+    for budget in [3.0, 5.0, 8.0, 11.0, 14.0] {
+        let found = shared_error_counts(&priced, &none, budget, Norm::P(2.0)).unwrap();
+        let (ours, best) = (
+            objective(&priced, &found.counts),
+            brute_force(&priced, budget),
+        );
+        assert!(found.cost(priced.costs) <= budget + 1e-9);
+        assert!(
+            ours <= 1.03 * best,
+            "B {budget}: {:?} gives {ours}, brute force {best}",
+            found.counts
+        );
+    }
+}
+
+#[test]
+fn a_bias_spreads_the_calls_over_families_where_independent_calls_pick_one_judge() {
+    // One item, three judges of three families, the cheapest-per-information judge 0.
+    // Without bias the optimum puts every call on judge 0 (the budget paper's
+    // sparsity); with a bias as large as a call's noise, repeating judge 0 stops
+    // paying and the budget goes to all three.
+    let variances = [0.02, 0.04, 0.04];
+    let none = Allocation {
+        judges: 3,
+        counts: vec![0; 3],
+    };
+    let allocate = |bias: f64| {
+        let covariance = [bias, 0.0, 0.0, 0.0, bias, 0.0, 0.0, 0.0, bias];
+        let panel = SharedErrorPanel {
+            call_variances: &variances,
+            bias_covariance: &covariance,
+            costs: &[1.0, 1.0, 1.0],
+        };
+        shared_error_counts(&panel, &none, 60.0, Norm::P(2.0))
+            .unwrap()
+            .counts
+    };
+    assert_eq!(allocate(0.0), vec![60, 0, 0]);
+    let spread = allocate(0.02);
+    assert!(spread.iter().all(|&n| n >= 10), "{spread:?}");
+    assert_eq!(spread.iter().sum::<u64>(), 60);
 }

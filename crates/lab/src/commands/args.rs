@@ -125,7 +125,8 @@ pub struct BenchJudgesArgs {
     /// Instance family.
     #[arg(long, value_enum, default_value_t = JudgeCosts::Random)]
     pub costs: JudgeCosts,
-    /// Methods, comma-separated (default: all).
+    /// Methods, comma-separated (default: the budget paper's five); also oracle-shared and
+    /// est-ivwe-shared, the allocations for judges that share their mistakes.
     #[arg(
         long,
         value_delimiter = ',',

@@ -4,6 +4,7 @@
 use verdict::io::{write_battles, StagedDir};
 use verdict::judges::{
     run_experiment, BiasWorld, CostStructure, ExperimentSettings, Norm, Scenario, METHODS,
+    SHARED_METHODS,
 };
 use verdict::outputs::Outputs;
 use verdict::report::{judges_curves, judges_html, judges_table, plot_curves};
@@ -115,12 +116,26 @@ fn settings(args: &BenchJudgesArgs) -> anyhow::Result<ExperimentSettings> {
         args.budgets.iter().all(|b| b.is_finite() && *b > 0.0),
         "--budgets must be positive numbers, e.g. 2e4,1e5"
     );
-    if let Some(unknown) = args.methods.iter().find(|m| !METHODS.contains(&m.as_str())) {
+    let known = || METHODS.iter().chain(&SHARED_METHODS);
+    if let Some(unknown) = args
+        .methods
+        .iter()
+        .find(|m| !known().any(|k| k == &m.as_str()))
+    {
         anyhow::bail!(
             "unknown method {unknown:?} in --methods; choose from {}",
-            METHODS.join(", ")
+            known().copied().collect::<Vec<_>>().join(", ")
         );
     }
+    anyhow::ensure!(
+        args.target_error.is_none()
+            || !args
+                .methods
+                .iter()
+                .any(|m| SHARED_METHODS.contains(&m.as_str())),
+        "--target-error is not available for {} yet: they spend their budget",
+        SHARED_METHODS.join(" and ")
+    );
     let norms = args
         .p
         .iter()
