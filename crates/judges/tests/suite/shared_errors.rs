@@ -228,12 +228,12 @@ fn brute_force(panel: &SharedErrorPanel<'_>, budget: f64) -> f64 {
     let mut counts = [0u64; 6];
     let total = |n: &[u64; 6]| (0..6).map(|i| n[i] as f64 * c[i % 3]).sum::<f64>();
     fn next(n: &mut [u64; 6], most: &dyn Fn(usize) -> u64) -> bool {
-        for i in 0..6 {
-            if n[i] < most(i % 3) {
-                n[i] += 1;
+        for (i, count) in n.iter_mut().enumerate() {
+            if *count < most(i % 3) {
+                *count += 1;
                 return true;
             }
-            n[i] = 0;
+            *count = 0;
         }
         false
     }
