@@ -260,3 +260,28 @@ def test_judges_of_one_family_share_their_mistakes_and_the_result_says_so(tmp_pa
         budget=960, ledger=tmp_path / "alone.jsonl", method="uniform",
     )
     assert alone.shared_errors["families"] == ["j0", "j1", "j2", "j3"]
+
+
+def test_shared_errors_of_recorded_calls_recover_the_planted_components():
+    """Four judges in two families, three calls each of 300 items: call sd 0.05, a
+    family bias of sd 0.1 shared fully within a family — the estimate recovers them."""
+    rng = random.Random(3)
+    items, judges, scores = [], [], []
+    for k in range(300):
+        truth = rng.random()
+        family_bias = {f: rng.gauss(0, 0.1) for f in "AB"}
+        for judge, family in (("a1", "A"), ("a2", "A"), ("b1", "B"), ("b2", "B")):
+            for _ in range(3):
+                items.append(k)
+                judges.append(judge)
+                scores.append(truth + family_bias[family] + rng.gauss(0, 0.05))
+    found = verdict.shared_errors(items, judges, scores, families={"a1": "A", "a2": "A", "b1": "B", "b2": "B"})
+    estimate = found["estimate"]
+    assert found["judges"] == ["a1", "a2", "b1", "b2"] and found["items"] == 300
+    assert all(abs(v - 0.0025) < 0.0004 for v in estimate["call_variance"])
+    assert abs(estimate["bias_covariance"][0] - 0.01) < 0.002
+    assert found["bias_correlation"][1] > 0.95 and abs(found["bias_correlation"][2]) < 1e-9
+    # Two families whose members agree: about two independent judges.
+    assert 1.9 < estimate["panel_effective_judges"] < 2.4
+    with pytest.raises(verdict.errors.InputError, match="who scored nothing"):
+        verdict.shared_errors(items, judges, scores, families={"c1": "C"})

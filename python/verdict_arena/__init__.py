@@ -28,7 +28,17 @@ from __future__ import annotations
 
 from . import errors
 from ._game import maximal_lottery
-from ._judges import Judge, JudgeResult, ivwe, judge, krippendorff_alpha, oracle_allocation, plan_budget, ppi_mean
+from ._judges import (
+    Judge,
+    JudgeResult,
+    ivwe,
+    judge,
+    krippendorff_alpha,
+    oracle_allocation,
+    plan_budget,
+    ppi_mean,
+    shared_errors,
+)
 from ._nasheval import NashEval, Simulation, embed, evaluate, simulate
 from ._ope import OpeResult, ope
 from ._rank import BradleyTerryResult, EloResult, bradley_terry, elo, rank
@@ -56,6 +66,7 @@ __all__ = [
     "ivwe",
     "plan_budget",
     "ppi_mean",
+    "shared_errors",
     "krippendorff_alpha",
     "report",
 ]

@@ -269,6 +269,32 @@ def oracle_allocation(variances: Sequence[Sequence[float]], costs: Sequence[floa
     return {"judge": judge_of, "weight": weight, "counts": counts}
 
 
+def shared_errors(
+    items: Sequence[Any],
+    judges: Sequence[Any],
+    scores: Sequence[float],
+    *,
+    families: Optional[Mapping[Any, Any]] = None,
+    structure: str = "pooled",
+) -> dict:
+    """The judges' shared mistakes from scores already in hand, one call per position
+    (``items[i]`` scored ``scores[i]`` by ``judges[i]``; a judge scoring an item several
+    times gives repeated calls): each judge's call variance, the bias at an item no
+    repeated call averages away, its correlation between judges of one family
+    (``families``: ``{judge: family}``; other judges each their own), and the panel's
+    effective number of independent judges (docs/judges.md, "Judges that share their
+    mistakes"). ``structure``: ``"pooled"`` (one bias variance and one within-family
+    covariance) or ``"per-judge"``. Returns a dict: ``items``, ``judges``, ``families``,
+    ``estimate`` (``call_variance``, ``bias_covariance`` row-major, ``score_variance``
+    — None when the bias is not identified — ``panel_effective_judges``),
+    ``bias_correlation`` and ``shared_items`` (row-major J×J)."""
+    pairs = [(str(j), str(f)) for j, f in (families or {}).items()]
+    answer = _native.shared_errors(
+        [str(i) for i in items], [str(j) for j in judges], [float(s) for s in scores], pairs, structure
+    )
+    return json.loads(answer)
+
+
 def ivwe(
     items: Sequence[Any],
     judges: Sequence[Any],

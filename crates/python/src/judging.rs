@@ -15,7 +15,8 @@ use verdict::judges::{
 };
 use verdict::settings::from_document;
 
-use verdict::arrays::{flatten_rows, ivwe_by_name};
+use verdict::arrays::{flatten_rows, ivwe_by_name, shared_errors_by_name};
+use verdict::judges::BiasStructure;
 
 use crate::failure;
 
@@ -296,6 +297,27 @@ pub fn ivwe(
     variances: Option<Vec<Vec<f64>>>,
 ) -> PyResult<(Vec<String>, Vec<f64>)> {
     ivwe_by_name(&items, &judges, &scores, variances.as_deref()).map_err(failure)
+}
+
+/// The judges' shared mistakes from calls given one at a time (`items[i]`,
+/// `judges[i]`, `scores[i]`), with `families` as `(judge, family)` pairs (the other
+/// judges each their own) and `structure` (`pooled` or `per-judge`): the JSON of the
+/// library's `SharedErrorsByName`.
+#[pyfunction]
+#[pyo3(signature = (items, judges, scores, families, structure))]
+pub fn shared_errors(
+    items: Vec<String>,
+    judges: Vec<String>,
+    scores: Vec<f64>,
+    families: Vec<(String, String)>,
+    structure: &str,
+) -> PyResult<String> {
+    let structure: BiasStructure =
+        serde_json::from_value(serde_json::Value::String(structure.into()))
+            .map_err(|_| failure(format!("structure {structure:?}: use pooled or per-judge")))?;
+    let found =
+        shared_errors_by_name(&items, &judges, &scores, &families, structure).map_err(failure)?;
+    serde_json::to_string(&found).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
 /// PPI++'s mean of the gold labels `gold` (with the judged scores of the same items,

@@ -172,6 +172,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(judging::oracle_allocation, module)?)?;
     module.add_function(wrap_pyfunction!(judging::ivwe, module)?)?;
     module.add_function(wrap_pyfunction!(judging::ppi_mean, module)?)?;
+    module.add_function(wrap_pyfunction!(judging::shared_errors, module)?)?;
     module.add_function(wrap_pyfunction!(judging::krippendorff_alpha, module)?)?;
     module.add_class::<judging::CallableJudge>()?;
     module.add_function(wrap_pyfunction!(reports::report_html, module)?)?;

@@ -101,6 +101,112 @@ pub fn ivwe_by_name<S: AsRef<str>>(
     Ok((item_ids.names().to_vec(), estimates))
 }
 
+/// The judges' shared mistakes estimated from recorded calls (module
+/// [`verdict_judges::SharedErrors`]), by name.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SharedErrorsByName {
+    /// Number of distinct items.
+    pub items: usize,
+    /// The judges, in order of first appearance.
+    pub judges: Vec<String>,
+    /// Each judge's family.
+    pub families: Vec<String>,
+    /// The estimate (indices in the judges' order).
+    pub estimate: verdict_judges::SharedErrors,
+    /// The correlation of each two judges' item biases, row-major J×J (None where a
+    /// judge has no bias).
+    pub bias_correlation: Vec<Option<f64>>,
+    /// Items each two judges both scored, row-major J×J.
+    pub shared_items: Vec<usize>,
+}
+
+/// The shared mistakes of judges from calls given one at a time (`items[i]` scored
+/// `scores[i]` by `judges[i]`; a judge scoring an item several times gives repeated
+/// calls), with `families` naming some judges' family (the others each their own), in
+/// `structure`.
+///
+/// # Errors
+/// Arrays of different lengths, a score that is not finite, or a family for a judge
+/// that gave no score.
+pub fn shared_errors_by_name<S: AsRef<str>>(
+    items: &[S],
+    judges: &[S],
+    scores: &[f64],
+    families: &[(String, String)],
+    structure: verdict_judges::BiasStructure,
+) -> Result<SharedErrorsByName, VerdictError> {
+    if items.len() != judges.len() || items.len() != scores.len() {
+        return Err(VerdictError::Data(format!(
+            "items, judges and scores must have the same length; got {}, {} and {}",
+            items.len(),
+            judges.len(),
+            scores.len()
+        )));
+    }
+    if let Some(i) = scores.iter().position(|s| !s.is_finite()) {
+        return Err(VerdictError::Data(format!(
+            "scores[{i}] = {}: every score must be a finite number",
+            scores[i]
+        )));
+    }
+    let (mut item_ids, mut judge_ids) = (Interner::new(), Interner::new());
+    let calls: Vec<(usize, usize)> = items
+        .iter()
+        .zip(judges)
+        .map(|(item, judge)| {
+            (
+                item_ids.intern(item.as_ref()).index(),
+                judge_ids.intern(judge.as_ref()).index(),
+            )
+        })
+        .collect();
+    let (count, width) = (item_ids.len(), judge_ids.len());
+    let names = judge_ids.names().to_vec();
+    if let Some((judge, _)) = families.iter().find(|(judge, _)| !names.contains(judge)) {
+        return Err(VerdictError::Data(format!(
+            "a family is given for judge {judge:?}, who scored nothing; the judges are {}",
+            names.join(", ")
+        )));
+    }
+    let family_names: Vec<String> = names
+        .iter()
+        .map(|name| {
+            families
+                .iter()
+                .find(|(judge, _)| judge == name)
+                .map_or_else(|| name.clone(), |(_, family)| family.clone())
+        })
+        .collect();
+    let mut pooled = vec![verdict_judges::PairStats::default(); count * width];
+    for (&(item, judge), &score) in calls.iter().zip(scores) {
+        pooled[item * width + judge].push(score);
+    }
+    let indices: Vec<usize> = family_names
+        .iter()
+        .map(|f| family_names.iter().position(|g| g == f).expect("present"))
+        .collect();
+    let estimate = verdict_judges::SharedErrors::estimate(&pooled, &indices, structure)?;
+    let bias_correlation = (0..width * width)
+        .map(|i| Some(estimate.bias_correlation(i / width, i % width)).filter(|r| r.is_finite()))
+        .collect();
+    let shared_items = (0..width * width)
+        .map(|i| {
+            let (a, b) = (i / width, i % width);
+            (0..count)
+                .filter(|k| pooled[k * width + a].count > 0 && pooled[k * width + b].count > 0)
+                .count()
+        })
+        .collect();
+    Ok(SharedErrorsByName {
+        items: count,
+        judges: names,
+        families: family_names,
+        estimate,
+        bias_correlation,
+        shared_items,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
