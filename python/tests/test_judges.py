@@ -254,6 +254,13 @@ def test_judges_of_one_family_share_their_mistakes_and_the_result_says_so(tmp_pa
         got.intervals.loc[key, "low"] <= value <= got.intervals.loc[key, "high"] for key, value in truth.items()
     )
     assert aware >= 54 and consensus < aware, (aware, consensus)
+    # The allocation that knows the families: every call scored bias-aware.
+    shared_run = verdict.judge(items, judges, budget=960, ledger=tmp_path / "shared.jsonl", method="est-ivwe-shared")
+    held = sum(
+        shared_run.intervals.loc[key, "low"] <= value <= shared_run.intervals.loc[key, "high"]
+        for key, value in truth.items()
+    )
+    assert held >= 54 and shared_run.spent <= 960, held
     # Without a family a judge is its own, by name.
     alone = verdict.judge(
         items, [verdict.Judge(f"j{j}", biased(j // 2, f"j{j}"), 1.0) for j in range(4)],

@@ -164,8 +164,11 @@ def judge(
     Lines path). ``judges``: the path of a TOML configuration (``verdict judge
     --judges``), or a list of :func:`Judge` (Python callables; ``range`` is their score
     range). ``method``: ``"est-ivwe"`` (Algorithm 1, the default), ``"adaptive"``,
-    ``"est-ivwe-gaussian"`` (Appendix G.1) or ``"uniform"``; the estimate is the
-    inverse-variance weighted mean ``ŝ_k = Σ_j (N_kj / σ̂²_kj) m_kj / Σ_j N_kj / σ̂²_kj``.
+    ``"est-ivwe-gaussian"`` (Appendix G.1), ``"uniform"`` or ``"est-ivwe-shared"`` (for
+    judges that share their mistakes: the allocation and the bias-aware scores of
+    docs/judges.md, with the judges' families); the estimate is the
+    inverse-variance weighted mean ``ŝ_k = Σ_j (N_kj / σ̂²_kj) m_kj / Σ_j N_kj / σ̂²_kj``
+    (the GLS score for ``"est-ivwe-shared"``).
     ``p``: the error norm the allocation targets (a number >= 1 or ``"inf"``).
     ``level``: the confidence level of the intervals (``Var(ŝ_k) = Σ a² σ̂² / n`` given
     the allocation, Student-t at Welch–Satterthwaite degrees of freedom; see

@@ -103,6 +103,10 @@ pub enum JudgeMethod {
     Uniform,
     /// Judges chosen per item by successive elimination, then the oracle rule in stages.
     Adaptive,
+    /// For judges that share their mistakes: Phase I, the shared errors estimated (with
+    /// the judges' families), the rest allocated knowing a second call of a judge is
+    /// worth less than a first call of another.
+    EstIvweShared,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -33,6 +33,9 @@ pub fn run(args: &JudgeArgs, quiet: bool) -> anyhow::Result<()> {
             JudgeMethod::EstIvweGaussian => Method::EstIvweGaussian,
             JudgeMethod::Uniform => Method::Uniform,
             JudgeMethod::Adaptive => Method::Adaptive,
+            JudgeMethod::EstIvweShared => Method::EstIvweShared {
+                families: Vec::new(),
+            },
         },
         delta: args.delta,
         n0: args.n0,

@@ -180,7 +180,7 @@ impl SharedMistakes {
 }
 
 /// One index per distinct family name, in order of first appearance.
-pub(crate) fn family_indices(families: &[String]) -> Vec<usize> {
+pub fn family_indices(families: &[String]) -> Vec<usize> {
     let mut seen: Vec<&String> = Vec::new();
     families
         .iter()

@@ -56,7 +56,7 @@ pub use http::HttpConfig;
 pub use instance::{CostStructure, Instance, Scenario};
 pub use ivwe::{ivwe, ivwe_from_scores, PairStats};
 pub use judge::{JudgePool, SimulatedJudges};
-pub use judged::{BiasAwareItem, ItemScore, JudgedScores, SharedMistakes};
+pub use judged::{family_indices, BiasAwareItem, ItemScore, JudgedScores, SharedMistakes};
 pub use ledger::LedgeredPool;
 pub use ledger_file::{
     Ledger, LedgerCall, LedgerEntry, LedgerJudge, LedgerRun, LedgerStart, LEDGER_FORMAT,

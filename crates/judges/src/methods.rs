@@ -46,7 +46,7 @@ pub enum Method {
     /// structure), the rest of the budget allocated as `OracleShared` would for the
     /// estimates, and every call scored bias-aware.
     EstIvweShared {
-        /// Each judge's family index.
+        /// Each judge's family index (empty: each judge its own).
         families: Vec<usize>,
     },
 }
@@ -85,8 +85,8 @@ impl Method {
     }
 
     /// The method of a judging run by its name: `uniform`, `est-ivwe`,
-    /// `est-ivwe-gaussian` or `adaptive` (the oracle needs the true variances, so it is
-    /// not named here).
+    /// `est-ivwe-gaussian`, `adaptive` or `est-ivwe-shared` (its families given by the
+    /// run; the oracles need the true variances, so they are not named here).
     ///
     /// # Errors
     /// [`JudgeError::Setting`] listing the names.
@@ -96,12 +96,15 @@ impl Method {
             Self::EstIvwe,
             Self::EstIvweGaussian,
             Self::Adaptive,
+            Self::EstIvweShared {
+                families: Vec::new(),
+            },
         ]
         .into_iter()
         .find(|m| m.name() == name)
         .ok_or_else(|| {
             JudgeError::Setting(format!(
-                "method {name:?}: use adaptive, est-ivwe, est-ivwe-gaussian or uniform"
+                "method {name:?}: use adaptive, est-ivwe, est-ivwe-gaussian, est-ivwe-shared or uniform"
             ))
         })
     }
@@ -364,6 +367,8 @@ pub fn estimate(
         }
         Method::EstIvweShared { families } => {
             refuse_target(method, target)?;
+            let own: Vec<usize> = (0..judges).collect();
+            let families = if families.is_empty() { &own } else { families };
             if families.len() != judges {
                 return Err(JudgeError::Setting(format!(
                     "{} families for {judges} judges",

@@ -13,9 +13,9 @@ use std::path::Path;
 
 use serde::Deserialize;
 use verdict_judges::{
-    check_level, explain_failure, judge_with_ledger, lost_call_warning, plan_with_ledger,
-    BudgetPlan, Estimate, EstimateSettings, JudgeError, JudgePool, JudgedScores, JudgingRun,
-    Method, Norm,
+    check_level, explain_failure, family_indices, judge_with_ledger, lost_call_warning,
+    plan_with_ledger, BudgetPlan, Estimate, EstimateSettings, JudgeError, JudgePool, JudgedScores,
+    JudgingRun, Method, Norm,
 };
 
 use crate::settings::{by_text, SettingError};
@@ -89,12 +89,19 @@ pub fn judge_request(
 ) -> Result<Judged, VerdictError> {
     check_level(request.level)?;
     let (items, judges) = (ids.to_vec(), names.to_vec());
+    // A method that needs the judges' families gets the run's.
+    let mut run = request.run.clone();
+    if let Method::EstIvweShared { families } = &mut run.method {
+        if families.is_empty() && !request.families.is_empty() {
+            *families = family_indices(&request.families);
+        }
+    }
     let (result, replayed, made, lost) = if request.plan {
-        let judged = plan_with_ledger(pool, items, judges, &request.run, request.ledger)?;
+        let judged = plan_with_ledger(pool, items, judges, &run, request.ledger)?;
         let result = judged.result.map(|plan| JudgeOutcome::Plan(Box::new(plan)));
         (result, judged.replayed, judged.made, judged.lost)
     } else {
-        let judged = judge_with_ledger(pool, items, judges, &request.run, request.ledger)?;
+        let judged = judge_with_ledger(pool, items, judges, &run, request.ledger)?;
         let result = judged.result.and_then(|estimate| {
             let scores = JudgedScores::new(
                 ids,

@@ -169,3 +169,38 @@ fn one_family_leaves_the_bias_unidentified_and_says_what_would_tell() {
     assert!(shared["items"].as_array().unwrap().is_empty());
     assert!(shared["bias_sd"].is_null());
 }
+
+#[test]
+fn the_shared_error_allocation_runs_as_a_judging_method() {
+    // `--method est-ivwe-shared` on the two families: Phase I, the shared errors
+    // estimated with the configuration's families, the rest allocated for them. Its
+    // scores are bias-aware already: their intervals hold the truth.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (result, stderr) = run(d, [0, 0, 1, 1], "est-ivwe-shared");
+    assert_eq!(result["method"], "est-ivwe-shared");
+    assert!(result["spent"].as_f64().unwrap() <= 1000.0, "{stderr}");
+    let held = result["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter(|(k, row)| {
+            let t = truth(*k);
+            row["low"].as_f64().unwrap() <= t && t <= row["high"].as_f64().unwrap()
+        })
+        .count();
+    assert!(held >= ITEMS * 9 / 10, "{held} of {ITEMS}: {stderr}");
+    // Every judge got calls: with a family bias, repeating one judge stops paying.
+    let calls: Vec<u64> = (0..4)
+        .map(|j| {
+            let ledger = std::fs::read_to_string(d.join("est-ivwe-shared.jsonl")).unwrap();
+            ledger
+                .lines()
+                .filter(|l| l.contains("\"end\"") || l.contains("\"score\""))
+                .filter(|l| l.contains(&format!("\"judge{j}\"")))
+                .count() as u64
+        })
+        .collect();
+    assert!(calls.iter().all(|&n| n > ITEMS as u64), "{calls:?}");
+}
