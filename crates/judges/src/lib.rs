@@ -68,12 +68,14 @@ pub use methods::{
     default_exploration, estimate, Estimate, EstimateSettings, Method, DEFAULT_DELTA,
 };
 pub use norm::Norm;
-pub use plan::{pilot_plan, plan_budget, BudgetPlan};
+pub use plan::{pilot_plan, plan_budget, shared_plan, BudgetPlan, SharedPlan};
 pub use run::{
     explain_failure, judge_with_ledger, lost_call_warning, plan_with_ledger, read_items,
     JudgedItems, JudgingRun, PaidCalls, StopCheck,
 };
-pub use shared_allocation::{shared_error_counts, SharedErrorPanel};
+pub use shared_allocation::{
+    error_floor, shared_budget, shared_error, shared_error_counts, SharedErrorPanel,
+};
 pub use shared_errors::{
     effective_judges, gls_scores, BiasStructure, GlsScore, SharedErrors, MIN_SHARED_ITEMS,
 };

@@ -24,7 +24,10 @@
 
 use crate::allocation::{allocation_objective, oracle_weights};
 use crate::uncertainty::CallVariance;
-use crate::{JudgeError, JudgePool, Norm, PairStats, Spender};
+use crate::{
+    error_floor, shared_budget, Allocation, BiasStructure, JudgeError, JudgePool, Norm, PairStats,
+    SharedErrorPanel, SharedErrors, Spender,
+};
 
 /// The predicted budgets for a target error.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -47,6 +50,82 @@ pub struct BudgetPlan {
     pub uniform_total: f64,
     /// Each item's judge under the oracle allocation, by index.
     pub judge_of_item: Vec<usize>,
+    /// For judges that share their mistakes (a plan for `est-ivwe-shared`): the bias the
+    /// pilot shows, the error no budget goes below, and the budget the shared-error
+    /// allocation needs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shared: Option<SharedPlan>,
+}
+
+/// A plan for judges that share their mistakes (module `shared_allocation`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SharedPlan {
+    /// Whether the pilot could tell the bias (judges of two families, ten items).
+    pub identified: bool,
+    /// What the figures mean, or why the bias could not be estimated and what would.
+    pub note: String,
+    /// The standard deviation of a judge's bias at an item.
+    pub bias_sd: Option<f64>,
+    /// The `l_p` error with every judge called without end: only the biases left.
+    pub error_floor: f64,
+    /// The budget after the pilot the shared-error allocation needs for the target
+    /// (None when the target is at or below the floor).
+    pub after_pilot: Option<f64>,
+    /// Pilot and the rest together: the `--budget` to give `est-ivwe-shared` with
+    /// `--n0` the pilot's calls per pair.
+    pub total: Option<f64>,
+}
+
+/// The shared-error plan for `target` from the pilot's calls (`pilot`, row-major K×J)
+/// by judges of `families` (one index each): the components estimated from the pilot,
+/// each pair's variance per call as in [`plan_budget`], the error floor and the budget
+/// (module `shared_allocation`).
+///
+/// # Errors
+/// [`JudgeError::Instance`] when the sizes disagree.
+pub fn shared_plan(
+    pilot: &[PairStats],
+    costs: &[f64],
+    range: f64,
+    p: Norm,
+    target: f64,
+    pilot_spent: f64,
+    families: &[usize],
+) -> Result<SharedPlan, JudgeError> {
+    let model = SharedErrors::estimate(pilot, families, BiasStructure::Pooled)?;
+    let variances: Vec<f64> = pilot
+        .iter()
+        .map(|s| CallVariance::estimated(s, range).value())
+        .collect();
+    let panel = SharedErrorPanel {
+        call_variances: &variances,
+        bias_covariance: &model.bias_covariance,
+        costs,
+    };
+    let made = Allocation {
+        judges: costs.len(),
+        counts: pilot.iter().map(|s| s.count).collect(),
+    };
+    let items = pilot.len() / costs.len().max(1);
+    let floor = error_floor(&panel, items, p);
+    let after_pilot = shared_budget(&panel, &made, target, p);
+    let note = match (model.identified(), after_pilot) {
+        (false, _) => "the pilot cannot tell the judges' shared mistakes apart from the true scores (one family, or fewer than ten items scored by two families): planned as if calls were independent; add a judge of another family".into(),
+        (true, Some(_)) => "the budget the shared-error allocation needs, its calls on top of the pilot's".into(),
+        (true, None) => format!(
+            "the target {target} is at or below the error these judges cannot go under ({floor:.4}): their biases at the items do not average away; add judges of other families, or gold labels"
+        ),
+    };
+    Ok(SharedPlan {
+        identified: model.identified(),
+        note,
+        bias_sd: model
+            .identified()
+            .then(|| model.bias_variance().first().copied().unwrap_or(0.0).sqrt()),
+        error_floor: floor,
+        after_pilot,
+        total: after_pilot.map(|b| b + pilot_spent),
+    })
 }
 
 /// Predicts the budgets for target error `target` from pilot calls `pilot` (row-major
@@ -100,11 +179,13 @@ pub fn plan_budget(
         oracle_total: pilot_spent + oracle,
         uniform_total: uniform.max(pilot_spent),
         judge_of_item: weights.judge,
+        shared: None,
     })
 }
 
 /// Spends the pilot — `n0` calls of every (item, judge) pair, or as many as `budget`
-/// buys when `n0` is `None` — and plans for `target` (module docs).
+/// buys when `n0` is `None` — and plans for `target` (module docs); with the judges'
+/// `families`, for shared mistakes too ([`shared_plan`]).
 ///
 /// # Errors
 /// [`JudgeError::InfeasibleBudget`] when the budget cannot buy two calls of every
@@ -115,6 +196,7 @@ pub fn pilot_plan(
     n0: Option<u64>,
     p: Norm,
     target: f64,
+    families: Option<&[usize]>,
 ) -> Result<BudgetPlan, JudgeError> {
     let (items, costs, range) = (pool.items(), pool.costs().to_vec(), pool.range());
     let round = items as f64 * costs.iter().sum::<f64>();
@@ -135,7 +217,12 @@ pub fn pilot_plan(
     for (pair, stats) in pilot.iter_mut().enumerate() {
         spender.sample(pair / costs.len(), pair % costs.len(), calls, stats)?;
     }
-    plan_budget(&pilot, &costs, range, p, target, spender.spent())
+    let spent = spender.spent();
+    let mut plan = plan_budget(&pilot, &costs, range, p, target, spent)?;
+    plan.shared = families
+        .map(|f| shared_plan(&pilot, &costs, range, p, target, spent, f))
+        .transpose()?;
+    Ok(plan)
 }
 
 #[cfg(test)]

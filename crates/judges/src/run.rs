@@ -141,12 +141,20 @@ pub fn plan_with_ledger(
     let mut record = run.record();
     record.insert("method".into(), "plan".into());
     through_ledger(pool, items, judges, record, ledger, |pool| {
+        // A plan for the shared-error method plans for shared mistakes too.
+        let own: Vec<usize> = (0..pool.costs().len()).collect();
+        let families = match &run.method {
+            Method::EstIvweShared { families } if families.is_empty() => Some(own.as_slice()),
+            Method::EstIvweShared { families } => Some(families.as_slice()),
+            _ => None,
+        };
         pilot_plan(
             pool,
             run.budget,
             run.settings.exploration,
             run.settings.p,
             target,
+            families,
         )
     })
 }

@@ -106,6 +106,68 @@ impl Ord for Move {
     }
 }
 
+/// The `l_p` error `(sum_k Var_k^(p/2))^(1/p)` (the largest `Var_k^(1/2)` at
+/// `p = inf`) of `counts` (row-major K×J) on `panel`.
+pub fn shared_error(panel: &SharedErrorPanel<'_>, counts: &[u64], p: Norm) -> f64 {
+    let judges = panel.judges();
+    let errors: Vec<f64> = counts
+        .chunks(judges)
+        .enumerate()
+        .map(|(k, row)| panel.item_variance(k, row).sqrt())
+        .collect();
+    p.length(&errors)
+}
+
+/// The error no budget goes below: every judge called on every item without end,
+/// leaving only the biases, `Var_k = 1 / 1' Sigma^-1 1` (0 when a judge has none).
+pub fn error_floor(panel: &SharedErrorPanel<'_>, items: usize, p: Norm) -> f64 {
+    // 10^12 calls of every pair: the call noise is gone to twelve digits.
+    let endless = vec![1_000_000_000_000u64; items * panel.judges()];
+    shared_error(panel, &endless, p)
+}
+
+/// The least budget, beyond `start`'s calls, whose allocation
+/// ([`shared_error_counts`]) reaches `target` in the `l_p` error; `None` when the
+/// target is at or below [`error_floor`]. Found by doubling, then bisection to a
+/// thousandth.
+pub fn shared_budget(
+    panel: &SharedErrorPanel<'_>,
+    start: &Allocation,
+    target: f64,
+    p: Norm,
+) -> Option<f64> {
+    let items = start.counts.len() / panel.judges().max(1);
+    if error_floor(panel, items, p) >= target {
+        return None;
+    }
+    let reaches = |budget: f64| {
+        shared_error_counts(panel, start, budget, p)
+            .map(|a| shared_error(panel, &a.counts, p) <= target)
+            .unwrap_or(false)
+    };
+    let cheapest = panel.costs.iter().copied().fold(f64::INFINITY, f64::min);
+    if reaches(0.0) {
+        return Some(0.0);
+    }
+    let mut high = cheapest.max(1e-300);
+    while !reaches(high) {
+        high *= 2.0;
+        if !high.is_finite() {
+            return None;
+        }
+    }
+    let mut low = high / 2.0;
+    while high - low > 1e-3 * high {
+        let middle = 0.5 * (low + high);
+        if reaches(middle) {
+            high = middle;
+        } else {
+            low = middle;
+        }
+    }
+    Some(high)
+}
+
 /// Counts that spend at most `budget` beyond `start` (calls already made, counted in
 /// the variances) on the judges of `panel`, by greedy marginal allocation (module
 /// docs).

@@ -105,7 +105,22 @@ pub fn judge_run_html(
 
 /// A plan for a person: the pilot, and the budgets the target needs.
 pub fn budget_plan_text(plan: &BudgetPlan) -> String {
-    format!(
+    let shared = plan.shared.as_ref().map_or(String::new(), |s| {
+        let budget = match (s.after_pilot, s.total) {
+            (Some(after), Some(total)) => format!(
+                "the shared-error allocation needs about {after:.4} more, {total:.4} in all"
+            ),
+            _ => "no budget reaches the target".into(),
+        };
+        format!(
+            "\nshared mistakes: {}; the error floor (every judge called without end) is {:.4}; {budget} ({})",
+            s.bias_sd
+                .map_or("not identified".into(), |sd| format!("a judge's bias at an item has sd {sd:.4}")),
+            s.error_floor,
+            s.note
+        )
+    });
+    let text = format!(
         "pilot: {} calls of every (item, judge) pair, spent {:.4}\n\
          for an estimated l_{} error of {}: the oracle allocation for the pilot's variances \
          (the rule Est-IVWE's Phase II spends by) needs about {:.4} more, {:.4} in all \
@@ -125,7 +140,8 @@ pub fn budget_plan_text(plan: &BudgetPlan) -> String {
         n0 = Setting("n0"),
         budget = Setting("budget"),
         target_error = Setting("target_error"),
-    )
+    );
+    text + &shared
 }
 
 /// A plan as CSV: one `quantity, value` row per figure.
@@ -148,6 +164,17 @@ pub fn budget_plan_csv(plan: &BudgetPlan) -> Result<String, ReportError> {
         ("uniform_total", plan.uniform_total.to_string()),
     ] {
         csv.write_record([name, value.as_str()])?;
+    }
+    if let Some(shared) = &plan.shared {
+        let shown = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+        for (name, value) in [
+            ("shared_bias_sd", shown(shared.bias_sd)),
+            ("shared_error_floor", shared.error_floor.to_string()),
+            ("shared_after_pilot", shown(shared.after_pilot)),
+            ("shared_total", shown(shared.total)),
+        ] {
+            csv.write_record([name, value.as_str()])?;
+        }
     }
     finish_csv(csv)
 }

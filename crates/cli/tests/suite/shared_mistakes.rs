@@ -204,3 +204,52 @@ fn the_shared_error_allocation_runs_as_a_judging_method() {
         .collect();
     assert!(calls.iter().all(|&n| n > ITEMS as u64), "{calls:?}");
 }
+
+#[test]
+fn a_plan_for_shared_mistakes_says_the_floor_no_budget_goes_below() {
+    // The two families of ±0.1 biases: with every judge called without end, each item
+    // keeps two independent family biases of variance 0.01, Var = 0.005, so the l2
+    // error over 60 items cannot go below sqrt(60 · 0.005) = 0.548.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let plan = |target: &str, ledger: &str| -> serde_json::Value {
+        let mut args = setup(d, [0, 0, 1, 1], [0, 0, 1, 1]);
+        let out = d.join("plan.json").display().to_string();
+        let ledger = d.join(ledger).display().to_string();
+        args.extend(
+            [
+                "--method",
+                "est-ivwe-shared",
+                "--plan",
+                "--target-error",
+                target,
+                "--ledger",
+                &ledger,
+                "--format",
+                "json",
+                "--out",
+                &out,
+                "--force",
+            ]
+            .map(String::from),
+        );
+        let output = verdict(&args);
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap()
+    };
+    let reachable = plan("1.0", "plan-a.jsonl");
+    let shared = &reachable["shared"];
+    let floor = shared["error_floor"].as_f64().unwrap();
+    assert!((0.45..0.65).contains(&floor), "{shared}");
+    assert!(shared["total"].as_f64().unwrap() >= reachable["pilot_spent"].as_f64().unwrap());
+    let out_of_reach = plan("0.3", "plan-b.jsonl");
+    assert!(out_of_reach["shared"]["after_pilot"].is_null());
+    assert!(out_of_reach["shared"]["note"]
+        .as_str()
+        .unwrap()
+        .contains("do not average away"));
+}

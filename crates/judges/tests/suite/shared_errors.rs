@@ -5,9 +5,9 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use verdict_judges::{
-    effective_judges, gls_scores, run_experiment, shared_error_counts, Allocation, BiasStructure,
-    BiasWorld, ExperimentSettings, JudgePool, Norm, PairStats, Scenario, SharedErrorPanel,
-    SharedErrors, SimulatedJudges,
+    effective_judges, error_floor, gls_scores, run_experiment, shared_budget, shared_error,
+    shared_error_counts, Allocation, BiasStructure, BiasWorld, ExperimentSettings, JudgePool, Norm,
+    PairStats, Scenario, SharedErrorPanel, SharedErrors, SimulatedJudges,
 };
 
 fn calls(scores: &[f64]) -> PairStats {
@@ -324,4 +324,29 @@ fn a_bias_spreads_the_calls_over_families_where_independent_calls_pick_one_judge
     let spread = allocate(0.02);
     assert!(spread.iter().all(|&n| n >= 10), "{spread:?}");
     assert_eq!(spread.iter().sum::<u64>(), 60);
+}
+
+#[test]
+fn the_budget_for_a_target_and_the_floor_no_budget_goes_below_are_the_closed_forms() {
+    // One item, two judges of two families, price 1, bias variance 0.01 and call
+    // variance 0.04 each: n calls of each give Var = (0.01 + 0.04 / n) / 2, so the
+    // target sd 0.1 (Var 0.01) needs n = 4 of each, B = 8; the floor is
+    // sqrt(0.01 / 2) = 0.0707.
+    let panel = SharedErrorPanel {
+        call_variances: &[0.04, 0.04],
+        bias_covariance: &[0.01, 0.0, 0.0, 0.01],
+        costs: &[1.0, 1.0],
+    };
+    let none = Allocation {
+        judges: 2,
+        counts: vec![0; 2],
+    };
+    let floor = error_floor(&panel, 1, Norm::P(2.0));
+    assert!((floor - 0.005f64.sqrt()).abs() < 1e-9, "{floor}");
+    let budget = shared_budget(&panel, &none, 0.1 + 1e-12, Norm::P(2.0)).unwrap();
+    assert!((budget - 8.0).abs() <= 8e-3, "{budget}");
+    // One call fewer misses the target; the floor is out of reach.
+    let seven = shared_error_counts(&panel, &none, 7.0, Norm::P(2.0)).unwrap();
+    assert!(shared_error(&panel, &seven.counts, Norm::P(2.0)) > 0.1);
+    assert_eq!(shared_budget(&panel, &none, 0.07, Norm::P(2.0)), None);
 }
