@@ -33,6 +33,7 @@ mod plan;
 mod run;
 mod shared_allocation;
 mod shared_errors;
+mod shared_phase;
 mod spend;
 mod target;
 mod uncertainty;

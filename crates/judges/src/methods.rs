@@ -4,12 +4,13 @@
 use crate::allocation::{integer_counts, oracle_weights, uniform_counts, Allocation};
 use crate::plan::plan_budget;
 use crate::shared_allocation::{shared_error_counts, SharedErrorPanel};
+use crate::shared_phase::shared_phase;
 use crate::spend::spend;
 use crate::target::{fixed_weight_phase, FixedWeights, PerCall, Scored};
 use crate::uncertainty::{ivwe_uncertainty, CallVariance};
 use crate::{
-    estimated_error, gls_scores, intervals, ivwe, BiasStructure, GlsScore, Intervals, JudgeError,
-    JudgePool, Norm, PairStats, ScoreUncertainty, SharedErrors, Spender,
+    estimated_error, gls_scores, intervals, ivwe, GlsScore, Intervals, JudgeError, JudgePool, Norm,
+    PairStats, ScoreUncertainty, Spender,
 };
 
 /// Default confidence parameter `delta` of the exploration bias and the bounds.
@@ -366,7 +367,6 @@ pub fn estimate(
             gls_scored(&scored)
         }
         Method::EstIvweShared { families } => {
-            refuse_target(method, target)?;
             let own: Vec<usize> = (0..judges).collect();
             let families = if families.is_empty() { &own } else { families };
             if families.len() != judges {
@@ -377,35 +377,7 @@ pub fn estimate(
             }
             let (n0, phase_one) = explore(&mut spender, pilot, true, sizing, settings)?;
             exploration = Some(n0);
-            let learnt = SharedErrors::estimate(&phase_one, families, BiasStructure::Pooled)?;
-            let floor = range * range * 1e-12;
-            let call_variances: Vec<f64> = phase_one
-                .iter()
-                .map(|s| s.sample_variance().max(floor))
-                .collect();
-            let panel = SharedErrorPanel {
-                call_variances: &call_variances,
-                bias_covariance: &learnt.bias_covariance,
-                costs: &costs,
-            };
-            let made = Allocation {
-                judges,
-                counts: phase_one.iter().map(|s| s.count).collect(),
-            };
-            let planned = shared_error_counts(&panel, &made, spender.left(), settings.p)?;
-            let more = Allocation {
-                judges,
-                counts: planned
-                    .counts
-                    .iter()
-                    .zip(&made.counts)
-                    .map(|(n, m)| n - m)
-                    .collect(),
-            };
-            let mut stats = phase_one;
-            spend(&mut spender, &more, &mut stats)?;
-            let model = SharedErrors::estimate(&stats, families, BiasStructure::Pooled)?;
-            gls_scored(&model.scores(&stats, range)?)
+            shared_phase(&mut spender, phase_one, families, settings.p, target)?
         }
         Method::EstIvwe | Method::EstIvweGaussian => {
             let gaussian = matches!(method, Method::EstIvweGaussian);
@@ -496,8 +468,7 @@ fn gls_scored(scored: &[GlsScore]) -> Scored {
     }
 }
 
-/// The shared-error strategies spend their budget; a target error is not built for
-/// them yet.
+/// The oracle for shared errors spends its budget; a target error is not built for it.
 fn refuse_target(method: &Method, target: Option<f64>) -> Result<(), JudgeError> {
     match target {
         Some(_) => Err(JudgeError::Setting(format!(

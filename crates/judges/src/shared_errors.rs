@@ -368,9 +368,11 @@ impl SharedErrors {
     /// Every item's bias-aware score from its calls (`pooled`, row-major K×J): GLS
     /// weights from each judge's pooled call variance (a pair's own few calls would
     /// make erratic weights) and the sandwich variance with each pair's own sample
-    /// variance (module `uncertainty`: a judge's noise differs from item to item;
-    /// a pair called once takes its judge's pooled variance, or `R^2 / 4` without
-    /// repeated calls).
+    /// variance (module `uncertainty`: a judge's noise differs from item to item).
+    /// A pair called once, or whose few calls happen to agree, takes its judge's
+    /// pooled variance when the judge was called twice on some item (its other items
+    /// say how much it varies; the module `uncertainty`'s bounds, `R^2 / 4` and the
+    /// rule of three, are for a judge nothing else is known of).
     ///
     /// # Errors
     /// As [`gls_scores`].
@@ -385,9 +387,14 @@ impl SharedErrors {
             &weight_variances,
             &self.bias_covariance,
             self.judges,
-            |i| match (pooled[i].count, self.call_variance_measured[judge(i)]) {
-                (1, true) => CallVariance::known(self.call_variance[judge(i)]),
-                _ => CallVariance::estimated(&pooled[i], range),
+            |i| {
+                let pair = &pooled[i];
+                let agree = pair.count >= 2 && pair.sample_variance() <= floor;
+                if self.call_variance_measured[judge(i)] && (pair.count == 1 || agree) {
+                    CallVariance::known(self.call_variance[judge(i)])
+                } else {
+                    CallVariance::estimated(pair, range)
+                }
             },
         )
     }

@@ -253,3 +253,52 @@ fn a_plan_for_shared_mistakes_says_the_floor_no_budget_goes_below() {
         .unwrap()
         .contains("do not average away"));
 }
+
+#[test]
+fn the_shared_error_method_stops_at_a_target_error_it_measures_with_the_bias() {
+    // A target above the floor (0.548): reached within the cap, on an estimated error
+    // that counts the bias; a target below it spends the cap and says it was not
+    // reached.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let with_target = |target: &str, ledger: &str| -> serde_json::Value {
+        let mut args = setup(d, [0, 0, 1, 1], [0, 0, 1, 1]);
+        let out = d.join("target.json").display().to_string();
+        let ledger = d.join(ledger).display().to_string();
+        args.extend(
+            [
+                "--method",
+                "est-ivwe-shared",
+                "--target-error",
+                target,
+                "--ledger",
+                &ledger,
+                "--format",
+                "json",
+                "--out",
+                &out,
+                "--force",
+            ]
+            .map(String::from),
+        );
+        let output = verdict(&args);
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap()
+    };
+    let reached = with_target("0.8", "reach.jsonl");
+    assert_eq!(reached["target_reached"], true, "{reached}");
+    assert!(reached["estimated_error"].as_f64().unwrap() <= 0.8);
+    assert!(
+        reached["spent"].as_f64().unwrap() < 1000.0,
+        "spent {} for an estimated error of {}",
+        reached["spent"],
+        reached["estimated_error"]
+    );
+    let floor = with_target("0.3", "floor.jsonl");
+    assert_eq!(floor["target_reached"], false);
+    assert!(floor["estimated_error"].as_f64().unwrap() > 0.3);
+}
