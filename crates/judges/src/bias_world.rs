@@ -28,7 +28,7 @@ impl BiasWorld {
         let bad = |message: String| Err(JudgeError::Setting(message));
         if !(self.bias_sd.is_finite() && (0.0..=0.5).contains(&self.bias_sd)) {
             return bad(format!(
-                "--bias-sd {}: the item-bias standard deviation is in score units, from 0 to half the range (0.5)",
+                "--bias-sd {:?}: the item-bias standard deviation is in score units, from 0 to half the range (0.5)",
                 self.bias_sd
             ));
         }
@@ -40,7 +40,7 @@ impl BiasWorld {
         }
         if !(0.0..=1.0).contains(&self.family_correlation) {
             return bad(format!(
-                "--family-correlation {}: a correlation from 0 to 1",
+                "--family-correlation {:?}: a correlation from 0 to 1",
                 self.family_correlation
             ));
         }

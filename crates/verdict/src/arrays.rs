@@ -143,6 +143,11 @@ pub fn shared_errors_by_name<S: AsRef<str>>(
             scores.len()
         )));
     }
+    if scores.is_empty() {
+        return Err(VerdictError::Data(
+            "no scores: give at least one (item, judge, score), two judges sharing items to see a bias".into(),
+        ));
+    }
     if let Some(i) = scores.iter().position(|s| !s.is_finite()) {
         return Err(VerdictError::Data(format!(
             "scores[{i}] = {}: every score must be a finite number",
