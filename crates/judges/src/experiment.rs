@@ -245,22 +245,32 @@ fn scored_cell(estimate: &crate::Estimate, norm: Norm, truth: &[f64]) -> Cell {
     let intervals = estimate
         .intervals(COVERAGE_LEVEL)
         .expect("the level is in (0, 1) and there is a score per item");
+    let (covered_items, mean_covered) = held(&intervals, truth);
+    Cell {
+        error: norm.distance(&estimate.scores, truth),
+        covered_items,
+        mean_covered,
+        spent: estimate.spent,
+        reached: estimate.target_reached,
+        aware: None,
+    }
+}
+
+/// The share of the items whose interval holds the true score, and whether the mean's
+/// interval holds the true mean.
+fn held(found: &crate::Intervals, truth: &[f64]) -> (f64, bool) {
     let holds = |i: &crate::ScoreInterval, s: f64| i.low <= s && s <= i.high;
-    let covered = intervals
+    let covered = found
         .items
         .iter()
         .zip(truth)
         .filter(|(i, &s)| holds(i, s))
         .count();
     let true_mean = truth.iter().sum::<f64>() / truth.len() as f64;
-    Cell {
-        error: norm.distance(&estimate.scores, truth),
-        covered_items: covered as f64 / truth.len() as f64,
-        mean_covered: holds(&intervals.mean, true_mean),
-        spent: estimate.spent,
-        reached: estimate.target_reached,
-        aware: None,
-    }
+    (
+        covered as f64 / truth.len() as f64,
+        holds(&found.mean, true_mean),
+    )
 }
 
 /// The bias-aware scores of `estimate`'s calls, with the world's families.
@@ -284,18 +294,11 @@ fn aware_cell(
     let uncertainty: Vec<ScoreUncertainty> = scored.iter().map(|g| g.uncertainty).collect();
     let found = intervals(&scores, &uncertainty, COVERAGE_LEVEL, estimate.range)
         .expect("the level is in (0, 1) and there is a score per item");
-    let holds = |i: &crate::ScoreInterval, s: f64| i.low <= s && s <= i.high;
-    let covered = found
-        .items
-        .iter()
-        .zip(truth)
-        .filter(|(i, &s)| holds(i, s))
-        .count();
-    let true_mean = truth.iter().sum::<f64>() / truth.len() as f64;
+    let (covered_items, mean_covered) = held(&found, truth);
     AwareCell {
         error: norm.distance(&scores, truth),
-        covered_items: covered as f64 / truth.len() as f64,
-        mean_covered: holds(&found.mean, true_mean),
+        covered_items,
+        mean_covered,
         effective_judges: scored.iter().map(|g| g.effective_judges).sum::<f64>()
             / scored.len() as f64,
         panel_effective_judges: model.panel_effective_judges.unwrap_or(f64::NAN),

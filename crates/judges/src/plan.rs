@@ -93,10 +93,7 @@ pub fn shared_plan(
     families: &[usize],
 ) -> Result<SharedPlan, JudgeError> {
     let model = SharedErrors::estimate(pilot, families, BiasStructure::Pooled)?;
-    let variances: Vec<f64> = pilot
-        .iter()
-        .map(|s| CallVariance::estimated(s, range).value())
-        .collect();
+    let variances = pilot_variances(pilot, range);
     let panel = SharedErrorPanel {
         call_variances: &variances,
         bias_covariance: &model.bias_covariance,
@@ -154,10 +151,7 @@ pub fn plan_budget(
             "a plan needs pilot calls of every (item, judge) pair".into(),
         ));
     }
-    let variances: Vec<f64> = pilot
-        .iter()
-        .map(|s| CallVariance::estimated(s, range).value())
-        .collect();
+    let variances = pilot_variances(pilot, range);
     let weights = oracle_weights(&variances, costs, p);
     let oracle =
         allocation_objective(&weights.omega(judges), &variances, costs, p) / target.powi(2);
@@ -181,6 +175,15 @@ pub fn plan_budget(
         judge_of_item: weights.judge,
         shared: None,
     })
+}
+
+/// Each pair's variance per call from the pilot: the sample variance, with the floors
+/// of module `uncertainty` for agreeing calls.
+fn pilot_variances(pilot: &[PairStats], range: f64) -> Vec<f64> {
+    pilot
+        .iter()
+        .map(|s| CallVariance::estimated(s, range).value())
+        .collect()
 }
 
 /// Spends the pilot — `n0` calls of every (item, judge) pair, or as many as `budget`

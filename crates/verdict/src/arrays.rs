@@ -18,14 +18,7 @@ pub fn battle_log_from_arrays<S: AsRef<str>>(
     ys: &[S],
     winners: &[S],
 ) -> Result<BattleLog, VerdictError> {
-    if xs.len() != ys.len() || xs.len() != winners.len() {
-        return Err(VerdictError::Data(format!(
-            "xs, ys and winners must have the same length; got {}, {} and {}",
-            xs.len(),
-            ys.len(),
-            winners.len()
-        )));
-    }
+    same_lengths(["xs", "ys", "winners"], [xs.len(), ys.len(), winners.len()])?;
     if xs.is_empty() {
         return Err(VerdictError::Data(
             "no battles: the arrays are empty".into(),
@@ -75,14 +68,10 @@ pub fn ivwe_by_name<S: AsRef<str>>(
     scores: &[f64],
     variances: Option<&[Vec<f64>]>,
 ) -> Result<(Vec<String>, Vec<f64>), VerdictError> {
-    if items.len() != judges.len() || items.len() != scores.len() {
-        return Err(VerdictError::Data(format!(
-            "items, judges and scores must have the same length; got {}, {} and {}",
-            items.len(),
-            judges.len(),
-            scores.len()
-        )));
-    }
+    same_lengths(
+        ["items", "judges", "scores"],
+        [items.len(), judges.len(), scores.len()],
+    )?;
     let (mut item_ids, mut judge_ids) = (Interner::new(), Interner::new());
     let calls: Vec<(usize, usize, f64)> = items
         .iter()
@@ -99,6 +88,20 @@ pub fn ivwe_by_name<S: AsRef<str>>(
     let estimates =
         verdict_judges::ivwe_from_scores(item_ids.len(), judge_ids.len(), &calls, flat.as_deref())?;
     Ok((item_ids.names().to_vec(), estimates))
+}
+
+/// Three arrays read side by side have one length.
+///
+/// # Errors
+/// [`VerdictError::Data`] naming the arrays and their lengths.
+fn same_lengths(names: [&str; 3], lengths: [usize; 3]) -> Result<(), VerdictError> {
+    if lengths[1] != lengths[0] || lengths[2] != lengths[0] {
+        return Err(VerdictError::Data(format!(
+            "{}, {} and {} must have the same length; got {}, {} and {}",
+            names[0], names[1], names[2], lengths[0], lengths[1], lengths[2]
+        )));
+    }
+    Ok(())
 }
 
 /// The judges' shared mistakes estimated from recorded calls (module
@@ -135,14 +138,10 @@ pub fn shared_errors_by_name<S: AsRef<str>>(
     families: &[(String, String)],
     structure: verdict_judges::BiasStructure,
 ) -> Result<SharedErrorsByName, VerdictError> {
-    if items.len() != judges.len() || items.len() != scores.len() {
-        return Err(VerdictError::Data(format!(
-            "items, judges and scores must have the same length; got {}, {} and {}",
-            items.len(),
-            judges.len(),
-            scores.len()
-        )));
-    }
+    same_lengths(
+        ["items", "judges", "scores"],
+        [items.len(), judges.len(), scores.len()],
+    )?;
     if scores.is_empty() {
         return Err(VerdictError::Data(
             "no scores: give at least one (item, judge, score), two judges sharing items to see a bias".into(),

@@ -61,14 +61,21 @@ fn setup(d: &Path, biases: [usize; 4], labels: [usize; 4]) -> Vec<String> {
     .to_vec()
 }
 
-/// The run's JSON and what it said on standard error.
-fn run(d: &Path, labels: [usize; 4], method: &str) -> (serde_json::Value, String) {
+/// `verdict judge` on the judges of `labels` with `flags`, through `ledger`: its JSON
+/// and what it said on standard error.
+fn judge_json(
+    d: &Path,
+    labels: [usize; 4],
+    flags: &[&str],
+    ledger: &str,
+) -> (serde_json::Value, String) {
     let mut args = setup(d, [0, 0, 1, 1], labels);
-    let out = d.join("scores.json").display().to_string();
-    let ledger = d.join(format!("{method}.jsonl")).display().to_string();
+    let out = d.join("result.json").display().to_string();
+    let ledger = d.join(ledger).display().to_string();
+    args.extend(flags.iter().map(|f| f.to_string()));
     args.extend(
         [
-            "--method", method, "--ledger", &ledger, "--format", "json", "--out", &out, "--force",
+            "--ledger", &ledger, "--format", "json", "--out", &out, "--force",
         ]
         .map(String::from),
     );
@@ -77,6 +84,11 @@ fn run(d: &Path, labels: [usize; 4], method: &str) -> (serde_json::Value, String
     assert!(output.status.success(), "{stderr}");
     let json = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     (json, stderr)
+}
+
+/// A run with `method`, through the ledger named after it.
+fn run(d: &Path, labels: [usize; 4], method: &str) -> (serde_json::Value, String) {
+    judge_json(d, labels, &["--method", method], &format!("{method}.jsonl"))
 }
 
 #[test]
@@ -213,33 +225,14 @@ fn a_plan_for_shared_mistakes_says_the_floor_no_budget_goes_below() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let plan = |target: &str, ledger: &str| -> serde_json::Value {
-        let mut args = setup(d, [0, 0, 1, 1], [0, 0, 1, 1]);
-        let out = d.join("plan.json").display().to_string();
-        let ledger = d.join(ledger).display().to_string();
-        args.extend(
-            [
-                "--method",
-                "est-ivwe-shared",
-                "--plan",
-                "--target-error",
-                target,
-                "--ledger",
-                &ledger,
-                "--format",
-                "json",
-                "--out",
-                &out,
-                "--force",
-            ]
-            .map(String::from),
-        );
-        let output = verdict(&args);
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap()
+        let flags = [
+            "--method",
+            "est-ivwe-shared",
+            "--plan",
+            "--target-error",
+            target,
+        ];
+        judge_json(d, [0, 0, 1, 1], &flags, ledger).0
     };
     let reachable = plan("1.0", "plan-a.jsonl");
     let shared = &reachable["shared"];
@@ -262,32 +255,8 @@ fn the_shared_error_method_stops_at_a_target_error_it_measures_with_the_bias() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let with_target = |target: &str, ledger: &str| -> serde_json::Value {
-        let mut args = setup(d, [0, 0, 1, 1], [0, 0, 1, 1]);
-        let out = d.join("target.json").display().to_string();
-        let ledger = d.join(ledger).display().to_string();
-        args.extend(
-            [
-                "--method",
-                "est-ivwe-shared",
-                "--target-error",
-                target,
-                "--ledger",
-                &ledger,
-                "--format",
-                "json",
-                "--out",
-                &out,
-                "--force",
-            ]
-            .map(String::from),
-        );
-        let output = verdict(&args);
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap()
+        let flags = ["--method", "est-ivwe-shared", "--target-error", target];
+        judge_json(d, [0, 0, 1, 1], &flags, ledger).0
     };
     let reached = with_target("0.8", "reach.jsonl");
     assert_eq!(reached["target_reached"], true, "{reached}");
