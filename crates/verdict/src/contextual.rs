@@ -78,8 +78,9 @@ const NAMED_PAIRS: usize = 8;
 
 /// Pairs of agents no menu of `log` holds: their payoffs cannot be learned from the
 /// log. Refused unless `allow_unobserved`; then each gets a menu of its own with no
-/// feedback ([`ContextualLog::hold_every_pair`]), which only the pooled outcome model
-/// can extrapolate to, and the returned warning names them. `Ok(None)`: every pair is
+/// feedback ([`ContextualLog::hold_every_pair`]), which only an outcome model shared
+/// by every pair (pooled or structured) can extrapolate to, and the returned warning
+/// names them and the model. `Ok(None)`: every pair is
 /// held.
 ///
 /// # Errors
@@ -106,16 +107,22 @@ pub fn complete_pairs(
     let (count, names) = (unheld.len(), names.join(", "));
     if !allow_unobserved {
         return Err(VerdictError::Settings(format!(
-            "{count} pairs of agents never met in any menu ({names}{more}): their payoffs cannot be learned from this log; set {allow_unobserved} to extrapolate them through the pooled outcome model", allow_unobserved = Setting("allow_unobserved")
+            "{count} pairs of agents never met in any menu ({names}{more}): their payoffs cannot be learned from this log; set {allow_unobserved} to extrapolate them through an outcome model shared by every pair (the pooled or structured design)", allow_unobserved = Setting("allow_unobserved")
         )));
     }
     if design == NuisanceDesign::PerMenu {
         return Err(VerdictError::Settings(
-            format!("{allow_unobserved} extrapolates through the pooled outcome model; it does not combine with {nuisance_design} per-menu", allow_unobserved = Setting("allow_unobserved"), nuisance_design = Setting("nuisance_design")),
+            format!("{allow_unobserved} extrapolates through an outcome model shared by every pair (the pooled or structured design); it does not combine with {nuisance_design} per-menu", allow_unobserved = Setting("allow_unobserved"), nuisance_design = Setting("nuisance_design")),
         ));
     }
     log.hold_every_pair();
+    let model = match design {
+        NuisanceDesign::Pooled => "the pooled outcome model",
+        NuisanceDesign::Structured => "the structured outcome model (each agent's scores)",
+        // Auto settles on a design later, and never per menu once pairs are unheld.
+        _ => "the outcome model shared by every pair",
+    };
     Ok(Some(format!(
-        "warning: {count} pairs of agents never met ({names}{more}); their payoffs are extrapolated by the pooled outcome model from the agents' other battles, not observed"
+        "warning: {count} pairs of agents never met ({names}{more}); their payoffs are extrapolated by {model} from the agents' other battles, not observed"
     )))
 }

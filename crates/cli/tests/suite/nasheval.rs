@@ -516,6 +516,12 @@ fn arena_world_fits_with_rare_and_unmet_pairs() {
     assert!(stderr.contains("never met (model_"), "{stderr}");
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["summary"]["nuisance_design"], "Structured");
+    // The warning names the model that extrapolates: under auto, one shared by every
+    // pair (the summary names the design auto chose).
+    assert!(
+        stderr.contains("extrapolated by the outcome model shared by every pair"),
+        "{stderr}"
+    );
     // A catalogue of 120 pairs: auto weighs the plug-in against the structured
     // regression alone, and the structured propensity model's out-of-fold log loss
     // is below the constant's, -(e ln e + (1 - e) ln(1 - e)) at e = 1/120 (0.0482).
