@@ -71,18 +71,11 @@ pub fn contextual_options(args: &LogSourceArgs) -> anyhow::Result<ContextualOpti
 
 /// Where the flags say the log is.
 pub fn log_source(args: &LogSourceArgs) -> anyhow::Result<LogSource> {
-    let file = |path: &std::path::PathBuf| Source::File(path.clone());
-    Ok(match (&args.contexts, &args.feedback, &args.battles) {
-        (Some(contexts), Some(feedback), None) => LogSource::Tables {
-            contexts: file(contexts),
-            feedback: file(feedback),
-        },
-        (None, None, Some(battles)) => LogSource::Battles {
-            log: file(battles),
-            context_columns: args.context_cols.clone().unwrap_or_default(),
-        },
-        _ => anyhow::bail!(
-            "give --contexts and --feedback, or --battles with --context-cols or --text-col"
-        ),
-    })
+    let file = |path: &Option<std::path::PathBuf>| path.clone().map(Source::File);
+    Ok(LogSource::from_tables(
+        file(&args.contexts),
+        file(&args.feedback),
+        file(&args.battles),
+        args.context_cols.clone().unwrap_or_default(),
+    )?)
 }

@@ -56,20 +56,15 @@ pub fn fit(
     truth: Option<PathBuf>,
 ) -> PyResult<Model> {
     let params: FitParams = from_document(settings).map_err(failure)?;
-    let source = match (contexts, feedback, battles) {
-        (Some(contexts), Some(feedback), None) => LogSource::Tables {
-            contexts: contexts.source(py, "<contexts table>", None)?,
-            feedback: feedback.source(py, "<feedback table>", None)?,
-        },
-        (None, None, Some(battles)) => LogSource::Battles {
-            log: battles.source(py, "<battles table>", None)?,
-            context_columns: params.context_cols.clone(),
-        },
-        _ => {
-            let given = "give contexts and feedback, or battles with context_cols";
-            return Err(failure(given.to_owned()));
-        }
-    };
+    let table =
+        |arg: Option<TableArg>, label: &str| arg.map(|t| t.source(py, label, None)).transpose();
+    let source = LogSource::from_tables(
+        table(contexts, "<contexts table>")?,
+        table(feedback, "<feedback table>")?,
+        table(battles, "<battles table>")?,
+        params.context_cols.clone(),
+    )
+    .map_err(failure)?;
     let request = params.request(source).map_err(failure)?;
     // The log's warning is shown once the fit is back (Python warnings need the
     // interpreter, which the fit runs without).

@@ -33,6 +33,36 @@ pub enum LogSource {
     },
 }
 
+impl LogSource {
+    /// The log that the given tables name: contexts with feedback, or a battle log
+    /// whose `context_columns` make the context — what every face's settings say.
+    ///
+    /// # Errors
+    /// [`VerdictError::Settings`] for any other combination, naming the settings.
+    pub fn from_tables(
+        contexts: Option<Source>,
+        feedback: Option<Source>,
+        battles: Option<Source>,
+        context_columns: Vec<String>,
+    ) -> Result<Self, VerdictError> {
+        match (contexts, feedback, battles) {
+            (Some(contexts), Some(feedback), None) => Ok(Self::Tables { contexts, feedback }),
+            (None, None, Some(log)) => Ok(Self::Battles {
+                log,
+                context_columns,
+            }),
+            _ => Err(VerdictError::Settings(format!(
+                "give {} and {}, or {} with {} or {}",
+                Setting("contexts"),
+                Setting("feedback"),
+                Setting("battles"),
+                Setting("context_cols"),
+                Setting("text_col")
+            ))),
+        }
+    }
+}
+
 /// Reads the log `source` names with `options`.
 ///
 /// # Errors
