@@ -160,7 +160,7 @@ def test_the_interpreter_is_released_during_a_fit(simulation):
 
 
 def test_bad_input_raises_naming_the_place(simulation, tmp_path):
-    with pytest.raises(ValueError, match="contexts and feedback"):
+    with pytest.raises(ValueError, match="give `contexts` and `feedback`, or `battles`"):
         verdict.NashEval().fit(simulation.contexts)
     with pytest.raises(ValueError, match="policy"):
         verdict.NashEval(policy="oracle-ish").fit(simulation.contexts, simulation.feedback)
