@@ -6,8 +6,8 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::{
-    estimate, intervals, BiasWorld, EstimateSettings, Method, Norm, Scenario, ScoreUncertainty,
-    SharedErrors, SimulatedJudges,
+    estimate, intervals, BiasWorld, EstimateSettings, Method, Norm, Scenario, SharedErrors,
+    SimulatedJudges,
 };
 
 /// The strategies compared, by name.
@@ -290,13 +290,17 @@ fn aware_cell(
     let scored = model
         .scores(&estimate.pooled, estimate.range)
         .expect("estimated variances are finite and at least 0");
-    let scores: Vec<f64> = scored.iter().map(|g| g.score).collect();
-    let uncertainty: Vec<ScoreUncertainty> = scored.iter().map(|g| g.uncertainty).collect();
-    let found = intervals(&scores, &uncertainty, COVERAGE_LEVEL, estimate.range)
-        .expect("the level is in (0, 1) and there is a score per item");
+    let aware = crate::target::Scored::from_gls(&scored);
+    let found = intervals(
+        &aware.scores,
+        &aware.uncertainty,
+        COVERAGE_LEVEL,
+        estimate.range,
+    )
+    .expect("the level is in (0, 1) and there is a score per item");
     let (covered_items, mean_covered) = held(&found, truth);
     AwareCell {
-        error: norm.distance(&scores, truth),
+        error: norm.distance(&aware.scores, truth),
         covered_items,
         mean_covered,
         effective_judges: scored.iter().map(|g| g.effective_judges).sum::<f64>()

@@ -5,7 +5,7 @@
 
 use crate::{
     gold_report, intervals, BiasStructure, Estimate, GoldReport, JudgeError, JudgingRun,
-    ScoreInterval, ScoreUncertainty, SharedErrors, MIN_SHARED_ITEMS,
+    ScoreInterval, SharedErrors, MIN_SHARED_ITEMS,
 };
 
 /// One item's score and interval.
@@ -138,9 +138,8 @@ impl SharedMistakes {
             .filter(|r| r.is_finite());
         found.panel_effective_judges = model.panel_effective_judges;
         let scored = model.scores(&estimate.pooled, estimate.range)?;
-        let scores: Vec<f64> = scored.iter().map(|g| g.score).collect();
-        let uncertainty: Vec<ScoreUncertainty> = scored.iter().map(|g| g.uncertainty).collect();
-        let shown = intervals(&scores, &uncertainty, level, estimate.range)?;
+        let aware = crate::target::Scored::from_gls(&scored);
+        let shown = intervals(&aware.scores, &aware.uncertainty, level, estimate.range)?;
         found.items = ids
             .iter()
             .zip(shown.items)

@@ -9,7 +9,7 @@ use crate::spend::spend;
 use crate::target::{fixed_weight_phase, FixedWeights, PerCall, Scored};
 use crate::uncertainty::{ivwe_uncertainty, CallVariance};
 use crate::{
-    estimated_error, gls_scores, intervals, ivwe, GlsScore, Intervals, JudgeError, JudgePool, Norm,
+    estimated_error, gls_scores, intervals, ivwe, Intervals, JudgeError, JudgePool, Norm,
     PairStats, ScoreUncertainty, Spender,
 };
 
@@ -108,6 +108,16 @@ impl Method {
                 "method {name:?}: use adaptive, est-ivwe, est-ivwe-gaussian, est-ivwe-shared or uniform"
             ))
         })
+    }
+
+    /// The judges' families for the shared-error method (each judge its own when none
+    /// were given); `None` for the other methods.
+    pub fn shared_families(&self, judges: usize) -> Option<Vec<usize>> {
+        match self {
+            Self::EstIvweShared { families } if families.is_empty() => Some((0..judges).collect()),
+            Self::EstIvweShared { families } => Some(families.clone()),
+            _ => None,
+        }
     }
 
     /// The name used in reports and JSON.
@@ -363,12 +373,16 @@ pub fn estimate(
             let calls = shared_error_counts(&panel, &none, budget, settings.p)?;
             let mut stats = vec![PairStats::default(); items * judges];
             spend(&mut spender, &calls, &mut stats)?;
-            let scored = gls_scores(&stats, variances, variances, bias_covariance, judges)?;
-            gls_scored(&scored)
+            Scored::from_gls(&gls_scores(
+                &stats,
+                variances,
+                variances,
+                bias_covariance,
+                judges,
+            )?)
         }
-        Method::EstIvweShared { families } => {
-            let own: Vec<usize> = (0..judges).collect();
-            let families = if families.is_empty() { &own } else { families };
+        Method::EstIvweShared { .. } => {
+            let families = method.shared_families(judges).unwrap_or_default();
             if families.len() != judges {
                 return Err(JudgeError::Setting(format!(
                     "{} families for {judges} judges",
@@ -377,7 +391,7 @@ pub fn estimate(
             }
             let (n0, phase_one) = explore(&mut spender, pilot, true, sizing, settings)?;
             exploration = Some(n0);
-            shared_phase(&mut spender, phase_one, families, settings.p, target)?
+            shared_phase(&mut spender, phase_one, &families, settings.p, target)?
         }
         Method::EstIvwe | Method::EstIvweGaussian => {
             let gaussian = matches!(method, Method::EstIvweGaussian);
@@ -456,16 +470,6 @@ fn explore(
     let mut phase_one = pilot;
     spend(spender, &phase_one_calls, &mut phase_one)?;
     Ok((n0, phase_one))
-}
-
-/// GLS scores as a strategy's result.
-fn gls_scored(scored: &[GlsScore]) -> Scored {
-    Scored {
-        scores: scored.iter().map(|g| g.score).collect(),
-        uncertainty: scored.iter().map(|g| g.uncertainty).collect(),
-        fallback: false,
-        reached: None,
-    }
 }
 
 /// The oracle for shared errors spends its budget; a target error is not built for it.

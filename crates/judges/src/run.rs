@@ -142,19 +142,14 @@ pub fn plan_with_ledger(
     record.insert("method".into(), "plan".into());
     through_ledger(pool, items, judges, record, ledger, |pool| {
         // A plan for the shared-error method plans for shared mistakes too.
-        let own: Vec<usize> = (0..pool.costs().len()).collect();
-        let families = match &run.method {
-            Method::EstIvweShared { families } if families.is_empty() => Some(own.as_slice()),
-            Method::EstIvweShared { families } => Some(families.as_slice()),
-            _ => None,
-        };
+        let families = run.method.shared_families(pool.costs().len());
         pilot_plan(
             pool,
             run.budget,
             run.settings.exploration,
             run.settings.p,
             target,
-            families,
+            families.as_deref(),
         )
     })
 }

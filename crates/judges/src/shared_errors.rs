@@ -18,17 +18,21 @@
 //! components of Shrout & Fleiss 1979's intraclass correlations) — with raters grouped
 //! in families whose interactions correlate (a one-factor model per family).
 //!
-//! **Estimation** (method of moments, [`SharedErrors::estimate`]):
+//! **Estimation** (method of moments, [`SharedErrors::estimate`]), over the items
+//! each two judges both scored (at least [`MIN_SHARED_ITEMS`]):
 //! - `sigma^2_j`: the pooled within-pair variance of judge j's calls (the within-cell
 //!   mean square, `sum_k (n_kj - 1) s^2_kj / sum_k (n_kj - 1)`);
-//! - over the items two judges both scored, the covariance of their means
-//!   `S_jj' = Var(s) + Sigma_jj'` and each judge's variance of means
-//!   `S_jj = Var(s) + tau^2_j + mean_k sigma^2_j / n_kj`;
-//! - `Var(s)`, the spread of the true scores, from the judges of different families
-//!   (`Sigma_jj' = 0` there): the mean of their `S_jj'`, weighted by shared items;
-//! - then `tau^2_j = S_jj - mean_k sigma^2_j / n_kj - Var(s)`, `Sigma_jj' = S_jj' -
-//!   Var(s)` within a family, and `Sigma` projected on the positive semidefinite
-//!   matrices (negative eigenvalues set to 0).
+//! - differences, which do not involve the true scores (they cancel item by item):
+//!   `Var(m_i - m_j) - mean_k (sigma^2_i / n_ki + sigma^2_j / n_kj)` equals
+//!   `tau^2_i + tau^2_j - 2 Sigma_ij`, solved by least squares for the unknown entries
+//!   of `Sigma` ([`BiasStructure`]: one `tau^2` and one within-family covariance, or
+//!   one per judge and pair);
+//! - levels, only for the directions the differences leave open (two families: which
+//!   one's bias is larger) and for `Var(s)`, the true scores' spread: the covariance of
+//!   two judges' means `S_ij = Var(s) + Sigma_ij` and each judge's variance of means
+//!   less its noise, `S_jj - mean_k sigma^2_j / n_kj = Var(s) + tau^2_j`;
+//! - `Sigma` projected on the positive semidefinite matrices (negative eigenvalues set
+//!   to 0, Higham 1988).
 //!
 //! Without two families that share items, `Var(s)` — and so the bias — cannot be
 //! told from the judges' agreement: every judge could share one bias. The estimate
@@ -55,7 +59,7 @@
 
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
-use crate::uncertainty::{CallVariance, Combination};
+use crate::uncertainty::{calls_agree, CallVariance, Combination};
 use crate::{JudgeError, PairStats, ScoreUncertainty};
 
 /// Fewest items two judges must share for their moments to count: below this a
@@ -247,23 +251,6 @@ pub struct SharedErrors {
 }
 
 impl SharedErrors {
-    /// No bias at all: the consensus model (today's IVWE), with `call_variance` per
-    /// judge.
-    pub fn consensus(call_variance: Vec<f64>, families: Vec<usize>) -> Self {
-        let judges = call_variance.len();
-        let mut model = Self {
-            judges,
-            families,
-            call_variance_measured: vec![true; judges],
-            call_variance,
-            bias_covariance: vec![0.0; judges * judges],
-            score_variance: None,
-            panel_effective_judges: None,
-        };
-        model.panel_effective_judges = model.panel();
-        model
-    }
-
     /// Estimates the components from every call (`pooled`, row-major K×J) with the
     /// judges' `families` (one index per judge; each judge its own family when every
     /// index differs) and `structure` — the method of moments in the module docs.
@@ -389,8 +376,8 @@ impl SharedErrors {
             self.judges,
             |i| {
                 let pair = &pooled[i];
-                let agree = pair.count >= 2 && pair.sample_variance() <= floor;
-                if self.call_variance_measured[judge(i)] && (pair.count == 1 || agree) {
+                let single_or_agreeing = pair.count == 1 || calls_agree(pair, range);
+                if self.call_variance_measured[judge(i)] && single_or_agreeing {
                     CallVariance::known(self.call_variance[judge(i)])
                 } else {
                     CallVariance::estimated(pair, range)
@@ -513,10 +500,8 @@ impl BiasUnknowns {
             let rank = v_t.nrows() - kept.len();
             let full = if rank < n {
                 // Complete the null space: vectors orthogonal to the row space.
-                let rows = DMatrix::from_fn(rank, n, |r, c| {
-                    let live: Vec<usize> = (0..v_t.nrows()).filter(|r| !kept.contains(r)).collect();
-                    v_t[(live[r], c)]
-                });
+                let live: Vec<usize> = (0..v_t.nrows()).filter(|r| !kept.contains(r)).collect();
+                let rows = DMatrix::from_fn(rank, n, |r, c| v_t[(live[r], c)]);
                 orthogonal_complement(&rows, n)
             } else {
                 DMatrix::zeros(n, 0)

@@ -74,34 +74,34 @@ pub(crate) fn shared_phase(
         spend(spender, &more, stats)?;
         Ok::<bool, JudgeError>(bought)
     };
-    let score = |stats: &[PairStats]| -> Result<Scored, JudgeError> {
+    // The components estimated on every call so far, and the GLS scores with them.
+    let model_and_scores = |stats: &[PairStats]| -> Result<(SharedErrors, Scored), JudgeError> {
         let model = SharedErrors::estimate(stats, families, BiasStructure::Pooled)?;
-        let scored = model.scores(stats, range)?;
-        Ok(Scored {
-            scores: scored.iter().map(|g| g.score).collect(),
-            uncertainty: scored.iter().map(|g| g.uncertainty).collect(),
-            fallback: false,
-            reached: None,
-        })
+        let scored = Scored::from_gls(&model.scores(stats, range)?);
+        Ok((model, scored))
     };
     let Some(target) = target else {
         buy(spender, &mut stats, spender.left())?;
-        return score(&stats);
+        return Ok(model_and_scores(&stats)?.1);
     };
     let cheapest = costs.iter().copied().fold(f64::INFINITY, f64::min);
-    let mut reached = false;
-    for _ in 0..MAX_ROUNDS {
-        let error = estimated_error(&score(&stats)?.uncertainty, p);
-        if error <= target {
-            reached = true;
-            break;
+    let finish = |mut scored: Scored, reached: bool| {
+        scored.reached = Some(reached);
+        Ok(scored)
+    };
+    for round in 0..=MAX_ROUNDS {
+        let (model, scored) = model_and_scores(&stats)?;
+        if round == MAX_ROUNDS {
+            return finish(scored, false);
+        }
+        if estimated_error(&scored.uncertainty, p) <= target {
+            return finish(scored, true);
         }
         if spender.left() < cheapest {
-            break;
+            return finish(scored, false);
         }
         // The plan for what the calls so far say: the components and each pair's
         // variance again from every call.
-        let model = SharedErrors::estimate(&stats, families, BiasStructure::Pooled)?;
         let variances: Vec<f64> = stats
             .iter()
             .zip(&call_variances)
@@ -127,10 +127,8 @@ pub(crate) fn shared_phase(
         }
         .clamp(cheapest, spender.left());
         if !buy(spender, &mut stats, step)? {
-            break;
+            return finish(scored, false);
         }
     }
-    let mut scored = score(&stats)?;
-    scored.reached = Some(reached);
-    Ok(scored)
+    unreachable!("the last round returns")
 }

@@ -70,6 +70,18 @@ pub(crate) struct Scored {
     pub reached: Option<bool>,
 }
 
+impl Scored {
+    /// GLS scores (module `shared_errors`) as a strategy's result.
+    pub(crate) fn from_gls(scored: &[crate::GlsScore]) -> Self {
+        Self {
+            scores: scored.iter().map(|g| g.score).collect(),
+            uncertainty: scored.iter().map(|g| g.uncertainty).collect(),
+            fallback: false,
+            reached: None,
+        }
+    }
+}
+
 /// Buys the phase's calls on top of `fresh` (calls it already has, which count in its
 /// mean) and scores the items by IVWE (module docs).
 ///

@@ -96,17 +96,21 @@ impl CallVariance {
         if n < 2 {
             return Self::known(range * range / 4.0);
         }
-        let sample = stats.sample_variance();
-        // Agreeing calls, up to the rounding of the running sums.
-        if sample <= AGREEMENT * range * range {
+        if calls_agree(stats, range) {
             let q = (3.0 / n as f64).min(0.5);
             return Self::known(range * range * q * (1.0 - q));
         }
         Self {
-            value: sample,
+            value: stats.sample_variance(),
             degrees_of_freedom: (n - 1) as f64,
         }
     }
+}
+
+/// Whether two or more calls of a pair all gave one score, up to the rounding of the
+/// running sums (a sample variance at most `AGREEMENT · R^2`).
+pub(crate) fn calls_agree(stats: &PairStats, range: f64) -> bool {
+    stats.count >= 2 && stats.sample_variance() <= AGREEMENT * range * range
 }
 
 /// `Var(sum_t a_t m_t)` built one mean at a time, with its Welch–Satterthwaite

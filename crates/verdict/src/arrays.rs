@@ -185,10 +185,7 @@ pub fn shared_errors_by_name<S: AsRef<str>>(
     for (&(item, judge), &score) in calls.iter().zip(scores) {
         pooled[item * width + judge].push(score);
     }
-    let indices: Vec<usize> = family_names
-        .iter()
-        .map(|f| family_names.iter().position(|g| g == f).expect("present"))
-        .collect();
+    let indices = verdict_judges::family_indices(&family_names);
     let estimate = verdict_judges::SharedErrors::estimate(&pooled, &indices, structure)?;
     let bias_correlation = (0..width * width)
         .map(|i| Some(estimate.bias_correlation(i / width, i % width)).filter(|r| r.is_finite()))
