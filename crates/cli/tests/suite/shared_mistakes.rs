@@ -61,6 +61,19 @@ fn setup(d: &Path, biases: [usize; 4], labels: [usize; 4]) -> Vec<String> {
     .to_vec()
 }
 
+/// How many of the items' intervals (`rows`, in item order) hold the true score.
+fn held(rows: &serde_json::Value) -> usize {
+    rows.as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter(|(k, row)| {
+            let t = truth(*k);
+            row["low"].as_f64().unwrap() <= t && t <= row["high"].as_f64().unwrap()
+        })
+        .count()
+}
+
 /// `verdict judge` on the judges of `labels` with `flags`, through `ledger`: its JSON
 /// and what it said on standard error.
 fn judge_json(
@@ -110,18 +123,7 @@ fn shared_mistakes_are_estimated_reported_and_covered() {
     assert!((1.9..2.3).contains(&worth), "panel worth {worth}");
     // The consensus intervals hold what the judges say, which is truth ± 0.1 when both
     // families err the same way; the bias-aware ones hold the truth.
-    let covered = |rows: &serde_json::Value| {
-        rows.as_array()
-            .unwrap()
-            .iter()
-            .enumerate()
-            .filter(|(k, row)| {
-                let t = truth(*k);
-                row["low"].as_f64().unwrap() <= t && t <= row["high"].as_f64().unwrap()
-            })
-            .count()
-    };
-    let (consensus, aware) = (covered(&result["items"]), covered(&shared["items"]));
+    let (consensus, aware) = (held(&result["items"]), held(&shared["items"]));
     assert!(
         aware >= ITEMS * 9 / 10,
         "bias-aware intervals hold {aware} of {ITEMS}"
@@ -192,21 +194,12 @@ fn the_shared_error_allocation_runs_as_a_judging_method() {
     let (result, stderr) = run(d, [0, 0, 1, 1], "est-ivwe-shared");
     assert_eq!(result["method"], "est-ivwe-shared");
     assert!(result["spent"].as_f64().unwrap() <= 1000.0, "{stderr}");
-    let held = result["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .enumerate()
-        .filter(|(k, row)| {
-            let t = truth(*k);
-            row["low"].as_f64().unwrap() <= t && t <= row["high"].as_f64().unwrap()
-        })
-        .count();
+    let held = held(&result["items"]);
     assert!(held >= ITEMS * 9 / 10, "{held} of {ITEMS}: {stderr}");
     // Every judge got calls: with a family bias, repeating one judge stops paying.
+    let ledger = std::fs::read_to_string(d.join("est-ivwe-shared.jsonl")).unwrap();
     let calls: Vec<u64> = (0..4)
         .map(|j| {
-            let ledger = std::fs::read_to_string(d.join("est-ivwe-shared.jsonl")).unwrap();
             ledger
                 .lines()
                 .filter(|l| l.contains("\"end\"") || l.contains("\"score\""))
