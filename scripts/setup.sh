@@ -50,6 +50,15 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 
+# Spark's tests run its local mode, which needs a Java runtime (17 or later).
+java_major() {
+  java -version 2>&1 | head -n1 | sed -E 's/.*version "(1\.)?([0-9]+).*/\2/'
+}
+if ! command -v java >/dev/null 2>&1 || [ "$(java_major)" -lt 17 ] 2>/dev/null; then
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null
+fi
+
 # The Python module: a virtual environment at .venv with maturin (its build backend),
 # pytest and the libraries the Python tests compare against.
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -20,6 +20,9 @@ calls release the interpreter.
   :func:`ppi_mean` and :func:`krippendorff_alpha`.
 - :func:`ope`, :class:`OpeResult` — candidate routers scored on a decision log
   (IPS, SNIPS, doubly robust, duels, costs), as ``verdict ope``.
+- :func:`battle_counts`, :func:`fold_counts`, :class:`BatchPredictor` — the map side
+  of leaderboards and predictions on Spark, Ray or any engine that hands over Arrow
+  batches (``docs/scale-out.md``).
 - :func:`report` — results drawn as one self-contained HTML page, as ``verdict report``.
 - :mod:`verdict_arena.errors` — the exception classes, one per kind of failure.
 """
@@ -43,6 +46,7 @@ from ._nasheval import NashEval, Simulation, embed, evaluate, simulate
 from ._ope import OpeResult, ope
 from ._rank import BradleyTerryResult, EloResult, bradley_terry, elo, rank
 from ._report import report
+from ._scale_out import SPARK_COUNTS_SCHEMA, BatchPredictor, battle_counts, counts_schema, fold_counts
 
 __all__ = [
     "errors",
@@ -69,4 +73,9 @@ __all__ = [
     "shared_errors",
     "krippendorff_alpha",
     "report",
+    "battle_counts",
+    "fold_counts",
+    "counts_schema",
+    "SPARK_COUNTS_SCHEMA",
+    "BatchPredictor",
 ]

@@ -187,39 +187,86 @@ pub fn pair_count_columns(options: &ReadOptions) -> Vec<String> {
     wanted
 }
 
-/// `counts` as a counts table — CSV with `model_a, model_b, wins_a, wins_b, ties`, one
-/// row per pair in pair order, `names[i]` naming model i — that [`read_pair_counts`]
-/// reads back to the same counts: a log's state, to which a later day's battles are
-/// added without reading the old battles again.
+/// Pair counts as the wide counts table: one row per pair that met, in pair order
+/// (`model_a` before `model_b` in name order), whole battle counts. It is mergeable:
+/// the rows of several tables — the counts of a log's partitions, folded where the
+/// partitions live — concatenated read as the counts of the whole log, since
+/// [`read_pair_counts`] adds up the rows of a pair in either orientation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CountsTable {
+    /// The first model of each pair.
+    pub model_a: Vec<String>,
+    /// The second model of each pair.
+    pub model_b: Vec<String>,
+    /// Battles `model_a` won.
+    pub wins_a: Vec<u64>,
+    /// Battles `model_b` won.
+    pub wins_b: Vec<u64>,
+    /// Ties (`tie` and `tie (bothbad)`).
+    pub ties: Vec<u64>,
+}
+
+impl CountsTable {
+    /// The column names, in order: `model_a, model_b, wins_a, wins_b, ties`.
+    pub const COLUMNS: [&'static str; 5] = ["model_a", "model_b", "wins_a", "wins_b", "ties"];
+
+    /// `counts` as a table, `names[i]` naming model i.
+    ///
+    /// # Errors
+    /// [`IoError::Invalid`] (at `label`) for counts that are not whole numbers (a
+    /// weighted log's weight sums), which a counts table cannot hold.
+    pub fn new(names: &[String], counts: &PairCounts, label: &str) -> Result<Self, IoError> {
+        let whole = |c: f64| (0.0..=MAX_COUNT).contains(&c) && c.fract() == 0.0;
+        let mut table = Self::default();
+        for p in counts.pairs() {
+            if !p.cells().into_iter().all(whole) {
+                return Err(IoError::invalid_file(
+                    label,
+                    "a counts table holds whole battle counts; weighted counts cannot be saved as one",
+                ));
+            }
+            table.model_a.push(names[p.i as usize].clone());
+            table.model_b.push(names[p.j as usize].clone());
+            // Whole numbers in [0, 2^53] convert exactly.
+            table.wins_a.push(p.wins_i as u64);
+            table.wins_b.push(p.wins_j as u64);
+            table.ties.push(p.ties as u64);
+        }
+        Ok(table)
+    }
+
+    /// Pairs in the table.
+    pub fn len(&self) -> usize {
+        self.model_a.len()
+    }
+
+    /// Whether no pair met.
+    pub fn is_empty(&self) -> bool {
+        self.model_a.is_empty()
+    }
+}
+
+/// `counts` as a counts table ([`CountsTable`]) in CSV, that [`read_pair_counts`] reads
+/// back to the same counts: a log's state, to which a later day's battles are added
+/// without reading the old battles again.
 ///
 /// # Errors
-/// [`IoError::Invalid`] (at `label`) for counts that are not whole numbers (a weighted
-/// log's weight sums), which a counts table cannot hold.
+/// As [`CountsTable::new`].
 pub fn counts_table_csv(
     names: &[String],
     counts: &PairCounts,
     label: &str,
 ) -> Result<Vec<u8>, IoError> {
-    let whole = |c: f64| c >= 0.0 && c.fract() == 0.0;
-    if counts
-        .pairs()
-        .iter()
-        .any(|p| !p.cells().into_iter().all(whole))
-    {
-        return Err(IoError::invalid_file(
-            label,
-            "a counts table holds whole battle counts; weighted counts cannot be saved as one",
-        ));
-    }
+    let table = CountsTable::new(names, counts, label)?;
     let mut writer = csv::Writer::from_writer(Vec::new());
-    let header = ["model_a", "model_b", "wins_a", "wins_b", "ties"].map(str::to_owned);
-    let rows = counts.pairs().iter().map(|p| {
+    let header = CountsTable::COLUMNS.map(str::to_owned);
+    let rows = (0..table.len()).map(|r| {
         [
-            names[p.i as usize].clone(),
-            names[p.j as usize].clone(),
-            format!("{}", p.wins_i),
-            format!("{}", p.wins_j),
-            format!("{}", p.ties),
+            table.model_a[r].clone(),
+            table.model_b[r].clone(),
+            table.wins_a[r].to_string(),
+            table.wins_b[r].to_string(),
+            table.ties[r].to_string(),
         ]
     });
     std::iter::once(header)
@@ -260,17 +307,58 @@ pub fn read_pair_counts(
     options: &ReadOptions,
 ) -> Result<LoadedCounts, IoError> {
     let label = files.first().map_or_else(String::new, |f| f.source.label());
-    if options.order_by.is_some() || !options.keep.is_empty() {
-        return Err(IoError::invalid_file(
-            &label,
-            "counts keep no battle order and no per-battle columns; read the log itself for an order or groups",
-        ));
-    }
+    refuse_per_battle_settings(options, &label)?;
     let mut reducer = Reducer::new(options, CHUNK_ROWS);
     for file in files {
         reducer.read_file(file)?;
     }
     reducer.finish(&label)
+}
+
+/// Record batches handed over in memory (an Arrow C stream from Spark's `mapInArrow`,
+/// Ray's `map_batches`, pandas, polars or pyarrow) — a raw log or counts tables, with
+/// columns `schema` — folded to a [`CountsTable`] as [`read_pair_counts`] folds a file:
+/// a chunk of rows at a time, so memory holds one chunk and the counts however long
+/// the stream. This is the map side of a distributed leaderboard: a partition whose
+/// rows the filters all drop folds to an empty table (refusing a log without battles
+/// is the reduce side's job). `label` names the stream in messages.
+///
+/// # Errors
+/// As [`read_pair_counts`] (but for an empty log), and a batch the producer failed to
+/// deliver.
+#[cfg(feature = "parquet")]
+pub fn fold_record_batches(
+    batches: impl Iterator<Item = Result<arrow::record_batch::RecordBatch, arrow::error::ArrowError>>,
+    schema: &arrow::datatypes::Schema,
+    label: &str,
+    options: &ReadOptions,
+) -> Result<CountsTable, IoError> {
+    refuse_per_battle_settings(options, label)?;
+    let mut reducer = Reducer::new(options, CHUNK_ROWS);
+    let wanted = reducer.wanted.clone();
+    crate::parquet_io::stream_record_batches(
+        batches,
+        schema,
+        label,
+        Some(&wanted),
+        CHUNK_ROWS,
+        |table| reducer.add_table(&table),
+    )?;
+    let counts = reducer.builder.finish(reducer.models.len());
+    let (names, counts) = counts.with_models_by_name(reducer.models.names());
+    CountsTable::new(&names, &counts, label)
+}
+
+/// Counts keep no battle order and no per-battle column: `order_by` and `keep` are
+/// refused rather than ignored.
+fn refuse_per_battle_settings(options: &ReadOptions, label: &str) -> Result<(), IoError> {
+    if options.order_by.is_some() || !options.keep.is_empty() {
+        return Err(IoError::invalid_file(
+            label,
+            "counts keep no battle order and no per-battle columns; read the log itself for an order or groups",
+        ));
+    }
+    Ok(())
 }
 
 /// Counts gathered so far, over every model seen so far.
@@ -602,5 +690,136 @@ mod tests {
     fn percent_decoding_keeps_stray_percents() {
         assert_eq!(percent_decode("50%"), "50%");
         assert_eq!(percent_decode("a%2Fb%zz"), "a/b%zz");
+    }
+
+    /// The map side of a distributed leaderboard: a stream folded in three partitions
+    /// (each in batches of 100 rows), whose counts tables are merged by folding their
+    /// concatenation again, gives the counts of a brute-force tally of every row; a
+    /// partition its filter empties folds to no rows; an error names its row in the
+    /// whole stream, not in its batch.
+    #[cfg(feature = "parquet")]
+    #[test]
+    fn partitions_fold_apart_and_merge_to_the_tally_of_every_row() {
+        use std::collections::BTreeMap;
+        use std::sync::Arc;
+
+        use arrow::array::{ArrayRef, RecordBatch, StringArray, UInt64Array};
+        use arrow::datatypes::{DataType, Field, Schema};
+
+        let models = ["alpha", "beta", "gamma", "delta", "epsilon"];
+        let labels = ["model_a", "model_b", "tie", "tie (bothbad)"];
+        // A fixed pseudo-random sequence (a linear congruential generator).
+        let mut state = 12_345u64;
+        let mut next = |n: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (state >> 33) as usize % n
+        };
+        let rows: Vec<[&str; 3]> = (0..3_000)
+            .map(|_| {
+                let a = next(5);
+                let b = (a + 1 + next(4)) % 5;
+                [models[a], models[b], labels[next(4)]]
+            })
+            .collect();
+        let mut tally: BTreeMap<(String, String), [u64; 3]> = BTreeMap::new();
+        for [a, b, winner] in &rows {
+            let (key, flipped) = if a < b {
+                ((a, b), false)
+            } else {
+                ((b, a), true)
+            };
+            let cells = tally
+                .entry((key.0.to_string(), key.1.to_string()))
+                .or_default();
+            match (*winner, flipped) {
+                ("model_a", false) | ("model_b", true) => cells[0] += 1,
+                ("model_b", false) | ("model_a", true) => cells[1] += 1,
+                _ => cells[2] += 1,
+            }
+        }
+        let text = |values: Vec<&str>| Arc::new(StringArray::from(values)) as ArrayRef;
+        let schema = Arc::new(Schema::new(
+            ["model_a", "model_b", "winner"]
+                .map(|name| Field::new(name, DataType::Utf8, false))
+                .to_vec(),
+        ));
+        let batches = |rows: &[[&str; 3]]| {
+            rows.chunks(100)
+                .map(|chunk| {
+                    let column = |c: usize| text(chunk.iter().map(|row| row[c]).collect());
+                    Ok(
+                        RecordBatch::try_new(schema.clone(), vec![column(0), column(1), column(2)])
+                            .unwrap(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let options = ReadOptions::default();
+        let parts: Vec<CountsTable> = rows
+            .chunks(1_000)
+            .map(|part| fold_record_batches(batches(part).into_iter(), &schema, "part", &options))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(parts.iter().all(|p| p.len() == 10));
+
+        // The partitions' tables as one stream of wide counts batches.
+        let counts_schema = Arc::new(Schema::new(
+            CountsTable::COLUMNS
+                .iter()
+                .enumerate()
+                .map(|(c, name)| {
+                    let kind = if c < 2 {
+                        DataType::Utf8
+                    } else {
+                        DataType::UInt64
+                    };
+                    Field::new(*name, kind, false)
+                })
+                .collect::<Vec<_>>(),
+        ));
+        let number = |values: &[u64]| Arc::new(UInt64Array::from(values.to_vec())) as ArrayRef;
+        let counts_batches = parts.iter().map(|p| {
+            let names = |v: &[String]| text(v.iter().map(String::as_str).collect());
+            Ok(RecordBatch::try_new(
+                counts_schema.clone(),
+                vec![
+                    names(&p.model_a),
+                    names(&p.model_b),
+                    number(&p.wins_a),
+                    number(&p.wins_b),
+                    number(&p.ties),
+                ],
+            )
+            .unwrap())
+        });
+        let merged =
+            fold_record_batches(counts_batches, &counts_schema, "merged", &options).unwrap();
+        let merged_tally: BTreeMap<(String, String), [u64; 3]> = (0..merged.len())
+            .map(|r| {
+                let key = (merged.model_a[r].clone(), merged.model_b[r].clone());
+                (key, [merged.wins_a[r], merged.wins_b[r], merged.ties[r]])
+            })
+            .collect();
+        assert_eq!(merged_tally, tally);
+        let whole =
+            fold_record_batches(batches(&rows).into_iter(), &schema, "log", &options).unwrap();
+        assert_eq!(whole, merged);
+
+        let filtered = ReadOptions {
+            filters: vec!["winner=nobody".parse().unwrap()],
+            ..ReadOptions::default()
+        };
+        let empty =
+            fold_record_batches(batches(&rows).into_iter(), &schema, "log", &filtered).unwrap();
+        assert!(empty.is_empty());
+
+        let mut broken = rows.clone();
+        broken[2_345][2] = "draw";
+        let error = fold_record_batches(batches(&broken).into_iter(), &schema, "log", &options)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("row 2346"), "{error}");
     }
 }

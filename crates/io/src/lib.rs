@@ -37,9 +37,11 @@ pub use contextual::{
     CategoricalEncoding, ContextTable, ContextualOptions,
 };
 pub use costs::read_costs;
+#[cfg(feature = "parquet")]
+pub use counts::fold_record_batches;
 pub use counts::{
-    counts_table_csv, dataset_files, pair_count_columns, read_pair_counts, DatasetFile,
-    LoadedCounts,
+    counts_table_csv, dataset_files, pair_count_columns, read_pair_counts, CountsTable,
+    DatasetFile, LoadedCounts,
 };
 pub use error::{shown_value, IoError, Location, RowRef, SHOWN_CHARS};
 pub use filter::{Filter, FilterOp};
@@ -49,7 +51,10 @@ pub use numeric::{has_path, numeric_columns, path_column};
 pub use output_dir::{FileChecksum, StagedDir, WRITTEN_BY};
 pub use output_file::{OutputFile, OUTPUTS_MANIFEST};
 #[cfg(feature = "parquet")]
-pub use parquet_io::{read_record_batches, write_battles_parquet, write_parquet_table, ColumnData};
+pub use parquet_io::{
+    read_record_batches, stream_record_batches, write_battles_parquet, write_parquet_table,
+    ColumnData,
+};
 pub use rankings::{read_rankings, LoadedRankings};
 pub use table::{Column, Table, NAMES_SHOWN};
 pub use text::json_objects_table;

@@ -134,11 +134,34 @@ pub(crate) fn stream_parquet<T: ChunkReader + 'static>(
 /// # Errors
 /// A batch the producer failed to deliver, or a column of a nested type.
 pub fn read_record_batches(
-    mut batches: impl Iterator<Item = Result<RecordBatch, arrow::error::ArrowError>>,
+    batches: impl Iterator<Item = Result<RecordBatch, arrow::error::ArrowError>>,
     schema: &Schema,
     label: &str,
     wanted: Option<&[String]>,
 ) -> Result<Table, IoError> {
+    let mut whole = None;
+    stream_record_batches(batches, schema, label, wanted, usize::MAX, |table| {
+        whole = Some(table);
+        Ok(())
+    })?;
+    Ok(whole.expect("a stream hands over at least one table"))
+}
+
+/// Record batches handed over in memory, read as [`read_record_batches`] does but handed
+/// to `visit` as tables of `chunk_rows` rows (the last one shorter) as soon as each is
+/// complete, so that memory holds one chunk however long the stream is. Row numbers in
+/// messages count from the stream's start.
+///
+/// # Errors
+/// A batch the producer failed to deliver, a column of a nested type, or `visit`'s.
+pub fn stream_record_batches(
+    mut batches: impl Iterator<Item = Result<RecordBatch, arrow::error::ArrowError>>,
+    schema: &Schema,
+    label: &str,
+    wanted: Option<&[String]>,
+    chunk_rows: usize,
+    visit: impl FnMut(Table) -> Result<(), IoError>,
+) -> Result<(), IoError> {
     let present = column_names(schema);
     let indices = wanted_indices(&present, wanted);
     let projected: Vec<String> = indices.iter().map(|&i| present[i].clone()).collect();
@@ -149,12 +172,7 @@ pub fn read_record_batches(
             .and_then(|batch| batch.map(|b| b.project(&indices)).transpose())
             .map_err(|e| unreadable(label, rows, e))
     };
-    let mut whole = None;
-    tables_from_batches(label, &present, &projected, usize::MAX, next, |table| {
-        whole = Some(table);
-        Ok(())
-    })?;
-    Ok(whole.expect("a stream hands over at least one table"))
+    tables_from_batches(label, &present, &projected, chunk_rows, next, visit)
 }
 
 /// Reads an Arrow IPC file (Feather v2) the way a Parquet file's record batches are

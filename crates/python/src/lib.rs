@@ -11,6 +11,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use verdict::{ErrorKind, VerdictError};
 
+mod counts;
 mod games;
 mod judging;
 mod nasheval;
@@ -160,6 +161,7 @@ fn default_documents() -> String {
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(default_documents, module)?)?;
     module.add_function(wrap_pyfunction!(ranking::rank_json, module)?)?;
+    module.add_function(wrap_pyfunction!(counts::battle_counts, module)?)?;
     module.add_function(wrap_pyfunction!(ranking::bradley_terry, module)?)?;
     module.add_function(wrap_pyfunction!(ranking::elo, module)?)?;
     module.add_function(wrap_pyfunction!(games::maximal_lottery_json, module)?)?;

@@ -21,9 +21,16 @@ pub fn rank_json(py: Python<'_>, settings: &str, battles: TableArg) -> PyResult<
     let params: RankParams = from_document(settings).map_err(failure)?;
     let (reading, settings) = (params.reading(), params.settings().map_err(failure)?);
     let wanted = reading.columns(&settings).map_err(failure)?;
-    let source = battles.source(py, "<battles table>", wanted.as_deref())?;
+    // A path is read as the command line reads it: a file is one table, a directory or
+    // glob of Parquet files a dataset.
+    let input = match &battles {
+        TableArg::Path(path) => RankInput::path(std::path::Path::new(path)),
+        TableArg::Stream(_) => {
+            RankInput::Table(battles.source(py, "<battles table>", wanted.as_deref())?)
+        }
+    };
     let request = RankRequest {
-        input: RankInput::Table(source),
+        input,
         reading,
         settings,
         group_boards: false,

@@ -71,7 +71,7 @@ impl TableArg {
 
 /// Takes the stream out of the producer's capsule: the capsule keeps an emptied
 /// (released) struct, so its destructor frees the memory and nothing else.
-fn stream_reader(producer: &Bound<'_, PyAny>) -> PyResult<RecordBatchStreamReader> {
+pub(crate) fn stream_reader(producer: &Bound<'_, PyAny>) -> PyResult<RecordBatchStreamReader> {
     let capsule = producer.call_method0("__arrow_c_stream__")?;
     let capsule = capsule
         .cast::<PyCapsule>()
