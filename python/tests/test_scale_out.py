@@ -14,9 +14,11 @@ Spark) these tests are skipped, saying so — except under CI, where that is a f
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
+import subprocess
 import sys
 
 import numpy as np
@@ -71,6 +73,10 @@ def _board(battles, method: str = "bt", **reading) -> dict:
     return board
 
 
+#: The pairs of the generated log's 24 models.
+PAIRS = 24 * 23 // 2
+
+
 @pytest.fixture(scope="module")
 def million(tmp_path_factory):
     """A million battles among 24 models (Bradley–Terry strengths with ties), as four
@@ -112,7 +118,9 @@ def test_spark_counts_of_a_million_battles_rank_as_the_log(spark, million):
     directory, from_log = million
     battles = spark_leaderboard.read_log(spark, str(directory))
     assert _board(spark_leaderboard.counts_by_sql(spark, battles)) == from_log
-    assert _board(spark_leaderboard.counts_by_arrow(battles)) == from_log
+    by_arrow = spark_leaderboard.counts_by_arrow(battles)
+    assert by_arrow.num_rows > PAIRS  # several partitions' counts, merged by rank
+    assert _board(by_arrow) == from_log
     assert from_log["battles"] == 1_000_000
 
 
@@ -121,9 +129,14 @@ def test_ray_counts_rank_as_the_log(ray_local, million):
     import ray_leaderboard
 
     directory, from_log = million
-    assert _board(ray_leaderboard.counts(ray.data.read_parquet(str(directory)))) == from_log
-    genai = ray.data.from_arrow(verdict.battle_counts(str(GENAI), skip_self_battles=True))
-    by_ray = ray_leaderboard.counts(genai)
+    by_ray = ray_leaderboard.counts(ray.data.read_parquet(str(directory)))
+    assert by_ray.num_rows > PAIRS
+    assert _board(by_ray) == from_log
+    log = json.loads(GENAI.read_text())
+    genai = ray.data.from_arrow(
+        pa.Table.from_pylist([{k: battle[k] for k in ("model_a", "model_b", "winner")} for battle in log])
+    )
+    by_ray = ray_leaderboard.counts(genai.repartition(3), skip_self_battles=True)
     assert _board(by_ray, allow_unobserved=True) == _board(str(GENAI), skip_self_battles=True, allow_unobserved=True)
 
 
@@ -185,3 +198,21 @@ def test_ray_predictions_are_verdict_predicts(ray_local, router):
     dataset = ray_predict.predict(ray.data.read_parquet(str(prompts)), str(model), str(encoder), actors=2)
     predicted = pa.concat_tables(ray_local.get(dataset.to_arrow_refs()))
     assert _sorted(predicted).cast(expected.schema).equals(_sorted(expected))
+
+
+def test_duckdb_counts_of_a_million_battles_rank_as_the_log(million):
+    import duckdb
+    import duckdb_leaderboard
+
+    directory, from_log = million
+    counts = duckdb_leaderboard.counts(duckdb.connect(), str(directory / "*.parquet"))
+    assert _board(counts) == from_log
+    # The recipe as a user runs it, printing the board.
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "scale_out" / "duckdb_leaderboard.py"),
+         str(directory / "*.parquet"), "--bootstrap", "200", "--seed", "9"],
+        check=True, capture_output=True, text=True,
+    )
+    printed = json.loads(run.stdout)
+    printed.pop("source")
+    assert printed == from_log
