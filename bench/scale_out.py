@@ -43,7 +43,7 @@ def counts(engine: str, directory: str) -> pa.Table:
 
         spark = spark_leaderboard.local_session()
         try:
-            return spark_leaderboard.counts_by_arrow(spark.read.parquet(directory))
+            return spark_leaderboard.counts_by_arrow(spark.read.parquet(f"{directory}/*.parquet"))
         finally:
             spark.stop()
     if engine == "ray":

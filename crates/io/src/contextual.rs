@@ -78,19 +78,15 @@ pub struct ContextTable {
     pub features: Vec<f64>,
 }
 
-/// Reads and checks a contexts table: unique ids, features as
-/// [`read_contextual_log`] builds them.
+/// The `context_id` column of a contexts table, checked: every row has one, and no id
+/// appears twice.
 ///
 /// # Errors
-/// [`IoError`] naming file, row and column: a missing `context_id` column or id, a
-/// duplicate id, no features, a missing feature value.
-pub fn read_contexts(
-    contexts: &Source,
-    options: &ContextualOptions,
-) -> Result<ContextTable, IoError> {
-    let table = read_table(contexts, None, None)?;
+/// [`IoError`] at the row of a missing or repeated id, or for a table without the
+/// column.
+pub fn context_ids(table: &Table) -> Result<Vec<String>, IoError> {
     let ids = required(
-        &table,
+        table,
         "context_id",
         "name the column of context ids context_id",
     )?;
@@ -111,6 +107,21 @@ pub fn read_contexts(
         }
         names.push(id.to_string());
     }
+    Ok(names)
+}
+
+/// Reads and checks a contexts table: unique ids, features as
+/// [`read_contextual_log`] builds them.
+///
+/// # Errors
+/// [`IoError`] naming file, row and column: a missing `context_id` column or id, a
+/// duplicate id, no features, a missing feature value.
+pub fn read_contexts(
+    contexts: &Source,
+    options: &ContextualOptions,
+) -> Result<ContextTable, IoError> {
+    let table = read_table(contexts, None, None)?;
+    let names = context_ids(&table)?;
     let (feature_names, features) = featurize(&table, options)?;
     Ok(ContextTable {
         ids: names,

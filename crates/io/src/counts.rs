@@ -4,8 +4,8 @@
 //!
 //! Bradley–Terry, its bootstrap and the maximal lottery read nothing else, so a log of
 //! any length becomes 3 × K(K−1)/2 numbers. Parquet files are read a chunk of record
-//! batches at a time, so memory holds one chunk and the counts, whatever the number of
-//! battles. Two accepted counts layouts (detected from the columns):
+//! batches at a time, the files of a dataset in parallel, so memory holds one chunk per
+//! core and the counts, whatever the number of battles. Two accepted counts layouts (detected from the columns):
 //!
 //! | Layout | Columns |
 //! |---|---|
@@ -16,6 +16,8 @@
 //! raw log into the wide layout on any SQL engine.
 
 use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
 use verdict_settings::Setting;
 
 use verdict_feedback::{Interner, Outcome, PairCounts, PairCountsBuilder};
@@ -296,8 +298,9 @@ pub struct LoadedCounts {
 
 /// Reads the files of a dataset (see [`dataset_files`]) — raw battle logs or counts
 /// tables, in any mix — as one log's pair counts, applying `options`' schema, filters
-/// (on partition columns too) and `skip_self_battles`. Parquet files are streamed a
-/// chunk at a time; CSV and JSON files are read whole, one at a time.
+/// (on partition columns too) and `skip_self_battles`. Files are read in parallel (one
+/// per core at a time); Parquet files are streamed a chunk at a time, CSV and JSON
+/// files read whole.
 ///
 /// # Errors
 /// Every error of [`crate::read_battles`], located in its file; a count that is not a
@@ -308,9 +311,19 @@ pub fn read_pair_counts(
 ) -> Result<LoadedCounts, IoError> {
     let label = files.first().map_or_else(String::new, |f| f.source.label());
     refuse_per_battle_settings(options, &label)?;
+    // Files are read in parallel, each into counts of its own, merged in file order:
+    // counts are whole numbers (exact in any order), and the first error in file
+    // order is the one reported whatever thread met it first.
+    let per_file: Vec<Result<Reducer, IoError>> = files
+        .par_iter()
+        .map(|file| {
+            let mut reducer = Reducer::new(options, CHUNK_ROWS);
+            reducer.read_file(file).map(|()| reducer)
+        })
+        .collect();
     let mut reducer = Reducer::new(options, CHUNK_ROWS);
-    for file in files {
-        reducer.read_file(file)?;
+    for read in per_file {
+        reducer.absorb(read?);
     }
     reducer.finish(&label)
 }
@@ -549,6 +562,17 @@ impl<'a> Reducer<'a> {
             self.builder.add(a.0, b.0, cells);
         }
         Ok(())
+    }
+
+    /// Adds everything `other` read: its counts and its tallies of files and rows.
+    fn absorb(&mut self, other: Reducer) {
+        let counts = other.builder.finish(other.models.len());
+        self.merge(other.models.names(), &counts);
+        self.files += other.files;
+        self.rows_read += other.rows_read;
+        self.rows_selected += other.rows_selected;
+        self.self_battles_skipped += other.self_battles_skipped;
+        self.from_counts_table |= other.from_counts_table;
     }
 
     /// Adds a chunk's counts, its model numbering (`names`) mapped to the reducer's.

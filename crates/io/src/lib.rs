@@ -33,8 +33,8 @@ pub use battles::{
     write_battles, BattleSchema, LoadedBattles, ReadOptions, Source, WinnerColumns,
 };
 pub use contextual::{
-    category_code, read_battles_as_contextual, read_contexts, read_contextual_log, text_features,
-    CategoricalEncoding, ContextTable, ContextualOptions,
+    category_code, context_ids, read_battles_as_contextual, read_contexts, read_contextual_log,
+    text_features, CategoricalEncoding, ContextTable, ContextualOptions,
 };
 pub use costs::read_costs;
 #[cfg(feature = "parquet")]

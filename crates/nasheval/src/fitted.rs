@@ -42,6 +42,16 @@ pub struct Predictions {
 }
 
 impl Predictions {
+    /// Appends `more`'s contexts (predicted by the same model) after this one's.
+    pub fn append(&mut self, more: Predictions) {
+        self.ids.extend(more.ids);
+        self.probabilities.extend(more.probabilities);
+        self.winners.extend(more.winners);
+        if let (Some(payoffs), Some(more)) = (&mut self.payoffs, more.payoffs) {
+            payoffs.extend(more);
+        }
+    }
+
     /// Context `i`'s distribution over agents.
     pub fn probabilities_of(&self, i: usize) -> &[f64] {
         let k = self.agents.len();

@@ -2,6 +2,7 @@
 //! the fitted model's predictions, file and evaluation.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 
@@ -30,12 +31,44 @@ pub fn simulate(py: Python<'_>, settings: &str, out: PathBuf) -> PyResult<(usize
 #[pyclass(module = "verdict_arena._native", frozen)]
 pub struct Model {
     inner: NashEvalModel,
+    /// The text encoder last used, by directory: batch prediction (a Spark or Ray
+    /// worker calls `predict` once per batch) reads the encoder's table once, not once
+    /// per batch.
+    encoder: Mutex<Option<(PathBuf, Arc<TextEncoder>)>>,
 }
 
 impl Model {
+    fn new(inner: NashEvalModel) -> Self {
+        Self {
+            inner,
+            encoder: Mutex::new(None),
+        }
+    }
+
     /// The fitted model.
     pub(crate) fn model(&self) -> &NashEvalModel {
         &self.inner
+    }
+
+    /// The encoder in `dir`, read on first use and kept. The lock is not held while
+    /// the file is read (that runs without the interpreter, and another thread
+    /// waiting on the lock with the interpreter held would deadlock it).
+    fn encoder(&self, py: Python<'_>, dir: PathBuf) -> PyResult<Arc<TextEncoder>> {
+        let cached = |slot: &Option<(PathBuf, Arc<TextEncoder>)>| {
+            slot.as_ref()
+                .filter(|(path, _)| *path == dir)
+                .map(|(_, encoder)| Arc::clone(encoder))
+        };
+        if let Some(encoder) = cached(&self.encoder.lock().unwrap_or_else(|e| e.into_inner())) {
+            return Ok(encoder);
+        }
+        let loaded = py
+            .detach(|| TextEncoder::load(&dir, false))
+            .map_err(verdict::VerdictError::from)
+            .map_err(failure)?;
+        let loaded = Arc::new(loaded);
+        *self.encoder.lock().unwrap_or_else(|e| e.into_inner()) = Some((dir, Arc::clone(&loaded)));
+        Ok(loaded)
     }
 }
 
@@ -78,7 +111,7 @@ pub fn fit(
         crate::warn(py, &warning)?;
     }
     let inner = fitted.map_err(failure)?;
-    Ok(Model { inner })
+    Ok(Model::new(inner))
 }
 
 /// The embeddings of `texts` by the encoder in `encoder` (a directory: one
@@ -121,7 +154,7 @@ impl Model {
     #[staticmethod]
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Model> {
         let inner = py.detach(|| load_model(&path)).map_err(failure)?;
-        Ok(Model { inner })
+        Ok(Model::new(inner))
     }
 
     /// Writes the model file (atomically; the same bytes `verdict fit` writes), never
@@ -163,18 +196,11 @@ impl Model {
         encoder: Option<PathBuf>,
     ) -> PyResult<PredictionParts> {
         let source = contexts.source(py, "<contexts table>", None)?;
-        let encoder = py
-            .detach(|| {
-                encoder
-                    .map(|dir| TextEncoder::load(&dir, false))
-                    .transpose()
-            })
-            .map_err(verdict::VerdictError::from)
-            .map_err(failure)?;
+        let encoder = encoder.map(|dir| self.encoder(py, dir)).transpose()?;
         let warnings = std::sync::Mutex::new(Vec::new());
         let warn = |warning: &str| warnings.lock().unwrap().push(warning.to_owned());
         let predicted =
-            py.detach(|| predict_at(&self.inner, &source, encoder.as_ref(), payoffs, &warn));
+            py.detach(|| predict_at(&self.inner, &source, encoder.as_deref(), payoffs, &warn));
         for warning in warnings.into_inner().unwrap_or_default() {
             crate::warn(py, &warning)?;
         }

@@ -207,22 +207,37 @@ pub struct ModelContexts {
 impl ModelContexts {
     /// The warning for categories the model never saw, if any.
     pub fn unseen_warning(&self) -> Option<String> {
-        (!self.unseen_categories.is_empty()).then(|| {
-            format!(
-                "warning: categories unseen in training treated as none of the known ones: {}",
-                self.unseen_categories.join(", ")
-            )
-        })
+        unseen_warning(&self.unseen_categories)
     }
 }
+
+/// The warning for one-hot columns of categories a model never saw, if any.
+fn unseen_warning(categories: &[String]) -> Option<String> {
+    (!categories.is_empty()).then(|| {
+        format!(
+            "warning: categories unseen in training treated as none of the known ones: {}",
+            categories.join(", ")
+        )
+    })
+}
+
+/// Contexts featurized and predicted at a time by [`predict_at`]: 65,536 contexts of
+/// 256 embedding dimensions are 128 MiB of features, whatever the table's length.
+pub const PREDICT_CHUNK_ROWS: usize = 1 << 16;
 
 /// The model's predictions at the contexts of `source` ([`read_model_contexts`], then
 /// [`NashEvalModel::predict`]), each context's payoff matrix with `payoffs`; the
 /// warning of categories unseen in training goes to `warn`; `encoder` embeds the text
 /// of a model fitted with one.
 ///
+/// The table is read whole (its text), then featurized and predicted
+/// [`PREDICT_CHUNK_ROWS`] contexts at a time, so memory holds one chunk's features
+/// (a million prompts embedded at once took 6 GiB); every context's prediction
+/// depends on its own row only, so the result is the same as in one piece.
+///
 /// # Errors
-/// As [`read_model_contexts`]; the policy's errors.
+/// As [`read_model_contexts`] (a context id that appears twice is refused across
+/// chunks too); the policy's errors.
 pub fn predict_at(
     model: &NashEvalModel,
     source: &Source,
@@ -230,11 +245,35 @@ pub fn predict_at(
     payoffs: bool,
     warn: &dyn Fn(&str),
 ) -> Result<verdict_nasheval::Predictions, VerdictError> {
-    let read = read_model_contexts(model, source, encoder)?;
-    if let Some(warning) = read.unseen_warning() {
+    let table = std::sync::Arc::new(read_table(source, None, None)?);
+    if table.rows() > PREDICT_CHUNK_ROWS {
+        verdict_io::context_ids(&table)?;
+    }
+    let mut predicted: Option<verdict_nasheval::Predictions> = None;
+    let mut unseen: Vec<String> = Vec::new();
+    for start in (0..table.rows().max(1)).step_by(PREDICT_CHUNK_ROWS) {
+        let chunk = if table.rows() <= PREDICT_CHUNK_ROWS {
+            std::sync::Arc::clone(&table)
+        } else {
+            let end = (start + PREDICT_CHUNK_ROWS).min(table.rows());
+            std::sync::Arc::new(table.select_rows(&(start..end).collect::<Vec<_>>()))
+        };
+        let read = read_model_contexts(model, &Source::Table(chunk), encoder)?;
+        for category in read.unseen_categories {
+            if !unseen.contains(&category) {
+                unseen.push(category);
+            }
+        }
+        let part = model.predict(read.table.ids, &read.features, payoffs)?;
+        match &mut predicted {
+            None => predicted = Some(part),
+            Some(whole) => whole.append(part),
+        }
+    }
+    if let Some(warning) = unseen_warning(&unseen) {
         warn(&warning);
     }
-    Ok(model.predict(read.table.ids, &read.features, payoffs)?)
+    Ok(predicted.expect("at least one chunk is predicted"))
 }
 
 /// Reads `source` with `model`'s featurizer — its text embedded by `encoder` when the

@@ -216,3 +216,57 @@ fn accuracy_cell_keys_are_stable_text() {
         "contexts=20000/test=4096/rho=0.001/outcome=gbdt/propensity=gbdt/payoff=gbdt/range=0.25,0.75/slope=2/seed=71/voters=1/variant=debiased/regression=per-pair/policy=solver/init=-"
     );
 }
+
+/// `predict_at` featurizes and predicts a long table a chunk at a time: 70,000
+/// contexts (two chunks of `PREDICT_CHUNK_ROWS`) are predicted as the whole table
+/// featurized at once is, and an id repeated across chunks is refused at its row.
+#[test]
+fn a_long_contexts_table_is_predicted_in_chunks_as_in_one_piece() {
+    use verdict::model_file::{predict_at, PREDICT_CHUNK_ROWS};
+    let dir = tempfile::tempdir().unwrap();
+    let sim = simulate(dir.path(), 300, 50, 72);
+    let model = fitted(&sim, 5);
+    let test =
+        verdict::io::read_table(&Source::File(sim.join("test_contexts.parquet")), None, None)
+            .unwrap();
+    let rows = PREDICT_CHUNK_ROWS + 4_464;
+    let long_table = |repeat_at: Option<usize>| {
+        let names = test.present_columns().to_vec();
+        let mut text = names.join(",") + "\n";
+        for row in 0..rows {
+            let source = row % test.rows();
+            let cells: Vec<String> = names
+                .iter()
+                .map(|name| match name.as_str() {
+                    "context_id" if Some(row) == repeat_at => "c5".to_owned(),
+                    "context_id" => format!("c{row}"),
+                    _ => test
+                        .column(name)
+                        .unwrap()
+                        .value(source)
+                        .unwrap_or("")
+                        .to_owned(),
+                })
+                .collect();
+            text += &(cells.join(",") + "\n");
+        }
+        let path = dir.path().join(format!("long-{repeat_at:?}.csv"));
+        std::fs::write(&path, text).unwrap();
+        Source::File(path)
+    };
+    let source = long_table(None);
+    let chunked = predict_at(&model, &source, None, true, &|w| panic!("{w}")).unwrap();
+    let whole = read_model_contexts(&model, &source, None).unwrap();
+    let at_once = model
+        .predict(whole.table.ids, &whole.features, true)
+        .unwrap();
+    assert_eq!(chunked.ids.len(), rows);
+    assert_eq!(chunked, at_once);
+    let error = predict_at(&model, &long_table(Some(rows - 1)), None, false, &|_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("appears twice") && error.contains(&format!("{}", rows + 1)),
+        "{error}"
+    );
+}
