@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -129,7 +131,7 @@ def test_ray_counts_rank_as_the_log(ray_local, million):
     import ray_leaderboard
 
     directory, from_log = million
-    by_ray = ray_leaderboard.counts(ray.data.read_parquet(str(directory)))
+    by_ray = ray_leaderboard.counts(ray.data.read_parquet(str(directory)).repartition(4))
     assert by_ray.num_rows > PAIRS
     assert _board(by_ray) == from_log
     log = json.loads(GENAI.read_text())
@@ -216,3 +218,14 @@ def test_duckdb_counts_of_a_million_battles_rank_as_the_log(million):
     printed = json.loads(run.stdout)
     printed.pop("source")
     assert printed == from_log
+
+
+def test_every_recipe_of_the_page_is_a_file_these_tests_run():
+    page = (ROOT / "docs" / "scale-out.md").read_text()
+    recipes = sorted(p.name for p in (ROOT / "examples" / "scale_out").glob("*.py"))
+    named = set(re.findall(r"examples/scale_out/(\w+\.py)", page))
+    assert named <= set(recipes)
+    assert all(recipe in page for recipe in recipes)
+    tests = pathlib.Path(__file__).read_text()
+    for recipe in recipes:
+        assert f"import {recipe.removesuffix('.py')}" in tests, recipe
