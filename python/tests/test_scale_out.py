@@ -190,6 +190,9 @@ def test_spark_predictions_are_verdict_predicts(spark, router):
     predicted = spark_predict.predict(spark.read.parquet(str(prompts)), str(model), str(encoder)).toArrow()
     assert _sorted(predicted).cast(expected.schema).equals(_sorted(expected))
     assert predicted.num_rows == 2000
+    # An empty batch (an engine may hand one over) predicts to no rows, not an error.
+    predictor = verdict.BatchPredictor(model, encoder=encoder)
+    assert predictor(pq.read_table(prompts).slice(0, 0)).num_rows == 0
 
 
 def test_ray_predictions_are_verdict_predicts(ray_local, router):

@@ -168,6 +168,8 @@ class BatchPredictor:
 
         if isinstance(batch, pa.RecordBatch):
             batch = pa.Table.from_batches([batch])
+        if getattr(batch, "num_rows", None) == 0:
+            return self.schema().empty_table()
         ids, agents, probabilities, winners, _ = _load_model(self.model).predict(
             batch, False, self.encoder
         )
