@@ -5,7 +5,8 @@
 //! Bradley–Terry, its bootstrap and the maximal lottery read nothing else, so a log of
 //! any length becomes 3 × K(K−1)/2 numbers. Parquet files are read a chunk of record
 //! batches at a time, the files of a dataset in parallel, so memory holds one chunk per
-//! core and the counts, whatever the number of battles. Two accepted counts layouts (detected from the columns):
+//! core and the counts, whatever the number of battles. Two accepted counts layouts
+//! (detected from the columns):
 //!
 //! | Layout | Columns |
 //! |---|---|
@@ -216,12 +217,21 @@ impl CountsTable {
     ///
     /// # Errors
     /// [`IoError::Invalid`] (at `label`) for counts that are not whole numbers (a
-    /// weighted log's weight sums), which a counts table cannot hold.
+    /// weighted log's weight sums), which a counts table cannot hold, or that pass
+    /// [`MAX_COUNT`] (2^53, where a float stops holding every whole number).
     pub fn new(names: &[String], counts: &PairCounts, label: &str) -> Result<Self, IoError> {
-        let whole = |c: f64| (0.0..=MAX_COUNT).contains(&c) && c.fract() == 0.0;
         let mut table = Self::default();
         for p in counts.pairs() {
-            if !p.cells().into_iter().all(whole) {
+            if p.cells().into_iter().any(|c| c > MAX_COUNT) {
+                return Err(IoError::invalid_file(
+                    label,
+                    format!(
+                        "the pair {:?} against {:?} has more than 2^53 battles, past what a count holds exactly; count the log in parts",
+                        names[p.i as usize], names[p.j as usize]
+                    ),
+                ));
+            }
+            if !p.cells().into_iter().all(|c| c >= 0.0 && c.fract() == 0.0) {
                 return Err(IoError::invalid_file(
                     label,
                     "a counts table holds whole battle counts; weighted counts cannot be saved as one",
@@ -845,5 +855,27 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.contains("row 2346"), "{error}");
+    }
+
+    /// A pair whose summed counts pass 2^53 is refused as such, naming the pair, and a
+    /// weighted (fractional) count as weighted.
+    #[test]
+    fn a_counts_table_refuses_counts_past_two_to_the_53_and_fractions() {
+        let names = ["x".to_owned(), "y".to_owned()];
+        let table = |cells: [f64; 3]| {
+            let mut builder = PairCountsBuilder::default();
+            builder.add(0, 1, cells);
+            CountsTable::new(&names, &builder.finish(2), "log")
+                .map(|t| t.wins_a[0])
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(table([MAX_COUNT, 0.0, 0.0]), Ok(1 << 53));
+        let past = table([2.0 * MAX_COUNT, 0.0, 0.0]).unwrap_err();
+        assert!(
+            past.contains("more than 2^53") && past.contains("\"x\""),
+            "{past}"
+        );
+        let weighted = table([1.5, 0.0, 0.0]).unwrap_err();
+        assert!(weighted.contains("weighted"), "{weighted}");
     }
 }
